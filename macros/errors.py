@@ -1,0 +1,27 @@
+"""Problems found in the manual's data, reported one line each."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem: where it is, which incident it concerns, and what is wrong."""
+
+    file: str
+    line: int | None
+    incident: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        who = f" incident {self.incident}:" if self.incident else ""
+        return f"{where}:{who} {self.message}"
+
+
+class ManualError(Exception):
+    """Raised with every problem found; str() gives one line per problem."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))

@@ -1,0 +1,175 @@
+"""Load data/incidents.yaml: parse strictly, validate against the JSON Schema
+and against the site, and return the typed model.
+
+Every problem becomes one line that names the file, the line and the incident;
+all of them are reported together, and nothing is returned unless there are
+none.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+
+from .errors import ManualError, Problem
+from .model import Incident, build
+from .site import Site
+from .yamlfile import line_of, read
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "data" / "incidents.schema.json"
+
+# Which repository and source kinds a GitHub-named incident points at.
+_REPOS = {
+    "sglang": ("sgl-project/sglang", {"sglang-issue", "sglang-pr"}),
+    "miles": ("radixark/miles", {"miles-issue", "miles-pr"}),
+    "vllm-discussion": ("vllm-project/vllm", {"vllm-discussion"}),
+}
+_NAMED = re.compile(r"^(?:(?P<miles>radixark/miles)|(?P<vllm>vLLM discussion ))?#(?P<nums>[0-9]+(?:, #[0-9]+)*)$")
+
+
+def schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+def _field(path) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out or "the incident"
+
+
+def _describe(error) -> str:
+    """One actionable sentence for a schema violation."""
+    where = _field(list(error.absolute_path)[1:])
+    lead = f"{where}: " if error.absolute_path and len(error.absolute_path) > 1 else ""
+    hint = error.schema.get("x-message") if isinstance(error.schema, dict) else None
+    value = error.instance
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in value]
+        return f"{lead}missing field {', '.join(repr(k) for k in missing)}" + (f" ({hint})" if hint else "")
+    if error.validator == "additionalProperties":
+        known = error.schema.get("properties", {})
+        extra = sorted(k for k in value if k not in known)
+        return f"{lead}unknown field {', '.join(repr(k) for k in extra)} (allowed: {', '.join(known)})"
+    if error.validator == "enum":
+        return f"{where}: {value!r} is not one of: {', '.join(map(str, error.validator_value))}"
+    if error.validator == "type":
+        got = type(value).__name__.replace("LineDict", "mapping").replace("LineList", "list").replace("str", "text")
+        return f"{where}: must be {error.validator_value}, not {got} ({value!r})"
+    if error.validator in ("pattern", "not", "anyOf", "format") and hint:
+        shown = f" {value!r}" if isinstance(value, str) else ""
+        return f"{where}:{shown} is not valid: {hint}"
+    if error.validator == "minItems":
+        return f"{where}: needs at least {error.validator_value} item(s)"
+    if error.validator == "uniqueItems":
+        return f"{where}: lists the same value twice"
+    if error.validator in ("minLength", "maxLength"):
+        return f"{where}: {error.message}"
+    return f"{where}: {error.message}"
+
+
+def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
+    """Schema violations, grouped by the index of the incident they concern."""
+    validator = Draft202012Validator(schema())
+    grouped: dict[int, list[Problem]] = {}
+    seen: set[tuple] = set()
+    for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        path = list(error.absolute_path)
+        if tuple(path) in seen:  # one problem per value: the first rule it breaks
+            continue
+        seen.add(tuple(path))
+        if not path:  # the top level itself
+            what = type(data).__name__.replace("LineDict", "mapping")
+            message = ("expected a list of incidents (each starting with `- id:`), found a "
+                       f"{what}") if error.validator == "type" else error.message
+            raise ManualError([Problem(shown, getattr(data, "line", None) or 1, None, message)])
+        index = path[0]
+        item = data[index]
+        ident = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"#{index + 1} (no id)"
+        if error.validator == "additionalProperties":  # point at the first unknown key
+            path += sorted(k for k in error.instance if k not in error.schema.get("properties", {}))[:1]
+        grouped.setdefault(index, []).append(
+            Problem(shown, line_of(data, path), ident, _describe(error)))
+    return grouped
+
+
+def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
+    """A GitHub-named incident links its own thread(s), under the right id."""
+    match = _NAMED.match(inc.name)
+    if not match:
+        return []
+    key = "miles" if match.group("miles") else "vllm-discussion" if match.group("vllm") else "sglang"
+    repo, kinds = _REPOS[key]
+    numbers = [int(n) for n in re.findall(r"[0-9]+", match.group("nums"))]
+    problems = []
+
+    def bad(message, *path):
+        problems.append(Problem(shown, line(*path), inc.id, message))
+
+    expected_id = f"{key}-{numbers[0]}"
+    if inc.id != expected_id:
+        bad(f"id {inc.id!r} does not match the name {inc.name!r}: expected {expected_id!r}", "id")
+    linked, strays = set(), 0
+    for i, src in enumerate(inc.sources):
+        gh = src.github
+        if gh and src.kind in kinds and gh[0] == repo:
+            linked.add(gh[1])
+            own_thread = src.kind.endswith("-issue") or src.kind == "vllm-discussion"
+            if own_thread and gh[1] not in numbers:
+                strays += 1
+                bad(f"sources[{i}] points at {repo}#{gh[1]}, but the incident is "
+                    f"{', '.join('#%d' % n for n in numbers)}", "sources", i, "url")
+    if not strays:  # a stray link already explains a missing one
+        for n in numbers:
+            if n not in linked:
+                bad(f"no source links {repo}#{n}, which the name {inc.name!r} cites", "sources")
+    return problems
+
+
+def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None) -> tuple[Incident, ...]:
+    """Read, validate and model the incidents at ``path``; raise ManualError on any problem."""
+    shown = shown or path.as_posix()
+    data, _ = read(path, shown)
+    if data is None:
+        raise ManualError([Problem(shown, 1, None, "the file holds no incidents (it is empty)")])
+    grouped = _schema_problems(data, shown)
+    problems = [p for index in sorted(grouped) for p in grouped[index]]
+    today = today or date.today()
+    incidents: list[Incident] = []
+    first_line: dict[str, int] = {}
+    first_name: dict[str, str] = {}
+    for index, raw in enumerate(data):
+        if index in grouped:
+            continue
+        line = line_of(data, [index])
+        try:
+            inc = build(raw, line)
+        except ValueError as err:  # a well-formed but impossible date
+            problems.append(Problem(shown, line_of(data, [index, "checked"]), raw["id"],
+                                    f"checked: {raw['checked']!r} is not a real date ({err})"))
+            continue
+        if inc.id in first_line:
+            problems.append(Problem(shown, line, inc.id, f"duplicate id (first used at line {first_line[inc.id]})"))
+            continue
+        first_line[inc.id] = line
+        if inc.name in first_name:
+            problems.append(Problem(shown, line, inc.id, f"duplicate name {inc.name!r} (also incident {first_name[inc.name]})"))
+        first_name.setdefault(inc.name, inc.id)
+        if inc.checked > today:
+            problems.append(Problem(shown, line_of(data, [index, "checked"]), inc.id,
+                                    f"checked: {inc.checked} is in the future"))
+        for k, number in enumerate(inc.sections):
+            if number not in site.sections:
+                problems.append(Problem(shown, line_of(data, [index, "sections", k]), inc.id,
+                                        f"sections: {number} has no page; the manual's sections are "
+                                        f"{site.parts[0].sections[0].number} to {site.parts[-1].sections[-1].number} "
+                                        f"as listed in data/manual.yaml"))
+        problems.extend(_github_problems(inc, shown, lambda *p, i=index: line_of(data, [i, *p])))
+        incidents.append(inc)
+    if problems:
+        raise ManualError(problems)
+    return tuple(incidents)

@@ -1,0 +1,182 @@
+"""Pure renderers: the model in, HTML or Markdown out.
+
+Nothing here knows about MkDocs. Every function takes the incidents, the
+site structure and ``base``, the relative path from the page being built to
+the site root, so that links work wherever the site is served from.
+
+All incident text goes through :func:`inline`, which escapes it. Text from
+the data can therefore never become markup, a script or a template.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup, escape
+
+from .loader import schema
+from .model import Incident, Source
+from .site import Section, Site, page_url
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=False,
+)
+
+STATUS_LABELS = {
+    "fixed": "Fixed",
+    "workaround": "Workaround",
+    "guidance": "Guidance",
+    "open": "Open",
+    "reported": "Reported",
+    "closed-unfixed": "Closed, not fixed",
+    "unsupported": "Unsupported",
+    "unknown": "Unknown",
+}
+
+# Characters that Markdown or attr_list would act on, written as entities so
+# that rendered text survives a pass through Markdown unchanged.
+_MD_SPECIAL = {c: f"&#{ord(c)};" for c in "\\`*_[]{}#|~^=$"}
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inert(text: str) -> str:
+    return "".join(_MD_SPECIAL.get(c) or str(escape(c)) for c in text)
+
+
+def inline(text: str) -> Markup:
+    """Escape ``text`` and turn its `backtick` spans into <code>."""
+    out, last = [], 0
+    for match in _CODE.finditer(text):
+        out.append(_inert(text[last:match.start()]))
+        out.append(f"<code>{_inert(match.group(1))}</code>")
+        last = match.end()
+    out.append(_inert(text[last:]))
+    return Markup("".join(out))
+
+
+def plain(text: str) -> str:
+    """``text`` without Markdown backticks, for meta tags and tooltips."""
+    return text.replace("`", "")
+
+
+_env.filters["inline"] = inline
+_env.globals["STATUS_LABELS"] = STATUS_LABELS
+
+
+def status_badge(status: str) -> Markup:
+    return Markup('<span class="sgm-status sgm-status--{0}">{1}</span>').format(status, STATUS_LABELS[status])
+
+
+def source_view(src: Source) -> dict:
+    """What a source shows: its label, link and remark."""
+    view = {"label": None, "url": None, "title": None, "path": None, "remark": None}
+    gh = src.github
+    if gh:
+        repo, number = gh
+        noun = {"sglang-pr": "pull request", "miles-pr": "pull request",
+                "vllm-discussion": "discussion"}.get(src.kind, "issue")
+        short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles",
+                 "vllm-project/vllm": "vLLM"}.get(repo, repo)
+        return view | {"label": f"{short} {noun} #{number}", "url": src.url, "title": src.title}
+    if src.kind == "field-report":
+        return view | {"label": f"{src.publisher}, {src.date}", "url": src.url, "title": src.title,
+                       "remark": None if src.url else "URL not recorded"}
+    if src.kind == "capture":
+        return view | {"label": "Our capture", "path": src.path,
+                       "remark": src.note or "not published; paired with this incident by its file name"}
+    return view | {"label": src.title, "url": src.url,
+                   "remark": {"sglang-docs": "SGLang docs", "sglang-code": "SGLang source"}.get(src.kind)}
+
+
+class Links:
+    """Relative links from one page to the manual's anchors."""
+
+    def __init__(self, site: Site, base: str):
+        self.site, self.base = site, base
+
+    def story(self, section: str, incident_id: str) -> str:
+        return f"{self.base}{self.site.section(section).url}#{incident_id}"
+
+    def row(self, incident_id: str) -> str:
+        return f"{self.base}{page_url(self.site.incidents_page)}#{incident_id}"
+
+    def section(self, number: str) -> str:
+        return f"{self.base}{self.site.section(number).url}"
+
+
+def _render(template: str, **context) -> str:
+    return _env.get_template(template).render(
+        status_badge=status_badge, source_view=source_view, **context).strip()
+
+
+def card(incident: Incident, site: Site, base: str, here: str | None = None) -> str:
+    """The incident card shown where a story is told (``here``: that section)."""
+    links = Links(site, base)
+    others = [(n, links.story(n, incident.id)) for n in incident.sections if n != here]
+    return _render("card.html", inc=incident, links=links, others=others, compact=False)
+
+
+def story_heading(incident: Incident, level: int = 3) -> str:
+    """The Markdown heading of a story, anchored by the incident id."""
+    return f"{'#' * level} {inline(incident.name)}: {inline(incident.title)} {{ #{incident.id} }}"
+
+
+def story(incident: Incident, site: Site, base: str, here: str, level: int = 3) -> str:
+    """A story slot: the anchored heading, then the card."""
+    return f"{story_heading(incident, level)}\n\n{card(incident, site, base, here)}\n"
+
+
+def section_incidents(incidents: Iterable[Incident], number: str) -> list[Incident]:
+    """The incidents a section tells, in data order."""
+    return [i for i in incidents if number in i.sections]
+
+
+def callout(incidents: Iterable[Incident], site: Site, base: str, number: str) -> str:
+    """"Incidents in this section": each links to its story here and to its row."""
+    told = section_incidents(incidents, number)
+    return _render("callout.html", told=told, links=Links(site, base), section=site.section(number))
+
+
+def _section_key(number: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in number.split("."))
+
+
+def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, list[Incident]]]:
+    """Incidents grouped by the part of their first section, then by section."""
+    ordered = sorted(enumerate(incidents), key=lambda p: (_section_key(p[1].sections[0]), p[0]))
+    return [(part, [i for _, i in ordered if i.part == part.number]) for part in site.parts]
+
+
+def incident_table(incidents: Iterable[Incident], site: Site, base: str) -> str:
+    """The full incident table, one table per part, as Markdown with HTML tables."""
+    incidents = list(incidents)
+    chunks = []
+    for part, rows in by_part(incidents, site):
+        if not rows:
+            continue
+        chunks.append(f"## {inline(part.label)} {{ #{part.anchor} }}\n")
+        chunks.append(_render("table.html", rows=rows, links=Links(site, base), part=part, compact=True) + "\n")
+    return "\n".join(chunks)
+
+
+def contents(incidents: Iterable[Incident], site: Site, base: str) -> str:
+    """The manual's parts and sections, with the number of incidents each tells."""
+    incidents = list(incidents)
+    counts = {s: len(section_incidents(incidents, s)) for s in site.sections}
+    return _render("contents.html", site=site, counts=counts, links=Links(site, base))
+
+
+def vocabulary(field: str) -> str:
+    """The documented values of ``status`` or a source's ``kind``, from the schema."""
+    defs = schema()["$defs"]
+    where = defs["incident"]["properties"]["status"] if field == "status" else defs["source"]["properties"]["kind"]
+    return _render("vocabulary.html", field=field, values=where["enum"], descriptions=where["x-descriptions"])

@@ -1,0 +1,169 @@
+"""The manual's structure: parts and sections from data/manual.yaml, and the
+pages that tell each section, found by the ``section:`` of their front matter.
+
+URLs are relative to the site root and follow MkDocs' directory URLs
+(``part-3/3-2-sizing-the-pool.md`` -> ``part-3/3-2-sizing-the-pool/``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .errors import ManualError, Problem
+from .yamlfile import line_of, read
+
+_NUMBER = re.compile(r"^[1-9][0-9]*(\.[1-9][0-9]*)?$")
+
+
+@dataclass(frozen=True)
+class Section:
+    number: str
+    title: str
+    part: str
+    page: str  # source path under docs/, e.g. "part-3/3-2-sizing-the-pool.md"
+
+    @property
+    def url(self) -> str:
+        return page_url(self.page)
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.title}"
+
+
+@dataclass(frozen=True)
+class Part:
+    number: str
+    title: str
+    sections: tuple[Section, ...]
+
+    @property
+    def label(self) -> str:
+        return f"Part {self.number}: {self.title}"
+
+    @property
+    def anchor(self) -> str:
+        return f"part-{self.number}"
+
+
+@dataclass(frozen=True)
+class Site:
+    """Everything a renderer needs to know about where things live."""
+
+    version: str
+    parts: tuple[Part, ...]
+    front: tuple[tuple[str, str], ...]  # (nav title, source path) before the parts
+    back: tuple[tuple[str, str], ...]  # ... and after them
+    incidents_page: str = "incidents.md"
+
+    @property
+    def sections(self) -> dict[str, Section]:
+        return {s.number: s for p in self.parts for s in p.sections}
+
+    def section(self, number: str) -> Section:
+        return self.sections[number]
+
+    def part_of(self, section_number: str) -> Part:
+        number = section_number.split(".")[0]
+        return next(p for p in self.parts if p.number == number)
+
+    def nav(self) -> list:
+        """The navigation, in the shape of mkdocs.yml's ``nav``."""
+        parts = [{p.label: [{s.label: s.page} for s in p.sections]} for p in self.parts]
+        return [{t: page} for t, page in self.front] + parts + [{t: page} for t, page in self.back]
+
+
+def page_url(src: str) -> str:
+    """The site-root-relative URL MkDocs gives a page with directory URLs."""
+    stem = src[:-3] if src.endswith(".md") else src
+    if stem == "index":
+        return ""
+    if stem.endswith("/index"):
+        return stem[: -len("index")]
+    return stem + "/"
+
+
+def relative_root(url: str) -> str:
+    """The prefix that leads from a page at ``url`` back to the site root."""
+    depth = url.strip("/").count("/") + 1 if url.strip("/") else 0
+    return "../" * depth
+
+
+def front_matter(text: str) -> dict:
+    """The YAML front matter of a Markdown page, or {}."""
+    if not text.startswith("---"):
+        return {}
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}
+    data = yaml.safe_load(text[3:end])
+    return data if isinstance(data, dict) else {}
+
+
+def scan_pages(docs_dir: Path) -> dict[str, list[str]]:
+    """Section number -> source paths of the pages that claim it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(docs_dir.rglob("*.md")):
+        meta = front_matter(path.read_text(encoding="utf-8"))
+        if "section" in meta:
+            found.setdefault(str(meta["section"]), []).append(path.relative_to(docs_dir).as_posix())
+    return found
+
+
+def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
+    """Read the manual's structure and match every section to exactly one page."""
+    data, _ = read(manual_path, shown)
+    problems: list[Problem] = []
+
+    def bad(path, message):
+        problems.append(Problem(shown, line_of(data, path), None, message))
+
+    if not isinstance(data, dict) or not isinstance(data.get("parts"), list):
+        raise ManualError([Problem(shown, None, None, "expected a mapping with a list of parts")])
+    claimed = scan_pages(docs_dir)
+    parts, seen = [], set()
+    for i, part in enumerate(data["parts"]):
+        pnum = str(part.get("number", ""))
+        if not _NUMBER.match(pnum) or "." in pnum or not part.get("title"):
+            bad(["parts", i], "a part needs a number like \"3\" and a title")
+            continue
+        sections = []
+        for j, sec in enumerate(part.get("sections") or []):
+            num, title = str(sec.get("number", "")), sec.get("title")
+            where = ["parts", i, "sections", j]
+            if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
+                bad(where, f"section {num!r} of part {pnum} needs a number like \"{pnum}.1\" and a title")
+                continue
+            if num in seen:
+                bad(where, f"section {num} is listed twice")
+                continue
+            seen.add(num)
+            pages = claimed.get(num, [])
+            if len(pages) != 1:
+                which = ", ".join(pages) if pages else "no page"
+                bad(where, f"section {num} needs exactly one page with `section: \"{num}\"` "
+                           f"in its front matter under docs/, found {which}")
+                continue
+            sections.append(Section(num, str(title), pnum, pages[0]))
+        parts.append(Part(pnum, str(part["title"]), tuple(sections)))
+    for num, pages in claimed.items():
+        if num not in seen:
+            for page in pages:
+                problems.append(Problem(f"docs/{page}", 1, None,
+                                        f"front matter names section {num}, which {shown} does not list"))
+    extra: dict[str, list] = {"front": [], "back": []}
+    for group, entries in extra.items():
+        for k, entry in enumerate(data.get(group) or []):
+            if not isinstance(entry, dict) or not entry.get("title") or not entry.get("page"):
+                bad([group, k], "a page entry needs a title and a page")
+            elif not (docs_dir / entry["page"]).is_file():
+                bad([group, k], f"page {entry['page']} does not exist under docs/")
+            else:
+                entries.append((str(entry["title"]), str(entry["page"])))
+    if problems:
+        raise ManualError(problems)
+    return Site(version=str(data.get("version", "")), parts=tuple(parts),
+                front=tuple(extra["front"]), back=tuple(extra["back"]))
