@@ -1,0 +1,67 @@
+"""Broken data or pages stop the build with their one-line error, and no site."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import copy_project, mkdocs_build
+
+BAD = Path(__file__).resolve().parent / "bad_data"
+
+
+def build_with(tmp_path: Path, edit) -> tuple[object, Path]:
+    project = copy_project(tmp_path / "project")
+    edit(project)
+    out = tmp_path / "site"
+    return mkdocs_build(project, out), out
+
+
+def _assert_stopped(result, out: Path, *needles: str):
+    log = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "Traceback" not in log, log
+    for needle in needles:
+        assert needle in log, log
+    assert not (out / "index.html").exists() and not (out / "incidents" / "index.html").exists()
+
+
+@pytest.mark.parametrize("name", ["syntax-error", "missing-field", "unknown-section", "duplicate-id",
+                                  "unknown-status", "http-url", "github-number-mismatch"])
+def test_broken_incident_file_stops_the_build(tmp_path, name):
+    source = BAD / f"{name}.yaml"
+    expect = re.search(r"# expect: line ([0-9]+), incident (.+?), message: (.+)", source.read_text("utf-8"))
+
+    def edit(project):
+        (project / "data" / "incidents.yaml").write_bytes(source.read_bytes())
+
+    result, out = build_with(tmp_path, edit)
+    line, incident, message = expect.groups()
+    _assert_stopped(result, out, f"data/incidents.yaml:{line}: incident {incident}: ", message)
+
+
+def test_a_section_page_that_skips_a_story_stops_the_build(tmp_path):
+    def edit(project):
+        page = project / "docs" / "part-2" / "2-3-retraction.md"
+        page.write_text(page.read_text("utf-8").replace('{{ story("sglang-26248") }}', ""), "utf-8")
+
+    result, out = build_with(tmp_path, edit)
+    _assert_stopped(result, out, "docs/part-2/2-3-retraction.md: section 2.3 does not tell sglang-26248")
+
+
+def test_a_story_for_an_unknown_incident_stops_the_build(tmp_path):
+    def edit(project):
+        page = project / "docs" / "part-2" / "2-3-retraction.md"
+        page.write_text(page.read_text("utf-8") + '\n{{ story("sglang-1") }}\n', "utf-8")
+
+    result, out = build_with(tmp_path, edit)
+    _assert_stopped(result, out, "docs/part-2/2-3-retraction.md: story('sglang-1'): no incident has that id")
+
+
+def test_a_section_without_a_page_stops_the_build(tmp_path):
+    def edit(project):
+        (project / "docs" / "part-5" / "5-2-metrics-and-health.md").unlink()
+
+    result, out = build_with(tmp_path, edit)
+    _assert_stopped(result, out, "data/manual.yaml:", "section 5.2 needs exactly one page")

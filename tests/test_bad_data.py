@@ -1,0 +1,61 @@
+"""Every malformed file in tests/bad_data gives one clear line: file, line, incident."""
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from macros.errors import ManualError
+from macros.loader import load
+
+BAD = Path(__file__).resolve().parent / "bad_data"
+EXPECT = re.compile(r"^# expect: line (?P<line>[0-9]+), incident (?P<incident>.+?), message: (?P<message>.+)$", re.M)
+
+
+def expectation(path: Path) -> dict:
+    head = path.read_bytes().split(b"\n", 2)[1].decode("utf-8")
+    match = EXPECT.match(head)
+    assert match, f"{path.name}: second line must say '# expect: line N, incident ID, message: ...'"
+    return match.groupdict()
+
+
+@pytest.mark.parametrize("path", sorted(BAD.glob("*.yaml")), ids=lambda p: p.stem)
+def test_bad_file_gives_one_clear_error(path, site):
+    want = expectation(path)
+    shown = f"tests/bad_data/{path.name}"
+    with pytest.raises(ManualError) as caught:
+        load(path, site, shown=shown, today=date(2026, 12, 2))
+    problems = caught.value.problems
+    assert len(problems) == 1, str(caught.value)
+    line = str(problems[0])
+    assert "\n" not in line
+    incident = "" if want["incident"] == "-" else f" incident {want['incident']}:"
+    assert line.startswith(f"{shown}:{want['line']}:{incident} "), line
+    assert want["message"] in line, line
+
+
+def test_the_corpus_covers_the_issue_list():
+    names = {p.stem for p in BAD.glob("*.yaml")}
+    for needed in ("syntax-error", "missing-field", "unknown-section", "duplicate-id",
+                   "unknown-status", "http-url", "github-number-mismatch"):
+        assert needed in names
+
+
+def test_several_problems_are_all_reported(site, tmp_path):
+    """A schema problem in one incident and a site problem in another: both lines."""
+    text = (BAD / "unknown-status.yaml").read_text(encoding="utf-8")
+    text += text.split("\n", 2)[2].replace("sglang-36889", "sglang-1").replace("#36889", "#1").replace(
+        "issues/36889", "issues/1").replace('"2.2"', '"8.1"').replace("status: solved", "status: open")
+    path = tmp_path / "two.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ManualError) as caught:
+        load(path, site, shown="two.yaml")
+    lines = str(caught.value).splitlines()
+    assert lines == [
+        "two.yaml:9: incident sglang-36889: status: 'solved' is not one of: fixed, workaround, guidance, "
+        "open, reported, closed-unfixed, unsupported, unknown",
+        "two.yaml:22: incident sglang-1: sections: 8.1 has no page; the manual's sections are 1.1 to 7.2 "
+        "as listed in data/manual.yaml",
+    ]

@@ -1,0 +1,84 @@
+"""The real data: it loads, it matches the schema, and its ids and sources hold."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from conftest import ROOT
+from macros.loader import schema
+
+
+def test_schema_is_a_valid_json_schema():
+    Draft202012Validator.check_schema(schema())
+
+
+def test_yaml_points_editors_at_the_schema():
+    first = (ROOT / "data" / "incidents.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=./incidents.schema.json"
+
+
+def test_all_seventy_incidents_load(incidents):
+    assert len(incidents) == 70
+    assert len({i.id for i in incidents}) == 70
+    assert len({i.name for i in incidents}) == 70
+
+
+def test_every_status_and_kind_is_documented():
+    props = schema()["$defs"]["incident"]["properties"]
+    assert set(props["status"]["enum"]) == set(props["status"]["x-descriptions"])
+    kind = schema()["$defs"]["source"]["properties"]["kind"]
+    assert set(kind["enum"]) == set(kind["x-descriptions"])
+
+
+def test_github_incidents_link_their_own_threads(incidents):
+    by_name = {i.name: i for i in incidents}
+    trio = by_name["#43413, #36174, #31261"]
+    assert [s.github for s in trio.sources] == [
+        ("sgl-project/sglang", 43413), ("sgl-project/sglang", 36174), ("sgl-project/sglang", 31261)]
+    for inc in incidents:
+        for number in re.findall(r"#([0-9]+)", inc.name):
+            assert any(s.github and s.github[1] == int(number) for s in inc.sources), inc.id
+
+
+def test_field_reports_have_a_publisher_and_never_a_guessed_url(incidents):
+    reports = [s for i in incidents for s in i.sources if s.kind == "field-report"]
+    assert len(reports) == 10
+    verified = {
+        "https://www.linkedin.com/blog/engineering/ai/scaling-llm-based-ranking-systems-with-sglang-at-linkedin",
+        "https://research.aimultiple.com/inference-engines",
+        "https://doubleword.ai/resources/70x-faster-cold-ish-starts-for-sglang",
+    }
+    for src in reports:
+        assert src.publisher and re.fullmatch(r"[0-9]{4}-[0-9]{2}", src.date)
+        assert src.url is None or src.url in verified, src.url
+
+
+def test_ids_follow_the_documented_scheme(incidents):
+    pattern = re.compile(r"^(sglang-[0-9]+|miles-[0-9]+|vllm-discussion-[0-9]+"
+                         r"|report-[a-z0-9-]+-[0-9]{4}-[0-9]{2}|capture-[a-z0-9-]+|metric-[a-z0-9-]+)$")
+    for inc in incidents:
+        assert pattern.match(inc.id), inc.id
+        if any(s.kind == "field-report" for s in inc.sources) and inc.name.endswith(("report, 2026-02", "2026-01")):
+            assert inc.id.startswith("report-")
+
+
+def test_captures_name_only_the_index_files(incidents):
+    allowed = set(schema()["$defs"]["source"]["properties"]["path"]["enum"])
+    used = {s.path for i in incidents for s in i.sources if s.kind == "capture" and s.path}
+    assert used == allowed  # every capture file the index lists is paired with an incident
+
+
+SEED_CHECK = ROOT.parent / "shared" / "checks" / "seed_check.py"
+
+
+@pytest.mark.skipif(not SEED_CHECK.exists(), reason="the index and its checker live outside the repository")
+def test_data_matches_the_index():
+    result = subprocess.run([sys.executable, str(SEED_CHECK), "data/incidents.yaml"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    assert "70 of 70 index rows match" in result.stdout

@@ -1,0 +1,109 @@
+"""The renderers, called directly: no MkDocs involved."""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+
+import markdown
+from bs4 import BeautifulSoup
+
+from macros import render
+from macros.model import Incident, Source
+
+
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def by_id(incidents, ident) -> Incident:
+    return next(i for i in incidents if i.id == ident)
+
+
+def test_inline_escapes_text_and_marks_code():
+    html = render.inline("`--mem-fraction-static 0.4` <b>x</b> & {{ y }}")
+    parsed = soup(html)
+    assert parsed.code.get_text() == "--mem-fraction-static 0.4"
+    assert parsed.find("b") is None
+    assert parsed.get_text() == "--mem-fraction-static 0.4 <b>x</b> & {{ y }}"
+
+
+def test_card_shows_the_facts_status_and_sources(incidents, site):
+    inc = by_id(incidents, "report-jarvislabs-2026-08")
+    card = soup(render.card(inc, site, "../../", here="3.4"))
+    facts = {dt.get_text(): dt.find_next_sibling("dd") for dt in card.select("dt")}
+    assert list(facts) == ["Symptom", "Cause", "Fix or status", "Status", "Sources"]
+    assert facts["Symptom"].get_text() == "23 percent of input tokens computed again"
+    assert facts["Status"].select_one(".sgm-status").get_text() == "Workaround"
+    assert facts["Status"].time["datetime"] == "2026-10-16"
+    assert "URL not recorded" in facts["Sources"].get_text()
+    links = [a["href"] for a in card.select(".sgm-card__links a")]
+    # its row, and the other section that tells it (6.4), but not this one (3.4)
+    assert links == ["../../incidents/#report-jarvislabs-2026-08", "../../part-6/6-4-routing/#report-jarvislabs-2026-08"]
+
+
+def test_card_links_every_github_thread(incidents, site):
+    inc = by_id(incidents, "sglang-43413")
+    hrefs = [a["href"] for a in soup(render.card(inc, site, "")).select(".sgm-sources a")]
+    assert hrefs == [f"https://github.com/sgl-project/sglang/issues/{n}" for n in (43413, 36174, 31261)]
+
+
+def test_story_heading_is_anchored_by_the_id(incidents, site):
+    inc = by_id(incidents, "sglang-36478")
+    md = render.story(inc, site, "../../", "4.1")
+    html = markdown.markdown(md, extensions=["attr_list", "md_in_html"])
+    heading = soup(html).h3
+    assert heading["id"] == "sglang-36478"
+    assert heading.get_text() == "#36478: A graph option that moved"
+    assert soup(html).select_one(".sgm-card")["data-incident"] == "sglang-36478"
+
+
+def test_callout_lists_the_section_and_links_story_and_row(incidents, site):
+    html = soup(render.callout(incidents, site, "../../", "3.6"))
+    items = html.select("li[data-incident]")
+    assert [li["data-incident"] for li in items] == ["sglang-39830", "sglang-22935", "sglang-37834", "sglang-36131"]
+    first = [a["href"] for a in items[0].select("a")]
+    assert first == ["#sglang-39830", "../../incidents/#sglang-39830"]
+    assert html.select_one(".admonition-title").get_text() == "Incidents in this section (4)"
+
+
+def test_table_has_a_row_per_incident_grouped_by_part(incidents, site):
+    md = render.incident_table(incidents, site, "../")
+    html = soup(markdown.markdown(md, extensions=["attr_list", "md_in_html"]))
+    rows = html.select("tbody tr")
+    assert sorted(r["id"] for r in rows) == sorted(i.id for i in incidents)
+    assert [h["id"] for h in html.select("h2")] == [f"part-{n}" for n in range(1, 8)]
+    # an incident told in two parts sits once, under the part of its first section
+    row = html.find("tr", id="report-cloudflare-2026-08")
+    assert row.find_parent("div")["data-part"] == "3"
+    sections = [a["href"] for a in row.select("td")[5].select("a")]
+    assert sections == ["../part-3/3-1-what-a-token-costs/#report-cloudflare-2026-08",
+                        "../part-4/4-3-quantized-weights-and-caches/#report-cloudflare-2026-08"]
+    cells = [td.get_text(" ", strip=True) for td in html.find("tr", id="sglang-17411").select("td")]
+    assert cells[1:5] == ["Median ITL on H20 went from 39.44 ms to 283.52 ms",
+                          "FlashInfer 0.6.1 regressed the Hopper attention kernel",
+                          "SGLang made fa3 the Hopper default", "Fixed"]
+
+
+def test_hostile_text_renders_inert(incidents, site):
+    evil = "<script>alert(1)</script> [x](javascript:alert(1)) {{ 7*7 }} {% if 1 %}y{% endif %} *b* `<img src=x onerror=alert(1)>`"
+    inc = replace(by_id(incidents, "sglang-36889"), symptom=evil, title=evil, name=evil, cause=evil, fix=evil)
+    pages = [render.card(inc, site, ""), render.story(inc, site, "", "2.2"),
+             render.callout([inc], site, "", "2.2"), render.incident_table([inc], site, "")]
+    for md in pages:
+        html = soup(markdown.markdown(md, extensions=["attr_list", "md_in_html", "toc"]))
+        assert html.find("script") is None and html.find("img") is None
+        assert not [a for a in html.find_all("a") if a.get("href", "").startswith("javascript")]
+        assert html.find("em") is None
+        text = html.get_text()
+        assert "<script>alert(1)</script>" in text and "{{ 7*7 }}" in text and "{% if 1 %}" in text
+
+
+def test_vocabulary_lists_every_status_with_its_definition():
+    html = soup(render.vocabulary("status"))
+    assert [c.get_text() for c in html.select("dt code")] == list(render.STATUS_LABELS)
+    assert all(dd.get_text().strip() for dd in html.select("dd"))
+
+
+def test_source_without_url_says_so():
+    view = render.source_view(Source(kind="field-report", publisher="Cloudflare", date="2026-08"))
+    assert view["url"] is None and view["remark"] == "URL not recorded"
