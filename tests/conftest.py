@@ -16,7 +16,7 @@ from macros.loader import load  # noqa: E402
 from macros.site import load_site  # noqa: E402
 
 # What a project copy needs in order to build.
-PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros")
+PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "includes")
 
 
 @pytest.fixture(scope="session")
