@@ -1,8 +1,8 @@
-"""The thin layer between the manual and mkdocs-macros.
+"""The mkdocs-macros module: registers the renderers as macros.
 
-It loads the data once per build, hands MkDocs the navigation, and registers
-the renderers as macros. Everything else lives in modules that do not import
-MkDocs, so that a move to another site generator only replaces this file.
+With macros/mkdocs_hooks.py (MkDocs hooks), this is the only code that knows
+MkDocs; everything else lives in modules that do not import it, so a move to
+another site generator replaces only these two files.
 """
 from __future__ import annotations
 
@@ -18,21 +18,13 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 
 from macros import render  # noqa: E402
 from macros.errors import ManualError, Problem  # noqa: E402
-from macros.loader import load  # noqa: E402
-from macros.site import load_site, relative_root  # noqa: E402
+from macros.mkdocs_hooks import build_data  # noqa: E402
+from macros.site import relative_root  # noqa: E402
 
 
 def define_env(env):
-    project = Path(env.conf.config_file_path).resolve().parent
-    try:
-        site = load_site(project / "data" / "manual.yaml", Path(env.conf["docs_dir"]))
-        incidents = load(project / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
-    except ManualError as err:
-        raise PluginError(f"the manual's data has {len(err.problems)} problem(s):\n{err}") from None
-    env.conf["nav"] = site.nav()
-    by_id = {i.id: i for i in incidents}
-    state: dict = {"told": [], "errors": []}
-
+    data = build_data(env.conf)
+    site, incidents, by_id = data["site"], data["incidents"], data["by_id"]
     env.variables["manual_version"] = site.version
     env.variables["incident_count"] = len(incidents)
 
@@ -53,14 +45,14 @@ def define_env(env):
             try:
                 return fn(*args, **kwargs)
             except ManualError as err:
-                state["errors"].append(str(err))
+                data["errors"].append(str(err))
                 return ""
         return env.macro(guarded)
 
     @macro
     def story(incident_id: str, level: int = 3) -> str:
         """The story slot of an incident: its anchored heading and its card."""
-        src, section = page()
+        _, section = page()
         if section is None:
             fail(f"story({incident_id!r}) is only allowed on a section page (front matter `section:`)")
         if incident_id not in by_id:
@@ -69,9 +61,9 @@ def define_env(env):
         if section not in inc.sections:
             fail(f"story({incident_id!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
                  f"not in {section}; change its `sections` in data/incidents.yaml")
-        if incident_id in state["told"]:
+        if incident_id in data["told"]:
             fail(f"story({incident_id!r}) appears twice on this page")
-        state["told"].append(incident_id)
+        data["told"].append(incident_id)
         return render.story(inc, site, base(), section, level)
 
     @macro
@@ -87,6 +79,10 @@ def define_env(env):
         return render.incident_table(incidents, site, base())
 
     @macro
+    def finder() -> str:
+        return render.finder(incidents, site)
+
+    @macro
     def contents() -> str:
         return render.contents(incidents, site, base())
 
@@ -96,20 +92,17 @@ def define_env(env):
             fail(f"vocabulary({field!r}): use 'status' or 'kind'")
         return render.vocabulary(field)
 
-    env.variables["_sgm_state"] = state
-    env.variables["_sgm_expected"] = {
-        s: [i.id for i in render.section_incidents(incidents, s)] for s in site.sections}
-
 
 def on_post_page_macros(env):
     """A section page must tell each of its incidents exactly once."""
-    state = env.variables["_sgm_state"]
+    data = build_data(env.conf)
     src = env.page.file.src_uri
-    errors, state["errors"] = state["errors"], []
-    told, state["told"] = state["told"], []
+    errors, data["errors"] = data["errors"], []
+    told, data["told"] = data["told"], []
     section = env.page.meta.get("section")
     if section is not None:
-        missing = [i for i in env.variables["_sgm_expected"].get(str(section), []) if i not in told]
+        expected = [i.id for i in render.section_incidents(data["incidents"], str(section))]
+        missing = [i for i in expected if i not in told]
         if missing:
             errors.append(f"docs/{src}: section {section} does not tell {', '.join(missing)}; "
                           f"add {{{{ story(\"{missing[0]}\") }}}} for each")

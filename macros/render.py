@@ -9,6 +9,7 @@ the data can therefore never become markup, a script or a template.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,7 +19,7 @@ from markupsafe import Markup, escape
 
 from .loader import schema
 from .model import Incident, Source
-from .site import Section, Site, page_url
+from .site import Site, relative_root
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -98,31 +99,60 @@ def source_view(src: Source) -> dict:
 
 
 class Links:
-    """Relative links from one page to the manual's anchors."""
+    """Links from one page (``base`` leads back to the site root) to the manual's anchors."""
 
     def __init__(self, site: Site, base: str):
         self.site, self.base = site, base
+
+    def incident(self, incident_id: str) -> str:
+        return f"{self.base}{self.site.incident_url(incident_id)}"
+
+    def absolute(self, incident_id: str) -> str:
+        return self.site.absolute(self.site.incident_url(incident_id))
+
+    def edit(self, incident: Incident) -> str | None:
+        repo = self.site.repo_url
+        return f"{repo.rstrip('/')}/blob/main/data/incidents.yaml#L{incident.line}" if repo else None
+
+    def report(self) -> str | None:
+        repo = self.site.repo_url
+        return f"{repo.rstrip('/')}/issues/new?template=incident.yml" if repo else None
 
     def story(self, section: str, incident_id: str) -> str:
         return f"{self.base}{self.site.section(section).url}#{incident_id}"
 
     def row(self, incident_id: str) -> str:
-        return f"{self.base}{page_url(self.site.incidents_page)}#{incident_id}"
+        return f"{self.base}{self.site.table_url}#{incident_id}"
 
     def section(self, number: str) -> str:
         return f"{self.base}{self.site.section(number).url}"
 
 
+def _md_text(text: str) -> str:
+    """``text`` made safe for the label of a Markdown link."""
+    return re.sub(r"([\\\[\]])", r"\\\1", text)
+
+
+def chat_line(incident: Incident, site: Site) -> str:
+    """One line of Markdown to paste in chat: name, title, link, status and sections."""
+    where = ("section " if len(incident.sections) == 1 else "sections ") + ", ".join(incident.sections)
+    url = site.absolute(site.incident_url(incident.id))
+    return (f"[{_md_text(incident.name)}: {_md_text(incident.title)}]({url})"
+            f" — {STATUS_LABELS[incident.status].lower()}, {where}")
+
+
 def _render(template: str, **context) -> str:
     return _env.get_template(template).render(
-        status_badge=status_badge, source_view=source_view, **context).strip()
+        status_badge=status_badge, source_view=source_view, chat_line=chat_line, **context).strip()
 
 
 def card(incident: Incident, site: Site, base: str, here: str | None = None) -> str:
     """The incident card shown where a story is told (``here``: that section)."""
     links = Links(site, base)
-    others = [(n, links.story(n, incident.id)) for n in incident.sections if n != here]
-    return _render("card.html", inc=incident, links=links, others=others, compact=False)
+    # On the incident's own page (here is None) a list of its sections follows the card.
+    others = [(n, links.story(n, incident.id)) for n in incident.sections if here and n != here]
+    return _render("card.html", inc=incident, links=links, others=others, compact=False,
+                   site=site, on_page=here is None)
 
 
 def story_heading(incident: Incident, level: int = 3) -> str:
@@ -143,7 +173,7 @@ def section_incidents(incidents: Iterable[Incident], number: str) -> list[Incide
 def callout(incidents: Iterable[Incident], site: Site, base: str, number: str) -> str:
     """"Incidents in this section": each links to its story here and to its row."""
     told = section_incidents(incidents, number)
-    return _render("callout.html", told=told, links=Links(site, base), section=site.section(number))
+    return _render("callout.html", told=told, links=Links(site, base), section=site.section(number), site=site)
 
 
 def _section_key(number: str) -> tuple[int, ...]:
@@ -159,12 +189,15 @@ def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, lis
 def incident_table(incidents: Iterable[Incident], site: Site, base: str) -> str:
     """The full incident table, one table per part, as Markdown with HTML tables."""
     incidents = list(incidents)
+    order = {inc.id: n for n, inc in enumerate(i for _, rows in by_part(incidents, site) for i in rows)}
     chunks = []
     for part, rows in by_part(incidents, site):
         if not rows:
             continue
         chunks.append(f"## {inline(part.label)} {{ #{part.anchor} }}\n")
-        chunks.append(_render("table.html", rows=rows, links=Links(site, base), part=part, compact=True) + "\n")
+        chunks.append(_render("table.html", rows=rows, links=Links(site, base), part=part, compact=True,
+                              site=site, order=order, facet_values=facet_values,
+                              search_text=search_text) + "\n")
     return "\n".join(chunks)
 
 
@@ -180,3 +213,88 @@ def vocabulary(field: str) -> str:
     defs = schema()["$defs"]
     where = defs["incident"]["properties"]["status"] if field == "status" else defs["source"]["properties"]["kind"]
     return _render("vocabulary.html", field=field, values=where["enum"], descriptions=where["x-descriptions"])
+
+
+FACETS = (  # (key, label): the finder's facets, in the order they are shown
+    ("part", "Part"), ("section", "Section"), ("status", "Status"),
+    ("kind", "Source kind"), ("hardware", "Hardware"), ("component", "Component"),
+)
+
+
+def facet_values(incident: Incident) -> dict[str, list[str]]:
+    """The values an incident has for each facet."""
+    return {
+        "part": sorted({s.split(".")[0] for s in incident.sections}, key=int),
+        "section": list(incident.sections),
+        "status": [incident.status],
+        "kind": sorted({s.kind for s in incident.sources}),
+        "hardware": list(incident.hardware),
+        "component": list(incident.components),
+    }
+
+
+def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
+    """Each facet with its options and how many incidents each option has."""
+    incidents = list(incidents)
+    counts: dict[str, dict[str, int]] = {key: {} for key, _ in FACETS}
+    for inc in incidents:
+        for key, values in facet_values(inc).items():
+            for value in values:
+                counts[key][value] = counts[key].get(value, 0) + 1
+    status_order = list(STATUS_LABELS)
+    order = {
+        "part": lambda v: int(v),
+        "section": _section_key,
+        "status": status_order.index,
+        "kind": lambda v: v,
+        "hardware": str.lower,
+        "component": str.lower,
+    }
+    label = {
+        "part": lambda v: site.part_of(v).label,
+        "section": lambda v: site.section(v).label,
+        "status": lambda v: STATUS_LABELS[v],
+    }
+    out = []
+    for key, title in FACETS:
+        values = sorted(counts[key], key=order[key])
+        out.append({"key": key, "label": title, "options": [
+            {"value": v, "label": label.get(key, lambda x: x)(v), "count": counts[key][v]} for v in values]})
+    return out
+
+
+def finder(incidents: Iterable[Incident], site: Site) -> str:
+    """The finder's form. It stays hidden until the script mounts it."""
+    incidents = list(incidents)
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents))
+
+
+def search_text(incident: Incident) -> str:
+    """What the finder searches besides the row's visible text."""
+    parts = [incident.title, incident.status, STATUS_LABELS[incident.status], *incident.sections,
+             *incident.hardware, *incident.components]
+    for src in incident.sources:
+        parts += [src.kind, src.url or "", src.title or "", src.publisher or "", src.path or "", src.note or ""]
+    return " ".join(p for p in parts if p)
+
+
+def incident_page(incident: Incident, site: Site) -> str:
+    """The Markdown source of an incident's own page, front matter included."""
+    base = relative_root(site.incident_url(incident.id))
+    links = Links(site, base)
+    heading = f"{plain(incident.name)}: {plain(incident.title)}"
+    description = (f"{plain(incident.symptom)}. Cause: {plain(incident.cause)}. "
+                   f"{STATUS_LABELS[incident.status]}: {plain(incident.fix)}.")
+    meta = {
+        # Material writes these into the page head as they are: escape them here.
+        "title": str(escape(heading)),
+        "description": str(escape(description)),
+        "og_type": "article",
+        "incident": incident.id,
+        "render_macros": False,
+        "hide": ["toc"],
+    }
+    front = "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items())
+    body = _render("incident_page.html", inc=incident, links=links, site=site,
+                   card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections])
+    return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"

@@ -58,6 +58,9 @@ class Site:
     front: tuple[tuple[str, str], ...]  # (nav title, source path) before the parts
     back: tuple[tuple[str, str], ...]  # ... and after them
     incidents_page: str = "incidents.md"
+    # Where the site is published, and the repository it is built from.
+    site_url: str = "http://127.0.0.1:8000/"
+    repo_url: str | None = None
 
     @property
     def sections(self) -> dict[str, Section]:
@@ -65,6 +68,18 @@ class Site:
 
     def section(self, number: str) -> Section:
         return self.sections[number]
+
+    @property
+    def table_url(self) -> str:
+        """The site-root-relative URL of the incident table."""
+        return page_url(self.incidents_page)
+
+    def incident_url(self, incident_id: str) -> str:
+        """The site-root-relative URL of an incident's own page."""
+        return f"{self.table_url}{incident_id}/"
+
+    def absolute(self, url: str) -> str:
+        return self.site_url.rstrip("/") + "/" + url
 
     def part_of(self, section_number: str) -> Part:
         number = section_number.split(".")[0]

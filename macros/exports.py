@@ -1,0 +1,100 @@
+"""Data for machines, from the same model as the pages: JSON, CSV and an Atom feed.
+
+The JSON keeps the schema's shape (every field of every incident) and adds
+the incident's URLs, so that a consumer can validate it with
+incidents.schema.json after dropping the ``urls`` key.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import asdict
+from datetime import datetime, time, timezone
+from xml.sax.saxutils import escape as xml_escape
+
+from .model import Incident
+from .render import STATUS_LABELS, plain
+from .site import Site
+
+FILES = ("incidents.json", "incidents.csv", "incidents.atom")
+
+
+def _record(incident: Incident) -> dict:
+    data = asdict(incident)
+    data.pop("line")
+    data["checked"] = incident.checked.isoformat()
+    data["sections"] = list(incident.sections)
+    data["hardware"] = list(incident.hardware)
+    data["components"] = list(incident.components)
+    data["sources"] = [{k: v for k, v in asdict(s).items() if v is not None} for s in incident.sources]
+    return data
+
+
+def urls(incident: Incident, site: Site) -> dict:
+    return {
+        "page": site.absolute(site.incident_url(incident.id)),
+        "row": site.absolute(f"{site.table_url}#{incident.id}"),
+        "stories": [site.absolute(f"{site.section(n).url}#{incident.id}") for n in incident.sections],
+    }
+
+
+def to_json(incidents: Iterable[Incident], site: Site) -> str:
+    records = [_record(i) | {"urls": urls(i, site)} for i in incidents]
+    return json.dumps({"version": site.version, "incidents": records}, ensure_ascii=False, indent=1) + "\n"
+
+
+CSV_FIELDS = ("id", "name", "title", "symptom", "cause", "fix", "status", "checked", "sections",
+              "hardware", "components", "sources", "url")
+
+
+def to_csv(incidents: Iterable[Incident], site: Site) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for inc in incidents:
+        sources = " ".join(s.url or s.path or f"{s.publisher or s.kind} {s.date or ''}".strip()
+                           for s in inc.sources)
+        row = [inc.id, inc.name, inc.title, inc.symptom, inc.cause, inc.fix, inc.status,
+               inc.checked.isoformat(), " ".join(inc.sections), "; ".join(inc.hardware),
+               "; ".join(inc.components), sources, site.absolute(site.incident_url(inc.id))]
+        # A cell that starts with = + - @ could run as a formula in a spreadsheet.
+        writer.writerow(["'" + c if c[:1] in "=+@\t\r" else c for c in row])
+    return out.getvalue()
+
+
+def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
+    """An Atom feed of incidents, newest checked date first."""
+    entries = sorted(incidents, key=lambda i: (i.checked, i.id), reverse=True)
+
+    def stamp(day) -> str:
+        return datetime.combine(day, time(0, 0), timezone.utc).isoformat().replace("+00:00", "Z")
+
+    updated = stamp(max(i.checked for i in entries)) if entries else stamp(datetime.now(timezone.utc).date())
+    feed_url = site.absolute("incidents.atom")
+    parts = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<feed xmlns="http://www.w3.org/2005/Atom">',
+        f"<title>{xml_escape(title)}: incidents</title>",
+        f'<link rel="self" href="{xml_escape(feed_url)}"/>',
+        f'<link rel="alternate" href="{xml_escape(site.absolute(site.table_url))}"/>',
+        f"<id>{xml_escape(feed_url)}</id>",
+        f"<updated>{updated}</updated>",
+    ]
+    for inc in entries:
+        url = site.absolute(site.incident_url(inc.id))
+        summary = (f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
+                   f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}.")
+        parts += [
+            "<entry>",
+            f"<title>{xml_escape(plain(inc.name))}: {xml_escape(plain(inc.title))}</title>",
+            f'<link href="{xml_escape(url)}"/>',
+            f"<id>{xml_escape(url)}</id>",
+            f"<updated>{stamp(inc.checked)}</updated>",
+            f"<summary>{xml_escape(summary)}</summary>",
+            *[f'<category term="{xml_escape(c)}"/>' for c in (inc.status, *inc.components)],
+            "</entry>",
+        ]
+    parts.append("</feed>")
+    return "\n".join(parts) + "\n"
