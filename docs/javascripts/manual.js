@@ -1,0 +1,298 @@
+/* The manual's own script: copy buttons on every page, and the incident finder
+   on the incidents page. Progressive: without it every page, row and link still
+   works. Material's instant navigation swaps pages without a reload, so each page
+   view mounts afresh through `document$` and the previous view is torn down:
+   every listener is registered with the AbortSignal of its view. */
+(() => {
+  "use strict";
+
+  const FACETS = ["part", "section", "status", "kind", "hardware", "component"];
+  const STATUS_ORDER = ["fixed", "workaround", "guidance", "open", "reported",
+    "closed-unfixed", "unsupported", "unknown"];
+  const HIGHLIGHT = "sgm-hit";
+
+  /* Lower case, accents removed: how the finder compares text. */
+  const fold = (text) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+
+  /* ---- Copy buttons ------------------------------------------------------ */
+
+  async function copyText(text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (_) {
+      const area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      const ok = document.execCommand("copy");
+      area.remove();
+      return ok;
+    }
+  }
+
+  function mountCopy(signal) {
+    for (const button of document.querySelectorAll(".sgm-copy__chat")) button.hidden = false;
+    document.addEventListener("click", async (event) => {
+      const target = event.target.closest("[data-sgm-copy]");
+      if (!target || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+      event.preventDefault();
+      const ok = await copyText(target.dataset.sgmCopy);
+      const label = target.dataset.sgmLabel || target.textContent;
+      target.dataset.sgmLabel = label;
+      target.textContent = ok ? "Copied" : "Copy failed";
+      target.classList.add("sgm-copy--done");
+      setTimeout(() => {
+        target.textContent = label;
+        target.classList.remove("sgm-copy--done");
+      }, 1500);
+    }, { signal });
+  }
+
+  /* ---- The finder ---------------------------------------------------------- */
+
+  /* Each row once: its folded text, its facet values, its sort keys. */
+  function indexRows(rows) {
+    return rows.map((row) => {
+      const cells = row.cells;
+      const facets = {};
+      for (const key of FACETS) {
+        const raw = row.getAttribute(`data-f-${key}`) || "";
+        facets[key] = raw ? raw.split("|") : [];
+      }
+      return {
+        row,
+        body: row.parentElement,
+        order: Number(row.dataset.order),
+        text: fold(`${row.textContent} ${row.dataset.search || ""}`),
+        facets,
+        keys: {
+          name: fold(cells[0].textContent.trim()),
+          symptom: fold(cells[1].textContent.trim()),
+          cause: fold(cells[2].textContent.trim()),
+          fix: fold(cells[3].textContent.trim()),
+          status: STATUS_ORDER.indexOf(row.dataset.status),
+          sections: (facets.section[0] || "0.0").split(".").map(Number),
+        },
+      };
+    });
+  }
+
+  function compare(a, b, key) {
+    const x = a.keys[key];
+    const y = b.keys[key];
+    if (Array.isArray(x)) return x[0] - y[0] || x[1] - y[1];
+    if (typeof x === "number") return x - y;
+    return x.localeCompare(y);
+  }
+
+  /* Ranges over the text of `element` where `terms` (folded) occur. */
+  function rangesIn(element, terms) {
+    const ranges = [];
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.nodeValue;
+      let folded = "";
+      const map = [];
+      for (let i = 0; i < text.length; i += 1) {
+        const part = fold(text[i]);
+        for (let k = 0; k < part.length; k += 1) map.push(i);
+        folded += part;
+      }
+      for (const term of terms) {
+        for (let at = folded.indexOf(term); at >= 0; at = folded.indexOf(term, at + term.length)) {
+          const range = new Range();
+          range.setStart(node, map[at]);
+          range.setEnd(node, map[at + term.length - 1] + 1);
+          ranges.push(range);
+        }
+      }
+    }
+    return ranges;
+  }
+
+  function readState(form) {
+    const params = new URLSearchParams(window.location.search);
+    const state = { q: params.get("filter") || "", sort: params.get("sort") || "", facets: {} };
+    for (const key of FACETS) state.facets[key] = new Set(params.getAll(key));
+    return state;
+  }
+
+  function writeState(state) {
+    const params = new URLSearchParams();
+    if (state.q) params.set("filter", state.q);
+    for (const key of FACETS) for (const value of state.facets[key]) params.append(key, value);
+    if (state.sort) params.set("sort", state.sort);
+    const query = params.toString();
+    const url = `${window.location.pathname}${query ? `?${query}` : ""}${window.location.hash}`;
+    if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+  }
+
+  function mountFinder(form, signal) {
+    const input = form.querySelector(".sgm-finder__q");
+    const shown = form.querySelector(".sgm-finder__shown");
+    const tables = [...document.querySelectorAll(".sgm-table")];
+    const entries = indexRows(tables.flatMap((t) => [...t.querySelectorAll("tbody tr")]));
+    const headers = [...document.querySelectorAll(".sgm-table th[data-sort]")];
+    const state = readState(form);
+    const canHighlight = typeof Highlight === "function" && window.CSS && CSS.highlights;
+
+    /* Sort buttons, added here so that the table without script has none. */
+    for (const th of headers) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "sgm-sort";
+      button.textContent = th.textContent;
+      th.textContent = "";
+      th.appendChild(button);
+    }
+
+    function apply() {
+      const terms = fold(state.q).split(/\s+/).filter(Boolean);
+      let count = 0;
+      const visible = [];
+      for (const entry of entries) {
+        let match = terms.every((term) => entry.text.includes(term));
+        for (const key of FACETS) {
+          const wanted = state.facets[key];
+          if (match && wanted.size) match = entry.facets[key].some((v) => wanted.has(v));
+        }
+        entry.row.hidden = !match;
+        if (match) {
+          count += 1;
+          visible.push(entry);
+        }
+      }
+      /* Sort within each part's table; "" restores the manual's order. */
+      const [key, dir] = state.sort.split(":");
+      const sign = dir === "desc" ? -1 : 1;
+      const valid = ["name", "symptom", "cause", "fix", "status", "sections"].includes(key);
+      for (const body of new Set(entries.map((e) => e.body))) {
+        const own = entries.filter((e) => e.body === body);
+        own.sort((a, b) => (valid ? sign * compare(a, b, key) || a.order - b.order : a.order - b.order));
+        for (const entry of own) body.appendChild(entry.row);
+      }
+      for (const th of headers) {
+        th.setAttribute("aria-sort", valid && th.dataset.sort === key
+          ? (sign < 0 ? "descending" : "ascending") : "none");
+      }
+      /* A part whose rows are all hidden hides its heading too. */
+      for (const table of tables) {
+        const empty = !table.querySelector("tbody tr:not([hidden])");
+        table.hidden = empty;
+        const heading = document.getElementById(`part-${table.dataset.part}`);
+        if (heading) heading.hidden = empty;
+      }
+      shown.textContent = String(count);
+      form.dataset.shown = String(count);
+      if (canHighlight) {
+        CSS.highlights.delete(HIGHLIGHT);
+        if (terms.length) {
+          const ranges = visible.slice(0, 200).flatMap((e) => rangesIn(e.row, terms));
+          CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
+        }
+      }
+      writeState(state);
+    }
+
+    /* Restore what the address says. */
+    input.value = state.q;
+    for (const box of form.querySelectorAll("input[type=checkbox]")) {
+      box.checked = state.facets[box.name].has(box.value);
+    }
+    if ([...FACETS].some((key) => state.facets[key].size)) {
+      form.querySelector(".sgm-finder__facets").open = true;
+    }
+
+    form.addEventListener("input", (event) => {
+      if (event.target === input) state.q = input.value;
+      if (event.target.type === "checkbox") {
+        const set = state.facets[event.target.name];
+        if (event.target.checked) set.add(event.target.value); else set.delete(event.target.value);
+      }
+      apply();
+    }, { signal });
+    form.addEventListener("submit", (event) => event.preventDefault(), { signal });
+    form.addEventListener("reset", () => {
+      state.q = "";
+      for (const key of FACETS) state.facets[key].clear();
+      state.sort = "";
+      setTimeout(apply);
+    }, { signal });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        input.value = "";
+        state.q = "";
+        apply();
+      }
+    }, { signal });
+    form.querySelector(".sgm-finder__focus").addEventListener("click", () => input.focus(), { signal });
+    /* "/" focuses the filter (ahead of Material's own search shortcut). */
+    window.addEventListener("keydown", (event) => {
+      const el = document.activeElement;
+      const typing = el && (el.isContentEditable || /^(input|textarea|select)$/i.test(el.tagName));
+      if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        input.focus();
+        input.select();
+      }
+    }, { signal, capture: true });
+    for (const th of headers) {
+      th.querySelector("button").addEventListener("click", () => {
+        const [key, dir] = state.sort.split(":");
+        const col = th.dataset.sort;
+        state.sort = key !== col ? `${col}:asc` : dir === "asc" ? `${col}:desc` : "";
+        apply();
+      }, { signal });
+    }
+
+    form.hidden = false;
+    apply();
+    return () => {
+      if (canHighlight) CSS.highlights.delete(HIGHLIGHT);
+    };
+  }
+
+  /* ---- One mount per page view ------------------------------------------- */
+
+  /* Live counts, for tests and for anyone debugging a page: how many views
+     and finders are mounted now (never more than one of each). */
+  const live = { views: 0, finders: 0 };
+  window.sgmManual = live;
+  let view = null;
+
+  function mount() {
+    if (view) view();
+    const controller = new AbortController();
+    const cleanups = [];
+    mountCopy(controller.signal);
+    const form = document.querySelector(".sgm-finder");
+    if (form) {
+      cleanups.push(mountFinder(form, controller.signal));
+      live.finders += 1;
+      cleanups.push(() => { live.finders -= 1; });
+    }
+    live.views += 1;
+    view = () => {
+      controller.abort();
+      for (const cleanup of cleanups) cleanup();
+      live.views -= 1;
+      view = null;
+    };
+  }
+
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(mount);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", mount);
+  } else {
+    mount();
+  }
+})();
