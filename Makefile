@@ -6,6 +6,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1:8000
+# Debian's Chromium drives the browser tests; nothing downloads a browser build.
+CHROMIUM ?= /usr/bin/chromium
+# "Edit this incident" and "Report an incident" link to the repository: taken
+# from an https git remote when REPO_URL is not set.
+REPO_URL ?= $(shell git remote get-url origin 2>/dev/null | sed -n 's#^\(https://.*\)\.git$$#\1#p; t; s#^https://.*#&#p')
+export REPO_URL
 export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test clean
@@ -23,7 +29,12 @@ serve: $(STAMP)  ## build and serve on http://127.0.0.1:8000, rebuilding when do
 build: $(STAMP)  ## strict build into site/
 	$(PY) -m mkdocs build --strict --site-dir site
 
-test: $(STAMP)  ## the whole test suite
+$(CHROMIUM):
+	@echo "make: installing Debian's chromium for the browser tests"
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	 else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi
+
+test: $(STAMP) $(CHROMIUM)  ## the whole test suite
 	$(PY) -m pytest
 
 clean:

@@ -16,7 +16,7 @@ from macros.loader import load  # noqa: E402
 from macros.site import load_site  # noqa: E402
 
 # What a project copy needs in order to build.
-PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "includes")
+PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "includes", "overrides")
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +31,8 @@ def incidents(site):
 
 def mkdocs_build(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
     """Run a strict build of ``project`` into ``site_dir``, as `make build` does."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL="https://manual.example/")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL="https://manual.example/",
+               REPO_URL="https://github.com/example/sglang-manual")
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=project, env=env, capture_output=True, text=True, timeout=600)

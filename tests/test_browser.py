@@ -1,0 +1,201 @@
+"""The finder and the copy buttons, driven in Debian's Chromium through Playwright."""
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SITE_URL = "https://manual.example/"  # what conftest builds with
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(built):
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def visible_ids(page) -> list[str]:
+    return page.eval_on_selector_all(".sgm-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
+
+
+def open_finder(page, server, query=""):
+    page.goto(f"{server}incidents/{query}")
+    page.wait_for_selector(".sgm-finder:not([hidden])")
+
+
+def test_typing_a_symptom_narrows_the_table(page, server):
+    open_finder(page, server)
+    assert len(visible_ids(page)) == 70
+    page.fill(".sgm-finder__q", "retract health")
+    assert visible_ids(page) == ["sglang-8463"]
+    assert page.text_content(".sgm-finder__count") == "1 of 70 incidents"
+    assert page.get_attribute(".sgm-finder__count", "aria-live") == "polite"
+    # every term must match, in any order, ignoring case and accents
+    page.fill(".sgm-finder__q", "TÉMPERATURE gb10")
+    assert visible_ids(page) == ["capture-gb10-temperature-0"]
+    # the hidden search text covers sources, hardware and components
+    page.fill(".sgm-finder__q", "specbundle_usage")
+    assert visible_ids(page) == ["capture-eagle3-qwen3-30b-a3b-draft"]
+    page.fill(".sgm-finder__q", "nothing matches this zzqx")
+    assert visible_ids(page) == []
+    assert page.is_hidden("#part-3")
+
+
+def test_matches_are_highlighted(page, server):
+    open_finder(page, server)
+    page.fill(".sgm-finder__q", "mooncake")
+    hits = page.evaluate("""() => [...CSS.highlights.get('sgm-hit')].map(r => r.toString())""")
+    assert hits and all(h.lower() == "mooncake" for h in hits)
+
+
+def test_hostile_queries_are_plain_text(page, server):
+    open_finder(page, server)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for query in ["(.*)[", "<img src=x onerror=alert(1)>", "a" * 10000, "\\d+$^"]:
+        page.fill(".sgm-finder__q", query)
+        assert visible_ids(page) == []
+    page.fill(".sgm-finder__q", "--mem-fraction-static 0.4")
+    assert visible_ids(page) == ["capture-oom-concurrency-32"]
+    assert page.query_selector(".sgm-table img") is None and not dialogs
+
+
+def test_slash_focuses_and_escape_clears(page, server):
+    open_finder(page, server)
+    page.click("h1")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "sgm-finder-q"
+    page.keyboard.type("hicache")
+    assert len(visible_ids(page)) == 4
+    page.keyboard.press("Escape")
+    assert page.input_value(".sgm-finder__q") == ""
+    assert len(visible_ids(page)) == 70
+    assert not page.is_visible(".md-search__overlay")  # Material's own search stayed shut
+
+
+def test_facets_combine_with_and_across_and_or_within(page, server):
+    open_finder(page, server)
+    page.click(".sgm-finder__facets summary")
+    page.check('input[name="status"][value="open"]')
+    open_ids = set(visible_ids(page))
+    page.check('input[name="status"][value="fixed"]')
+    both = set(visible_ids(page))
+    assert open_ids < both  # OR within a facet
+    page.check('input[name="component"][value="Miles"]')
+    assert set(visible_ids(page)) == {"miles-860", "miles-1485", "miles-3714", "miles-3277"}  # AND across
+    label = page.text_content('label:has(input[name="hardware"][value="L4"])')
+    assert label.strip().endswith("(6)")
+
+
+def test_the_address_holds_the_view_and_restores_it(page, server):
+    open_finder(page, server)
+    page.fill(".sgm-finder__q", "router")
+    page.click(".sgm-finder__facets summary")
+    page.check('input[name="part"][value="6"]')
+    page.locator('th[data-sort="status"] button:visible').first.click()
+    url = page.url
+    assert "filter=router" in url and "part=6" in url and "sort=status%3Aasc" in url
+    history = page.evaluate("history.length")
+    page.fill(".sgm-finder__q", "routers")
+    assert page.evaluate("history.length") == history  # replaceState, not pushState
+    page.fill(".sgm-finder__q", "router")
+    restored = page.context.new_page()
+    restored.goto(url)
+    restored.wait_for_selector(".sgm-finder:not([hidden])")
+    assert restored.input_value(".sgm-finder__q") == "router"
+    assert restored.is_checked('input[name="part"][value="6"]')
+    assert visible_ids(restored) == visible_ids(page)
+    assert restored.get_attribute('th[data-sort="status"]', "aria-sort") == "ascending"
+
+
+def test_sorting_orders_rows_within_each_part(page, server):
+    open_finder(page, server)
+    page.locator('th[data-sort="status"] button:visible').first.click()
+    order = ["fixed", "workaround", "guidance", "open", "reported", "closed-unfixed", "unsupported", "unknown"]
+    for table in page.query_selector_all(".sgm-table"):
+        statuses = table.eval_on_selector_all("tbody tr", "rows => rows.map(r => r.dataset.status)")
+        assert statuses == sorted(statuses, key=order.index)
+    page.locator('th[data-sort="status"] button:visible').first.click()
+    assert page.get_attribute('th[data-sort="status"]', "aria-sort") == "descending"
+
+
+def test_copy_buttons_copy_the_link_and_the_chat_line(page, server):
+    open_finder(page, server)
+    row = page.locator("#sglang-36889")
+    row.locator(".sgm-copy__link").click()
+    assert page.evaluate("navigator.clipboard.readText()") == f"{SITE_URL}incidents/sglang-36889/"
+    assert page.url.endswith("/incidents/")  # copying does not navigate
+    row.locator(".sgm-copy__chat").click()
+    assert page.evaluate("navigator.clipboard.readText()") == (
+        f"[#36889: Eight running requests allowed, two served]({SITE_URL}incidents/sglang-36889/)"
+        " — reported, section 2.2")
+    page.goto(f"{server}part-3/3-4-earning-cache-hits/")
+    page.locator('.sgm-card[data-incident="report-jarvislabs-2026-08"] .sgm-copy__chat').click()
+    assert page.evaluate("navigator.clipboard.readText()").endswith(" — workaround, sections 3.4, 6.4")
+
+
+def test_without_javascript_every_row_shows(browser, server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}incidents/?filter=retract")
+    assert len(visible_ids(page)) == 70
+    assert page.is_hidden(".sgm-finder")
+    href = page.get_attribute("#sglang-8463 .sgm-row-link", "href")
+    page.click("#sglang-8463 .sgm-row-link")
+    assert page.url.endswith("/incidents/sglang-8463/"), href
+    context.close()
+
+
+def test_instant_navigation_mounts_the_finder_once(page, server):
+    open_finder(page, server)
+    assert page.evaluate("window.sgmManual") == {"views": 1, "finders": 1}
+    page.click('.md-nav__link[href*="2-3-retraction"]')
+    page.wait_for_url("**/part-2/2-3-retraction/")
+    page.wait_for_selector("h1")
+    assert page.evaluate("window.sgmManual") == {"views": 1, "finders": 0}
+    page.go_back()
+    page.wait_for_selector(".sgm-finder:not([hidden])")
+    assert page.evaluate("window.sgmManual") == {"views": 1, "finders": 1}
+    assert page.evaluate("document.querySelectorAll('.sgm-table th .sgm-sort').length") == 6 * 7
+    page.fill(".sgm-finder__q", "retract health")
+    assert visible_ids(page) == ["sglang-8463"]
+    # a second visit through instant navigation, then a listener count: one finder answers
+    page.click('.md-nav__link[href$="about/"]')
+    page.wait_for_url("**/about/")
+    page.click('.md-nav__link[href$="incidents/"]')
+    page.wait_for_selector(".sgm-finder:not([hidden])")
+    assert page.evaluate("window.sgmManual") == {"views": 1, "finders": 1}
