@@ -266,7 +266,16 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents))
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents),
+                   patterns=log_patterns_json(incidents))
+
+
+def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
+    """Every incident's log patterns, as JSON that is safe inside a <script> element."""
+    rows = [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
+            for i in incidents for p in i.log_patterns]
+    text = json.dumps(rows, ensure_ascii=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def search_text(incident: Incident) -> str:

@@ -10,6 +10,7 @@
   const STATUS_ORDER = ["fixed", "workaround", "guidance", "open", "reported",
     "closed-unfixed", "unsupported", "unknown"];
   const HIGHLIGHT = "sgm-hit";
+  const MAX_URL_QUERY = 200;
 
   /* Lower case, accents removed: how the finder compares text. */
   const fold = (text) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
@@ -116,14 +117,14 @@
 
   function readState(form) {
     const params = new URLSearchParams(window.location.search);
-    const state = { q: params.get("filter") || "", sort: params.get("sort") || "", facets: {} };
+    const state = { q: params.get("filter") || "", log: "", sort: params.get("sort") || "", facets: {} };
     for (const key of FACETS) state.facets[key] = new Set(params.getAll(key));
     return state;
   }
 
   function writeState(state) {
     const params = new URLSearchParams();
-    if (state.q) params.set("filter", state.q);
+    if (state.q && state.q.length <= MAX_URL_QUERY) params.set("filter", state.q);  // a short query only
     for (const key of FACETS) for (const value of state.facets[key]) params.append(key, value);
     if (state.sort) params.set("sort", state.sort);
     const query = params.toString();
@@ -152,47 +153,107 @@
       th.appendChild(button);
     }
 
+    /* A pasted log (text with line breaks) is matched line by line against
+       each incident's log patterns; the incidents it finds rank first. */
+    const patterns = JSON.parse(form.querySelector(".sgm-finder__patterns")?.textContent || "[]")
+      .map((p) => ({ id: p.id, literal: p.literal, regex: p.regex ? new RegExp(p.regex) : null }));
+    const logBox = form.querySelector(".sgm-finder__log");
+    const logList = form.querySelector(".sgm-finder__log-hits");
+    const byId = new Map(entries.map((e) => [e.row.id, e]));
+    let lastOrder = null;
+
+    function logHits(log) {
+      const counts = new Map();
+      const lines = log.split(/\r?\n/);
+      for (const p of patterns) {
+        let n = 0;
+        for (const line of lines) {
+          if (p.literal !== undefined && p.literal !== null ? line.includes(p.literal) : p.regex.test(line)) n += 1;
+        }
+        if (n) counts.set(p.id, (counts.get(p.id) || 0) + n);
+      }
+      return [...counts.entries()].sort((a, b) => b[1] - a[1]);
+    }
+
+    function textMatch(entry, terms) {
+      return terms.every((term) => entry.text.includes(term));
+    }
+
     function apply() {
       const terms = fold(state.q).split(/\s+/).filter(Boolean);
+      const ranked = state.log ? logHits(state.log) : [];
+      const rank = new Map(ranked.map(([id], n) => [id, n]));
+      /* In a log, a "plain text match" is a row that matches every word of one pasted line. */
+      const lineTerms = state.log
+        ? state.log.split(/\r?\n/).slice(0, 200).map((l) => fold(l).split(/\s+/).filter(Boolean))
+          .filter((t) => t.length)
+        : [];
       let count = 0;
       const visible = [];
       for (const entry of entries) {
-        let match = terms.every((term) => entry.text.includes(term));
+        let match = state.log
+          ? rank.has(entry.row.id) || lineTerms.some((t) => textMatch(entry, t))
+          : textMatch(entry, terms);
         for (const key of FACETS) {
           const wanted = state.facets[key];
           if (match && wanted.size) match = entry.facets[key].some((v) => wanted.has(v));
         }
-        entry.row.hidden = !match;
+        if (entry.row.hidden === match) entry.row.hidden = !match;
         if (match) {
           count += 1;
           visible.push(entry);
         }
       }
-      /* Sort within each part's table; "" restores the manual's order. */
+      /* Order rows within each part's table: by the log's ranking, by a column, or as the manual has them. */
       const [key, dir] = state.sort.split(":");
       const sign = dir === "desc" ? -1 : 1;
       const valid = ["name", "symptom", "cause", "fix", "status", "sections"].includes(key);
-      for (const body of new Set(entries.map((e) => e.body))) {
-        const own = entries.filter((e) => e.body === body);
-        own.sort((a, b) => (valid ? sign * compare(a, b, key) || a.order - b.order : a.order - b.order));
-        for (const entry of own) body.appendChild(entry.row);
+      const order = `${valid ? state.sort : ""}|${ranked.map(([id]) => id).join(",")}`;
+      if (order !== lastOrder) {
+        lastOrder = order;
+        const far = entries.length;
+        const place = (e) => (rank.has(e.row.id) ? rank.get(e.row.id) - far : 0);
+        for (const body of new Set(entries.map((e) => e.body))) {
+          const own = entries.filter((e) => e.body === body);
+          own.sort((a, b) => place(a) - place(b)
+            || (valid ? sign * compare(a, b, key) : 0) || a.order - b.order);
+          for (const entry of own) body.appendChild(entry.row);
+        }
+        for (const th of headers) {
+          th.setAttribute("aria-sort", valid && th.dataset.sort === key
+            ? (sign < 0 ? "descending" : "ascending") : "none");
+        }
       }
-      for (const th of headers) {
-        th.setAttribute("aria-sort", valid && th.dataset.sort === key
-          ? (sign < 0 ? "descending" : "ascending") : "none");
+      /* The log's findings, ranked, above the tables. */
+      if (logBox) {
+        logBox.hidden = !state.log;
+        logList.textContent = "";
+        for (const [id, n] of ranked) {
+          const entry = byId.get(id);
+          if (!entry || entry.row.hidden) continue;
+          const item = document.createElement("li");
+          const link = document.createElement("a");
+          link.href = `#${id}`;
+          link.textContent = entry.row.cells[0].querySelector(".sgm-row-link").textContent;
+          item.append(link, `: ${entry.row.querySelector(".sgm-title").textContent} (${n} ${n === 1 ? "line" : "lines"})`);
+          logList.appendChild(item);
+        }
+        form.querySelector(".sgm-finder__log-lines").textContent =
+          String(state.log ? state.log.split(/\r?\n/).length : 0);
+        form.querySelector(".sgm-finder__log-found").textContent = String(logList.children.length);
       }
       /* A part whose rows are all hidden hides its heading too. */
       for (const table of tables) {
         const empty = !table.querySelector("tbody tr:not([hidden])");
-        table.hidden = empty;
+        if (table.hidden !== empty) table.hidden = empty;
         const heading = document.getElementById(`part-${table.dataset.part}`);
-        if (heading) heading.hidden = empty;
+        if (heading && heading.hidden !== empty) heading.hidden = empty;
       }
       shown.textContent = String(count);
       form.dataset.shown = String(count);
       if (canHighlight) {
         CSS.highlights.delete(HIGHLIGHT);
-        if (terms.length) {
+        if (terms.length && !state.log) {
           const ranges = visible.slice(0, 200).flatMap((e) => rangesIn(e.row, terms));
           CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
         }
@@ -218,8 +279,23 @@
       apply();
     }, { signal });
     form.addEventListener("submit", (event) => event.preventDefault(), { signal });
+    input.addEventListener("paste", (event) => {
+      const text = event.clipboardData ? event.clipboardData.getData("text") : "";
+      if (!/\r?\n/.test(text.trim())) return;  // one line: an ordinary query
+      event.preventDefault();
+      state.log = text;
+      state.q = "";
+      input.value = "";
+      apply();
+    }, { signal });
+    form.querySelector(".sgm-finder__log-clear")?.addEventListener("click", () => {
+      state.log = "";
+      apply();
+      input.focus();
+    }, { signal });
     form.addEventListener("reset", () => {
       state.q = "";
+      state.log = "";
       for (const key of FACETS) state.facets[key].clear();
       state.sort = "";
       setTimeout(apply);
@@ -229,6 +305,7 @@
         event.preventDefault();
         input.value = "";
         state.q = "";
+        state.log = "";
         apply();
       }
     }, { signal });
