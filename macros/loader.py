@@ -118,11 +118,12 @@ def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
         gh = src.github
         if gh and src.kind in kinds and gh[0] == repo:
             linked.add(gh[1])
-            own_thread = src.kind.endswith("-issue") or src.kind == "vllm-discussion"
+            own_thread = (src.kind.endswith("-issue") or src.kind == "vllm-discussion") and not src.related
             if own_thread and gh[1] not in numbers:
                 strays += 1
                 bad(f"sources[{i}] points at {repo}#{gh[1]}, but the incident is "
-                    f"{', '.join('#%d' % n for n in numbers)}", "sources", i, "url")
+                    f"{', '.join('#%d' % n for n in numbers)} (mark another thread `related: true`)",
+                    "sources", i, "url")
     if not strays:  # a stray link already explains a missing one
         for n in numbers:
             if n not in linked:

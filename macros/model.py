@@ -17,6 +17,7 @@ class Source:
     date: str | None = None
     path: str | None = None
     note: str | None = None
+    related: bool = False
 
     @property
     def github(self) -> tuple[str, int] | None:

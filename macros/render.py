@@ -87,10 +87,14 @@ def source_view(src: Source) -> dict:
                 "vllm-discussion": "discussion"}.get(src.kind, "issue")
         short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles",
                  "vllm-project/vllm": "vLLM"}.get(repo, repo)
-        return view | {"label": f"{short} {noun} #{number}", "url": src.url, "title": src.title}
+        return view | {"label": f"{short} {noun} #{number}", "url": src.url, "title": src.title,
+                       "remark": "related" if src.related else None}
     if src.kind == "field-report":
         return view | {"label": f"{src.publisher}, {src.date}", "url": src.url, "title": src.title,
                        "remark": None if src.url else "URL not recorded"}
+    if src.kind == "article":
+        host = src.url.split("/")[2].removeprefix("www.")
+        return view | {"label": host, "url": src.url, "title": src.title, "remark": "article"}
     if src.kind == "capture":
         return view | {"label": "Our capture", "path": src.path,
                        "remark": src.note or "not published; paired with this incident by its file name"}
