@@ -153,7 +153,7 @@ def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
         usable.append(pat)
         if not any(pat.matches(example) for example in inc.log_examples):
             problems.append((line("log_patterns", k), f"{where}: {pat.text!r} matches none of the log_examples"))
-    if len(usable) == len(inc.log_patterns):  # judge the examples only against sound patterns
+    if not problems:  # an unmatched example matters only once every pattern is sound
         for k, example in enumerate(inc.log_examples):
             if not any(p.matches(example) for p in usable):
                 problems.append((line("log_examples", k), f"log_examples[{k}]: no pattern matches {example!r}"))

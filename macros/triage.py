@@ -9,21 +9,26 @@ exit status follows grep: 0 when something matched, 1 when nothing did, 2 on
 an error (an unreadable file, binary data, bytes that are not UTF-8).
 
 Files are streamed in blocks, so a log of any size is read once in constant
-memory. All fixed strings are found in one pass with an Aho-Corasick automaton
-(the Rust crate behind ahocorasick-rs); a regex runs only on the lines that
-contain its fixed text.
+memory. All fixed strings are found in one pass by Hyperscan (a SIMD
+multi-pattern matcher; where its wheel is missing, a slower pure-Python search
+gives the same results); a regex runs only on the lines that contain its fixed
+text.
 """
 from __future__ import annotations
 
 import argparse
-import codecs
 import json
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ahocorasick_rs import BytesAhoCorasick
+import re
+
+try:
+    import hyperscan
+except ImportError:  # no wheel for this platform: fall back to bytes.find
+    hyperscan = None
 
 from .errors import ManualError
 from .model import Incident
@@ -62,47 +67,65 @@ class Matcher:
                     needles.append(needle)
                     self.owners.append([])
                 self.owners[index[needle]].append((inc, None if pat.literal is not None else pat.compiled()))
-        self.automaton = BytesAhoCorasick(needles) if needles else None
+        self.needles = needles
+        self.find = _engine(needles) if needles else None
 
     def scan(self, name: str, stream, hits: dict[str, Hit]) -> None:
-        """Read ``stream`` (binary) to the end, adding what matches to ``hits``."""
-        if self.automaton is None:
+        """Read ``stream`` (binary) to the end, adding what matches to ``hits``.
+
+        Each block is searched where it lies, without copying it: the lines wholly
+        inside it at once, and the line cut by its start (the seam) on its own.
+        """
+        if self.find is None:
             return
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        carry, line_base, first = b"", 0, True
+        tail, line_base, first = b"", 0, True  # line_base: line breaks before the current line
         while True:
             block = stream.read(BLOCK)
             if first and block and b"\0" in block[:8192]:
                 raise TriageError(f"{name}: binary data (a NUL byte near the start); not a text log")
             first = False
-            last = not block
-            data = carry + block
-            if not last:
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # one enormous line: keep reading
-                    carry = data
-                    continue
-                data, carry = data[:cut], data[cut:]
-            else:
-                carry = b""
-            try:
-                decoder.decode(data, final=last)
-            except UnicodeDecodeError as err:
-                line = line_base + data.count(b"\n", 0, err.start) + 1
-                raise TriageError(f"{name}:{line}: bytes that are not UTF-8 (0x{data[err.start]:02x}); "
-                                  "convert the log to UTF-8 first") from None
-            self._scan_block(name, data, line_base, hits)
-            line_base += data.count(b"\n")
-            if last:
+            if not block:
+                if tail:
+                    self._utf8(name, tail, 0, len(tail), line_base)
+                    self._scan_block(name, tail, 0, len(tail), line_base, hits)
                 return
+            head_end = block.find(b"\n") + 1
+            if head_end == 0:  # no line break: the block only continues a long line
+                tail += block
+                continue
+            seam = tail + block[:head_end]
+            self._utf8(name, seam, 0, len(seam), line_base)
+            self._scan_block(name, seam, 0, len(seam), line_base, hits)
+            line_base += 1
+            body_end = block.rfind(b"\n") + 1
+            if not block.isascii():
+                self._utf8(name, block, head_end, body_end, line_base)
+            self._scan_block(name, block, head_end, body_end, line_base, hits)
+            line_base += block.count(b"\n", head_end, body_end)
+            tail = block[body_end:]
 
-    def _scan_block(self, name: str, data: bytes, line_base: int, hits: dict[str, Hit]) -> None:
-        matches = self.automaton.find_matches_as_indexes(data, overlapping=True)
+    @staticmethod
+    def _utf8(name: str, data: bytes, lo: int, hi: int, line_base: int) -> None:
+        """Stop with a clear message at the first byte that is not UTF-8 in data[lo:hi]."""
+        if data.isascii():
+            return
+        try:
+            data[lo:hi].decode("utf-8")
+        except UnicodeDecodeError as err:
+            at = lo + err.start
+            line = line_base + data.count(b"\n", lo, at) + 1
+            raise TriageError(f"{name}:{line}: bytes that are not UTF-8 (0x{data[at]:02x}); "
+                              "convert the log to UTF-8 first") from None
+
+    def _scan_block(self, name: str, data: bytes, lo: int, hi: int, line_base: int,
+                    hits: dict[str, Hit]) -> None:
+        """Count the matches that start in the whole lines data[lo:hi]."""
+        matches = [m for m in self.find(data) if lo <= m[1] < hi]
         if not matches:
             return
         matches.sort(key=lambda m: m[1])
-        line, pos = line_base + 1, 0
-        for needle, start, _ in matches:
+        line, pos = line_base + 1, lo
+        for needle, start in matches:
             line += data.count(b"\n", pos, start)
             pos = start
             begin = data.rfind(b"\n", 0, start) + 1
@@ -121,6 +144,32 @@ class Matcher:
                     hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text)
                 hit.count += 1
                 hit.last_seen = (name, line)
+
+
+def _engine(needles: list[bytes]):
+    """A function that returns every (needle index, start offset) in a block of bytes."""
+    if hyperscan is not None:
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        database.compile(expressions=[re.escape(n) for n in needles], ids=list(range(len(needles))),
+                         elements=len(needles), flags=[0] * len(needles))
+        lengths = [len(n) for n in needles]
+
+        def find(data: bytes) -> list[tuple[int, int]]:
+            found: list[tuple[int, int]] = []
+            database.scan(data, match_event_handler=lambda i, _s, end, _f, _c: found.append(
+                (i, end - lengths[i])))
+            return found
+        return find
+
+    def find_slowly(data: bytes) -> list[tuple[int, int]]:
+        found = []
+        for i, needle in enumerate(needles):
+            at = data.find(needle)
+            while at >= 0:
+                found.append((i, at))
+                at = data.find(needle, at + 1)
+        return found
+    return find_slowly
 
 
 def _open(name: str):
@@ -199,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for r in results:
             lines = "line" if r["count"] == 1 else "lines"
-            print(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, section {', '.join(r['sections'])}]")
+            where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
+            print(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]")
             print(f"  {r['count']} {lines}; first at {r['first']['file']}:{r['first']['line']}: "
                   f"{r['first']['text'][:300]}")
             print(f"  {r['url']}")

@@ -11,6 +11,7 @@
     "closed-unfixed", "unsupported", "unknown"];
   const HIGHLIGHT = "sgm-hit";
   const MAX_URL_QUERY = 200;
+  const LIMIT = 300;  // rows shown at once; "Show all" lifts it
 
   /* Lower case, accents removed: how the finder compares text. */
   const fold = (text) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
@@ -97,17 +98,22 @@
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const text = node.nodeValue;
       let folded = "";
-      const map = [];
-      for (let i = 0; i < text.length; i += 1) {
-        const part = fold(text[i]);
-        for (let k = 0; k < part.length; k += 1) map.push(i);
-        folded += part;
+      let map = null;  // folded index -> text index; null where they are the same
+      if (/^[\x00-\x7f]*$/.test(text)) {
+        folded = text.toLowerCase();
+      } else {
+        map = [];
+        for (let i = 0; i < text.length; i += 1) {
+          const part = fold(text[i]);
+          for (let k = 0; k < part.length; k += 1) map.push(i);
+          folded += part;
+        }
       }
       for (const term of terms) {
         for (let at = folded.indexOf(term); at >= 0; at = folded.indexOf(term, at + term.length)) {
           const range = new Range();
-          range.setStart(node, map[at]);
-          range.setEnd(node, map[at + term.length - 1] + 1);
+          range.setStart(node, map ? map[at] : at);
+          range.setEnd(node, map ? map[at + term.length - 1] + 1 : at + term.length);
           ranges.push(range);
         }
       }
@@ -160,7 +166,16 @@
     const logBox = form.querySelector(".sgm-finder__log");
     const logList = form.querySelector(".sgm-finder__log-hits");
     const byId = new Map(entries.map((e) => [e.row.id, e]));
+    const bodies = [...new Set(entries.map((e) => e.body))];
+    const more = form.querySelector(".sgm-finder__more");
+    const moreCount = form.querySelector(".sgm-finder__more-count");
+    const moreShown = form.querySelector(".sgm-finder__more-shown");
+    let displayed = entries.slice();
     let lastOrder = null;
+    let lastQuery = null;
+    let limit = LIMIT;
+    let highlightStamp = 0;
+    let urlTimer = 0;
 
     function logHits(log) {
       const counts = new Map();
@@ -188,8 +203,7 @@
         ? state.log.split(/\r?\n/).slice(0, 200).map((l) => fold(l).split(/\s+/).filter(Boolean))
           .filter((t) => t.length)
         : [];
-      let count = 0;
-      const visible = [];
+      const matched = new Set();
       for (const entry of entries) {
         let match = state.log
           ? rank.has(entry.row.id) || lineTerms.some((t) => textMatch(entry, t))
@@ -198,12 +212,9 @@
           const wanted = state.facets[key];
           if (match && wanted.size) match = entry.facets[key].some((v) => wanted.has(v));
         }
-        if (entry.row.hidden === match) entry.row.hidden = !match;
-        if (match) {
-          count += 1;
-          visible.push(entry);
-        }
+        if (match) matched.add(entry);
       }
+      const count = matched.size;
       /* Order rows within each part's table: by the log's ranking, by a column, or as the manual has them. */
       const [key, dir] = state.sort.split(":");
       const sign = dir === "desc" ? -1 : 1;
@@ -213,24 +224,42 @@
         lastOrder = order;
         const far = entries.length;
         const place = (e) => (rank.has(e.row.id) ? rank.get(e.row.id) - far : 0);
-        for (const body of new Set(entries.map((e) => e.body))) {
+        displayed = [];
+        for (const body of bodies) {
           const own = entries.filter((e) => e.body === body);
           own.sort((a, b) => place(a) - place(b)
             || (valid ? sign * compare(a, b, key) : 0) || a.order - b.order);
           for (const entry of own) body.appendChild(entry.row);
+          displayed.push(...own);
         }
         for (const th of headers) {
           th.setAttribute("aria-sort", valid && th.dataset.sort === key
             ? (sign < 0 ? "descending" : "ascending") : "none");
         }
       }
+      /* Show the matches, at most `limit` of them: a table of thousands of rows
+         costs the browser seconds to lay out, and nobody reads past the first few hundred. */
+      const query = `${state.q}|${state.log}|${JSON.stringify(FACETS.map((k) => [...state.facets[k]]))}`;
+      if (query !== lastQuery) {
+        lastQuery = query;
+        limit = LIMIT;
+      }
+      const visible = [];
+      for (const entry of displayed) {
+        const show = matched.has(entry) && visible.length < limit;
+        if (entry.row.hidden === show) entry.row.hidden = !show;
+        if (show) visible.push(entry);
+      }
+      more.hidden = visible.length === count;
+      moreCount.textContent = String(count);
+      moreShown.textContent = String(visible.length);
       /* The log's findings, ranked, above the tables. */
       if (logBox) {
         logBox.hidden = !state.log;
         logList.textContent = "";
         for (const [id, n] of ranked) {
           const entry = byId.get(id);
-          if (!entry || entry.row.hidden) continue;
+          if (!entry || !matched.has(entry)) continue;
           const item = document.createElement("li");
           const link = document.createElement("a");
           link.href = `#${id}`;
@@ -243,22 +272,30 @@
         form.querySelector(".sgm-finder__log-found").textContent = String(logList.children.length);
       }
       /* A part whose rows are all hidden hides its heading too. */
+      const live = new Set(visible.map((e) => e.body));
       for (const table of tables) {
-        const empty = !table.querySelector("tbody tr:not([hidden])");
+        const empty = !live.has(table.querySelector("tbody"));
         if (table.hidden !== empty) table.hidden = empty;
         const heading = document.getElementById(`part-${table.dataset.part}`);
         if (heading && heading.hidden !== empty) heading.hidden = empty;
       }
       shown.textContent = String(count);
       form.dataset.shown = String(count);
+      /* The address follows the view, a moment after typing stops. */
+      clearTimeout(urlTimer);
+      urlTimer = setTimeout(() => { if (!signal.aborted) writeState(state); }, 150);
+      /* Highlight after the frame that shows the rows, so typing never waits for it. */
       if (canHighlight) {
         CSS.highlights.delete(HIGHLIGHT);
+        const stamp = (highlightStamp += 1);
         if (terms.length && !state.log) {
-          const ranges = visible.slice(0, 200).flatMap((e) => rangesIn(e.row, terms));
-          CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
+          requestAnimationFrame(() => setTimeout(() => {
+            if (stamp !== highlightStamp || signal.aborted) return;
+            const ranges = visible.slice(0, 100).flatMap((e) => rangesIn(e.row, terms));
+            CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
+          }));
         }
       }
-      writeState(state);
     }
 
     /* Restore what the address says. */
@@ -286,6 +323,10 @@
       state.log = text;
       state.q = "";
       input.value = "";
+      apply();
+    }, { signal });
+    form.querySelector(".sgm-finder__more-all").addEventListener("click", () => {
+      limit = Infinity;
       apply();
     }, { signal });
     form.querySelector(".sgm-finder__log-clear")?.addEventListener("click", () => {
