@@ -28,7 +28,8 @@ def _record(incident: Incident) -> dict:
     data["sections"] = list(incident.sections)
     data["hardware"] = list(incident.hardware)
     data["components"] = list(incident.components)
-    data["sources"] = [{k: v for k, v in asdict(s).items() if v is not None} for s in incident.sources]
+    data["sources"] = [{k: v for k, v in asdict(s).items() if v is not None and v is not False}
+                       for s in incident.sources]
     return data
 
 

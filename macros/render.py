@@ -83,8 +83,8 @@ def source_view(src: Source) -> dict:
     gh = src.github
     if gh:
         repo, number = gh
-        noun = {"sglang-pr": "pull request", "miles-pr": "pull request",
-                "vllm-discussion": "discussion"}.get(src.kind, "issue")
+        noun = ("discussion" if "/discussions/" in src.url
+                else "pull request" if "/pull/" in src.url else "issue")
         short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles",
                  "vllm-project/vllm": "vLLM"}.get(repo, repo)
         return view | {"label": f"{short} {noun} #{number}", "url": src.url, "title": src.title,
