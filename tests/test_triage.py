@@ -145,3 +145,11 @@ def test_the_pure_python_engine_finds_the_same(incidents, monkeypatch, tmp_path)
     assert {k: (h.count, h.first_line, h.first_text) for k, h in fast.items()} == \
         {k: (h.count, h.first_line, h.first_text) for k, h in slow.items()}
     assert fast["sglang-8463"].count == 30
+
+
+def test_the_benchmark_script_runs_and_reports_a_ratio(tmp_path):
+    """Not a timing test: the benchmark must keep working, so its triage part runs on 2 MB."""
+    result = subprocess.run([sys.executable, "bench/bench.py", "--only", "triage", "--size-mb", "2", "--runs", "1"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "triage throughput / grep -F throughput:" in result.stdout, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
