@@ -12,7 +12,7 @@ import re
 from datetime import date
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
+import jsonschema_rs
 
 from .errors import ManualError, Problem
 from .model import Incident, build
@@ -73,8 +73,20 @@ def _describe(error) -> str:
 
 
 def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
-    """Schema violations, grouped by the index of the incident they concern."""
+    """Schema violations, grouped by the index of the incident they concern.
+
+    The Rust validator answers the common question (is it valid?) in
+    milliseconds; only invalid data goes to the Python validator, whose errors
+    carry what a precise message needs.
+    """
+    fast = jsonschema_rs.validator_for(schema())
+    if fast.is_valid(data):
+        return {}
+    from jsonschema import Draft202012Validator  # slow to import; needed only for the messages
+
     validator = Draft202012Validator(schema())
+    if validator.is_valid(data):  # the two validators disagree: say so rather than pass bad data
+        raise ManualError([Problem(shown, None, None, f"does not match the schema: {next(fast.iter_errors(data))}")])
     grouped: dict[int, list[Problem]] = {}
     seen: set[tuple] = set()
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
