@@ -11,7 +11,14 @@
     "closed-unfixed", "unsupported", "unknown"];
   const HIGHLIGHT = "sgm-hit";
   const MAX_URL_QUERY = 200;
-  const LIMIT = 300;  // rows shown at once; "Show all" lifts it
+  /* A table of a few dozen rows is shown whole. A much larger one shows its
+     first matches and a "Show all" button: taking hundreds of rows in and out
+     of a table on every keystroke costs more than a frame. */
+  const SMALL_TABLE = 150;
+  const LIMIT = 50;
+  const FIRST_ROWS = 4;  // rows in place before the next paint: a screenful
+  const ROWS_PER_FRAME = 6;  // and then a few more each frame, so a keystroke never waits long
+  const PAUSE = 150;  // ms without typing before the rest of the rows and the highlights come
 
   /* Lower case, accents removed: how the finder compares text. */
   const fold = (text) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
@@ -68,6 +75,7 @@
       return {
         row,
         body: row.parentElement,
+        hit: 0,  // the apply() that last matched it
         order: Number(row.dataset.order),
         text: fold(`${row.textContent} ${row.dataset.search || ""}`),
         facets,
@@ -111,10 +119,13 @@
       }
       for (const term of terms) {
         for (let at = folded.indexOf(term); at >= 0; at = folded.indexOf(term, at + term.length)) {
-          const range = new Range();
-          range.setStart(node, map ? map[at] : at);
-          range.setEnd(node, map ? map[at + term.length - 1] + 1 : at + term.length);
-          ranges.push(range);
+          /* Static ranges: live ones would be updated on every later change to the table. */
+          ranges.push(new StaticRange({
+            startContainer: node,
+            startOffset: map ? map[at] : at,
+            endContainer: node,
+            endOffset: map ? map[at + term.length - 1] + 1 : at + term.length,
+          }));
         }
       }
     }
@@ -167,14 +178,22 @@
     const logList = form.querySelector(".sgm-finder__log-hits");
     const byId = new Map(entries.map((e) => [e.row.id, e]));
     const bodies = [...new Set(entries.map((e) => e.body))];
+    const tableBodies = tables.map((t) => [t, t.querySelector("tbody")]);
     const more = form.querySelector(".sgm-finder__more");
     const moreCount = form.querySelector(".sgm-finder__more-count");
     const moreShown = form.querySelector(".sgm-finder__more-shown");
     let displayed = entries.slice();
     let lastOrder = null;
     let lastQuery = null;
-    let limit = LIMIT;
+    const cap = entries.length <= SMALL_TABLE ? Infinity : LIMIT;
+    let limit = cap;
     let highlightStamp = 0;
+    let renderStamp = 0;
+    let fillTimer = 0;
+    let lastScope = null;
+    let lastFolded = null;
+    let lastMatched = entries;
+    let matchTick = 0;
     let urlTimer = 0;
 
     function logHits(log) {
@@ -194,6 +213,54 @@
       return terms.every((term) => entry.text.includes(term));
     }
 
+    /* Put `rows` into `body`, in order, touching only what changed. Rows that are
+       not shown leave the table: a browser lays out a short table far faster
+       than a long one with hidden rows. */
+    function setRows(body, rows) {
+      let same = 0;
+      let child = body.firstElementChild;
+      while (child && same < rows.length && child === rows[same]) {
+        same += 1;
+        child = child.nextElementSibling;
+      }
+      if (body.childElementCount > same) {  // drop the rest in one step
+        const tail = document.createRange();
+        if (same) tail.setStartAfter(body.children[same - 1]); else tail.setStart(body, 0);
+        tail.setEnd(body, body.childNodes.length);
+        tail.deleteContents();
+      }
+      if (same < rows.length) body.append(...rows.slice(same));
+    }
+
+    /* A small table is filled at once. A large one gets its first rows at once,
+       so the frame after a keystroke shows them, and the rest a few rows per frame
+       once typing pauses: work done between keystrokes would delay the next one. */
+    function renderRows(visible) {
+      const stamp = (renderStamp += 1);
+      const first = cap === Infinity ? visible.length : FIRST_ROWS;
+      const place = (from, to) => {
+        const perBody = new Map();
+        for (const entry of visible.slice(from, to)) {
+          if (!perBody.has(entry.body)) perBody.set(entry.body, []);
+          perBody.get(entry.body).push(entry.row);
+        }
+        return perBody;
+      };
+      const now = place(0, first);
+      for (const body of bodies) setRows(body, now.get(body) || []);
+      let upto = first;
+      form.dataset.rendered = upto >= visible.length ? "all" : "partial";
+      const step = () => {
+        if (stamp !== renderStamp || signal.aborted) return;
+        for (const [body, rows] of place(upto, upto + ROWS_PER_FRAME)) body.append(...rows);
+        upto += ROWS_PER_FRAME;
+        if (upto < visible.length) requestAnimationFrame(step);
+        else form.dataset.rendered = "all";
+      };
+      clearTimeout(fillTimer);
+      if (upto < visible.length) fillTimer = setTimeout(() => requestAnimationFrame(step), PAUSE);
+    }
+
     function apply() {
       const terms = fold(state.q).split(/\s+/).filter(Boolean);
       const ranked = state.log ? logHits(state.log) : [];
@@ -203,17 +270,27 @@
         ? state.log.split(/\r?\n/).slice(0, 200).map((l) => fold(l).split(/\s+/).filter(Boolean))
           .filter((t) => t.length)
         : [];
-      const matched = new Set();
-      for (const entry of entries) {
-        let match = state.log
-          ? rank.has(entry.row.id) || lineTerms.some((t) => textMatch(entry, t))
-          : textMatch(entry, terms);
-        for (const key of FACETS) {
-          const wanted = state.facets[key];
-          if (match && wanted.size) match = entry.facets[key].some((v) => wanted.has(v));
-        }
-        if (match) matched.add(entry);
+      /* Typing on at the end of the query can only narrow the last matches. */
+      const facetKey = JSON.stringify(FACETS.map((k) => [...state.facets[k]]));
+      const scope = `${facetKey}|${state.log}`;
+      const folded = fold(state.q);
+      const narrowing = !state.log && scope === lastScope && lastFolded !== null && folded.startsWith(lastFolded);
+      const candidates = narrowing ? lastMatched : entries;
+      lastScope = scope;
+      lastFolded = folded;
+      const active = FACETS.filter((k) => state.facets[k].size);
+      const tick = (matchTick += 1);
+      const hits = [];
+      for (const entry of candidates) {
+        if (state.log
+          ? !(rank.has(entry.row.id) || lineTerms.some((t) => textMatch(entry, t)))
+          : !textMatch(entry, terms)) continue;
+        if (active.length && !active.every((k) => entry.facets[k].some((v) => state.facets[k].has(v)))) continue;
+        entry.hit = tick;
+        hits.push(entry);
       }
+      lastMatched = hits;
+      const matched = { has: (entry) => entry.hit === tick, size: hits.length };
       const count = matched.size;
       /* Order rows within each part's table: by the log's ranking, by a column, or as the manual has them. */
       const [key, dir] = state.sort.split(":");
@@ -229,7 +306,6 @@
           const own = entries.filter((e) => e.body === body);
           own.sort((a, b) => place(a) - place(b)
             || (valid ? sign * compare(a, b, key) : 0) || a.order - b.order);
-          for (const entry of own) body.appendChild(entry.row);
           displayed.push(...own);
         }
         for (const th of headers) {
@@ -239,22 +315,24 @@
       }
       /* Show the matches, at most `limit` of them: a table of thousands of rows
          costs the browser seconds to lay out, and nobody reads past the first few hundred. */
-      const query = `${state.q}|${state.log}|${JSON.stringify(FACETS.map((k) => [...state.facets[k]]))}`;
+      const query = `${state.q}|${scope}`;
       if (query !== lastQuery) {
         lastQuery = query;
-        limit = LIMIT;
+        limit = cap;
       }
       const visible = [];
       for (const entry of displayed) {
-        const show = matched.has(entry) && visible.length < limit;
-        if (entry.row.hidden === show) entry.row.hidden = !show;
-        if (show) visible.push(entry);
+        if (visible.length >= limit) break;
+        if (matched.has(entry)) visible.push(entry);
       }
-      more.hidden = visible.length === count;
-      moreCount.textContent = String(count);
-      moreShown.textContent = String(visible.length);
+      renderRows(visible);
+      if (more.hidden !== (visible.length === count)) more.hidden = visible.length === count;
+      if (!more.hidden) {
+        moreCount.textContent = String(count);
+        moreShown.textContent = String(visible.length);
+      }
       /* The log's findings, ranked, above the tables. */
-      if (logBox) {
+      if (logBox && (state.log || !logBox.hidden)) {
         logBox.hidden = !state.log;
         logList.textContent = "";
         for (const [id, n] of ranked) {
@@ -273,14 +351,13 @@
       }
       /* A part whose rows are all hidden hides its heading too. */
       const live = new Set(visible.map((e) => e.body));
-      for (const table of tables) {
-        const empty = !live.has(table.querySelector("tbody"));
+      for (const [table, body] of tableBodies) {
+        const empty = !live.has(body);
         if (table.hidden !== empty) table.hidden = empty;
         const heading = document.getElementById(`part-${table.dataset.part}`);
         if (heading && heading.hidden !== empty) heading.hidden = empty;
       }
-      shown.textContent = String(count);
-      form.dataset.shown = String(count);
+      if (shown.textContent !== String(count)) shown.textContent = String(count);
       /* The address follows the view, a moment after typing stops. */
       clearTimeout(urlTimer);
       urlTimer = setTimeout(() => { if (!signal.aborted) writeState(state); }, 150);
@@ -289,11 +366,11 @@
         CSS.highlights.delete(HIGHLIGHT);
         const stamp = (highlightStamp += 1);
         if (terms.length && !state.log) {
-          requestAnimationFrame(() => setTimeout(() => {
+          setTimeout(() => requestAnimationFrame(() => {
             if (stamp !== highlightStamp || signal.aborted) return;
-            const ranges = visible.slice(0, 100).flatMap((e) => rangesIn(e.row, terms));
+            const ranges = visible.slice(0, 30).flatMap((e) => rangesIn(e.row, terms));
             CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
-          }));
+          }), cap === Infinity ? 0 : PAUSE);
         }
       }
     }
@@ -375,6 +452,8 @@
     apply();
     return () => {
       if (canHighlight) CSS.highlights.delete(HIGHLIGHT);
+      clearTimeout(urlTimer);
+      clearTimeout(fillTimer);
     };
   }
 
