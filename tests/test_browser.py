@@ -78,7 +78,9 @@ def test_typing_a_symptom_narrows_the_table(page, server):
 def test_matches_are_highlighted(page, server):
     open_finder(page, server)
     page.fill(".sgm-finder__q", "mooncake")
-    hits = page.evaluate("""() => [...CSS.highlights.get('sgm-hit')].map(r => r.toString())""")
+    page.wait_for_function("CSS.highlights.has('sgm-hit')")  # highlights follow the frame that shows the rows
+    hits = page.evaluate("""() => [...CSS.highlights.get('sgm-hit')].map(r =>
+        r.startContainer.nodeValue.slice(r.startOffset, r.endOffset))""")
     assert hits and all(h.lower() == "mooncake" for h in hits)
 
 
@@ -127,6 +129,7 @@ def test_the_address_holds_the_view_and_restores_it(page, server):
     page.click(".sgm-finder__facets summary")
     page.check('input[name="part"][value="6"]')
     page.locator('th[data-sort="status"] button:visible').first.click()
+    page.wait_for_function("location.search.includes('sort=')")  # the address follows a moment later
     url = page.url
     assert "filter=router" in url and "part=6" in url and "sort=status%3Aasc" in url
     history = page.evaluate("history.length")
