@@ -14,7 +14,7 @@ REPO_URL ?= $(shell git remote get-url origin 2>/dev/null | sed -n 's#^\(https:/
 export REPO_URL
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test clean
+.PHONY: serve build test bench clean
 
 $(STAMP): requirements.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; install Python 3.11 or run make PYTHON=/path/to/python3.11" >&2; exit 2; }
@@ -36,6 +36,10 @@ $(CHROMIUM):
 
 test: $(STAMP) $(CHROMIUM)  ## the whole test suite
 	$(PY) -m pytest
+
+bench: $(STAMP) $(CHROMIUM)  ## the four speed ratios (bench/bench.py); takes a few minutes
+	$(PY) -m mkdocs build --strict --site-dir site >/dev/null
+	$(PY) bench/bench.py
 
 clean:
 	rm -rf site .pytest_cache

@@ -28,6 +28,12 @@ def _record(incident: Incident) -> dict:
     data["sections"] = list(incident.sections)
     data["hardware"] = list(incident.hardware)
     data["components"] = list(incident.components)
+    data["log_patterns"] = [{"literal": p.literal} if p.literal is not None else {"regex": p.regex}
+                            for p in incident.log_patterns]
+    data["log_examples"] = list(incident.log_examples)
+    for key in ("log_patterns", "log_examples"):
+        if not data[key]:
+            del data[key]
     data["sources"] = [{k: v for k, v in asdict(s).items() if v is not None and v is not False}
                        for s in incident.sources]
     return data

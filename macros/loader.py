@@ -12,7 +12,7 @@ import re
 from datetime import date
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
+import jsonschema_rs
 
 from .errors import ManualError, Problem
 from .model import Incident, build
@@ -73,8 +73,20 @@ def _describe(error) -> str:
 
 
 def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
-    """Schema violations, grouped by the index of the incident they concern."""
+    """Schema violations, grouped by the index of the incident they concern.
+
+    The Rust validator answers the common question (is it valid?) in
+    milliseconds; only invalid data goes to the Python validator, whose errors
+    carry what a precise message needs.
+    """
+    fast = jsonschema_rs.validator_for(schema())
+    if fast.is_valid(data):
+        return {}
+    from jsonschema import Draft202012Validator  # slow to import; needed only for the messages
+
     validator = Draft202012Validator(schema())
+    if validator.is_valid(data):  # the two validators disagree: say so rather than pass bad data
+        raise ManualError([Problem(shown, None, None, f"does not match the schema: {next(fast.iter_errors(data))}")])
     grouped: dict[int, list[Problem]] = {}
     seen: set[tuple] = set()
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
@@ -131,6 +143,35 @@ def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
     return problems
 
 
+MIN_PREFILTER = 6  # characters of fixed text a regex must contain, so the triage scan stays fast
+
+
+def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
+    """Patterns compile, carry enough fixed text, and match the examples kept beside them."""
+    problems, usable = [], []
+    for k, pat in enumerate(inc.log_patterns):
+        where = f"log_patterns[{k}]"
+        if pat.regex is not None:
+            try:
+                re.compile(pat.regex)
+            except re.error as err:
+                problems.append((line("log_patterns", k), f"{where}: the regex does not compile: {err}"))
+                continue
+            if len(pat.prefilter) < MIN_PREFILTER:
+                problems.append((line("log_patterns", k),
+                                 f"{where}: the regex needs a run of at least {MIN_PREFILTER} plain characters "
+                                 f"outside groups (it has {pat.prefilter!r}); use a literal where one will do"))
+                continue
+        usable.append(pat)
+        if not any(pat.matches(example) for example in inc.log_examples):
+            problems.append((line("log_patterns", k), f"{where}: {pat.text!r} matches none of the log_examples"))
+    if not problems:  # an unmatched example matters only once every pattern is sound
+        for k, example in enumerate(inc.log_examples):
+            if not any(p.matches(example) for p in usable):
+                problems.append((line("log_examples", k), f"log_examples[{k}]: no pattern matches {example!r}"))
+    return problems
+
+
 def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None) -> tuple[Incident, ...]:
     """Read, validate and model the incidents at ``path``; raise ManualError on any problem."""
     shown = shown or path.as_posix()
@@ -169,7 +210,9 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
                                         f"sections: {number} has no page; the manual's sections are "
                                         f"{site.parts[0].sections[0].number} to {site.parts[-1].sections[-1].number} "
                                         f"as listed in data/manual.yaml"))
-        problems.extend(_github_problems(inc, shown, lambda *p, i=index: line_of(data, [i, *p])))
+        where = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
+        problems.extend(_github_problems(inc, shown, where))
+        problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _pattern_problems(inc, where))
         incidents.append(inc)
     if problems:
         raise ManualError(problems)

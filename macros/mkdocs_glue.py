@@ -18,7 +18,7 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 
 from macros import render  # noqa: E402
 from macros.errors import ManualError, Problem  # noqa: E402
-from macros.mkdocs_hooks import build_data  # noqa: E402
+from macros.mkdocs_hooks import build_data, stash  # noqa: E402
 from macros.site import relative_root  # noqa: E402
 
 
@@ -33,6 +33,10 @@ def define_env(env):
 
     def base():
         return relative_root(env.page.url)
+
+    def block(html: str) -> str:
+        """Keep finished HTML out of Markdown's way: a placeholder now, the HTML after Markdown."""
+        return stash(data, env.page.file.src_uri, html)
 
     def fail(message):
         src, _ = page()
@@ -64,7 +68,7 @@ def define_env(env):
         if incident_id in data["told"]:
             fail(f"story({incident_id!r}) appears twice on this page")
         data["told"].append(incident_id)
-        return render.story(inc, site, base(), section, level)
+        return render.story(inc, site, base(), section, level, block=block)
 
     @macro
     def callout() -> str:
@@ -72,25 +76,25 @@ def define_env(env):
         _, section = page()
         if section is None:
             fail("callout() is only allowed on a section page (front matter `section:`)")
-        return render.callout(incidents, site, base(), section)
+        return block(render.callout(incidents, site, base(), section))
 
     @macro
     def incident_table() -> str:
-        return render.incident_table(incidents, site, base())
+        return render.incident_table(incidents, site, base(), block=block)
 
     @macro
     def finder() -> str:
-        return render.finder(incidents, site)
+        return block(render.finder(incidents, site))
 
     @macro
     def contents() -> str:
-        return render.contents(incidents, site, base())
+        return block(render.contents(incidents, site, base()))
 
     @macro
     def vocabulary(field: str) -> str:
         if field not in ("status", "kind"):
             fail(f"vocabulary({field!r}): use 'status' or 'kind'")
-        return render.vocabulary(field)
+        return block(render.vocabulary(field))
 
 
 def on_post_page_macros(env):

@@ -7,6 +7,7 @@ that knows MkDocs. The loaded data waits on the MkDocs config, where both find i
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from pathlib import Path
 
@@ -61,3 +62,26 @@ def on_files(files, config):
                                 content=exports.to_atom(incidents, site, config["site_name"])))
     files.append(File.generated(config, "incidents.schema.json", content=SCHEMA.read_bytes()))
     return files
+
+
+# --- HTML that Markdown need not parse ----------------------------------------------
+# Python-Markdown parses every raw HTML block it meets, which for the incident
+# table and the cards costs more than the rest of the build. The macros put a
+# placeholder in the Markdown instead, and the HTML goes back in here.
+
+_SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
+
+
+def stash(data: dict, page: str, html: str) -> str:
+    slots = data.setdefault("slots", {}).setdefault(page, [])
+    slots.append(html)
+    return f'\n\n<div data-sgm-slot="{len(slots) - 1}"></div>\n\n'
+
+
+def on_page_content(html, page, config, files):
+    slots = build_data(config).get("slots", {}).pop(page.file.src_uri, [])
+    out = _SLOT.sub(lambda m: slots[int(m.group(1))], html)
+    if len(_SLOT.findall(html)) != len(slots):
+        raise PluginError(f"docs/{page.file.src_uri}: a macro's HTML was lost on its way through Markdown "
+                          "(its placeholder must stand on a line of its own)")
+    return out

@@ -27,6 +27,49 @@ class Source:
 
 
 @dataclass(frozen=True)
+class LogPattern:
+    """A string a log shows for the incident: a literal, or a regex searched in each line."""
+
+    literal: str | None = None
+    regex: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.literal if self.literal is not None else self.regex
+
+    @property
+    def prefilter(self) -> str:
+        """Text every matching line contains: the literal, or the regex's longest fixed run."""
+        return self.literal if self.literal is not None else required_literal(self.regex)
+
+    def compiled(self) -> re.Pattern:
+        return re.compile(re.escape(self.literal) if self.literal is not None else self.regex)
+
+    def matches(self, line: str) -> bool:
+        if self.literal is not None:
+            return self.literal in line
+        return self.compiled().search(line) is not None
+
+
+def required_literal(regex: str) -> str:
+    """The longest run of plain characters that every match of ``regex`` contains.
+
+    Only the top level of the expression counts (a run inside a group or an
+    alternative is not required), so the result can be searched for first and
+    the regex run only on the lines that contain it.
+    """
+    from re import _parser as parser  # the stdlib's own parser; stable across 3.11-3.13
+
+    best, run = "", ""
+    for op, arg in parser.parse(regex):
+        if op is parser.LITERAL:
+            run += chr(arg)
+            continue
+        best, run = max(best, run, key=len), ""
+    return max(best, run, key=len)
+
+
+@dataclass(frozen=True)
 class Incident:
     id: str
     name: str
@@ -40,6 +83,8 @@ class Incident:
     sources: tuple[Source, ...]
     hardware: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
+    log_patterns: tuple[LogPattern, ...] = ()
+    log_examples: tuple[str, ...] = ()
     line: int = field(default=0, compare=False)
 
     @property
@@ -57,5 +102,7 @@ def build(raw: dict, line: int) -> Incident:
         sources=tuple(Source(**dict(s)) for s in raw["sources"]),
         hardware=tuple(raw.get("hardware") or ()),
         components=tuple(raw.get("components") or ()),
+        log_patterns=tuple(LogPattern(**dict(p)) for p in raw.get("log_patterns") or ()),
+        log_examples=tuple(raw.get("log_examples") or ()),
         line=line,
     )

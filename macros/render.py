@@ -45,12 +45,14 @@ STATUS_LABELS = {
 
 # Characters that Markdown or attr_list would act on, written as entities so
 # that rendered text survives a pass through Markdown unchanged.
-_MD_SPECIAL = {c: f"&#{ord(c)};" for c in "\\`*_[]{}#|~^=$"}
+# One table does both: HTML escaping and the Markdown characters.
+_INERT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;",
+                        **{c: f"&#{ord(c)};" for c in "\\`*_[]{}#|~^=$"}})
 _CODE = re.compile(r"`([^`]+)`")
 
 
 def _inert(text: str) -> str:
-    return "".join(_MD_SPECIAL.get(c) or str(escape(c)) for c in text)
+    return text.translate(_INERT)
 
 
 def inline(text: str) -> Markup:
@@ -155,8 +157,7 @@ def card(incident: Incident, site: Site, base: str, here: str | None = None) -> 
     links = Links(site, base)
     # On the incident's own page (here is None) a list of its sections follows the card.
     others = [(n, links.story(n, incident.id)) for n in incident.sections if here and n != here]
-    return _render("card.html", inc=incident, links=links, others=others, compact=False,
-                   site=site, on_page=here is None)
+    return _render("card.html", inc=incident, links=links, others=others, site=site, on_page=here is None)
 
 
 def story_heading(incident: Incident, level: int = 3) -> str:
@@ -164,9 +165,18 @@ def story_heading(incident: Incident, level: int = 3) -> str:
     return f"{'#' * level} {inline(incident.name)}: {inline(incident.title)} {{ #{incident.id} }}"
 
 
-def story(incident: Incident, site: Site, base: str, here: str, level: int = 3) -> str:
-    """A story slot: the anchored heading, then the card."""
-    return f"{story_heading(incident, level)}\n\n{card(incident, site, base, here)}\n"
+def _as_is(html: str) -> str:
+    return html
+
+
+def story(incident: Incident, site: Site, base: str, here: str, level: int = 3, block=_as_is) -> str:
+    """A story slot: the anchored heading, then the card.
+
+    ``block`` receives each piece of finished HTML and returns what stands in
+    the Markdown for it (by default the HTML itself; a site generator may put a
+    placeholder there and the HTML back after Markdown, which need not parse it).
+    """
+    return f"{story_heading(incident, level)}\n\n{block(card(incident, site, base, here))}\n"
 
 
 def section_incidents(incidents: Iterable[Incident], number: str) -> list[Incident]:
@@ -190,8 +200,8 @@ def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, lis
     return [(part, [i for _, i in ordered if i.part == part.number]) for part in site.parts]
 
 
-def incident_table(incidents: Iterable[Incident], site: Site, base: str) -> str:
-    """The full incident table, one table per part, as Markdown with HTML tables."""
+def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_as_is) -> str:
+    """The full incident table, one table per part, as Markdown with HTML tables (see ``story``)."""
     incidents = list(incidents)
     order = {inc.id: n for n, inc in enumerate(i for _, rows in by_part(incidents, site) for i in rows)}
     chunks = []
@@ -199,9 +209,9 @@ def incident_table(incidents: Iterable[Incident], site: Site, base: str) -> str:
         if not rows:
             continue
         chunks.append(f"## {inline(part.label)} {{ #{part.anchor} }}\n")
-        chunks.append(_render("table.html", rows=rows, links=Links(site, base), part=part, compact=True,
-                              site=site, order=order, facet_values=facet_values,
-                              search_text=search_text) + "\n")
+        chunks.append(block(_render("table.html", rows=rows, links=Links(site, base), part=part,
+                                    site=site, order=order, facet_values=facet_values,
+                                    search_text=search_text)) + "\n")
     return "\n".join(chunks)
 
 
@@ -270,7 +280,16 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents))
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents),
+                   patterns=log_patterns_json(incidents))
+
+
+def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
+    """Every incident's log patterns, as JSON that is safe inside a <script> element."""
+    rows = [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
+            for i in incidents for p in i.log_patterns]
+    text = json.dumps(rows, ensure_ascii=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def search_text(incident: Incident) -> str:

@@ -78,7 +78,9 @@ def test_typing_a_symptom_narrows_the_table(page, server):
 def test_matches_are_highlighted(page, server):
     open_finder(page, server)
     page.fill(".sgm-finder__q", "mooncake")
-    hits = page.evaluate("""() => [...CSS.highlights.get('sgm-hit')].map(r => r.toString())""")
+    page.wait_for_function("CSS.highlights.has('sgm-hit')")  # highlights follow the frame that shows the rows
+    hits = page.evaluate("""() => [...CSS.highlights.get('sgm-hit')].map(r =>
+        r.startContainer.nodeValue.slice(r.startOffset, r.endOffset))""")
     assert hits and all(h.lower() == "mooncake" for h in hits)
 
 
@@ -127,6 +129,7 @@ def test_the_address_holds_the_view_and_restores_it(page, server):
     page.click(".sgm-finder__facets summary")
     page.check('input[name="part"][value="6"]')
     page.locator('th[data-sort="status"] button:visible').first.click()
+    page.wait_for_function("location.search.includes('sort=')")  # the address follows a moment later
     url = page.url
     assert "filter=router" in url and "part=6" in url and "sort=status%3Aasc" in url
     history = page.evaluate("history.length")
@@ -199,3 +202,43 @@ def test_instant_navigation_mounts_the_finder_once(page, server):
     page.click('.md-nav__link[href$="incidents/"]')
     page.wait_for_selector(".sgm-finder:not([hidden])")
     assert page.evaluate("window.sgmManual") == {"views": 1, "finders": 1}
+
+
+PASTED = """[2026-10-16 12:00:01 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1
+[2026-10-16 12:00:02 TP0] Decode batch, #running-req: 5, token usage: 0.91
+[2026-10-16 12:00:03 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2
+[2026-10-16 12:00:04] Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.
+"""
+
+
+def test_a_pasted_log_ranks_the_incidents_whose_lines_it_holds(page, server):
+    open_finder(page, server)
+    page.evaluate("text => navigator.clipboard.writeText(text)", PASTED)
+    page.focus(".sgm-finder__q")
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(".sgm-finder__log:not([hidden])")
+    ranked = page.eval_on_selector_all(".sgm-finder__log-hits a", "links => links.map(a => a.getAttribute('href'))")
+    # two retraction lines outrank one bootstrap line; each incident once
+    assert set(ranked[:3]) == {"#sglang-8463", "#sglang-26248", "#sglang-14972"}
+    assert set(ranked[3:5]) == {"#sglang-9266", "#sglang-9926"}
+    assert len(ranked) == len(set(ranked))
+    assert {f"#{i}" for i in visible_ids(page)} >= set(ranked)
+    assert page.input_value(".sgm-finder__q") == ""
+    assert "filter=" not in page.url  # a pasted log stays out of the address
+    # within a part's table, the log's incidents come first
+    first_rows = page.eval_on_selector_all('.sgm-table[data-part="2"] tbody tr:not([hidden])', "r => r.map(x => x.id)")
+    assert set(first_rows[:2]) == {"sglang-8463", "sglang-26248"}
+    page.click(".sgm-finder__log-clear")
+    assert page.is_hidden(".sgm-finder__log") and len(visible_ids(page)) == 70
+
+
+def test_every_log_pattern_compiles_and_matches_in_the_browser(page, server, incidents):
+    open_finder(page, server)
+    patterns = page.evaluate("JSON.parse(document.querySelector('.sgm-finder__patterns').textContent)")
+    examples = {i.id: list(i.log_examples) for i in incidents}
+    assert len(patterns) >= 20
+    for p in patterns:
+        matched = page.evaluate("""([p, lines]) => lines.some(line =>
+            p.literal !== undefined ? line.includes(p.literal) : new RegExp(p.regex).test(line))""",
+                                [p, examples[p["id"]]])
+        assert matched, p

@@ -1,0 +1,335 @@
+"""The manual's benchmarks: each figure is a ratio measured side by side in one run.
+
+    make bench                 (or: .venv/bin/python bench/bench.py [--only NAME] [--size-mb N])
+
+1. triage   python -m macros.triage on a generated 1 GB log, against
+            grep -F -f <the literal patterns> on the same file.      goal >= 0.5x grep
+2. build    the strict build of the manual, against a plain Material build
+            of the same pages with the macro calls removed.           goal <= 1.2x
+3. scale    a build with 1,000 synthetic incidents and their pages, against a
+            plain build of the same number of plain pages.            goal <= 1.5x
+4. finder   keystroke-to-paint latency of the finder at 5,000 synthetic rows
+            in headless Chromium (p95).                               goal <= 16 ms
+
+Times are the best of several runs (min), which is the least noisy estimate of
+what the code costs on an otherwise idle machine. Everything is written to a
+temporary folder and removed afterwards.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from macros import render  # noqa: E402
+from macros.loader import load  # noqa: E402
+from macros.site import load_site  # noqa: E402
+
+PY = sys.executable
+ENV = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+
+
+def best(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def side_by_side(first, second, runs: int) -> tuple[float, float]:
+    """Best times of two commands, run alternately so that both see the same machine."""
+    a, b = [], []
+    for _ in range(runs):
+        a.append(best(first, 1))
+        b.append(best(second, 1))
+    return min(a), min(b)
+
+
+def run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, ok=(0,)):
+    result = subprocess.run(cmd, cwd=cwd, env=ENV, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    if result.returncode not in ok:
+        raise SystemExit(f"bench: {' '.join(map(str, cmd))} failed:\n{result.stderr[-2000:]}")
+    return result
+
+
+def project():
+    site = load_site(ROOT / "data" / "manual.yaml", ROOT / "docs")
+    return site, load(ROOT / "data" / "incidents.yaml", site)
+
+
+# --- 1. triage against grep ---------------------------------------------------
+
+def make_log(path: Path, size: int, incidents) -> None:
+    """A server log of ``size`` bytes: ordinary scheduler lines, with the
+    incidents' example lines scattered through it."""
+    rng = random.Random(7)
+    examples = [e for i in incidents for e in i.log_examples]
+    lines = []
+    for n in range(20000):
+        lines.append(
+            f"[2026-10-16 12:{n // 60 % 60:02d}:{n % 60:02d} TP0] Decode batch, #running-req: {n % 64}, "
+            f"#token: {n * 7 % 90000}, token usage: 0.{n % 99:02d}, cuda graph: True, "
+            f"gen throughput (token/s): {rng.randint(100, 900)}.{n % 100:02d}, #queue-req: {n % 5}")
+        if n % 7 == 0:
+            lines.append(f"[2026-10-16 12:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: {n % 4096}, "
+                         f"#cached-token: {n % 2048}, token usage: 0.{n % 90:02d}, #running-req: {n % 64}")
+    block = ("\n".join(lines) + "\n").encode()
+    with path.open("wb") as out:
+        written = 0
+        while written < size:
+            out.write(block)
+            written += len(block)
+            out.write((rng.choice(examples) + "\n").encode())
+
+
+def bench_triage(tmp: Path, size_mb: int, runs: int) -> tuple[float, str]:
+    _, incidents = project()
+    log = tmp / "big.log"
+    make_log(log, size_mb * 1024 * 1024, incidents)
+    literals = tmp / "literals.txt"
+    literals.write_text("".join(p.literal + "\n" for i in incidents for p in i.log_patterns
+                                if p.literal is not None), encoding="utf-8")
+    # Both write to a pipe: with its output on /dev/null, GNU grep stops at the first match.
+    grep, triage = side_by_side(
+        lambda: run(["grep", "-F", "-c", "-f", str(literals), str(log)], stdout=subprocess.PIPE, ok=(0, 1)),
+        lambda: run([PY, "-m", "macros.triage", "--json", str(log)], stdout=subprocess.PIPE, ok=(0, 1)), runs)
+    size = log.stat().st_size / 1e9
+    detail = (f"{size:.2f} GB: grep -F {grep:.2f} s ({size / grep:.2f} GB/s), "
+              f"triage {triage:.2f} s ({size / triage:.2f} GB/s)")
+    log.unlink()
+    return grep / triage, detail
+
+
+# --- 2. the manual's build against a plain build -----------------------------
+
+MACRO = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+def plain_config(dest: Path) -> None:
+    """mkdocs.yml without the manual's own machinery (the macros plugin and the hooks):
+    the same theme, Markdown extensions, snippets and assets, so that the two builds
+    differ only by what the manual adds."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!ENV", lambda loader, node: (loader.construct_sequence(node) or [None])[-1]
+                           if isinstance(node, yaml.SequenceNode) else None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=Loader)
+    config.pop("hooks", None)
+    config.pop("watch", None)
+    site = load_site(ROOT / "data" / "manual.yaml", ROOT / "docs")
+    config["nav"] = site.nav()  # what the hooks would have set
+    config["not_in_nav"] = "/incidents/*.md"
+    config["plugins"] = [p for p in config.get("plugins", []) if p != "macros" and "macros" not in p]
+    config["site_url"] = config.get("site_url") or "http://127.0.0.1:8000/"
+    config.pop("repo_url", None)
+    (dest / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    for name in ("includes", "overrides"):
+        shutil.copytree(ROOT / name, dest / name)
+
+
+
+
+def plain_copy(src_docs: Path, dest: Path, extra_pages: dict[str, str]) -> Path:
+    """The same pages with every macro call removed, plus ``extra_pages`` as static files."""
+    shutil.copytree(src_docs, dest / "docs")
+    for md in (dest / "docs").rglob("*.md"):
+        md.write_text(MACRO.sub("", md.read_text("utf-8")), "utf-8")
+    for name, text in extra_pages.items():
+        target = dest / "docs" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+    plain_config(dest)
+    return dest
+
+
+def builder(project_dir: Path, out: Path, strict: bool = True):
+    # The plain builds lose the anchors that the macros make, so they run without --strict.
+    flags = ["--strict"] if strict else ["--no-strict"]
+    return lambda: run([PY, "-m", "mkdocs", "build", *flags, "--site-dir", str(out)], cwd=project_dir)
+
+
+def bench_build(tmp: Path, runs: int) -> tuple[float, str]:
+    site, incidents = project()
+    # The plain build gets the incident pages too, as the static Markdown the manual generates.
+    pages = {f"{site.table_url}{i.id}.md": render.incident_page(i, site) for i in incidents}
+    plain = plain_copy(ROOT / "docs", tmp / "plain", pages)
+    ours, theirs = side_by_side(builder(ROOT, tmp / "site-ours"),
+                                builder(plain, tmp / "site-plain", strict=False), runs)
+    return ours / theirs, f"manual {ours:.2f} s, plain {theirs:.2f} s ({len(incidents)} incident pages in both)"
+
+
+# --- 3. 1,000 synthetic incidents ---------------------------------------------
+
+def synthetic_project(tmp: Path, count: int) -> Path:
+    """A copy of the manual whose data holds ``count`` synthetic incidents, told on its section pages."""
+    dest = tmp / "synthetic"
+    dest.mkdir()
+    for name in ("mkdocs.yml", "data", "macros", "includes", "overrides"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dest / name)
+    shutil.copytree(ROOT / "docs", dest / "docs")
+    site = load_site(ROOT / "data" / "manual.yaml", ROOT / "docs")
+    numbers = list(site.sections)
+    rng = random.Random(11)
+    statuses = list(render.STATUS_LABELS)
+    out, told = ["# yaml-language-server: $schema=./incidents.schema.json"], {n: [] for n in numbers}
+    for k in range(count):
+        sec = numbers[k % len(numbers)]
+        ident = f"capture-synthetic-{k}"
+        told[sec].append(ident)
+        out += [
+            f"- id: {ident}",
+            f"  name: Synthetic incident {k} (log)",
+            f"  title: Synthetic incident number {k}",
+            f"  symptom: The server printed warning {rng.randint(1, 10**6)} under load `--flag-{k % 50}`",
+            f"  cause: A cause that stands for cause {k}",
+            f"  fix: Set `--option-{k % 30} {k}`",
+            f"  status: {statuses[k % len(statuses)]}",
+            '  checked: "2026-10-16"',
+            f'  sections: ["{sec}"]',
+            "  hardware: [L4]",
+            "  components: [scheduler]",
+            "  sources:",
+            "    - {kind: capture, path: capture/out/server-default.log}",
+        ]
+    (dest / "data" / "incidents.yaml").write_text("\n".join(out) + "\n", "utf-8")
+    for number, section in site.sections.items():
+        text = f'---\nsection: "{number}"\n---\n\nA synthetic section page.\n\n{{{{ callout() }}}}\n\n## Incidents\n\n'
+        text += "".join(f'{{{{ story("{i}") }}}}\n\nA story.\n\n' for i in told[number])
+        (dest / "docs" / section.page).write_text(text, "utf-8")
+    return dest
+
+
+def bench_scale(tmp: Path, count: int, runs: int) -> tuple[float, str]:
+    synthetic = synthetic_project(tmp, count)
+    plain = tmp / "plain-n"
+    (plain / "docs").mkdir(parents=True)
+    for k in range(count):
+        (plain / "docs" / f"page-{k}.md").write_text(
+            f"# Plain page {k}\n\nA plain page with a paragraph of text, number {k}.\n", "utf-8")
+    (plain / "docs" / "index.md").write_text("# Home\n", "utf-8")
+    plain_config(plain)
+    ours, theirs = side_by_side(builder(synthetic, tmp / "site-synthetic"),
+                                builder(plain, tmp / "site-plain-n", strict=False), runs)
+    return ours / theirs, f"{count} incidents: manual {ours:.2f} s, {count} plain pages {theirs:.2f} s"
+
+
+# --- 4. the finder at 5,000 rows -------------------------------------------------
+
+def finder_page(tmp: Path, count: int) -> Path:
+    """A standalone page: the finder and a table of ``count`` synthetic incidents, with the manual's CSS and JS."""
+    import markdown
+
+    site, incidents = project()
+    rng = random.Random(5)
+    words = ("kv cache pool retract scheduler prefill decode graph memory router health metrics "
+             "detokenizer token latency throughput mooncake hicache radix speculative grammar").split()
+    many = []
+    for k in range(count):
+        base = incidents[k % len(incidents)]
+        many.append(replace(base, id=f"{base.id}-{k}", name=f"{base.name} #{k}",
+                            symptom=base.symptom + " " + " ".join(rng.choice(words) for _ in range(8))))
+    body = render.finder(many, site) + "\n\n" + render.incident_table(many, site, "")
+    html = markdown.markdown(body, extensions=["attr_list", "md_in_html", "tables"])
+    page = tmp / "finder" / "index.html"
+    (page.parent / "assets").mkdir(parents=True)
+    material_css = next((ROOT / "site" / "assets" / "stylesheets").glob("main.*.min.css"), None) \
+        if (ROOT / "site").exists() else None
+    css = [ROOT / "docs" / "stylesheets" / "manual.css"] + ([material_css] if material_css else [])
+    for c in css:
+        shutil.copy2(c, page.parent / "assets" / c.name)
+    shutil.copy2(ROOT / "docs" / "javascripts" / "manual.js", page.parent / "assets" / "manual.js")
+    links = "".join(f'<link rel="stylesheet" href="assets/{c.name}">' for c in css)
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'>{links}</head>"
+                    f"<body><article class='md-typeset'>{html}</article>"
+                    f"<script src='assets/manual.js'></script></body></html>", "utf-8")
+    return page
+
+
+MEASURE = """
+(() => {
+  window.__lat = [];
+  let t0 = 0;
+  window.addEventListener("keydown", (e) => { t0 = e.timeStamp; }, true);
+  window.addEventListener("input", () => {
+    document.body.getBoundingClientRect();           // style and layout of the next frame
+    window.__lat.push(performance.now() - t0);
+  });
+})();
+"""
+
+
+def bench_finder(tmp: Path, count: int) -> tuple[float, str]:
+    from playwright.sync_api import sync_playwright
+
+    page_file = finder_page(tmp, count)
+    queries = ["kv cache", "retract", "mooncake hicache", "health", "zzz", "router", "graph memory"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.goto(page_file.as_uri())
+        page.wait_for_selector(".sgm-finder:not([hidden])")
+        rows = int(page.get_attribute(".sgm-finder", "data-total"))
+        page.evaluate(MEASURE)
+        page.focus(".sgm-finder__q")
+        for _ in range(3):
+            for q in queries:
+                page.keyboard.type(q, delay=30)
+                page.keyboard.press("Escape")
+        latencies = page.evaluate("window.__lat")
+        browser.close()
+    p95 = statistics.quantiles(latencies, n=20)[18]
+    return p95, f"{rows} rows, {len(latencies)} keystrokes, median {statistics.median(latencies):.1f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=["triage", "build", "scale", "finder"], action="append")
+    parser.add_argument("--size-mb", type=int, default=1024, help="size of the generated log (default 1024)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per timing; the best is kept (default 3)")
+    args = parser.parse_args()
+    wanted = args.only or ["triage", "build", "scale", "finder"]
+    goals = {"triage": ("triage throughput / grep -F throughput", ">=", 0.5, "x"),
+             "build": ("manual build time / plain build time", "<=", 1.2, "x"),
+             "scale": ("1,000-incident build / 1,000 plain pages", "<=", 1.5, "x"),
+             "finder": ("finder keystroke-to-paint p95 at 5,000 rows", "<=", 16.0, " ms")}
+    missed = 0
+    with tempfile.TemporaryDirectory(prefix="sgm-bench-") as name:
+        tmp = Path(name)
+        for key in wanted:
+            if key == "triage":
+                value, detail = bench_triage(tmp, args.size_mb, args.runs)
+            elif key == "build":
+                value, detail = bench_build(tmp, args.runs)
+            elif key == "scale":
+                value, detail = bench_scale(tmp, 1000, max(1, args.runs - 1))
+            else:
+                value, detail = bench_finder(tmp, 5000)
+            label, op, goal, unit = goals[key]
+            ok = value >= goal if op == ">=" else value <= goal
+            missed += not ok
+            shown = f"{value:.2f}{unit}" if unit == "x" else f"{value:.1f}{unit}"
+            print(f"{key:7} {label}: {shown} (goal {op} {goal}{unit.strip() or 'x'}) {'ok' if ok else 'MISSED'}")
+            print(f"        {detail}", flush=True)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
