@@ -217,3 +217,41 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
     if problems:
         raise ManualError(problems)
     return tuple(incidents)
+
+
+_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml") -> dict[str, str]:
+    """Old id -> current id, for incidents that were merged or renamed."""
+    from .yamlfile import read
+
+    data, _ = read(path, shown)
+    data = data or {}
+    if not isinstance(data, dict):
+        raise ManualError([Problem(shown, 1, None, "expected a mapping of old id: new id")])
+    current = {i.id for i in incidents}
+    problems = []
+    for old, new in data.items():
+        line = data.key_lines.get(old)
+        if not isinstance(new, str) or not _ID.match(str(old)):
+            problems.append(Problem(shown, line, str(old), "a redirect maps an old id to a new id, both slugs"))
+        elif old in current:
+            problems.append(Problem(shown, line, old, "is still an incident; only an id that is gone redirects"))
+        elif new not in current:
+            problems.append(Problem(shown, line, old, f"redirects to {new!r}, which is not an incident"))
+    if problems:
+        raise ManualError(problems)
+    return dict(data)
+
+
+def published_ids(path: Path) -> list[str]:
+    """The ids listed in data/published-ids.txt, in order."""
+    return [line.strip() for line in path.read_text("utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def lost_ids(published: list[str], incidents, redirects: dict[str, str]) -> list[str]:
+    """Published ids that are neither an incident nor redirected: links to them would break."""
+    current = {i.id for i in incidents}
+    return [i for i in published if i not in current and i not in redirects]

@@ -321,3 +321,10 @@ def incident_page(incident: Incident, site: Site) -> str:
     body = _render("incident_page.html", inc=incident, links=links, site=site,
                    card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections])
     return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"
+
+
+def redirect_page(old_id: str, incident: Incident, site: Site) -> str:
+    """A page at an old incident address that sends the reader to where it is now told."""
+    target = f"../{incident.id}/"
+    absolute = site.absolute(site.incident_url(incident.id))
+    return _render("redirect.html", old_id=old_id, inc=incident, target=target, absolute=absolute) + "\n"
