@@ -77,7 +77,10 @@ def _construct_seq(loader, node):
     result.line = node.start_mark.line + 1
     result.item_lines = [item.start_mark.line + 1 for item in node.value]
     yield result
-    result.extend(loader.construct_object(item, deep=True) for item in node.value)
+    for item in node.value:
+        if item in loader.constructed_objects:
+            raise _Refusal(result.line, "YAML aliases (*name) are not allowed; write the value out")
+        result.append(loader.construct_object(item, deep=True))
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)

@@ -65,3 +65,33 @@ def test_a_section_without_a_page_stops_the_build(tmp_path):
 
     result, out = build_with(tmp_path, edit)
     _assert_stopped(result, out, "data/manual.yaml:", "section 5.2 needs exactly one page")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return copy_project(tmp_path_factory.mktemp("template"))
+
+
+@pytest.mark.parametrize("source", sorted(BAD.glob("*.yaml")), ids=lambda p: p.stem)
+def test_no_bad_file_gives_a_traceback_or_a_site(source, template, tmp_path, caplog):
+    """Every file of the corpus, built in-process: MkDocs aborts cleanly with the file's one line."""
+    import logging
+    import shutil
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    project = tmp_path / "project"
+    shutil.copytree(template, project)
+    (project / "data" / "incidents.yaml").write_bytes(source.read_bytes())
+    out = tmp_path / "site"
+    line, incident, message = re.search(
+        r"# expect: line ([0-9]+), incident (.+?), message: (.+)", source.read_text("utf-8", "replace")).groups()
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(out), strict=True)
+    with caplog.at_level(logging.ERROR, logger="mkdocs"), pytest.raises(Abort):
+        build(config)
+    errors = "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+    who = "" if incident == "-" else f" incident {incident}:"
+    assert f"data/incidents.yaml:{line}:{who} " in errors and message in errors, errors
+    assert not out.exists() or not any(out.iterdir())
