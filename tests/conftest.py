@@ -1,8 +1,11 @@
 """Shared fixtures: the real data, and one strict build of the site per session."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +60,55 @@ def built(tmp_path_factory):
     result = mkdocs_build(ROOT, out)
     assert result.returncode == 0, result.stdout + result.stderr
     return out
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's; nothing downloads a browser
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+class StaticSite(SimpleHTTPRequestHandler):
+    """Serves a built site quietly, with its 404.html for missing pages, as GitHub Pages does."""
+
+    def log_message(self, *args):
+        pass
+
+    def end_headers(self):
+        self.send_header("LinkChecker", "allow")  # lets LinkChecker go faster than 10 requests a second
+        super().end_headers()
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.exists():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def serve(directory: Path):
+    """Start a server for ``directory``; returns it and its base URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(StaticSite, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+@pytest.fixture(scope="session")
+def server(built):
+    httpd, url = serve(built)
+    yield url
+    httpd.shutdown()
