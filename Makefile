@@ -14,7 +14,7 @@ REPO_URL ?= $(shell git remote get-url origin 2>/dev/null | sed -n 's#^\(https:/
 export REPO_URL
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test bench clean
+.PHONY: serve build test bench linkcheck clean
 
 $(STAMP): requirements.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; install Python 3.11 or run make PYTHON=/path/to/python3.11" >&2; exit 2; }
@@ -29,17 +29,28 @@ serve: $(STAMP)  ## build and serve on http://127.0.0.1:8000, rebuilding when do
 build: $(STAMP)  ## strict build into site/
 	$(PY) -m mkdocs build --strict --site-dir site
 
+# axe-core, for the accessibility tests, comes from the npm registry, pinned by package-lock.json.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "make: npm not found; install Node.js for the accessibility tests" >&2; exit 2; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 $(CHROMIUM):
 	@echo "make: installing Debian's chromium for the browser tests"
 	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	 else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi
 
-test: $(STAMP) $(CHROMIUM)  ## the whole test suite
+test: $(STAMP) $(CHROMIUM) $(NODE_STAMP)  ## the whole test suite
 	$(PY) -m pytest
 
 bench: $(STAMP) $(CHROMIUM)  ## the four speed ratios (bench/bench.py); takes a few minutes
 	$(PY) -m mkdocs build --strict --site-dir site >/dev/null
 	$(PY) bench/bench.py
 
+linkcheck: $(STAMP)  ## every link, external ones too (needs the network; CI does not run it)
+	$(PY) -m mkdocs build --strict --site-dir site
+	$(VENV)/bin/linkchecker -f tests/linkchecker.ini --check-extern --no-status site/index.html
+
 clean:
-	rm -rf site .pytest_cache
+	rm -rf site .pytest_cache node_modules
