@@ -467,6 +467,10 @@
 
   function mount() {
     if (view) view();
+    /* Material's search is a dialog without a name; give it one. */
+    for (const dialog of document.querySelectorAll('.md-search[role="dialog"]:not([aria-label])')) {
+      dialog.setAttribute("aria-label", "Search the manual");
+    }
     const controller = new AbortController();
     const cleanups = [];
     mountCopy(controller.signal);

@@ -1,0 +1,77 @@
+"""axe-core in Chromium on every page type, in both colour schemes; the finder by keyboard alone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+PAGES = {
+    "home": "",
+    "section": "part-3/3-2-sizing-the-pool/",
+    "incidents": "incidents/",
+    "incidents filtered": "incidents/?filter=retract&status=closed-unfixed",
+    "incident": "incidents/sglang-36889/",
+    "about": "about/",
+}
+
+
+def axe(page) -> list[dict]:
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                                       nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+    }""")
+    return [v for v in result if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("name", list(PAGES))
+def test_no_serious_or_critical_violation(browser, server, name, scheme):
+    assert AXE.exists(), "run make test: it installs axe-core from the npm registry"
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.goto(server + PAGES[name])
+    page.wait_for_load_state("networkidle")
+    if "incidents" in name:
+        page.wait_for_selector(".sgm-finder:not([hidden])")
+    wanted = "slate" if scheme == "dark" else "default"
+    assert page.get_attribute("body", "data-md-color-scheme") == wanted
+    violations = axe(page)
+    context.close()
+    assert not violations, violations
+
+
+def test_the_finder_works_with_the_keyboard_alone(browser, server):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server + "incidents/")
+    page.wait_for_selector(".sgm-finder:not([hidden])")
+    rows = lambda: page.eval_on_selector_all(".sgm-table tbody tr", "r => r.map(x => x.id)")  # noqa: E731
+
+    def tab_to(selector: str, limit: int = 80) -> None:
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if page.evaluate("s => document.activeElement.matches(s)", selector):
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    page.keyboard.press("/")
+    page.keyboard.type("hicache")
+    assert len(rows()) == 4
+    tab_to(".sgm-finder__facets summary")
+    page.keyboard.press("Enter")  # opens the facets
+    tab_to('input[name="status"][value="workaround"]')
+    page.keyboard.press("Space")
+    assert sorted(rows()) == ["sglang-35129", "sglang-42465"]
+    tab_to('th[data-sort="name"] button')
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.closest('th').getAttribute('aria-sort')") == "ascending"
+    page.keyboard.press("/")
+    page.keyboard.press("Escape")
+    assert page.input_value(".sgm-finder__q") == ""
+    context.close()
