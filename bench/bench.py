@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from macros import render  # noqa: E402
-from macros.loader import load  # noqa: E402
+from macros.loader import load_manual  # noqa: E402
 from macros.site import load_site  # noqa: E402
 
 PY = sys.executable
@@ -67,8 +67,8 @@ def run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, ok=(0,)):
 
 
 def project():
-    site = load_site(ROOT / "data" / "manual.yaml", ROOT / "docs")
-    return site, load(ROOT / "data" / "incidents.yaml", site)
+    manual = load_manual(ROOT)
+    return manual.site, manual.incidents
 
 
 # --- 1. triage against grep ---------------------------------------------------

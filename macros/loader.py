@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import jsonschema_rs
 
 from .errors import ManualError, Problem
 from .model import Incident, build
-from .site import Site
+from .site import Site, load_site
 from .yamlfile import line_of, read
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,3 +256,25 @@ def lost_ids(published: list[str], incidents, redirects: dict[str, str]) -> list
     """Published ids that are neither an incident nor redirected: links to them would break."""
     current = {i.id for i in incidents}
     return [i for i in published if i not in current and i not in redirects]
+
+
+@dataclass(frozen=True)
+class Manual:
+    """Everything one build knows: where things live, the incidents, and the old ids that redirect."""
+
+    site: Site
+    incidents: tuple[Incident, ...]
+    redirects: dict[str, str]
+
+
+def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
+    """Load and check the whole manual's data under ``project``; raise ManualError on any problem."""
+    data = project / "data"
+    site = load_site(data / "manual.yaml", docs_dir or project / "docs")
+    incidents = load(data / "incidents.yaml", site, shown="data/incidents.yaml")
+    redirects = load_redirects(data / "redirects.yaml", incidents)
+    lost = lost_ids(published_ids(data / "published-ids.txt"), incidents, redirects)
+    if lost:
+        raise ManualError([Problem("data/published-ids.txt", None, i, "was published but is no longer an incident; "
+                                   "add it to data/redirects.yaml with the id that now tells it") for i in lost])
+    return Manual(site, incidents, redirects)

@@ -19,9 +19,8 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.structure.files import File, InclusionLevel  # noqa: E402
 
 from macros import exports, render  # noqa: E402
-from macros.errors import ManualError, Problem  # noqa: E402
-from macros.loader import SCHEMA, load, load_redirects, lost_ids, published_ids  # noqa: E402
-from macros.site import load_site  # noqa: E402
+from macros.errors import ManualError  # noqa: E402
+from macros.loader import SCHEMA, load_manual  # noqa: E402
 
 _KEY = "_sgm_build"  # where the loaded data waits on the config for the rest of the build
 
@@ -31,21 +30,14 @@ def build_data(config):
     if _KEY not in config.extra:
         project = Path(config.config_file_path).resolve().parent
         try:
-            site = load_site(project / "data" / "manual.yaml", Path(config["docs_dir"]))
-            incidents = load(project / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
-            redirects = load_redirects(project / "data" / "redirects.yaml", incidents)
-            lost = lost_ids(published_ids(project / "data" / "published-ids.txt"), incidents, redirects)
-            if lost:
-                raise ManualError([Problem("data/published-ids.txt", None, i,
-                                           "was published but is no longer an incident; add it to "
-                                           "data/redirects.yaml with the id that now tells it") for i in lost])
+            manual = load_manual(project, Path(config["docs_dir"]))
         except ManualError as err:
             raise PluginError(f"the manual's data has {len(err.problems)} problem(s):\n{err}") from None
-        site = dataclasses.replace(site, site_url=config["site_url"] or site.site_url,
+        site = dataclasses.replace(manual.site, site_url=config["site_url"] or manual.site.site_url,
                                    repo_url=config.extra.get("repository") or None)
         config["nav"] = site.nav()
-        config.extra[_KEY] = {"site": site, "incidents": incidents, "redirects": redirects,
-                              "by_id": {i.id: i for i in incidents}, "told": [], "errors": []}
+        config.extra[_KEY] = {"site": site, "incidents": manual.incidents, "redirects": manual.redirects,
+                              "by_id": {i.id: i for i in manual.incidents}, "told": [], "errors": []}
     return config.extra[_KEY]
 
 
@@ -62,10 +54,9 @@ def on_files(files, config):
         files.append(File.generated(config, f"{site.table_url}{inc.id}.md",
                                     content=render.incident_page(inc, site),
                                     inclusion=InclusionLevel.NOT_IN_NAV))
-    by_id = {i.id: i for i in incidents}
     for old, new in data["redirects"].items():  # an old address keeps working
         files.append(File.generated(config, f"{site.table_url}{old}/index.html",
-                                    content=render.redirect_page(old, by_id[new], site)))
+                                    content=render.redirect_page(old, data["by_id"][new], site)))
     files.append(File.generated(config, "incidents.json", content=exports.to_json(incidents, site)))
     files.append(File.generated(config, "incidents.csv", content=exports.to_csv(incidents, site)))
     files.append(File.generated(config, "incidents.atom",

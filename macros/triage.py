@@ -19,11 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import re
 
 try:
     import hyperscan
@@ -31,6 +30,7 @@ except ImportError:  # no wheel for this platform: fall back to bytes.find
     hyperscan = None
 
 from .errors import ManualError
+from .loader import load_manual
 from .model import Incident
 
 BLOCK = 1 << 23  # 8 MiB: large enough for speed, small enough for any machine
@@ -210,12 +210,6 @@ def _site_url() -> str:
     return os.environ.get("SITE_URL") or "http://127.0.0.1:8000/"
 
 
-def _load_incidents():
-    from .loader import load
-    from .site import load_site
-
-    site = load_site(ROOT / "data" / "manual.yaml", ROOT / "docs")
-    return load(ROOT / "data" / "incidents.yaml", site, shown="data/incidents.yaml"), site
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the manual's address, for the links (default: $SITE_URL or %(default)s)")
     args = parser.parse_args(argv)
     try:
-        incidents, site = _load_incidents()
+        manual = load_manual(ROOT)
+        incidents, site = manual.incidents, manual.site
     except ManualError as err:
         print(f"triage: the manual's data has problems:\n{err}", file=sys.stderr)
         return 2
