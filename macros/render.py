@@ -43,9 +43,8 @@ STATUS_LABELS = {
     "unknown": "Unknown",
 }
 
-# Characters that Markdown or attr_list would act on, written as entities so
-# that rendered text survives a pass through Markdown unchanged.
-# One table does both: HTML escaping and the Markdown characters.
+# HTML's special characters escaped, and those Markdown or attr_list would act
+# on written as entities, so rendered text survives a pass through Markdown.
 _INERT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;",
                         **{c: f"&#{ord(c)};" for c in "\\`*_[]{}#|~^=$"}})
 _CODE = re.compile(r"`([^`]+)`")
@@ -72,7 +71,6 @@ def plain(text: str) -> str:
 
 
 _env.filters["inline"] = inline
-_env.globals["STATUS_LABELS"] = STATUS_LABELS
 
 
 def status_badge(status: str) -> Markup:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -62,7 +63,7 @@ class Site:
     site_url: str = "http://127.0.0.1:8000/"
     repo_url: str | None = None
 
-    @property
+    @cached_property  # looked up for every link; the parts never change
     def sections(self) -> dict[str, Section]:
         return {s.number: s for p in self.parts for s in p.sections}
 

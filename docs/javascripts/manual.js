@@ -249,13 +249,11 @@
       const now = place(0, first);
       for (const body of bodies) setRows(body, now.get(body) || []);
       let upto = first;
-      form.dataset.rendered = upto >= visible.length ? "all" : "partial";
       const step = () => {
         if (stamp !== renderStamp || signal.aborted) return;
         for (const [body, rows] of place(upto, upto + ROWS_PER_FRAME)) body.append(...rows);
         upto += ROWS_PER_FRAME;
         if (upto < visible.length) requestAnimationFrame(step);
-        else form.dataset.rendered = "all";
       };
       clearTimeout(fillTimer);
       if (upto < visible.length) fillTimer = setTimeout(() => requestAnimationFrame(step), PAUSE);
