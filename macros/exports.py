@@ -22,21 +22,28 @@ FILES = ("incidents.json", "incidents.csv", "incidents.atom")
 
 
 def _record(incident: Incident) -> dict:
-    data = asdict(incident)
-    data.pop("line")
-    data["checked"] = incident.checked.isoformat()
-    data["sections"] = list(incident.sections)
-    data["hardware"] = list(incident.hardware)
-    data["components"] = list(incident.components)
-    data["log_patterns"] = [{"literal": p.literal} if p.literal is not None else {"regex": p.regex}
-                            for p in incident.log_patterns]
-    data["log_examples"] = list(incident.log_examples)
-    for key in ("log_patterns", "log_examples"):
+    """The incident in the schema's shape: what the YAML holds, with empty optional fields left out."""
+    def compact(d: dict) -> dict:
+        return {k: v for k, v in d.items() if v is not None and v is not False}
+
+    data = {
+        "id": incident.id, "name": incident.name, "title": incident.title, "symptom": incident.symptom,
+        "cause": incident.cause, "fix": incident.fix, "status": incident.status, "evidence": incident.evidence,
+        "fixed_in": [{kind: value} for kind, value in incident.fixed_in],
+        "workaround": incident.workaround,
+        "corrections": [compact({"field": c.field, "index": list(c.index) if isinstance(c.index, tuple) else c.index,
+                                 "reason": c.reason, "source": c.source}) for c in incident.corrections],
+        "checked": incident.checked.isoformat(), "sections": list(incident.sections),
+        "hardware": list(incident.hardware), "components": list(incident.components),
+        "exposure": incident.exposure,
+        "sources": [compact(asdict(s)) for s in incident.sources],
+        "log_patterns": [compact(asdict(p)) for p in incident.log_patterns],
+        "log_examples": list(incident.log_examples),
+    }
+    for key in ("fixed_in", "corrections", "log_patterns", "log_examples"):
         if not data[key]:
             del data[key]
-    data["sources"] = [{k: v for k, v in asdict(s).items() if v is not None and v is not False}
-                       for s in incident.sources]
-    return data
+    return {k: v for k, v in data.items() if v is not None}
 
 
 def urls(incident: Incident, site: Site) -> dict:

@@ -144,6 +144,27 @@ def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
     return problems
 
 
+def _status_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
+    """A status carries its evidence, and a declared correction really corrects something."""
+    problems = []
+    if inc.fixed_in and inc.status != "fixed":
+        problems.append((line("fixed_in"), f"fixed_in belongs to status fixed, but the status is {inc.status}"))
+    if inc.workaround and inc.status != "workaround":
+        problems.append((line("workaround"), f"workaround belongs to status workaround, but the status is {inc.status}"))
+    seen = set()
+    for k, corr in enumerate(inc.corrections):
+        if corr.field in seen:
+            problems.append((line("corrections", k), f"corrections[{k}]: {corr.field} is corrected twice"))
+        seen.add(corr.field)
+        now = getattr(inc, corr.field)
+        same = (list(now) == list(corr.index)) if corr.field == "sections" else (
+            " ".join(str(now).replace("`", "").split()) == " ".join(str(corr.index).replace("`", "").split()))
+        if same:
+            problems.append((line("corrections", k), f"corrections[{k}]: {corr.field} still holds the index's text; "
+                                                     "write the corrected text in the field, or drop the correction"))
+    return problems
+
+
 MIN_PREFILTER = 6  # characters of fixed text a regex must contain, so the triage scan stays fast
 
 
@@ -214,6 +235,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
         where = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
         problems.extend(_github_problems(inc, shown, where))
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _pattern_problems(inc, where))
+        problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _status_problems(inc, where))
         incidents.append(inc)
     if problems:
         raise ManualError(problems)

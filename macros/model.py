@@ -32,6 +32,8 @@ class LogPattern:
 
     literal: str | None = None
     regex: str | None = None
+    generic: bool = False  # a line several incidents share: a match through it is only "possible"
+    source: str | None = None  # where the wording is printed or quoted
 
     @property
     def text(self) -> str:
@@ -70,6 +72,25 @@ def required_literal(regex: str) -> str:
 
 
 @dataclass(frozen=True)
+class Correction:
+    """Where the incident index is wrong: the field, the index's text, why, and where to check."""
+
+    field: str
+    index: str | tuple[str, ...]
+    reason: str
+    source: str
+
+
+def plain_data(value):
+    """A parsed YAML value as plain dicts, lists and scalars (no line bookkeeping)."""
+    if isinstance(value, dict):
+        return {k: plain_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_data(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
 class Incident:
     id: str
     name: str
@@ -85,7 +106,16 @@ class Incident:
     components: tuple[str, ...] = ()
     log_patterns: tuple[LogPattern, ...] = ()
     log_examples: tuple[str, ...] = ()
+    evidence: str | None = None
+    fixed_in: tuple[tuple[str, str], ...] = ()  # (kind, value): ("pr", url), ("commit", url), ("version", "0.5.4")
+    workaround: str | None = None
+    corrections: tuple[Correction, ...] = ()
+    exposure: dict | None = field(default=None, compare=False, hash=False)
     line: int = field(default=0, compare=False)
+
+    def correction(self, name: str) -> Correction | None:
+        """The declared correction of field ``name``, if any."""
+        return next((c for c in self.corrections if c.field == name), None)
 
     @property
     def part(self) -> str:
@@ -104,5 +134,11 @@ def build(raw: dict, line: int) -> Incident:
         components=tuple(raw.get("components") or ()),
         log_patterns=tuple(LogPattern(**dict(p)) for p in raw.get("log_patterns") or ()),
         log_examples=tuple(raw.get("log_examples") or ()),
+        evidence=raw.get("evidence"),
+        fixed_in=tuple(next(iter(f.items())) for f in raw.get("fixed_in") or ()),
+        workaround=raw.get("workaround"),
+        corrections=tuple(Correction(c["field"], tuple(c["index"]) if isinstance(c["index"], list) else c["index"],
+                                     c["reason"], c["source"]) for c in raw.get("corrections") or ()),
+        exposure=plain_data(raw["exposure"]) if raw.get("exposure") is not None else None,
         line=line,
     )
