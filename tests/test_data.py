@@ -52,6 +52,7 @@ def test_field_reports_have_a_publisher_and_never_a_guessed_url(incidents):
         "https://www.linkedin.com/blog/engineering/ai/scaling-llm-based-ranking-systems-with-sglang-at-linkedin",
         "https://research.aimultiple.com/inference-engines",
         "https://doubleword.ai/resources/70x-faster-cold-ish-starts-for-sglang",
+        "https://github.com/dnhkng/dnhkng.github.io/blob/32ab5f0536b5eb3e3fdbdc7ce675ac896f8fee31/_posts/2026-08-04-gh200-benchmarking-part-4-dsv4-released.md",
     }
     for src in reports:
         assert src.publisher and re.fullmatch(r"[0-9]{4}-[0-9]{2}", src.date)
