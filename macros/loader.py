@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import date
 from pathlib import Path
 
@@ -247,8 +248,6 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml") -> dict[str, str]:
     """Old id -> current id, for incidents that were merged or renamed."""
-    from .yamlfile import read
-
     data, _ = read(path, shown)
     data = data or {}
     if not isinstance(data, dict):
@@ -287,6 +286,10 @@ class Manual:
     site: Site
     incidents: tuple[Incident, ...]
     redirects: dict[str, str]
+
+    @cached_property
+    def by_id(self) -> dict[str, Incident]:
+        return {i.id: i for i in self.incidents}
 
 
 def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:

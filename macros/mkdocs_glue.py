@@ -1,8 +1,8 @@
 """The mkdocs-macros module: registers the renderers as macros.
 
-With macros/mkdocs_hooks.py (MkDocs hooks), this is the only code that knows
-MkDocs; everything else lives in modules that do not import it, so a move to
-another site generator replaces only these two files.
+mkdocs-macros runs this file afresh for every build. Everything it uses comes
+through this build's state (macros/mkdocs_hooks.py), so that under `mkdocs
+serve` an edit to the renderers shows on the next rebuild.
 """
 from __future__ import annotations
 
@@ -16,15 +16,20 @@ if str(ROOT) not in sys.path:  # mkdocs-macros loads this file by path
 
 from mkdocs.exceptions import PluginError  # noqa: E402
 
-from macros import render  # noqa: E402
-from macros.errors import ManualError, Problem  # noqa: E402
-from macros.mkdocs_hooks import build_data, stash  # noqa: E402
-from macros.site import relative_root  # noqa: E402
+
+def _state(config):
+    from macros.mkdocs_hooks import build_state
+
+    return build_state(config)
 
 
 def define_env(env):
-    data = build_data(env.conf)
-    site, incidents, by_id = data["site"], data["incidents"], data["by_id"]
+    state = _state(env.conf)  # first: it refreshes the macros package
+    from macros import render
+    from macros.errors import ManualError, Problem
+    from macros.site import relative_root
+
+    site, incidents = state.site, state.incidents
     env.variables["manual_version"] = site.version
     env.variables["incident_count"] = len(incidents)
 
@@ -36,7 +41,7 @@ def define_env(env):
 
     def block(html: str) -> str:
         """Keep finished HTML out of Markdown's way: a placeholder now, the HTML after Markdown."""
-        return stash(data, env.page.file.src_uri, html)
+        return state.stash(env.page.file.src_uri, html)
 
     def fail(message):
         src, _ = page()
@@ -49,25 +54,26 @@ def define_env(env):
             try:
                 return fn(*args, **kwargs)
             except ManualError as err:
-                data["errors"].append(str(err))
+                state.page(env.page.file.src_uri).errors.append(str(err))
                 return ""
         return env.macro(guarded)
 
     @macro
     def story(incident_id: str, level: int = 3) -> str:
         """The story slot of an incident: its anchored heading and its card."""
-        _, section = page()
+        src, section = page()
         if section is None:
             fail(f"story({incident_id!r}) is only allowed on a section page (front matter `section:`)")
-        if incident_id not in by_id:
+        inc = state.incident(incident_id)
+        if inc is None:
             fail(f"story({incident_id!r}): no incident has that id in data/incidents.yaml")
-        inc = by_id[incident_id]
         if section not in inc.sections:
             fail(f"story({incident_id!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
                  f"not in {section}; change its `sections` in data/incidents.yaml")
-        if incident_id in data["told"]:
+        told = state.page(src).told
+        if incident_id in told:
             fail(f"story({incident_id!r}) appears twice on this page")
-        data["told"].append(incident_id)
+        told.append(incident_id)
         return render.story(inc, site, base(), section, level, block=block)
 
     @macro
@@ -99,13 +105,16 @@ def define_env(env):
 
 def on_post_page_macros(env):
     """A section page must tell each of its incidents exactly once."""
-    data = build_data(env.conf)
+    from macros import render
+
+    state = _state(env.conf)
     src = env.page.file.src_uri
-    errors, data["errors"] = data["errors"], []
-    told, data["told"] = data["told"], []
+    record = state.page(src)
+    errors, record.errors = record.errors, []
+    told, record.told = record.told, []
     section = env.page.meta.get("section")
     if section is not None:
-        expected = [i.id for i in render.section_incidents(data["incidents"], str(section))]
+        expected = [i.id for i in render.section_incidents(state.incidents, str(section))]
         missing = [i for i in expected if i not in told]
         if missing:
             errors.append(f"docs/{src}: section {section} does not tell {', '.join(missing)}; "

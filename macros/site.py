@@ -6,6 +6,7 @@ URLs are relative to the site root and follow MkDocs' directory URLs
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -66,6 +67,10 @@ class Site:
     @cached_property  # looked up for every link; the parts never change
     def sections(self) -> dict[str, Section]:
         return {s.number: s for p in self.parts for s in p.sections}
+
+    def with_addresses(self, site_url: str | None, repo_url: str | None) -> Site:
+        """The same structure, published at ``site_url`` and built from ``repo_url``."""
+        return dataclasses.replace(self, site_url=site_url or self.site_url, repo_url=repo_url or None)
 
     def section(self, number: str) -> Section:
         return self.sections[number]

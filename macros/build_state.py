@@ -1,0 +1,80 @@
+"""What one build of the site knows and collects, in one typed object.
+
+The hooks create it when a build starts (:func:`BuildState.load`); the macros
+and the hooks read and add to it while pages are rendered. Nothing here knows
+about MkDocs, so another site generator can drive the same object.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ManualError, Problem
+from .loader import Manual, load_manual
+from .model import Incident
+from .site import Site
+
+_SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
+
+
+@dataclass
+class PageRecord:
+    """What the macros of one page did: the stories it told, its errors, and HTML kept out of Markdown."""
+
+    told: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    slots: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BuildState:
+    """The manual's data for this build, and what the pages add to it as they are rendered."""
+
+    manual: Manual
+    site: Site  # with this build's site_url and repo_url
+    pages: dict[str, PageRecord] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None) -> BuildState:
+        """Load and check the data; raise ManualError naming every problem."""
+        manual = load_manual(project, docs_dir)
+        site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
+        return cls(manual=manual, site=site)
+
+    @property
+    def incidents(self) -> tuple[Incident, ...]:
+        return self.manual.incidents
+
+    @property
+    def redirects(self) -> dict[str, str]:
+        return self.manual.redirects
+
+    def incident(self, incident_id: str) -> Incident | None:
+        return self.manual.by_id.get(incident_id)
+
+    def page(self, src: str) -> PageRecord:
+        """The record of the page ``src`` (its path under docs/)."""
+        return self.pages.setdefault(src, PageRecord())
+
+    # Python-Markdown parses every raw HTML block it meets, which for the incident
+    # table and the cards costs more than the rest of the build. A macro puts a
+    # placeholder in the Markdown instead, and the HTML goes back in afterwards.
+
+    def stash(self, src: str, html: str) -> str:
+        """A placeholder for ``html`` on page ``src``, on a line of its own."""
+        slots = self.page(src).slots
+        slots.append(html)
+        return f'\n\n<div data-sgm-slot="{len(slots) - 1}"></div>\n\n'
+
+    def restore(self, src: str, html: str) -> str:
+        """``html`` with the page's placeholders replaced by what they stand for."""
+        slots = self.page(src).slots
+        found = _SLOT.findall(html)
+        if len(found) != len(slots):
+            raise ManualError([Problem(f"docs/{src}", None, None,
+                                       "a macro's HTML was lost on its way through Markdown "
+                                       "(its placeholder must stand on a line of its own)")])
+        out = _SLOT.sub(lambda m: slots[int(m.group(1))], html)
+        slots.clear()
+        return out

@@ -1,0 +1,62 @@
+"""What the manual's build adds to MkDocs: it loads the data once per build,
+sets the navigation, adds the generated files (a page per incident, the data
+for machines) and puts the macros' HTML back after Markdown.
+
+macros/mkdocs_hooks.py forwards MkDocs' events here, with this build's
+:class:`~macros.build_state.BuildState`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, InclusionLevel
+
+from . import exports, render
+from .build_state import BuildState
+from .errors import ManualError
+from .loader import SCHEMA
+
+
+def start(config) -> BuildState:
+    """Load and check the manual's data for a build that starts; stop it cleanly on any problem."""
+    project = Path(config.config_file_path).resolve().parent
+    try:
+        return BuildState.load(project, Path(config["docs_dir"]), site_url=config["site_url"],
+                               repo_url=config.extra.get("repository"))
+    except ManualError as err:
+        raise PluginError(f"the manual's data has {len(err.problems)} problem(s):\n{err}") from None
+
+
+def on_config(state: BuildState, config):
+    config["nav"] = state.site.nav()  # generated from data/manual.yaml
+    return config
+
+
+def on_files(state: BuildState, files, config):
+    """Add a page per incident and the data files, all generated from the model."""
+    site = state.site
+    for inc in state.incidents:
+        files.append(File.generated(config, f"{site.table_url}{inc.id}.md",
+                                    content=render.incident_page(inc, site),
+                                    inclusion=InclusionLevel.NOT_IN_NAV))
+    for old, new in state.redirects.items():  # an old address keeps working
+        files.append(File.generated(config, f"{site.table_url}{old}/index.html",
+                                    content=render.redirect_page(old, state.incident(new), site)))
+    files.append(File.generated(config, "incidents.json", content=exports.to_json(state.incidents, site)))
+    files.append(File.generated(config, "incidents.csv", content=exports.to_csv(state.incidents, site)))
+    files.append(File.generated(config, "incidents.atom",
+                                content=exports.to_atom(state.incidents, site, config["site_name"])))
+    files.append(File.generated(config, "incidents.schema.json", content=SCHEMA.read_bytes()))
+    return files
+
+
+def on_page_content(state: BuildState, html: str, page):
+    try:
+        return state.restore(page.file.src_uri, html)
+    except ManualError as err:
+        raise PluginError(str(err)) from None
+
+
+def on_post_build(state: BuildState, config):
+    return None

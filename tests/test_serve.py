@@ -1,0 +1,84 @@
+"""The writer's loop: under `mkdocs serve`, an edit to the renderers (Python or
+template), the data or a page shows on the next rebuild, without a restart."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import copy_project
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return ""
+
+
+def _wait_for(url: str, text: str, server, seconds: float = 120) -> str:
+    """Poll ``url`` until it contains ``text`` (a rebuild takes a few seconds)."""
+    deadline = time.monotonic() + seconds
+    page = ""
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stdout.read()
+        page = _fetch(url)
+        if text in page:
+            return page
+        time.sleep(0.5)
+    raise AssertionError(f"{url} never showed {text!r}")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("serve") / "project")
+    port = _free_port()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--strict", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/incidents/", "sglang-36889", server)
+        yield project, f"http://127.0.0.1:{port}/", server
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _edit(path, old: str, new: str) -> None:
+    text = path.read_text("utf-8")
+    assert old in text, f"{path}: {old!r} not found"
+    path.write_text(text.replace(old, new, 1), "utf-8")
+
+
+def test_an_edit_to_a_python_renderer_shows(served):
+    project, url, server = served
+    _edit(project / "macros" / "render.py", '"open": "Open",', '"open": "Open (edited renderer)",')
+    _wait_for(f"{url}incidents/", "Open (edited renderer)", server)
+
+
+def test_an_edit_to_a_template_shows(served):
+    project, url, server = served
+    _edit(project / "macros" / "templates" / "card.html", "<dt>Symptom</dt>", "<dt>Symptom (edited template)</dt>")
+    _wait_for(f"{url}part-2/2-2-admission-and-batch-limits/", "Symptom (edited template)", server)
+
+
+def test_an_edit_to_the_data_and_a_page_shows(served):
+    project, url, server = served
+    _edit(project / "data" / "incidents.yaml", "title: Eight running requests allowed, two served",
+          "title: Eight running requests allowed, two served (edited data)")
+    _wait_for(f"{url}incidents/sglang-36889/", "(edited data)", server)
+    _edit(project / "docs" / "about.md", "# About the data", "# About the data (edited page)")
+    _wait_for(f"{url}about/", "(edited page)", server)
