@@ -195,6 +195,18 @@ def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
     return problems
 
 
+def _engine_problems(sound, shown: str) -> list[Problem]:
+    """The triage command's own engine (Hyperscan pre-check, then the regex) must find every
+    pattern on the examples that Python's re matches it on, and only there."""
+    if not sound:
+        return []
+    from .triage import engine_misses  # imported here: the triage command imports this module
+
+    line = {inc.id: where for inc, where in sound}
+    return [Problem(shown, line[inc.id](field, k), inc.id, message)
+            for inc, field, k, message in engine_misses([inc for inc, _ in sound])]
+
+
 def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None) -> tuple[Incident, ...]:
     """Read, validate and model the incidents at ``path``; raise ManualError on any problem."""
     shown = shown or path.as_posix()
@@ -207,6 +219,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
     incidents: list[Incident] = []
     first_line: dict[str, int] = {}
     first_name: dict[str, str] = {}
+    sound: list = []  # (incident, its line function) whose patterns passed _pattern_problems
     for index, raw in enumerate(data):
         if index in grouped:
             continue
@@ -235,9 +248,13 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
                                         f"as listed in data/manual.yaml"))
         where = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
         problems.extend(_github_problems(inc, shown, where))
-        problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _pattern_problems(inc, where))
+        pattern_problems = _pattern_problems(inc, where)
+        problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in pattern_problems)
+        if inc.log_patterns and not pattern_problems:
+            sound.append((inc, where))
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _status_problems(inc, where))
         incidents.append(inc)
+    problems.extend(_engine_problems(sound, shown))
     if problems:
         raise ManualError(problems)
     return tuple(incidents)

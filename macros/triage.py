@@ -4,15 +4,33 @@
     python -m macros.triage --json server.log
 
 Each incident whose log patterns occur is printed once, with how many lines
-matched, the first line (file, line number, text) and the incident's URL. The
-exit status follows grep: 0 when something matched, 1 when nothing did, 2 on
-an error (an unreadable file, binary data, bytes that are not UTF-8).
+matched, the first line (file, line number, text) and the incident's URL. A
+printed line longer than 500 characters is clipped to the 500 around the match,
+and the output says so ("clipped": true in JSON).
 
-Files are streamed in blocks, so a log of any size is read once in constant
-memory. All fixed strings are found in one pass by Hyperscan (a SIMD
-multi-pattern matcher; where its wheel is missing, a slower pure-Python search
-gives the same results); a regex runs only on the lines that contain its fixed
-text.
+The exit status follows grep: 0 when something matched, 1 when nothing did, 2 on
+an error: an unreadable file, bytes that are not UTF-8, or binary data. Binary
+data is a NUL byte anywhere in a file. The scan of that file stops at the line
+that holds it; the matches before it are still printed, with a message naming
+the file and line, and the status is 2. (grep would print "binary file
+matches"; a log is text, so the command says where the text ends instead.)
+
+When standard output is a terminal, control characters from the log (an escape
+sequence, a carriage return, a bidirectional override) are printed escaped, as
+``\\x1b`` or ``\\u202e``, so that a log cannot drive the terminal. JSON output
+escapes them the JSON way (``\\u001b``), so it still decodes to the exact text.
+
+Files are read once, in blocks, in constant memory whatever the line lengths: a
+line longer than 1 MiB is searched in windows, and a regex on such a line is
+checked against the 4 KiB either side of its fixed text. All fixed strings are
+found in one pass by Hyperscan (a SIMD multi-pattern matcher; where its wheel is
+missing, a slower pure-Python search gives the same results); a regex runs only
+on the lines that contain its fixed text. Line breaks are counted only up to
+the first match of each incident, the only lines whose number is printed.
+
+The loader runs every incident's ``log_examples`` through this same engine
+(:func:`engine_misses`), so a pattern that Hyperscan and Python's ``re`` read
+differently stops the build.
 """
 from __future__ import annotations
 
@@ -20,6 +38,7 @@ import argparse
 import json
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +52,10 @@ from .errors import ManualError
 from .loader import load_manual
 from .model import Incident
 
-BLOCK = 1 << 23  # 8 MiB: large enough for speed, small enough for any machine
+BLOCK = 1 << 23     # bytes read at a time: large enough for speed, small enough for any machine
+LINE_MAX = 1 << 20  # a line longer than this is not kept whole: it is searched in windows
+WINDOW = 1 << 12    # bytes kept on each side of a match in such a line (more than the longest needle)
+SHOWN = 500         # characters of a line that are printed
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -48,7 +70,8 @@ class Hit:
     first_file: str = ""
     first_line: int = 0
     first_text: str = ""
-    last_seen: tuple = field(default=("", 0), repr=False)
+    clipped: bool = False  # first_text is an excerpt of a longer line
+    last_seen: tuple = field(default=(None, -1), repr=False)  # (scan, offset of the line): a line counts once
 
 
 class Matcher:
@@ -56,120 +79,335 @@ class Matcher:
 
     def __init__(self, incidents):
         self.incidents = [i for i in incidents if i.log_patterns]
+        self.patterns: list[tuple[Incident, int]] = []  # pattern index -> (incident, its log_patterns index)
+        self.owners: list[list[tuple[int, re.Pattern | None]]] = []  # needle -> (pattern index, regex or None)
         needles: list[bytes] = []
-        self.owners: list[list[tuple[Incident, object]]] = []  # needle index -> (incident, regex or None)
         index: dict[bytes, int] = {}
         for inc in self.incidents:
-            for pat in inc.log_patterns:
-                needle = pat.prefilter.encode("utf-8")
+            for k, pat in enumerate(inc.log_patterns):
+                needle = pat.prefilter.encode("utf-8", "surrogatepass")
                 if needle not in index:
                     index[needle] = len(needles)
                     needles.append(needle)
                     self.owners.append([])
-                self.owners[index[needle]].append((inc, None if pat.literal is not None else pat.compiled()))
-        self.needles = needles
+                self.owners[index[needle]].append(
+                    (len(self.patterns), None if pat.literal is not None else pat.compiled()))
+                self.patterns.append((inc, k))
+        self.lengths = [len(n) for n in needles]
         self.find = _engine(needles) if needles else None
 
     def scan(self, name: str, stream, hits: dict[str, Hit]) -> None:
-        """Read ``stream`` (binary) to the end, adding what matches to ``hits``.
+        """Read ``stream`` (binary) to the end, adding what matches to ``hits``."""
+        this = object()  # this scan: a file named twice is counted twice, like grep
+        for pattern, key, where in self.found(name, stream):
+            inc = self.patterns[pattern][0]
+            hit = hits.get(inc.id)
+            if hit is None:
+                line, text, clipped = where()
+                hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text, clipped=clipped)
+            elif hit.last_seen == (this, key):
+                continue
+            hit.count += 1
+            hit.last_seen = (this, key)
 
-        Each block is searched where it lies, without copying it: the lines wholly
-        inside it at once, and the line cut by its start (the seam) on its own.
+    def found(self, name: str, stream, block: int | None = None, line_max: int | None = None):
+        """Yield ``(pattern index, line key, where)`` for each pattern found on a line of ``stream``.
+
+        The line key is the byte offset of the line's start, the same for every
+        match on one line. ``where()`` returns (line number, text, clipped) and
+        must be called before the next item is asked for. Matches come in the
+        order of the file.
+
+        The stream is read into one reused buffer. Whole lines are searched
+        where they lie; the unfinished line at the end of a block is carried to
+        the start of the buffer (all of it while it is at most ``line_max``
+        bytes, else a window of 2 * WINDOW bytes around the cut), so nothing
+        grows with the length of a line. Line breaks are counted only when a
+        line number is asked for: in a regular file, the bytes that have left
+        the buffer are read again for that; a pipe's are counted block by block.
         """
         if self.find is None:
             return
-        tail, line_base, first = b"", 0, True  # line_base: line breaks before the current line
+        step = block or BLOCK
+        window = max(WINDOW, 2 * max(self.lengths))
+        line_max = max(line_max or LINE_MAX, 2 * window)
+        buf = bytearray(line_max + step)
+        mv = memoryview(buf)
+        read = _reader(stream)
+        reread = _rereader(stream)
+        base = 0        # file offset of buf[0]
+        keep = 0        # bytes carried to the start of buf
+        done = 0        # file offset: every match that starts before it is handled
+        open_at = 0     # file offset where the line that holds `done` starts
+        valid = 0       # file offset up to which the bytes are known to be UTF-8 and free of NUL
+        counted = 0     # file offset up to which the line breaks are counted ...
+        lines = 0       # ... and how many there are
+
+        def before(offset: int) -> int:
+            """The line breaks before file offset ``offset`` (at or after ``counted``)."""
+            nonlocal counted, lines
+            if counted < base:  # those bytes have left the buffer: read them again
+                lines += reread(counted, base)
+                counted = base
+            lines += buf.count(b"\n", counted - base, offset - base)
+            counted = offset
+            return lines
+
         while True:
-            block = stream.read(BLOCK)
-            if first and block and b"\0" in block[:8192]:
-                raise TriageError(f"{name}: binary data (a NUL byte near the start); not a text log")
-            first = False
-            if not block:
-                if tail:
-                    self._utf8(name, tail, 0, len(tail), line_base)
-                    self._scan_block(name, tail, 0, len(tail), line_base, hits)
+            got = read(mv[keep:keep + step])
+            filled, eof = keep + got, got < step
+            lo = done - base
+            stop, valid_to = _check(buf, mv, keep, filled, max(0, valid - base), eof)
+            if stop is not None:
+                cut = max(lo, buf.rfind(b"\n", 0, stop[0]) + 1)
+            elif eof:
+                cut = filled
+            else:
+                nl = buf.rfind(b"\n", lo, filled)
+                cut, line_at = (nl + 1, base + nl + 1) if nl >= 0 else (lo, open_at)
+                if base + filled - line_at > line_max:  # the unfinished line is too long to carry whole
+                    cut = max(cut, filled - window)
+            valid = base + valid_to
+            if cut > lo:
+                matches = [m for m in self.find(buf, filled) if lo <= m[1] < cut]
+                if matches:
+                    matches.sort(key=_start)
+                    yield from self._confirm(matches, buf, mv, base, filled, eof, open_at, before, line_max, window)
+                nl = buf.rfind(b"\n", lo, cut)
+                if nl >= 0:
+                    open_at = base + nl + 1
+            if stop is not None:
+                raise TriageError(f"{name}:{before(base + stop[0]) + 1}: {stop[1]}")
+            if eof:
                 return
-            head_end = block.find(b"\n") + 1
-            if head_end == 0:  # no line break: the block only continues a long line
-                tail += block
-                continue
-            seam = tail + block[:head_end]
-            self._utf8(name, seam, 0, len(seam), line_base)
-            self._scan_block(name, seam, 0, len(seam), line_base, hits)
-            line_base += 1
-            body_end = block.rfind(b"\n") + 1
-            if not block.isascii():
-                self._utf8(name, block, head_end, body_end, line_base)
-            self._scan_block(name, block, head_end, body_end, line_base, hits)
-            line_base += block.count(b"\n", head_end, body_end)
-            tail = block[body_end:]
+            if reread is None:  # a pipe: count now, the bytes will not come back
+                before(base + cut)
+            done = base + cut
+            carry = cut - window if base + filled - open_at > line_max else open_at - base
+            carry = max(0, min(carry, cut))
+            keep = filled - carry
+            buf[:keep] = mv[carry:filled].tobytes()  # at most line_max bytes: the unfinished line
+            base += carry
 
-    @staticmethod
-    def _utf8(name: str, data: bytes, lo: int, hi: int, line_base: int) -> None:
-        """Stop with a clear message at the first byte that is not UTF-8 in data[lo:hi]."""
-        if data.isascii():
-            return
-        try:
-            data[lo:hi].decode("utf-8")
-        except UnicodeDecodeError as err:
-            at = lo + err.start
-            line = line_base + data.count(b"\n", lo, at) + 1
-            raise TriageError(f"{name}:{line}: bytes that are not UTF-8 (0x{data[at]:02x}); "
-                              "convert the log to UTF-8 first") from None
-
-    def _scan_block(self, name: str, data: bytes, lo: int, hi: int, line_base: int,
-                    hits: dict[str, Hit]) -> None:
-        """Count the matches that start in the whole lines data[lo:hi]."""
-        matches = [m for m in self.find(data) if lo <= m[1] < hi]
-        if not matches:
-            return
-        matches.sort(key=lambda m: m[1])
-        line, pos = line_base + 1, lo
+    def _confirm(self, matches, buf, mv, base, filled, eof, open_at, before, line_max, window):
+        """Yield the patterns that hold on the lines of ``matches``: a literal always, a regex when it matches."""
+        lengths, owners = self.lengths, self.owners
+        key, begin, end, text, prev = -1, open_at - base, filled, None, 0  # begin < 0: the line began earlier
         for needle, start in matches:
-            line += data.count(b"\n", pos, start)
-            pos = start
-            begin = data.rfind(b"\n", 0, start) + 1
-            end = data.find(b"\n", start)
-            text = None
-            for inc, regex in self.owners[needle]:
-                hit = hits.get(inc.id)
-                if hit and hit.last_seen == (name, line):
-                    continue  # one line counts once per incident
-                if regex is not None or hit is None:
-                    text = text if text is not None else data[begin:end if end >= 0 else len(data)].decode(
-                        "utf-8").rstrip("\r")
-                    if regex is not None and not regex.search(text):
+            nl = buf.rfind(b"\n", prev, start)  # from the previous match only: linear, however many matches
+            prev = start
+            if nl >= 0 or key < 0:
+                if nl >= 0:
+                    begin = nl + 1
+                key, text = base + begin, None
+                end = buf.find(b"\n", start, filled)
+                continues = end < 0 and not eof  # the line goes on past this buffer
+                end = filled if end < 0 else end
+                long = begin < 0 or continues or end - begin > line_max
+            for pattern, regex in owners[needle]:
+                if regex is not None:
+                    if text is None:
+                        text = _Line(mv, begin, end, long, continues, window)
+                    if not text.search(regex, start):
                         continue
-                if hit is None:
-                    hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text)
-                hit.count += 1
-                hit.last_seen = (name, line)
+
+                def where(start=start, begin=begin, end=end, long=long, length=lengths[needle]):
+                    return (before(base + start) + 1, *_excerpt(mv, begin, end, long, start, length, window))
+                yield pattern, key, where
+
+
+def _start(match) -> int:
+    return match[1]
+
+
+def _check(buf, mv, keep, filled, vfrom, eof):
+    """Look for binary data or bytes that are not UTF-8 among the new bytes.
+
+    Returns ``(stop, valid_to)``: ``stop`` is (offset, reason) for the first
+    NUL byte or byte that is not UTF-8, or None; the bytes before ``valid_to``
+    are checked (at the end of a block, a character cut in two waits for the
+    next one).
+    """
+    nul = buf.find(b"\0", keep, filled)
+    end = filled if nul < 0 else nul
+    vto = end
+    if not (buf.isascii() if filled * 2 > len(buf) else mv[vfrom:filled].tobytes().isascii()):
+        if nul < 0 and not eof:
+            vto = _char_start(buf, end, max(vfrom, end - 4))
+        try:
+            str(mv[vfrom:vto], "utf-8")
+        except UnicodeDecodeError as err:
+            at = vfrom + err.start
+            return (at, f"bytes that are not UTF-8 (0x{buf[at]:02x}); convert the log to UTF-8 first"), at
+    if nul >= 0:
+        return (nul, "binary data (a NUL byte): not a text log, so the rest of the file was not scanned; "
+                     "the matches before this line are shown"), nul
+    return None, vto
+
+
+class _Line:
+    """The text a regex is searched in: the whole line, or for a long line the window around each match."""
+
+    def __init__(self, mv, begin, end, long, continues, window):
+        self.mv, self.begin, self.end, self.long, self.continues, self.window = mv, begin, end, long, continues, window
+        self.whole = None if long else str(mv[begin:end], "utf-8").rstrip("\r")
+
+    def search(self, regex, start: int) -> bool:
+        if not self.long:
+            return regex.search(self.whole) is not None
+        lo = max(self.begin, start - self.window, 0)
+        hi = min(self.end, start + self.window)
+        text = str(self.mv[lo:hi], "utf-8", "ignore")
+        # Where the window cuts the line, "^" and "$" must not match: a NUL (never in a scanned line) guards each cut.
+        pos = 0
+        if lo > self.begin:
+            text, pos = "\0" + text, 1
+        if hi < self.end or self.continues:
+            text += "\0"
+        else:
+            text = text.rstrip("\r")
+        return regex.search(text, pos) is not None
+
+
+def _excerpt(mv, begin, end, long, start, length, window) -> tuple[str, bool]:
+    """At most SHOWN characters of the line, around the match at ``start``; and whether it was clipped."""
+    if not long:
+        text = str(mv[begin:end], "utf-8").rstrip("\r")
+        if len(text) <= SHOWN:
+            return text, False
+        at = len(str(mv[begin:start], "utf-8"))
+    else:
+        lo = max(begin, start - window, 0)
+        before = str(mv[lo:start], "utf-8", "ignore")
+        text = before + str(mv[start:min(end, start + length + window)], "utf-8", "ignore").rstrip("\r")
+        at = len(before)
+    first = max(0, min(at - 100, len(text) - SHOWN))
+    return text[first:first + SHOWN], True
+
+
+def _char_start(buf, at: int, floor: int) -> int:
+    """``at`` moved back to the start of the UTF-8 character it may cut (bytes before ``floor`` stay)."""
+    while at > max(floor, 0) and 0x80 <= buf[at - 1] < 0xC0:
+        at -= 1
+    if at > max(floor, 0) and buf[at - 1] >= 0xC0:
+        at -= 1
+    return at
+
+
+def _reader(stream):
+    """A function that fills a memoryview from ``stream`` and returns how many bytes it read (short only at the end)."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is None:  # a stream without readinto (rare): read and copy
+        def readinto(view):
+            data = stream.read(len(view))
+            view[:len(data)] = data
+            return len(data)
+    try:
+        os.posix_fadvise(stream.fileno(), 0, 0, os.POSIX_FADV_SEQUENTIAL)
+    except Exception:  # not a file, or no fadvise: it is only a hint
+        pass
+
+    def read(view) -> int:
+        total = 0
+        while total < len(view):
+            n = readinto(view[total:])
+            if not n:
+                break
+            total += n
+        return total
+    return read
+
+
+def _rereader(stream):
+    """For a regular file, a function that counts the line breaks in file[lo:hi]
+    by reading them again; None for a pipe or a stream in memory."""
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        origin = stream.tell()
+    except (AttributeError, OSError, ValueError):
+        return None
+    chunk = bytearray()
+
+    def reread(lo: int, hi: int) -> int:
+        if not chunk:
+            chunk.extend(bytes(1 << 22))
+        count = 0
+        while lo < hi:
+            n = os.preadv(fd, [memoryview(chunk)[:min(len(chunk), hi - lo)]], origin + lo)
+            if n <= 0:
+                raise OSError("the file became shorter while it was read")
+            count += chunk.count(b"\n", 0, n)
+            lo += n
+        return count
+    return reread
 
 
 def _engine(needles: list[bytes]):
-    """A function that returns every (needle index, start offset) in a block of bytes."""
+    """A function that returns every (needle index, start offset) in buf[:filled]."""
     if hyperscan is not None:
         database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         database.compile(expressions=[re.escape(n) for n in needles], ids=list(range(len(needles))),
                          elements=len(needles), flags=[0] * len(needles))
         lengths = [len(n) for n in needles]
 
-        def find(data: bytes) -> list[tuple[int, int]]:
+        def find(buf, filled: int) -> list[tuple[int, int]]:
             found: list[tuple[int, int]] = []
-            database.scan(data, match_event_handler=lambda i, _s, end, _f, _c: found.append(
+            add = found.append
+            database.scan(memoryview(buf)[:filled], match_event_handler=lambda i, _s, end, _f, _c: add(
                 (i, end - lengths[i])))
             return found
         return find
 
-    def find_slowly(data: bytes) -> list[tuple[int, int]]:
+    def find_slowly(buf, filled: int) -> list[tuple[int, int]]:
         found = []
         for i, needle in enumerate(needles):
-            at = data.find(needle)
+            at = buf.find(needle, 0, filled)
             while at >= 0:
                 found.append((i, at))
-                at = data.find(needle, at + 1)
+                at = buf.find(needle, at + 1, filled)
         return found
     return find_slowly
+
+
+def engine_misses(incidents) -> list[tuple[Incident, str, int, str]]:
+    """Where the triage engine and Python's ``re`` disagree on an incident's own log_examples.
+
+    Each example is scanned as a one-line log by the engine the command uses
+    (the Hyperscan pre-check, then the regex), and compared with what
+    ``LogPattern.matches`` (Python's ``re``) says. Returns (incident, field,
+    index, message) for each disagreement: field is "log_patterns" for a
+    pattern that the engine finds where ``re`` does not, or misses where ``re``
+    matches, and "log_examples" for an example the engine cannot read.
+    """
+    import io
+
+    matcher = Matcher(incidents)
+    index = {(id(inc), k): p for p, (inc, k) in enumerate(matcher.patterns)}
+    misses = []
+    for inc in matcher.incidents:
+        for j, example in enumerate(inc.log_examples):
+            try:
+                data = io.BytesIO((example + "\n").encode("utf-8"))
+                got = {p for p, _key, _where in matcher.found("log_examples", data, block=4096, line_max=1)}
+            except (TriageError, UnicodeEncodeError) as err:
+                reason = str(err).split(": ", 1)[-1] if isinstance(err, TriageError) else "not UTF-8"
+                misses.append((inc, "log_examples", j, f"log_examples[{j}]: the triage command cannot read "
+                                                        f"this line: {reason}"))
+                continue
+            for k, pat in enumerate(inc.log_patterns):
+                want, has = pat.matches(example), index[(id(inc), k)] in got
+                if want and not has:
+                    misses.append((inc, "log_patterns", k, (
+                        f"log_patterns[{k}]: the triage command misses log_examples[{j}], which Python's re "
+                        f"matches: its Hyperscan pre-check looks for {pat.prefilter!r} as written, case included, "
+                        "and the line does not hold it; write the pattern without inline flags such as (?i)")))
+                elif has and not want:
+                    misses.append((inc, "log_patterns", k, (
+                        f"log_patterns[{k}]: the triage command finds log_examples[{j}], which Python's re "
+                        "does not match; the two engines read the pattern differently")))
+    return misses
 
 
 def _open(name: str):
@@ -179,7 +417,7 @@ def _open(name: str):
     if path.is_dir():
         raise TriageError(f"{name}: is a directory")
     try:
-        return path.open("rb")
+        return path.open("rb", buffering=0)
     except OSError as err:
         raise TriageError(f"{name}: cannot read: {err.strerror}") from None
 
@@ -210,6 +448,22 @@ def _site_url() -> str:
     return os.environ.get("SITE_URL") or "http://127.0.0.1:8000/"
 
 
+# Characters that a terminal may act on: C0 controls but tab, DEL, C1 controls, and the invisible
+# format characters that reorder or break text (bidirectional controls, line and paragraph separators).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\x1b``, ``\\u202e``)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")  # json leaves them raw
+
+
+def _json_text(data) -> str:
+    """JSON with non-ASCII text kept readable, but every control character escaped (it decodes the same)."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,25 +483,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     base = args.site_url.rstrip("/") + "/"
     hits, errors = triage(incidents, args.files)
+    shown_err = escape_controls if sys.stderr.isatty() else str
     for message in errors:
-        print(f"triage: {message}", file=sys.stderr)
+        print(f"triage: {shown_err(message)}", file=sys.stderr)
     results = [{
         "id": h.incident.id, "name": h.incident.name, "title": h.incident.title,
         "status": h.incident.status, "sections": list(h.incident.sections), "count": h.count,
-        "first": {"file": h.first_file, "line": h.first_line, "text": h.first_text},
+        "first": {"file": h.first_file, "line": h.first_line, "text": h.first_text, "clipped": h.clipped},
         "url": base + site.incident_url(h.incident.id),
     } for h in hits]
     if args.json:
-        json.dump({"matches": results, "errors": errors}, sys.stdout, ensure_ascii=False, indent=1)
-        print()
+        sys.stdout.write(_json_text({"matches": results, "errors": errors}) + "\n")
     else:
+        shown = escape_controls if sys.stdout.isatty() else str
         for r in results:
             lines = "line" if r["count"] == 1 else "lines"
             where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
-            print(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]")
-            print(f"  {r['count']} {lines}; first at {r['first']['file']}:{r['first']['line']}: "
-                  f"{r['first']['text'][:300]}")
-            print(f"  {r['url']}")
+            first = r["first"]
+            clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
+            print(shown(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]"))
+            print(shown(f"  {r['count']} {lines}; first at {first['file']}:{first['line']}: {first['text']}")
+                  + clipped)
+            print(shown(f"  {r['url']}"))
         if not results and not errors:
             print("triage: no incident of the manual matches", file=sys.stderr)
     if errors:

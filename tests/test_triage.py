@@ -68,7 +68,7 @@ def test_json_output(log):
     assert code == 0 and data["errors"] == []
     hit = next(m for m in data["matches"] if m["id"] == "sglang-8463")
     assert hit["count"] == 2
-    assert hit["first"] == {"file": str(log), "line": 2, "text": LOG.splitlines()[1]}
+    assert hit["first"] == {"file": str(log), "line": 2, "text": LOG.splitlines()[1], "clipped": False}
     assert hit["url"] == "https://manual.example/incidents/sglang-8463/"
     assert [m["id"] for m in data["matches"]][:1] == ["sglang-8463"]  # order of first appearance
 
@@ -153,3 +153,226 @@ def test_the_benchmark_script_runs_and_reports_a_ratio(tmp_path):
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert "triage throughput / grep -F throughput:" in result.stdout, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
+
+
+# --- hostile logs: long lines, binary data, control characters (issue 13, items 8 to 10) -----------
+
+RSS_LIMIT_KB = 150_000  # triage on a short log takes about 50 MB; a bound that does not grow with the line
+
+
+def run_measured(*args) -> tuple[int, bytes, int]:
+    """Run the command from a fresh parent that reports its only child's peak memory (KiB)."""
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)\n"
+             "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+             "sys.stdout.buffer.write(r.stdout)\n"
+             "sys.exit(r.returncode)\n")
+    result = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "macros.triage", *map(str, args)],
+                            cwd=ROOT, capture_output=True, env={"SITE_URL": "https://manual.example/",
+                                                                "PATH": "/usr/bin:/bin"})
+    return result.returncode, result.stdout, int(result.stderr)
+
+
+def test_a_line_of_128_mb_without_a_break_is_read_in_constant_memory(tmp_path):
+    """The whole line is never held: memory stays under a bound far below its size, and the
+    printed text is an excerpt of at most 500 characters, marked as clipped."""
+    path = tmp_path / "long.log"
+    filler = b"0123456789abcdef" * (1 << 16)  # 1 MiB
+    with path.open("wb") as out:
+        out.write(b"[TP0] start of a runaway line ")
+        for n in range(128):
+            if n == 64:
+                out.write(b" KV cache pool is full. Retract requests. ")
+            out.write(filler)
+        out.write(b" Total generated tokens (retokenized):    0")  # no line break at the end either
+    code, out, peak_kb = run_measured("--json", path)
+    assert code == 0
+    assert peak_kb < RSS_LIMIT_KB, f"{peak_kb} KiB for a {path.stat().st_size >> 20} MiB line"
+    matches = {m["id"]: m for m in json.loads(out)["matches"]}
+    kv = matches["sglang-8463"]
+    assert (kv["count"], kv["first"]["line"], kv["first"]["clipped"]) == (1, 1, True)
+    assert "KV cache pool is full. Retract requests." in kv["first"]["text"]
+    assert len(kv["first"]["text"]) <= triage.SHOWN
+    # the regex ends in "$": it holds at the true end of the line, not at the edge of a window
+    assert {m["first"]["line"] for m in matches.values()} == {1}
+    assert any("Total generated tokens (retokenized):    0" in m["first"]["text"] for m in matches.values())
+    assert len(out) < 20_000  # the output does not carry the line back
+
+
+def test_text_output_clips_a_long_line_and_says_so(tmp_path):
+    path = tmp_path / "wide.log"
+    path.write_text("x" * 3000 + " KV cache pool is full. Retract requests. " + "y" * 3000 + "\n", "utf-8")
+    code, out, _ = run(path)
+    assert code == 0
+    first = next(line for line in out.splitlines() if "first at" in line)
+    assert "KV cache pool is full. Retract requests." in first
+    assert first.endswith(f"[clipped to {triage.SHOWN} characters of a longer line]")
+    assert len(first) < triage.SHOWN + 200
+
+
+def test_binary_data_in_the_middle_stops_the_file_with_its_line(tmp_path):
+    """A NUL byte past the first blocks is found too: the matches before it are shown, the rest
+    of the file is not scanned, and the status is 2."""
+    path = tmp_path / "crashed.log"
+    lines = ["[TP0] Decode batch, #running-req: 6, token usage: 0.94\n"] * 40_000
+    lines[1000] = "[TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1\n"
+    lines[30_000] = "\0" * 16 + "\n"
+    lines[35_000] = "Total generated tokens (retokenized):    0\n"
+    path.write_text("".join(lines), "utf-8")
+    assert path.stat().st_size > 2 * 1024 * 1024
+    code, out, err = run("--json", path)
+    assert code == 2
+    data = json.loads(out)
+    assert [m["id"] for m in data["matches"] if m["first"]["line"] == 1001]
+    assert not [m for m in data["matches"] if m["first"]["line"] == 35_001]
+    assert data["errors"] == [f"{path}:30001: binary data (a NUL byte): not a text log, so the rest of the "
+                              "file was not scanned; the matches before this line are shown"]
+    assert err == f"triage: {data['errors'][0]}\n"
+
+
+def test_a_file_of_text_then_nul_bytes_answers_at_the_first_nul(tmp_path):
+    """The shape of a log cut short by a crash: a little text, then NUL bytes (a sparse file
+    here, 256 MiB). The command stops at the first NUL instead of reading them all."""
+    path = tmp_path / "truncated.log"
+    text = "[TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1\n" * 150  # about 9.6 KB
+    path.write_text(text, "utf-8")
+    with path.open("r+b") as f:
+        f.truncate(256 << 20)
+    code, out, peak_kb = run_measured("--json", path)
+    assert code == 2
+    data = json.loads(out)
+    assert data["matches"][0]["count"] == 150
+    assert data["errors"][0].startswith(f"{path}:151: binary data (a NUL byte)")
+    assert peak_kb < RSS_LIMIT_KB
+
+
+def test_bytes_that_are_not_utf8_deep_in_a_file_name_their_line(tmp_path):
+    path = tmp_path / "latin1.log"
+    path.write_bytes(b"ok line\n" * 2_000_000 + "caf\u00e9 \u00fcber\n".encode() + b"bad \xe9t\xe9\n")
+    code, _, err = run(path)
+    assert code == 2
+    assert err.startswith(f"triage: {path}:2000002: bytes that are not UTF-8 (0xe9)")
+
+
+def run_on_a_terminal(*args) -> bytes:
+    """Run the command with its standard output on a pseudo-terminal; return what the terminal got."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "macros.triage", *map(str, args)], cwd=ROOT, stdout=slave,
+                            stderr=subprocess.DEVNULL, env={"SITE_URL": "https://manual.example/",
+                                                            "PATH": "/usr/bin:/bin"})
+    os.close(slave)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        got += chunk
+    proc.wait(timeout=60)
+    os.close(master)
+    return got
+
+
+HOSTILE = ("[TP0] \x1b]0;owned\x07\x1b[2J\x1b[31mKV cache pool is full. Retract requests.\x1b[0m"
+           " \x9b6n \u202egnp.exe\r\n")
+
+
+def test_control_characters_from_the_log_reach_a_terminal_escaped(tmp_path):
+    path = tmp_path / "hostile.log"
+    path.write_text(HOSTILE, "utf-8", newline="")
+    shown = run_on_a_terminal(path)
+    assert b"KV cache pool is full. Retract requests." in shown
+    assert b"\x1b" not in shown and b"\x07" not in shown and "\x9b".encode() not in shown
+    assert "\u202e".encode() not in shown
+    assert b"\\x1b]0;owned\\x07\\x1b[2J\\x1b[31mKV cache" in shown
+    assert b"\\x9b6n \\u202egnp.exe" in shown
+
+
+def test_json_keeps_the_exact_text_and_never_sends_a_control_character(tmp_path):
+    path = tmp_path / "hostile.log"
+    path.write_text(HOSTILE, "utf-8", newline="")
+    for out in (run("--json", path)[1].encode(), run_on_a_terminal("--json", path).replace(b"\r\n", b"\n")):
+        assert b"\x1b" not in out and "\x9b".encode() not in out and "\u202e".encode() not in out
+        first = next(m for m in json.loads(out)["matches"] if m["id"] == "sglang-8463")["first"]
+        assert first["text"] == HOSTILE.rstrip("\r\n")
+
+
+def test_piped_text_output_is_left_as_it_is(tmp_path):
+    """Escaping is for a terminal only: through a pipe the line is printed as the log has it."""
+    path = tmp_path / "hostile.log"
+    path.write_text(HOSTILE, "utf-8", newline="")
+    _, out, _ = run(path)
+    assert HOSTILE.rstrip("\r\n") in out
+
+
+def reference(incidents, text: str) -> dict:
+    """What the command must find, line by line with Python's re: {id: (count, first line, first text)}."""
+    found: dict = {}
+    for number, line in enumerate(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), 1):
+        line = line.rstrip("\r")
+        for inc in incidents:
+            if any(p.matches(line) for p in inc.log_patterns):
+                count, first, shown = found.get(inc.id, (0, number, line))
+                found[inc.id] = (count + 1, first, shown)
+    return found
+
+
+def test_long_lines_pipes_and_files_agree_with_python_re(incidents, monkeypatch, tmp_path):
+    """Small blocks and a small line limit, so that lines are cut, carried and windowed on every
+    path: a file (line numbers counted by reading again) and a pipe (counted block by block)."""
+    import io
+    import random
+
+    monkeypatch.setattr(triage, "BLOCK", 97)
+    monkeypatch.setattr(triage, "LINE_MAX", 300)
+    monkeypatch.setattr(triage, "WINDOW", 16)
+    rng = random.Random(13)
+    examples = [e for i in incidents for e in i.log_examples]
+    lines = []
+    for n in range(3000):
+        kind = rng.random()
+        if kind < 0.15:
+            lines.append(rng.choice(examples))
+        elif kind < 0.2:  # a long line with an example inside it, far from both ends
+            lines.append("z" * rng.randint(400, 3000) + " " + rng.choice(examples)[:60] + " " + "w" * rng.randint(400, 3000))
+        elif kind < 0.22:
+            lines.append("q" * rng.randint(400, 3000) + rng.choice(examples))  # ends with the example
+        else:
+            lines.append(f"[TP0] Decode batch #{n}, token usage: 0.{n % 97:02d}" + "é" * (n % 3))
+    text = "\n".join(lines) + "\n"
+    want = reference(incidents, text)
+    assert len(want) >= 10
+    path = tmp_path / "mixed.log"
+    path.write_bytes(text.encode())
+    matcher = triage.Matcher(incidents)
+    for source in (io.BytesIO(text.encode()), path.open("rb", buffering=0)):
+        got: dict = {}
+        matcher.scan("log", source, got)
+        assert {k: (h.count, h.first_line) for k, h in got.items()} == {k: v[:2] for k, v in want.items()}
+        for k, h in got.items():
+            if not h.clipped:
+                assert h.first_text == want[k][2]
+            else:
+                assert len(h.first_text) <= triage.SHOWN and h.first_text in want[k][2]
+
+
+def test_the_engine_check_reports_a_pattern_that_misses_its_own_example(incidents):
+    """Python's re reads "(?i)" as a flag; the Hyperscan pre-check looks for the text as written.
+    The loader calls this check, so such a pattern stops the build (tests/bad_data has the file)."""
+    from dataclasses import replace
+
+    from macros.model import LogPattern
+
+    assert triage.engine_misses(incidents) == []  # the manual's own patterns
+    base = next(i for i in incidents if i.log_patterns)
+    bad = replace(base, log_patterns=(LogPattern(regex="(?i)kv cache pool is full"),
+                                      LogPattern(literal="Retract requests.")),
+                  log_examples=("KV cache pool is full. Retract requests.",))
+    [(inc, field_name, k, message)] = triage.engine_misses([bad])
+    assert (inc.id, field_name, k) == (base.id, "log_patterns", 0)
+    assert message.startswith("log_patterns[0]: the triage command misses log_examples[0], which Python's re matches")
