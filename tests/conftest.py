@@ -32,9 +32,12 @@ def incidents(site):
     return load(ROOT / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
 
 
-def mkdocs_build(project: Path, site_dir: Path) -> subprocess.CompletedProcess:
+OTHER_ORIGIN = "https://manual.example/"  # for copies that are only read as files, never served
+
+
+def mkdocs_build(project: Path, site_dir: Path, site_url: str = OTHER_ORIGIN) -> subprocess.CompletedProcess:
     """Run a strict build of ``project`` into ``site_dir``, as `make build` does."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL="https://manual.example/",
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=site_url,
                REPO_URL="https://github.com/example/sglang-manual")
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
@@ -53,16 +56,42 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+def build_and_serve(project: Path, out: Path):
+    """Serve ``out``, then build ``project`` into it with SITE_URL set to the address it is served
+    from, as every real deployment is: Material's instant navigation only takes over same-origin links."""
+    httpd, url = serve(out)
+    result = mkdocs_build(project, out, site_url=url)
+    if result.returncode != 0:
+        httpd.shutdown()
+        raise AssertionError(result.stdout + result.stderr)
+    return httpd, url
+
+
 @pytest.fixture(scope="session")
-def built(tmp_path_factory):
-    """The site, built once with --strict into a temporary folder."""
+def _site(tmp_path_factory):
+    """The site, built once with --strict, served at the address it was built for."""
     out = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(ROOT, out)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return out
+    httpd, url = build_and_serve(ROOT, out)
+    yield out, url
+    httpd.shutdown()
 
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's; nothing downloads a browser
+@pytest.fixture(scope="session")
+def built(_site):
+    return _site[0]
+
+
+@pytest.fixture(scope="session")
+def server(_site):
+    """The address the site is served from; also its SITE_URL."""
+    return _site[1]
+
+
+# Any Chromium or Chrome: `make test` sets CHROMIUM (Debian's chromium, or Google Chrome on
+# GitHub's runners); nothing downloads a browser.
+CHROMIUM = os.environ.get("CHROMIUM") or next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p),
+    "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="session")
@@ -106,9 +135,3 @@ def serve(directory: Path):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
-
-@pytest.fixture(scope="session")
-def server(built):
-    httpd, url = serve(built)
-    yield url
-    httpd.shutdown()

@@ -6,6 +6,7 @@ from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
 
+from conftest import ROOT
 from macros.render import section_incidents
 
 
@@ -13,15 +14,17 @@ def page(built: Path, url: str) -> BeautifulSoup:
     return BeautifulSoup((built / url / "index.html").read_text(encoding="utf-8"), "html.parser")
 
 
-def test_table_has_seventy_rows_with_their_ids(built, incidents):
+def test_the_table_has_a_row_per_incident(built, incidents):
     html = page(built, "incidents")
     rows = html.select(".sgm-table tbody tr")
-    assert len(rows) == 70
     assert sorted(r["id"] for r in rows) == sorted(i.id for i in incidents)
 
 
 def test_every_section_has_a_page_with_its_callout_and_stories(built, site, incidents):
-    assert len(site.sections) == 29
+    import yaml
+
+    listed = yaml.safe_load((ROOT / "data" / "manual.yaml").read_text("utf-8"))["parts"]
+    assert list(site.sections) == [s["number"] for p in listed for s in p["sections"]]
     for number, section in site.sections.items():
         html = page(built, section.url)
         assert html.h1.get_text(strip=True) == section.label

@@ -22,10 +22,11 @@ def test_yaml_points_editors_at_the_schema():
     assert first == "# yaml-language-server: $schema=./incidents.schema.json"
 
 
-def test_all_seventy_incidents_load(incidents):
-    assert len(incidents) == 70
-    assert len({i.id for i in incidents}) == 70
-    assert len({i.name for i in incidents}) == 70
+def test_every_incident_in_the_file_loads_once(incidents):
+    text = (ROOT / "data" / "incidents.yaml").read_text(encoding="utf-8")
+    entries = re.findall(r"^- id: ([a-z0-9-]+)$", text, re.M)
+    assert entries and [i.id for i in incidents] == entries  # none dropped, none added, in file order
+    assert len({i.name for i in incidents}) == len(incidents)
 
 
 def test_every_status_and_kind_is_documented():
@@ -47,7 +48,7 @@ def test_github_incidents_link_their_own_threads(incidents):
 
 def test_field_reports_have_a_publisher_and_never_a_guessed_url(incidents):
     reports = [s for i in incidents for s in i.sources if s.kind == "field-report"]
-    assert len(reports) == 10
+    assert reports
     verified = {
         "https://www.linkedin.com/blog/engineering/ai/scaling-llm-based-ranking-systems-with-sglang-at-linkedin",
         "https://research.aimultiple.com/inference-engines",
@@ -82,4 +83,4 @@ def test_data_matches_the_index():
     result = subprocess.run([sys.executable, str(SEED_CHECK), "data/incidents.yaml"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
-    assert "70 of 70 index rows match" in result.stdout
+    assert re.search(r"\b([0-9]+) of \1 index rows match", result.stdout), result.stdout

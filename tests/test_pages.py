@@ -14,7 +14,6 @@ from conftest import ROOT
 
 from macros.loader import schema
 
-SITE_URL = "https://manual.example/"
 
 
 def head(built, url):
@@ -23,14 +22,14 @@ def head(built, url):
     return html, meta
 
 
-def test_every_incident_has_a_page_with_its_own_preview(built, incidents, site):
+def test_every_incident_has_a_page_with_its_own_preview(server, built, incidents, site):
     for inc in incidents:
         html, meta = head(built, f"incidents/{inc.id}")
         assert html.title.get_text().startswith(f"{inc.name}: ") or "&" in inc.name
         assert meta["og:title"] == f"{inc.name.replace('`', '')}: {inc.title.replace('`', '')}"
         assert meta["og:description"].startswith(inc.symptom.replace("`", "")[:40])
         assert meta["description"] == meta["og:description"]
-        assert meta["og:url"] == f"{SITE_URL}incidents/{inc.id}/"
+        assert meta["og:url"] == f"{server}incidents/{inc.id}/"
         assert meta["og:type"] == "article" and meta["twitter:card"] == "summary"
         # the card, the sections that tell it (linked to the stories), sources and status
         card = html.select_one(f'.sgm-card[data-incident="{inc.id}"]')
@@ -39,10 +38,10 @@ def test_every_incident_has_a_page_with_its_own_preview(built, incidents, site):
         assert told == [f"../../{site.section(n).url}#{inc.id}" for n in inc.sections]
 
 
-def test_other_pages_preview_as_themselves(built):
+def test_other_pages_preview_as_themselves(server, built):
     _, meta = head(built, "part-3/3-2-sizing-the-pool")
     assert meta["og:title"] == "3.2 Sizing the pool" and meta["og:type"] == "website"
-    assert meta["og:url"] == f"{SITE_URL}part-3/3-2-sizing-the-pool/"
+    assert meta["og:url"] == f"{server}part-3/3-2-sizing-the-pool/"
 
 
 def test_rows_and_stories_link_to_the_incident_page(built):
@@ -54,13 +53,13 @@ def test_rows_and_stories_link_to_the_incident_page(built):
     assert "../../incidents/sglang-36889/" in links
 
 
-def test_json_is_the_schema_shape_plus_urls(built, incidents):
+def test_json_is_the_schema_shape_plus_urls(server, built, incidents):
     data = json.loads((built / "incidents.json").read_text("utf-8"))
     records = data["incidents"]
     assert [r["id"] for r in records] == [i.id for i in incidents]
     bare = [{k: v for k, v in r.items() if k != "urls"} for r in records]
     assert not list(Draft202012Validator(schema()).iter_errors(bare))
-    assert records[0]["urls"]["page"] == f"{SITE_URL}incidents/{records[0]['id']}/"
+    assert records[0]["urls"]["page"] == f"{server}incidents/{records[0]['id']}/"
     served = json.loads((built / "incidents.schema.json").read_text("utf-8"))
     assert served == schema()
 
@@ -72,14 +71,14 @@ def test_csv_has_a_row_per_incident(built, incidents):
     assert row["name"] == "#43413, #36174, #31261" and row["sections"] == "4.6"
 
 
-def test_atom_feed_lists_incidents_by_checked_date(built, incidents):
+def test_atom_feed_lists_incidents_by_checked_date(server, built, incidents):
     ns = {"a": "http://www.w3.org/2005/Atom"}
     feed = ET.fromstring((built / "incidents.atom").read_bytes())
     entries = feed.findall("a:entry", ns)
     assert len(entries) == len(incidents)
     dates = [e.find("a:updated", ns).text for e in entries]
     assert dates == sorted(dates, reverse=True)
-    assert entries[0].find("a:link", ns).get("href").startswith(f"{SITE_URL}incidents/")
+    assert entries[0].find("a:link", ns).get("href").startswith(f"{server}incidents/")
 
 
 def test_incident_pages_link_to_edit_and_report(built, incidents):

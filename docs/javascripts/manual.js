@@ -457,10 +457,6 @@
 
   /* ---- One mount per page view ------------------------------------------- */
 
-  /* Live counts, for tests and for anyone debugging a page: how many views
-     and finders are mounted now (never more than one of each). */
-  const live = { views: 0, finders: 0 };
-  window.sgmManual = live;
   let view = null;
 
   function mount() {
@@ -475,14 +471,10 @@
     const form = document.querySelector(".sgm-finder");
     if (form) {
       cleanups.push(mountFinder(form, controller.signal));
-      live.finders += 1;
-      cleanups.push(() => { live.finders -= 1; });
     }
-    live.views += 1;
     view = () => {
       controller.abort();
       for (const cleanup of cleanups) cleanup();
-      live.views -= 1;
       view = null;
     };
   }
