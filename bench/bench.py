@@ -1,6 +1,6 @@
 """The manual's benchmarks: each figure is a ratio measured side by side in one run.
 
-    make bench                 (or: .venv/bin/python bench/bench.py [--only NAME] [--size-mb N])
+    make bench                 (or: .venv/bin/python bench/bench.py [--only NAME] [--size-mb N] [--smoke])
 
 1. triage   python -m macros.triage on a generated 1 GB log, against
             grep -F -f <the literal patterns> on the same file.      goal >= 0.5x grep
@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,6 +202,9 @@ def synthetic_project(tmp: Path, count: int) -> Path:
             f"  cause: A cause that stands for cause {k}",
             f"  fix: Set `--option-{k % 30} {k}`",
             f"  status: {statuses[k % len(statuses)]}",
+            "  evidence: sources",
+            *({"fixed": ['  fixed_in: [{version: "0.5.22"}]'],
+               "workaround": [f"  workaround: Set `--option-{k % 30}`"]}.get(statuses[k % len(statuses)], [])),
             '  checked: "2026-10-16"',
             f'  sections: ["{sec}"]',
             "  hardware: [L4]",
@@ -209,6 +213,9 @@ def synthetic_project(tmp: Path, count: int) -> Path:
             "    - {kind: capture, path: capture/out/server-default.log}",
         ]
     (dest / "data" / "incidents.yaml").write_text("\n".join(out) + "\n", "utf-8")
+    # The synthetic data replaces the real incidents, so it publishes its own ids.
+    (dest / "data" / "published-ids.txt").write_text("".join(f"capture-synthetic-{k}\n" for k in range(count)), "utf-8")
+    (dest / "data" / "redirects.yaml").write_text("{}\n", "utf-8")
     for number, section in site.sections.items():
         text = f'---\nsection: "{number}"\n---\n\nA synthetic section page.\n\n{{{{ callout() }}}}\n\n## Incidents\n\n'
         text += "".join(f'{{{{ story("{i}") }}}}\n\nA story.\n\n' for i in told[number])
@@ -281,7 +288,7 @@ def bench_finder(tmp: Path, count: int) -> tuple[float, str]:
     page_file = finder_page(tmp, count)
     queries = ["kv cache", "retract", "mooncake hicache", "health", "zzz", "router", "graph memory"]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+        browser = p.chromium.launch(executable_path=chromium(),
                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.goto(page_file.as_uri())
@@ -299,36 +306,103 @@ def bench_finder(tmp: Path, count: int) -> tuple[float, str]:
     return p95, f"{rows} rows, {len(latencies)} keystrokes, median {statistics.median(latencies):.1f} ms"
 
 
-def main() -> int:
+# --- The runner -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Bench:
+    label: str          # what the figure is
+    what: str           # what is measured, for the How fast page
+    against: str        # its baseline
+    op: str             # ">=" or "<=": the goal's direction
+    goal: float
+    unit: str           # "x" for ratios, " ms" for times
+    run: Callable       # (tmp, smoke, runs, args) -> (value, detail)
+
+
+BENCHES = {
+    "triage": Bench("triage throughput / grep -F throughput",
+                    "The triage command on a generated 1 GB log",
+                    "`grep -F -f` with the same literal patterns, on the same file", ">=", 1.0, "x",
+                    lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs)),
+    "build": Bench("manual build time / plain build time", "The strict build of the manual",
+                   "a plain Material build of the same pages, with the macro calls removed", "<=", 1.2, "x",
+                   lambda tmp, smoke, runs, args: bench_build(tmp, runs)),
+    "scale": Bench("1,000-incident build / 1,000 plain pages",
+                   "A build with 1,000 synthetic incidents and their pages", "a plain build of 1,000 plain pages",
+                   "<=", 1.5, "x",
+                   lambda tmp, smoke, runs, args: bench_scale(tmp, 20 if smoke else 1000, max(1, runs - 1))),
+    "finder": Bench("finder keystroke-to-paint p95 at 5,000 rows",
+                    "The finder at 5,000 synthetic rows, in headless Chromium",
+                    "16 ms, one frame at 60 Hz", "<=", 16.0, " ms",
+                    lambda tmp, smoke, runs, args: bench_finder(tmp, 200 if smoke else 5000)),
+}
+
+
+def machine() -> dict:
+    """What the figures were measured on."""
+    import platform
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
+        else platform.processor()
+
+    def version(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.splitlines()[0].strip()
+        except (OSError, IndexError, subprocess.SubprocessError):
+            return None
+
+    return {"cpus": os.cpu_count(), "cpu": cpu, "arch": platform.machine(), "os": platform.system(),
+            "python": platform.python_version(), "grep": version(["grep", "--version"]),
+            "chromium": version([chromium(), "--version"])}
+
+
+def chromium() -> str:
+    return os.environ.get("CHROMIUM") or next(
+        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p),
+        "/usr/bin/chromium")
+
+
+RESULTS = ROOT / "bench" / "results.json"
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["triage", "build", "scale", "finder"], action="append")
-    parser.add_argument("--size-mb", type=int, default=1024, help="size of the generated log (default 1024)")
+    parser.add_argument("--only", choices=list(BENCHES), action="append")
+    parser.add_argument("--size-mb", type=int, default=1024, help="size of the triage log (default 1024)")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the best is kept (default 3)")
-    args = parser.parse_args()
-    wanted = args.only or ["triage", "build", "scale", "finder"]
-    goals = {"triage": ("triage throughput / grep -F throughput", ">=", 0.5, "x"),
-             "build": ("manual build time / plain build time", "<=", 1.2, "x"),
-             "scale": ("1,000-incident build / 1,000 plain pages", "<=", 1.5, "x"),
-             "finder": ("finder keystroke-to-paint p95 at 5,000 rows", "<=", 16.0, " ms")}
-    missed = 0
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes and one run: proves every benchmark still runs; its figures mean nothing")
+    parser.add_argument("--results", type=Path, default=None,
+                        help=f"where to write the figures (default {RESULTS.relative_to(ROOT)}, "
+                             "which the How fast page shows; a smoke run writes nothing unless asked)")
+    args = parser.parse_args(argv)
+    wanted = args.only or list(BENCHES)
+    runs = 1 if args.smoke else args.runs
+    results_path = args.results or (None if args.smoke or args.only else RESULTS)
+    figures, missed = [], 0
     with tempfile.TemporaryDirectory(prefix="sgm-bench-") as name:
         tmp = Path(name)
         for key in wanted:
-            if key == "triage":
-                value, detail = bench_triage(tmp, args.size_mb, args.runs)
-            elif key == "build":
-                value, detail = bench_build(tmp, args.runs)
-            elif key == "scale":
-                value, detail = bench_scale(tmp, 1000, max(1, args.runs - 1))
-            else:
-                value, detail = bench_finder(tmp, 5000)
-            label, op, goal, unit = goals[key]
-            ok = value >= goal if op == ">=" else value <= goal
+            bench = BENCHES[key]
+            value, detail = bench.run(tmp, args.smoke, runs, args)
+            ok = value >= bench.goal if bench.op == ">=" else value <= bench.goal
             missed += not ok
-            shown = f"{value:.2f}{unit}" if unit == "x" else f"{value:.1f}{unit}"
-            print(f"{key:7} {label}: {shown} (goal {op} {goal}{unit.strip() or 'x'}) {'ok' if ok else 'MISSED'}")
+            shown = f"{value:.2f}{bench.unit}" if bench.unit == "x" else f"{value:.1f}{bench.unit}"
+            verdict = "(smoke)" if args.smoke else ("ok" if ok else "MISSED")
+            print(f"{key:7} {bench.label}: {shown} (goal {bench.op} {bench.goal}{bench.unit.strip()}) {verdict}")
             print(f"        {detail}", flush=True)
-    return 1 if missed else 0
+            figures.append({"key": key, "label": bench.label, "what": bench.what, "against": bench.against, "value": round(value, 3), "unit": bench.unit.strip(),
+                            "goal": {"op": bench.op, "value": bench.goal}, "met": ok, "detail": detail})
+    if results_path:
+        import datetime
+        import json
+
+        results_path.write_text(json.dumps({
+            "date": datetime.date.today().isoformat(), "smoke": args.smoke, "runs": runs,
+            "machine": machine(), "figures": figures}, indent=1) + "\n", "utf-8")
+        print(f"bench: wrote {results_path}")
+    return 0 if args.smoke or not missed else 1
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ about MkDocs, so another site generator can drive the same object.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,21 @@ from .model import Incident
 from .site import Site
 
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
+
+
+def load_bench(path: Path) -> dict | None:
+    """The figures `make bench` wrote, or None before its first run."""
+    if not path.exists():
+        return None
+    try:
+        results = json.loads(path.read_text("utf-8"))
+        for f in results["figures"]:
+            f["key"], f["what"], f["against"], f["value"], f["unit"], f["goal"]["op"], f["goal"]["value"]  # noqa: B018
+        results["date"], results["machine"]["cpus"]  # noqa: B018
+    except (ValueError, KeyError, TypeError) as err:
+        raise ManualError([Problem(path.name if path.parent.name != "bench" else "bench/results.json", None, None,
+                                   f"not the results `make bench` writes ({err!r}); run make bench again")]) from None
+    return results
 
 
 @dataclass
@@ -33,6 +49,7 @@ class BuildState:
 
     manual: Manual
     site: Site  # with this build's site_url and repo_url
+    bench: dict | None = None  # the figures of the last `make bench`, if any
     pages: dict[str, PageRecord] = field(default_factory=dict)
 
     @classmethod
@@ -40,7 +57,7 @@ class BuildState:
         """Load and check the data; raise ManualError naming every problem."""
         manual = load_manual(project, docs_dir)
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
-        return cls(manual=manual, site=site)
+        return cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
 
     @property
     def incidents(self) -> tuple[Incident, ...]:

@@ -18,9 +18,6 @@ from .model import Incident
 from .render import STATUS_LABELS, plain
 from .site import Site
 
-FILES = ("incidents.json", "incidents.csv", "incidents.atom")
-
-
 def _record(incident: Incident) -> dict:
     """The incident in the schema's shape: what the YAML holds, with empty optional fields left out."""
     def compact(d: dict) -> dict:

@@ -69,8 +69,6 @@ def _describe(error) -> str:
         return f"{where}: needs at least {error.validator_value} item(s)"
     if error.validator == "uniqueItems":
         return f"{where}: lists the same value twice"
-    if error.validator in ("minLength", "maxLength"):
-        return f"{where}: {error.message}"
     return f"{where}: {error.message}"
 
 
@@ -210,7 +208,7 @@ def _engine_problems(sound, shown: str) -> list[Problem]:
 def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None) -> tuple[Incident, ...]:
     """Read, validate and model the incidents at ``path``; raise ManualError on any problem."""
     shown = shown or path.as_posix()
-    data, _ = read(path, shown)
+    data = read(path, shown)
     if data is None:
         raise ManualError([Problem(shown, 1, None, "the file holds no incidents (it is empty)")])
     grouped = _schema_problems(data, shown)
@@ -265,7 +263,7 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml") -> dict[str, str]:
     """Old id -> current id, for incidents that were merged or renamed."""
-    data, _ = read(path, shown)
+    data = read(path, shown)
     data = data or {}
     if not isinstance(data, dict):
         raise ManualError([Problem(shown, 1, None, "expected a mapping of old id: new id")])

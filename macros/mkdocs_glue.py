@@ -97,6 +97,11 @@ def define_env(env):
         return block(render.contents(incidents, site, base()))
 
     @macro
+    def bench_results() -> str:
+        """The figures of the last `make bench`."""
+        return block(render.bench_results(state.bench))
+
+    @macro
     def vocabulary(field: str) -> str:
         if field not in ("status", "kind"):
             fail(f"vocabulary({field!r}): use 'status' or 'kind'")

@@ -185,7 +185,7 @@ def section_incidents(incidents: Iterable[Incident], number: str) -> list[Incide
 def callout(incidents: Iterable[Incident], site: Site, base: str, number: str) -> str:
     """"Incidents in this section": each links to its story here and to its row."""
     told = section_incidents(incidents, number)
-    return _render("callout.html", told=told, links=Links(site, base), section=site.section(number), site=site)
+    return _render("callout.html", told=told, links=Links(site, base))
 
 
 def _section_key(number: str) -> tuple[int, ...]:
@@ -319,6 +319,15 @@ def incident_page(incident: Incident, site: Site) -> str:
     body = _render("incident_page.html", inc=incident, links=links, site=site,
                    card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections])
     return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"
+
+
+def _figure(value: float, unit: str) -> str:
+    return f"{value:.2f}×" if unit == "x" else f"{value:.1f} {unit}"
+
+
+def bench_results(results: dict | None) -> str:
+    """The figures of the last `make bench` (bench/results.json), as a table."""
+    return _render("bench.html", results=results, figure=_figure)
 
 
 def redirect_page(old_id: str, incident: Incident, site: Site) -> str:

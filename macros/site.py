@@ -136,7 +136,7 @@ def scan_pages(docs_dir: Path) -> dict[str, list[str]]:
 
 def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
     """Read the manual's structure and match every section to exactly one page."""
-    data, _ = read(manual_path, shown)
+    data = read(manual_path, shown)
     problems: list[Problem] = []
 
     def bad(path, message):

@@ -117,7 +117,7 @@ def read(path: Path, shown: str):
         raise ManualError([Problem(shown, line, incident_at(text, line),
                                    "a tab character; indent YAML with spaces only")])
     try:
-        return yaml.load(text, Loader=_StrictLoader), text
+        return yaml.load(text, Loader=_StrictLoader)
     except _Refusal as err:
         raise ManualError([Problem(shown, err.line, incident_at(text, err.line), err.message)])
     except yaml.MarkedYAMLError as err:
