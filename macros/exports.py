@@ -12,7 +12,6 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict
 from datetime import datetime, time, timezone
-from xml.sax.saxutils import escape as xml_escape
 
 from .model import Incident
 from .render import STATUS_LABELS, plain
@@ -60,6 +59,16 @@ CSV_FIELDS = ("id", "name", "title", "symptom", "cause", "fix", "status", "check
               "hardware", "components", "sources", "url")
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def inert_cell(text: str) -> str:
+    """A CSV cell that no spreadsheet runs as a formula (OWASP's advice): a cell that starts
+    with = + - @, a tab or a carriage return (or their full-width forms) gets a leading
+    apostrophe, which spreadsheets show as text. `--flag` names stay readable as '--flag."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def to_csv(incidents: Iterable[Incident], site: Site) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -70,42 +79,51 @@ def to_csv(incidents: Iterable[Incident], site: Site) -> str:
         row = [inc.id, inc.name, inc.title, inc.symptom, inc.cause, inc.fix, inc.status,
                inc.checked.isoformat(), " ".join(inc.sections), "; ".join(inc.hardware),
                "; ".join(inc.components), sources, site.absolute(site.incident_url(inc.id))]
-        # A cell that starts with = + - @ could run as a formula in a spreadsheet.
-        writer.writerow(["'" + c if c[:1] in "=+@\t\r" else c for c in row])
+        writer.writerow([inert_cell(c) for c in row])
     return out.getvalue()
 
 
+ATOM = "http://www.w3.org/2005/Atom"
+
+
 def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
-    """An Atom feed of incidents, newest checked date first."""
+    """An Atom feed (RFC 4287) of incidents, newest checked date first, built with ElementTree."""
+    from xml.etree import ElementTree as ET
+
     entries = sorted(incidents, key=lambda i: (i.checked, i.id), reverse=True)
 
     def stamp(day) -> str:
         return datetime.combine(day, time(0, 0), timezone.utc).isoformat().replace("+00:00", "Z")
 
-    updated = stamp(max(i.checked for i in entries)) if entries else stamp(datetime.now(timezone.utc).date())
+    def sub(parent, tag: str, text: str | None = None, **attrs):
+        el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
+        if text is not None:
+            el.text = text
+        return el
+
+    ET.register_namespace("", ATOM)
+    feed = ET.Element(f"{{{ATOM}}}feed")
     feed_url = site.absolute("incidents.atom")
-    parts = [
-        '<?xml version="1.0" encoding="utf-8"?>',
-        '<feed xmlns="http://www.w3.org/2005/Atom">',
-        f"<title>{xml_escape(title)}: incidents</title>",
-        f'<link rel="self" href="{xml_escape(feed_url)}"/>',
-        f'<link rel="alternate" href="{xml_escape(site.absolute(site.table_url))}"/>',
-        f"<id>{xml_escape(feed_url)}</id>",
-        f"<updated>{updated}</updated>",
-    ]
+    sub(feed, "title", f"{title}: incidents")
+    sub(feed, "id", feed_url)
+    sub(feed, "updated", stamp(max(i.checked for i in entries)) if entries
+        else stamp(datetime.now(timezone.utc).date()))
+    author = sub(feed, "author")  # RFC 4287 4.1.1: a feed names an author unless every entry does
+    sub(author, "name", title)
+    sub(author, "uri", site.absolute(""))
+    sub(feed, "link", rel="self", type="application/atom+xml", href=feed_url)
+    sub(feed, "link", rel="alternate", type="text/html", href=site.absolute(site.table_url))
     for inc in entries:
         url = site.absolute(site.incident_url(inc.id))
-        summary = (f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
-                   f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}.")
-        parts += [
-            "<entry>",
-            f"<title>{xml_escape(plain(inc.name))}: {xml_escape(plain(inc.title))}</title>",
-            f'<link href="{xml_escape(url)}"/>',
-            f"<id>{xml_escape(url)}</id>",
-            f"<updated>{stamp(inc.checked)}</updated>",
-            f"<summary>{xml_escape(summary)}</summary>",
-            *[f'<category term="{xml_escape(c)}"/>' for c in (inc.status, *inc.components)],
-            "</entry>",
-        ]
-    parts.append("</feed>")
-    return "\n".join(parts) + "\n"
+        entry = sub(feed, "entry")
+        sub(entry, "title", f"{plain(inc.name)}: {plain(inc.title)}")
+        sub(entry, "link", rel="alternate", type="text/html", href=url)
+        sub(entry, "id", url)
+        sub(entry, "updated", stamp(inc.checked))
+        sub(entry, "summary", f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
+                              f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}.")
+        for term in (inc.status, *inc.components):
+            sub(entry, "category", term=term)
+    ET.indent(feed, space=" ")
+    return ET.tostring(feed, encoding="unicode", xml_declaration=True).replace(
+        "<?xml version='1.0' encoding='UTF-8'?>", '<?xml version="1.0" encoding="utf-8"?>') + "\n"

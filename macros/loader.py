@@ -10,16 +10,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from datetime import date
 from pathlib import Path
 
-import jsonschema_rs
-
+from . import validate
 from .errors import ManualError, Problem
 from .model import Incident, build
 from .site import Site, load_site
-from .yamlfile import line_of, read
+from .yamlfile import decode, line_of, read
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "data" / "incidents.schema.json"
@@ -34,66 +33,14 @@ _NAMED = re.compile(r"^(?:(?P<miles>radixark/miles)|(?P<vllm>vLLM discussion ))?
 
 
 def schema() -> dict:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
-
-
-def _field(path) -> str:
-    out = ""
-    for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out or "the incident"
-
-
-def _describe(error) -> str:
-    """One actionable sentence for a schema violation."""
-    where = _field(list(error.absolute_path)[1:])
-    lead = f"{where}: " if error.absolute_path and len(error.absolute_path) > 1 else ""
-    hint = error.schema.get("x-message") if isinstance(error.schema, dict) else None
-    value = error.instance
-    if error.validator == "required":
-        missing = [k for k in error.validator_value if k not in value]
-        return f"{lead}missing field {', '.join(repr(k) for k in missing)}" + (f" ({hint})" if hint else "")
-    if error.validator == "additionalProperties":
-        known = error.schema.get("properties", {})
-        extra = sorted(k for k in value if k not in known)
-        return f"{lead}unknown field {', '.join(repr(k) for k in extra)} (allowed: {', '.join(known)})"
-    if error.validator == "enum":
-        return f"{where}: {value!r} is not one of: {', '.join(map(str, error.validator_value))}"
-    if error.validator == "type":
-        got = type(value).__name__.replace("LineDict", "mapping").replace("LineList", "list").replace("str", "text")
-        return f"{where}: must be {error.validator_value}, not {got} ({value!r})"
-    if error.validator in ("pattern", "not", "anyOf", "format") and hint:
-        shown = f" {value!r}" if isinstance(value, str) else ""
-        return f"{where}:{shown} is not valid: {hint}"
-    if error.validator == "minItems":
-        return f"{where}: needs at least {error.validator_value} item(s)"
-    if error.validator == "uniqueItems":
-        return f"{where}: lists the same value twice"
-    return f"{where}: {error.message}"
+    return validate.load_schema(SCHEMA)
 
 
 def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
-    """Schema violations, grouped by the index of the incident they concern.
-
-    The Rust validator answers the common question (is it valid?) in
-    milliseconds; only invalid data goes to the Python validator, whose errors
-    carry what a precise message needs.
-    """
-    fast = jsonschema_rs.validator_for(schema())
-    if fast.is_valid(data):
-        return {}
-    from jsonschema import Draft202012Validator  # slow to import; needed only for the messages
-
-    validator = Draft202012Validator(schema())
-    if validator.is_valid(data):  # the two validators disagree: say so rather than pass bad data
-        raise ManualError([Problem(shown, None, None, f"does not match the schema: {next(fast.iter_errors(data))}")])
+    """Schema violations, grouped by the index of the incident they concern."""
     grouped: dict[int, list[Problem]] = {}
-    seen: set[tuple] = set()
-    for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+    for error in validate.errors(data, SCHEMA, shown):
         path = list(error.absolute_path)
-        if tuple(path) in seen:  # one problem per value: the first rule it breaks
-            continue
-        seen.add(tuple(path))
         if not path:  # the top level itself
             what = type(data).__name__.replace("LineDict", "mapping")
             message = ("expected a list of incidents (each starting with `- id:`), found a "
@@ -102,10 +49,8 @@ def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
         index = path[0]
         item = data[index]
         ident = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"#{index + 1} (no id)"
-        if error.validator == "additionalProperties":  # point at the first unknown key
-            path += sorted(k for k in error.instance if k not in error.schema.get("properties", {}))[:1]
         grouped.setdefault(index, []).append(
-            Problem(shown, line_of(data, path), ident, _describe(error)))
+            Problem(shown, validate.where(data, error), ident, validate.describe(error, skip=1, whole="the incident")))
     return grouped
 
 
@@ -141,6 +86,36 @@ def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
             if n not in linked:
                 bad(f"no source links {repo}#{n}, which the name {inc.name!r} cites", "sources")
     return problems
+
+
+RESERVED_IDS = frozenset({"index"})  # incidents/index.html is the table's own page
+
+
+@lru_cache(maxsize=None)
+def element_ids() -> frozenset[str]:
+    """The fixed element ids the manual's templates write (the finder's field, "told-in", ...)."""
+    found = set()
+    for folder in (ROOT / "macros" / "templates", ROOT / "overrides"):
+        for path in folder.rglob("*.html"):
+            found.update(re.findall(r'\bid="([a-z0-9]+(?:-[a-z0-9]+)*)"', path.read_text("utf-8")))
+    return frozenset(found)
+
+
+def _id_problems(inc: Incident, site: Site) -> list[str]:
+    """An id names pages and anchors: it must not take a name that a page already uses."""
+    if inc.id in RESERVED_IDS:
+        return [f"id {inc.id!r} is reserved: incidents/{inc.id}/ would replace the incident table's own page; "
+                "choose another id"]
+    if inc.id in {p.anchor for p in site.parts}:
+        return [f"id {inc.id!r} is the anchor of a part's heading in the incident table; choose another id"]
+    if inc.id in element_ids():
+        return [f"id {inc.id!r} is the id of an element of the manual's pages; choose another id"]
+    pages = [site.incidents_page] + [site.section(n).page for n in inc.sections if n in site.sections]
+    for page in pages:
+        if inc.id in site.anchors.get(page, ()):
+            return [f"id {inc.id!r} is the anchor of a heading on docs/{page}, where the incident's own anchor "
+                    "goes too; choose another id"]
+    return []
 
 
 def _status_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
@@ -251,6 +226,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
         if inc.log_patterns and not pattern_problems:
             sound.append((inc, where))
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _status_problems(inc, where))
+        problems.extend(Problem(shown, where("id"), inc.id, msg) for msg in _id_problems(inc, site))
         incidents.append(inc)
     problems.extend(_engine_problems(sound, shown))
     if problems:
@@ -261,19 +237,22 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
+REDIRECTS_SCHEMA = ROOT / "data" / "redirects.schema.json"
+
+
 def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml") -> dict[str, str]:
     """Old id -> current id, for incidents that were merged or renamed."""
     data = read(path, shown)
-    data = data or {}
+    if data is None:
+        return {}
     if not isinstance(data, dict):
         raise ManualError([Problem(shown, 1, None, "expected a mapping of old id: new id")])
+    validate.check(data, REDIRECTS_SCHEMA, shown)
     current = {i.id for i in incidents}
     problems = []
     for old, new in data.items():
         line = data.key_lines.get(old)
-        if not isinstance(new, str) or not _ID.match(str(old)):
-            problems.append(Problem(shown, line, str(old), "a redirect maps an old id to a new id, both slugs"))
-        elif old in current:
+        if old in current:
             problems.append(Problem(shown, line, old, "is still an incident; only an id that is gone redirects"))
         elif new not in current:
             problems.append(Problem(shown, line, old, f"redirects to {new!r}, which is not an incident"))
@@ -282,10 +261,21 @@ def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml")
     return dict(data)
 
 
-def published_ids(path: Path) -> list[str]:
-    """The ids listed in data/published-ids.txt, in order."""
-    return [line.strip() for line in path.read_text("utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
+def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str]:
+    """The ids listed in data/published-ids.txt, in order (a leading byte-order mark is dropped)."""
+    text = decode(path.read_bytes(), shown)
+    ids, problems = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        if not _ID.match(entry):
+            problems.append(Problem(shown, number, None, f"{entry!r} is not an id (lowercase letters and digits "
+                                                         "joined by single hyphens, one per line)"))
+        ids.append(entry)
+    if problems:
+        raise ManualError(problems)
+    return ids
 
 
 def lost_ids(published: list[str], incidents, redirects: dict[str, str]) -> list[str]:

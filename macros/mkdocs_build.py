@@ -7,6 +7,7 @@ macros/mkdocs_hooks.py forwards MkDocs' events here, with this build's
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -16,6 +17,25 @@ from . import exports, render
 from .build_state import BuildState
 from .errors import ManualError
 from .loader import SCHEMA
+
+
+_ID = re.compile(r'\sid="([^"]+)"')
+
+
+def duplicate_ids(html: str) -> str | None:
+    """What is wrong with the element ids of a page: one used twice, or a heading renamed to dodge one."""
+    ids = _ID.findall(html)
+    seen: set[str] = set()
+    for ident in ids:
+        if ident in seen:
+            return f"the element id {ident!r} is used twice on the page; if it is an incident's id, rename the incident"
+        seen.add(ident)
+    for ident in ids:
+        base, _, number = ident.rpartition("_")
+        if number.isdigit() and base in seen and not base.startswith("__"):
+            return (f"the heading id {ident!r} was renamed because {base!r} was taken; "
+                    f"if {base!r} is an incident's id, rename the incident")
+    return None
 
 
 def start(config) -> BuildState:
@@ -56,6 +76,15 @@ def on_page_content(state: BuildState, html: str, page):
         return state.restore(page.file.src_uri, html)
     except ManualError as err:
         raise PluginError(str(err)) from None
+
+
+def on_post_page(state: BuildState, output: str, page):
+    """Every element id of a finished page is unique: an incident's anchor must not collide with a
+    heading or an element (the loader refuses the collisions it can foresee; this catches the rest)."""
+    problem = duplicate_ids(output)
+    if problem:
+        raise PluginError(f"docs/{page.file.src_uri}: {problem}")
+    return output
 
 
 def on_post_build(state: BuildState, config):

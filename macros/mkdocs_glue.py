@@ -7,6 +7,7 @@ serve` an edit to the renderers shows on the next rebuild.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from pathlib import Path
 
@@ -48,10 +49,16 @@ def define_env(env):
         raise ManualError([Problem(f"docs/{src}", None, None, message)])
 
     def macro(fn):
-        """Register ``fn``; its errors stop the build after the page, in one clean line."""
+        """Register ``fn``; its errors (a wrong call included) stop the build after the page, in one clean line."""
+        signature = inspect.signature(fn)
+
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
             try:
+                try:
+                    signature.bind(*args, **kwargs)
+                except TypeError as err:
+                    fail(f"{fn.__name__}(): {err}; the macro is called as {fn.__name__}{signature}")
                 return fn(*args, **kwargs)
             except ManualError as err:
                 state.page(env.page.file.src_uri).errors.append(str(err))
@@ -62,6 +69,10 @@ def define_env(env):
     def story(incident_id: str, level: int = 3) -> str:
         """The story slot of an incident: its anchored heading and its card."""
         src, section = page()
+        if not isinstance(incident_id, str) or not incident_id:
+            fail(f"story({incident_id!r}): give the incident's id as text, such as story(\"sglang-36889\")")
+        if not isinstance(level, int) or isinstance(level, bool) or not 2 <= level <= 6:
+            fail(f"story({incident_id!r}, level={level!r}): a story's heading level is a number from 2 to 6")
         if section is None:
             fail(f"story({incident_id!r}) is only allowed on a section page (front matter `section:`)")
         inc = state.incident(incident_id)

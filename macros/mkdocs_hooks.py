@@ -51,5 +51,9 @@ def on_page_content(html, page, config, files):
     return _build().on_page_content(build_state(config), html, page)
 
 
+def on_post_page(output, page, config):
+    return _build().on_post_page(build_state(config), output, page)
+
+
 def on_post_build(config):
     return _build().on_post_build(build_state(config), config)

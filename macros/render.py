@@ -315,7 +315,7 @@ def incident_page(incident: Incident, site: Site) -> str:
         "render_macros": False,
         "hide": ["toc"],
     }
-    front = "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items())
+    front = "\n".join(f"{k}: {inert_json(v)}" for k, v in meta.items())
     body = _render("incident_page.html", inc=incident, links=links, site=site,
                    card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections])
     return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"
@@ -328,6 +328,17 @@ def _figure(value: float, unit: str) -> str:
 def bench_results(results: dict | None) -> str:
     """The figures of the last `make bench` (bench/results.json), as a table."""
     return _render("bench.html", results=results, figure=_figure)
+
+
+_JSON_INERT = {c: f"\\u{ord(c):04x}" for c in "{}%#\x7f<>&"}
+
+
+def inert_json(value) -> str:
+    """``value`` (text, a flag or a list of text) as JSON that is pure printable ASCII and holds no
+    template or HTML syntax: YAML reads it back exactly, and text that is not read as front matter
+    still renders as nothing but itself."""
+    text = json.dumps(value, ensure_ascii=True)
+    return "".join(_JSON_INERT.get(c, c) for c in text)
 
 
 def redirect_page(old_id: str, incident: Incident, site: Site) -> str:

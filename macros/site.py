@@ -15,7 +15,10 @@ from pathlib import Path
 import yaml
 
 from .errors import ManualError, Problem
+from . import validate
 from .yamlfile import line_of, read
+
+MANUAL_SCHEMA = Path(__file__).resolve().parent.parent / "data" / "manual.schema.json"
 
 _NUMBER = re.compile(r"^[1-9][0-9]*(\.[1-9][0-9]*)?$")
 
@@ -63,6 +66,8 @@ class Site:
     # Where the site is published, and the repository it is built from.
     site_url: str = "http://127.0.0.1:8000/"
     repo_url: str | None = None
+    # page -> the heading ids its own Markdown writes (an incident id must not take one)
+    anchors: dict = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @cached_property  # looked up for every link; the parts never change
     def sections(self) -> dict[str, Section]:
@@ -113,38 +118,99 @@ def relative_root(url: str) -> str:
     return "../" * depth
 
 
+class PageError(Exception):
+    """A page whose front matter cannot be read: the line and what is wrong."""
+
+    def __init__(self, line: int | None, message: str):
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
 def front_matter(text: str) -> dict:
-    """The YAML front matter of a Markdown page, or {}."""
+    """The YAML front matter of a Markdown page, or {}; raise PageError if it is malformed."""
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)
     if end < 0:
-        return {}
-    data = yaml.safe_load(text[3:end])
-    return data if isinstance(data, dict) else {}
+        raise PageError(1, "front matter opens with --- but never closes with a line of ---")
+    try:
+        data = yaml.safe_load(text[3:end])
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise PageError(mark.line + 1 if mark else 1, f"front matter is not valid YAML: {problem}") from None
+    if data is not None and not isinstance(data, dict):
+        raise PageError(2, "front matter must be a mapping of keys, such as `section: \"3.2\"`")
+    return data or {}
 
 
-def scan_pages(docs_dir: Path) -> dict[str, list[str]]:
-    """Section number -> source paths of the pages that claim it."""
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_ATTR_ID = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
+
+
+def anchors(text: str) -> frozenset[str]:
+    """The ids a page's own Markdown gives its headings (slugs, or `{ #id }`), outside code blocks."""
+    from markdown.extensions.toc import slugify
+
+    found, fence = set(), None
+    if text.startswith("---"):  # front matter is not Markdown
+        end = text.find("\n---", 3)
+        text = text[text.find("\n", end + 4) + 1:] if end >= 0 else text
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            mark = stripped[:3]
+            fence = None if fence == mark else (fence or mark)
+            continue
+        if fence or "{{" in line:
+            continue
+        match = _HEADING.match(line)
+        if match:
+            title = match.group(2)
+            explicit = _ATTR_ID.search(title)
+            found.add(explicit.group(1) if explicit else slugify(_ATTR_ID.sub("", title).strip(), "-"))
+    return frozenset(found)
+
+
+def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
+    """Section number -> the pages that claim it, and page -> the heading ids it writes itself."""
+    from .yamlfile import decode
+
     found: dict[str, list[str]] = {}
+    ids: dict[str, frozenset[str]] = {}
+    problems = []
     for path in sorted(docs_dir.rglob("*.md")):
-        meta = front_matter(path.read_text(encoding="utf-8"))
+        src = path.relative_to(docs_dir).as_posix()
+        shown = f"docs/{src}"
+        try:
+            text = decode(path.read_bytes(), shown)
+            meta = front_matter(text)
+        except ManualError as err:
+            problems += err.problems
+            continue
+        except PageError as err:
+            problems.append(Problem(shown, err.line, None, err.message))
+            continue
+        ids[src] = anchors(text)
         if "section" in meta:
-            found.setdefault(str(meta["section"]), []).append(path.relative_to(docs_dir).as_posix())
-    return found
+            found.setdefault(str(meta["section"]), []).append(src)
+    if problems:
+        raise ManualError(problems)
+    return found, ids
 
 
 def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
     """Read the manual's structure and match every section to exactly one page."""
     data = read(manual_path, shown)
+    if data is None:
+        raise ManualError([Problem(shown, 1, None, "the file is empty; it lists the manual's parts and sections")])
+    validate.check(data, MANUAL_SCHEMA, shown, whole="the file")
     problems: list[Problem] = []
 
     def bad(path, message):
         problems.append(Problem(shown, line_of(data, path), None, message))
 
-    if not isinstance(data, dict) or not isinstance(data.get("parts"), list):
-        raise ManualError([Problem(shown, None, None, "expected a mapping with a list of parts")])
-    claimed = scan_pages(docs_dir)
+    claimed, page_ids = scan_pages(docs_dir)
     parts, seen = [], set()
     for i, part in enumerate(data["parts"]):
         pnum = str(part.get("number", ""))
@@ -187,4 +253,4 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
     if problems:
         raise ManualError(problems)
     return Site(version=str(data.get("version", "")), parts=tuple(parts),
-                front=tuple(extra["front"]), back=tuple(extra["back"]))
+                front=tuple(extra["front"]), back=tuple(extra["back"]), anchors=page_ids)

@@ -100,24 +100,114 @@ def incident_at(text: str, line: int | None) -> str | None:
     return None
 
 
+# Characters that no text of the manual may hold, whether written raw or through a
+# YAML escape: C0 controls but tab and line feed, DEL, the C1 controls (NEL
+# included), the Unicode line and paragraph separators (YAML counts them as line
+# breaks, which would shift every line number after them), lone surrogates,
+# noncharacters, and a byte-order mark anywhere but at the very start.
+_FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(f"\\U{plane:04x}fffe\\U{plane:04x}ffff" for plane in range(0x11))
+    + "]")
+_NAMES = {"\x7f": "DEL", "\x85": "NEL (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)",
+          "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\ufeff": "a byte-order mark (U+FEFF)", "\r": "a carriage return"}
+MAX_DEPTH = 32  # nesting of mappings and lists; the manual's data needs about 8
+
+
+def describe_char(char: str) -> str:
+    """How an error names a refused character."""
+    code = ord(char)
+    if char in _NAMES:
+        return _NAMES[char]
+    if code < 0x20 or 0x80 <= code < 0xA0:
+        return f"the control character U+{code:04X}"
+    if 0xD800 <= code < 0xE000:
+        return f"a lone surrogate (U+{code:04X})"
+    return f"the noncharacter U+{code:04X}"
+
+
+def decode(raw: bytes, shown: str, who=lambda text, line: None) -> str:
+    """The text of a data file: UTF-8, a leading byte-order mark dropped, line breaks \n or \r\n,
+    and no character that the manual refuses. Errors name the line as an editor counts it."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise ManualError([Problem(shown, line, who(raw[: err.start].decode("utf-8", "replace"), line),
+                                   f"bytes that are not UTF-8 (0x{raw[err.start]:02x} at byte {err.start})")])
+    text = text.removeprefix("\ufeff")  # a byte-order mark at the start is accepted and dropped
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    bad = _FORBIDDEN.search(text) or (re.search("\r", text))
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise ManualError([Problem(shown, line, who(text, line),
+                                   f"{describe_char(bad.group())} in the text; delete it "
+                                   "(an editor may show it as nothing at all)")])
+    return text
+
+
+def _depth_problem(text: str, shown: str):
+    """The first place where mappings and lists nest deeper than MAX_DEPTH, found without recursion."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Base):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = event.start_mark.line + 1
+                    return Problem(shown, line, incident_at(text, line),
+                                   f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the full parse below reports it with its context
+    return None
+
+
+def _escaped_problems(root, node, text: str, shown: str, path=()):
+    """Refused characters that a YAML escape ("\x7f", "\u2028") put into a key or a value of ``root``."""
+    if isinstance(node, dict):
+        items = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        items = ()
+    for key, value in items:
+        for what in ((key,) if isinstance(key, str) else ()) + ((value,) if isinstance(value, str) else ()):
+            bad = _FORBIDDEN.search(what) or re.search("[\t\r]", what)
+            if bad:
+                line = line_of(root, [*path, key])
+                yield Problem(shown, line, incident_at(text, line),
+                              f"{_field(path, key)}: {describe_char(bad.group()).replace('U+0009', 'tab')} "
+                              "in the text (written as an escape); delete it")
+        if isinstance(value, (dict, list)):
+            yield from _escaped_problems(root, value, text, shown, (*path, key))
+
+
+def _field(path, key) -> str:
+    out = ""
+    for step in (*path, key)[1:] if path and isinstance(path[0], int) else (*path, key):
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out or str(key)
+
+
 def read(path: Path, shown: str):
     """Parse ``path``; raise :class:`ManualError` naming ``shown`` on any problem."""
     try:
         raw = path.read_bytes()
     except OSError as err:
         raise ManualError([Problem(shown, None, None, f"cannot read the file: {err.strerror}")])
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise ManualError([Problem(shown, line, incident_at(raw[: err.start].decode("utf-8", "replace"), line),
-                                   f"bytes that are not UTF-8 (0x{raw[err.start]:02x} at byte {err.start})")])
+    text = decode(raw, shown, incident_at)
     if "\t" in text:
         line = text[: text.index("\t")].count("\n") + 1
         raise ManualError([Problem(shown, line, incident_at(text, line),
                                    "a tab character; indent YAML with spaces only")])
+    deep = _depth_problem(text, shown)
+    if deep:
+        raise ManualError([deep])
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        data = yaml.load(text, Loader=_StrictLoader)
     except _Refusal as err:
         raise ManualError([Problem(shown, err.line, incident_at(text, err.line), err.message)])
     except yaml.MarkedYAMLError as err:
@@ -130,6 +220,10 @@ def read(path: Path, shown: str):
         raise ManualError([Problem(shown, line, incident_at(text, line), f"YAML syntax error: {what}")])
     except yaml.YAMLError as err:  # no mark: reader-level problems
         raise ManualError([Problem(shown, None, None, f"YAML error: {err}")])
+    problems = list(_escaped_problems(data, data, text, shown)) if isinstance(data, (dict, list)) else []
+    if problems:
+        raise ManualError(problems)
+    return data
 
 
 def line_of(node, path) -> int | None:

@@ -135,3 +135,8 @@ def serve(directory: Path):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
+
+
+def pytest_configure(config):
+    # mkdocs-macros builds its force_render_paths with pathspec's older pattern class.
+    config.addinivalue_line("filterwarnings", "ignore:GitWildMatchPattern:DeprecationWarning")

@@ -95,3 +95,58 @@ def test_no_bad_file_gives_a_traceback_or_a_site(source, template, tmp_path, cap
     who = "" if incident == "-" else f" incident {incident}:"
     assert f"data/incidents.yaml:{line}:{who} " in errors and message in errors, errors
     assert not out.exists() or not any(out.iterdir())
+
+
+PAGE_EXPECT = re.compile(r"<!-- expect: line (?P<line>[0-9]+|-), message: (?P<message>.+?) -->")
+SECTION_PAGE = "part-2/2-2-admission-and-batch-limits.md"
+
+
+def _build_in_process(project: Path, out: Path, caplog) -> str:
+    """Build ``project`` as `mkdocs build --strict` does; return the errors it logged (it must abort)."""
+    import logging
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(out), strict=True)
+    with caplog.at_level(logging.ERROR, logger="mkdocs"), pytest.raises(Abort):
+        build(config)
+    return "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+
+
+@pytest.mark.parametrize("source", sorted((BAD / "manual").glob("*.yaml")), ids=lambda p: p.stem)
+def test_a_bad_manual_file_gives_its_line_and_no_site(source, template, tmp_path, caplog):
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(template, project)
+    (project / "data" / "manual.yaml").write_bytes(source.read_bytes())
+    line, _, message = re.search(r"# expect: line ([0-9]+), incident (.+?), message: (.+)",
+                                 source.read_text("utf-8")).groups()
+    errors = _build_in_process(project, tmp_path / "site", caplog)
+    assert f"data/manual.yaml:{line}: " in errors and message in errors, errors
+    assert "Traceback" not in errors and not (tmp_path / "site" / "index.html").exists()
+
+
+@pytest.mark.parametrize("source", sorted((BAD / "pages").glob("*.md")), ids=lambda p: p.stem)
+def test_a_bad_page_gives_its_line_and_no_site(source, template, tmp_path, caplog):
+    """A page with malformed front matter, bytes that are not UTF-8, a refused character, or a
+    macro called wrongly: one line naming the page (and its line where known), no traceback."""
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(template, project)
+    raw = source.read_bytes()
+    want = PAGE_EXPECT.search(raw.decode("utf-8", "replace"))
+    if source.stem.startswith("append-"):
+        target = project / "docs" / SECTION_PAGE
+        target.write_bytes(target.read_bytes() + raw)
+        shown = f"docs/{SECTION_PAGE}"
+    else:
+        (project / "docs" / "fixture.md").write_bytes(raw)
+        shown = "docs/fixture.md"
+    errors = _build_in_process(project, tmp_path / "site", caplog)
+    where = f"{shown}:{want['line']}: " if want["line"] != "-" else f"{shown}: "
+    assert where in errors and want["message"] in errors, errors
+    assert "Traceback" not in errors and not (tmp_path / "site" / "index.html").exists()
