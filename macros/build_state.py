@@ -15,6 +15,7 @@ from .errors import ManualError, Problem
 from .loader import Manual, load_manual
 from .model import Incident
 from .site import Site
+from .stories import Story, extract
 
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 
@@ -51,6 +52,7 @@ class BuildState:
     site: Site  # with this build's site_url and repo_url
     bench: dict | None = None  # the figures of the last `make bench`, if any
     pages: dict[str, PageRecord] = field(default_factory=dict)
+    stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
 
     @classmethod
     def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None) -> BuildState:
@@ -69,6 +71,17 @@ class BuildState:
 
     def incident(self, incident_id: str) -> Incident | None:
         return self.manual.by_id.get(incident_id)
+
+    def collect_stories(self, section: str, html: str, page_url: str) -> None:
+        """Read the stories a finished section page tells, for the finder and the incident pages."""
+        ids = [i.id for i in self.incidents if section in i.sections]
+        for ident, story in extract(html, ids, section, page_url).items():
+            self.stories.setdefault(ident, {})[section] = story
+
+    def stories_of(self, incident: Incident) -> list[Story]:
+        """The incident's stories, in the order of its sections."""
+        told = self.stories.get(incident.id, {})
+        return [told[n] for n in incident.sections if n in told]
 
     def page(self, src: str) -> PageRecord:
         """The record of the page ``src`` (its path under docs/)."""

@@ -73,9 +73,22 @@ def on_files(state: BuildState, files, config):
 
 def on_page_content(state: BuildState, html: str, page):
     try:
-        return state.restore(page.file.src_uri, html)
+        html = state.restore(page.file.src_uri, html)
     except ManualError as err:
         raise PluginError(str(err)) from None
+    if page.meta.get("section") is not None:
+        state.collect_stories(str(page.meta["section"]), html, page.url)
+    return html
+
+
+def on_page_context(state: BuildState, context, page):
+    """An incident's own page gets its stories, now that every section page has been rendered."""
+    ident = page.meta.get("incident")
+    inc = state.incident(ident) if ident else None
+    if inc is not None and render.STORIES_SLOT in (page.content or ""):
+        page.content = page.content.replace(
+            render.STORIES_SLOT, render.incident_stories(inc, state.stories_of(inc), state.site), 1)
+    return context
 
 
 def on_post_page(state: BuildState, output: str, page):

@@ -317,8 +317,23 @@ def incident_page(incident: Incident, site: Site) -> str:
     }
     front = "\n".join(f"{k}: {inert_json(v)}" for k, v in meta.items())
     body = _render("incident_page.html", inc=incident, links=links, site=site,
-                   card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections])
+                   card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections],
+                   stories_slot=Markup(STORIES_SLOT))
     return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"
+
+
+STORIES_SLOT = '<div data-sgm-stories=""></div>'  # filled once every section page is rendered
+
+
+def incident_stories(incident: Incident, stories, site: Site) -> str:
+    """The incident's stories, in full, for its own page: each as its section tells it."""
+    from .stories import rebase
+
+    here = site.incident_url(incident.id)
+    base = relative_root(here)
+    shown = [{"section": site.section(s.section), "html": Markup(rebase(s.html, s.page_url, here)),
+              "url": f"{base}{s.page_url}#{incident.id}"} for s in stories]
+    return _render("incident_stories.html", inc=incident, stories=shown)
 
 
 def _figure(value: float, unit: str) -> str:
