@@ -25,8 +25,11 @@ Run from the project root; each command writes ``data/<program>-args-<version>.j
     # the router's Python launcher, python -m sglang_router.launch_router
     .venv/bin/python -m macros.gen_args router --version 0.3.2
 
-    # Miles, from a git checkout or bare repository at a tag or commit
-    .venv/bin/python -m macros.gen_args miles --git /path/to/miles/.git --ref <tag-or-commit>
+    # Miles, from a git checkout or bare repository at a tag or commit. Miles copies SGLang's
+    # parser as --sglang-* / --eval-sglang-* and the router's as --router-*: pass the unpacked
+    # releases its image builds on (docker/Dockerfile, SGLANG_IMAGE_TAG) with --with-src
+    .venv/bin/python -m macros.gen_args miles --git /path/to/miles/.git --ref v0.1.0 --label 0.1.0 \
+        --with-src /work/scratch/src/sglang-0.5.16 --with-src /work/scratch/src/sglang-router-0.3.2
 
 With ``--version`` the wheel comes from ``pip download <package>==<version>
 --no-deps`` into a temporary directory. Output is sorted by name and is
@@ -65,7 +68,8 @@ option string ending at a hyphen (``--tp`` for ``--tp-size``). SGLang's parsers
 keep ``allow_abbrev`` on, so ``--tp 2`` works only for that reason; a release
 that adds another ``--tp-...`` option makes ``--tp`` ambiguous, and the file of
 that release then no longer lists it. Miles' file lists no abbreviations:
-Megatron-LM adds its own arguments to the same parser at run time.
+Megatron-LM adds its own arguments to the same parser at run time, and they
+are not in Miles' code, so they are not listed either (the FSDP backend's are).
 
 A switch (``store_true``, ``store_false``, ``store_const``, a deprecated flag
 that takes no value, ``BooleanOptionalAction``) has ``type: "bool"`` and
@@ -151,6 +155,20 @@ class GitTree(Tree):
         return out.stdout.strip()
 
 
+class ChainTree(Tree):
+    """Several trees read as one (Miles' code, and the SGLang and router releases it imports)."""
+
+    def __init__(self, trees: list[Tree]):
+        self.trees = trees
+
+    def read(self, path: str) -> str | None:
+        for t in self.trees:
+            text = t.read(path)
+            if text is not None:
+                return text
+        return None
+
+
 class MemTree(Tree):
     """Sources held in memory: for tests."""
 
@@ -221,12 +239,20 @@ class Lambda:
     node: ast.Lambda
 
 
+@dataclass(eq=False)
+class UnionType:
+    """``int | None`` evaluated: what ``f.type.__args__`` gives."""
+
+    args: list
+
+
 class _Missing:
     def __repr__(self):
         return "MISSING"
 
 
 MISSING = _Missing()
+DATACLASS_FIELD = object()  # the class of what ``dataclasses.fields(...)`` yields
 
 
 class _Return(Exception):
@@ -256,7 +282,6 @@ class Recorded:
     const: Any = None
     help: Any = None
     deprecated: bool = False
-    from_field: bool = False
 
 
 class ParserObj:
@@ -266,6 +291,7 @@ class ParserObj:
         self.kwargs = kwargs
         self.recorded: list[Recorded] = []
         self.set_defaults: dict = {}
+        self.overrides: dict[str, Any] = {}  # ``parser.add_argument = wrapper`` (Miles does this)
 
 
 # --------------------------------------------------------------------------
@@ -631,11 +657,19 @@ class Interp:
             return self.getattr(self.eval(node.value, env), node.attr)
         if isinstance(node, ast.Subscript):
             obj = self.eval(node.value, env)
+            if isinstance(node.slice, ast.Slice):
+                parts = [None if x is None else self.eval(x, env)
+                         for x in (node.slice.lower, node.slice.upper, node.slice.step)]
+                if isinstance(obj, (list, str)) and all(x is None or isinstance(x, int) for x in parts):
+                    return obj[slice(*parts)]
+                return Unknown("slice")
             idx = self.eval(node.slice, env)
             if isinstance(obj, (list, str)) and isinstance(idx, int):
                 return obj[idx]
             if isinstance(obj, dict) and _hashable(idx) and idx in obj:
                 return obj[idx]
+            if isinstance(obj, Ext):  # list[int], Optional[str]: the origin is enough here
+                return obj
             return Unknown("subscript")
         if isinstance(node, ast.BinOp):
             a, b = self.eval(node.left, env), self.eval(node.right, env)
@@ -650,6 +684,13 @@ class Interp:
                 return arith[type(node.op)]()
             if isinstance(node.op, ast.BitOr) and isinstance(a, dict) and isinstance(b, dict):
                 return {**a, **b}
+            if isinstance(node.op, ast.BitOr) and all(isinstance(x, (Ext, ClassObj, UnionType)) or x is None
+                                                      for x in (a, b)):
+                parts = []
+                for x in (a, b):
+                    parts.extend(x.args if isinstance(x, UnionType) else
+                                 [Ext("builtins.NoneType") if x is None else x])
+                return UnionType(parts)
             return Unknown("binop")
         if isinstance(node, ast.UnaryOp):
             v = self.eval(node.operand, env)
@@ -679,6 +720,22 @@ class Interp:
             return vals[-1]
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             a, b = self.eval(node.left, env), self.eval(node.comparators[0], env)
+            op = node.ops[0]
+            if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and any(
+                    isinstance(x, (Ext, ClassObj)) for x in (a, b)) and not unknown(a) and not unknown(b):
+                same = (a is b or (isinstance(a, Ext) and isinstance(b, Ext) and a.name == b.name))
+                return same if isinstance(op, (ast.Is, ast.Eq)) else not same
+            if isinstance(op, (ast.In, ast.NotIn)) and not unknown(a) and _plain_ok(a) and isinstance(b, (dict, list, str)):
+                a = _plain(a)
+                if isinstance(b, dict):
+                    found = _hashable(a) and a in b
+                elif isinstance(b, list):
+                    found = any(_plain_ok(x) and _plain(x) == a for x in b)
+                elif isinstance(a, str):
+                    found = a in b
+                else:
+                    return Unknown("compare")
+                return found if isinstance(op, ast.In) else not found
             if unknown(a) or unknown(b) or not _plain_ok(a) or not _plain_ok(b):
                 return Unknown("compare")
             a, b = _plain(a), _plain(b)
@@ -770,9 +827,15 @@ class Interp:
         if isinstance(obj, Instance):
             if name in obj.kwargs:
                 return obj.kwargs[name]
+            if obj.cls is DATACLASS_FIELD:
+                return Unknown(f"field.{name}")
             return obj.cls.attr(name)
         if isinstance(obj, Ext):
             return Ext(f"{obj.name}.{name}")
+        if isinstance(obj, ParserObj) and name in obj.overrides:
+            return obj.overrides[name]
+        if isinstance(obj, UnionType) and name == "__args__":
+            return list(obj.args)
         if isinstance(obj, (ParserObj, str, dict, list)):
             return BoundMethod(obj, name)
         return Unknown(f"attribute {name}")
@@ -839,9 +902,52 @@ class Interp:
             return dict(kwargs) if not args else Unknown("dict()")
         if name == "builtins.len" and args and isinstance(args[0], (list, str, dict)):
             return len(args[0])
+        if name == "builtins.type" and len(args) == 1 and args[0] is None:
+            return Ext("builtins.NoneType")
+        if name == "builtins.isinstance" and len(args) == 2:
+            kinds = args[1] if isinstance(args[1], list) else [args[1]]
+            pytypes = {"builtins.str": str, "builtins.int": int, "builtins.float": float,
+                       "builtins.bool": bool, "builtins.list": list, "builtins.dict": dict,
+                       "builtins.tuple": list}
+            if all(isinstance(k, Ext) and k.name in pytypes for k in kinds) and (
+                    _plain_ok(args[0]) or isinstance(args[0], list)):
+                return isinstance(args[0], tuple(pytypes[k.name] for k in kinds))
+            return Unknown("isinstance")
+        if name == "builtins.hasattr" and len(args) == 2 and isinstance(args[1], str):
+            if isinstance(args[0], UnionType):
+                return args[1] == "__args__"
+            if isinstance(args[0], (Ext, ClassObj)) and args[1] == "__args__":
+                return False
+            return Unknown("hasattr")
+        if name == "dataclasses.fields" and args and isinstance(args[0], ClassObj):
+            return [Instance(DATACLASS_FIELD, [], {
+                "name": fname, "type": self.eval(ann, owner.env()),
+                "default": (self.eval(dnode, owner.env()) if dnode is not None else MISSING)})
+                for fname, ann, dnode, owner in args[0].fields()]
         return ExtCall(name, args, kwargs)
 
     def method(self, obj, name, args, kwargs):
+        if isinstance(obj, list) and name in ("append", "extend") and len(args) == 1:
+            if name == "append":
+                obj.append(args[0])
+                return None
+            it = self.iterate(args[0])
+            if it is not None:
+                obj.extend(it)
+                return None
+            return Unknown("list.extend")
+        if isinstance(obj, dict) and name in ("copy", "pop", "setdefault", "update"):
+            if name == "copy":
+                return dict(obj)
+            if name == "update" and len(args) <= 1:
+                if args and isinstance(args[0], dict):
+                    obj.update(args[0])
+                obj.update(kwargs)
+                return None
+            if args and _hashable(args[0]):
+                if name == "pop":
+                    return obj.pop(args[0], args[1] if len(args) > 1 else None)
+                return obj.setdefault(args[0], args[1] if len(args) > 1 else None)
         if isinstance(obj, ParserObj):
             if name == "add_argument":
                 self.record(obj, args, kwargs)
@@ -920,6 +1026,8 @@ class Interp:
         return local
 
     def _feeds_parser(self, call: ast.Call, env: Env) -> bool:
+        if isinstance(call.func, ast.Attribute) and isinstance(self.eval(call.func.value, env), ParserObj):
+            return True
         func = self.eval(call.func, env)
         if isinstance(func, BoundMethod) and isinstance(func.obj, ParserObj):
             return True
@@ -936,6 +1044,15 @@ class Interp:
     def assign(self, target, value, env: Env):
         if isinstance(target, ast.Name):
             env.local[target.id] = value
+        elif isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, env)
+            if isinstance(obj, ParserObj):
+                obj.overrides[target.attr] = value
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, env)
+            key = self.eval(target.slice, env)
+            if isinstance(obj, dict) and not unknown(key) and _hashable(key):
+                obj[key] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = self.iterate(value)
             for i, t in enumerate(target.elts):
@@ -1207,36 +1324,38 @@ def emulate_add_cli_args_from_dataclass(schema_for: Callable[[Any], "Schema"]):
             cli = meta.get("cli_name") if isinstance(meta.get("cli_name"), str) else "--" + f.name.replace("_", "-")
             aliases = meta.get("aliases") if isinstance(meta.get("aliases"), list) else []
             names = [cli] + [a for a in aliases if isinstance(a, str)]
-            rec = Recorded(option_strings=names, dest=f.name, help=meta.get("help", ""), from_field=True,
-                           default=f.default)
+            kw: dict[str, Any] = {"help": meta.get("help", "")}
+            if cli.lstrip("-").replace("-", "_") != f.name:
+                kw["dest"] = f.name
+            if f.default is not MISSING:
+                kw["default"] = f.default
             kind, detail, _opt = _type_shape(Schema.inner_type(f.annotation))
             type_parser = meta.get("type_parser")
             if meta.get("action") is not None:
-                rec.action = meta["action"]
-                extra = meta.get("action_kwargs")
-                if isinstance(extra, dict):
-                    for k, v in extra.items():
-                        if k in ("nargs", "type", "choices", "const"):
-                            setattr(rec, k, v)
-                rec.type = rec.type or _scalar_ext(kind)
+                kw["action"] = meta["action"]
+                if isinstance(meta.get("action_kwargs"), dict):
+                    kw.update(meta["action_kwargs"])
             elif kind == "literal":
-                rec.choices = meta.get("choices") or detail
-                rec.type = type_parser or _scalar_ext(type(detail[0]).__name__ if detail else "str")
-                rec.const = meta.get("const")
+                kw["type"] = type_parser or _scalar_ext(type(detail[0]).__name__ if detail else "str")
+                kw["choices"] = meta.get("choices") or detail
             elif kind == "list" and type_parser is None:
                 elem = _type_shape(detail)[0] if detail is not None else "str"
-                rec.type = _scalar_ext(elem)
-                rec.nargs = meta.get("nargs") or "+"
-                rec.choices = meta.get("choices")
-                rec.const = meta.get("const")
+                kw["type"] = _scalar_ext(elem)
+                kw["nargs"] = meta.get("nargs") or "+"
+                if meta.get("choices"):
+                    kw["choices"] = meta["choices"]
             elif kind == "bool":
-                rec.action = "store_true"
+                kw["action"] = "store_true"
             else:
-                rec.type = type_parser or _scalar_ext(kind)
-                rec.choices = meta.get("choices")
-                rec.nargs = meta.get("nargs")
-                rec.const = meta.get("const")
-            parser.recorded.append(rec)
+                kw["type"] = type_parser or _scalar_ext(kind)
+                if meta.get("choices"):
+                    kw["choices"] = meta["choices"]
+                if meta.get("nargs"):
+                    kw["nargs"] = meta["nargs"]
+            if meta.get("const") is not None and "action" not in kw:
+                kw["const"] = meta["const"]
+            # through parser.add_argument, so that a wrapper installed on the parser sees it
+            interp.apply(interp.getattr(parser, "add_argument"), names, kw)
         return None
 
     return hook
@@ -1366,13 +1485,11 @@ def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbrevia
         if no_value:
             act = _action_name(rec.action)
             if act == "BooleanOptionalAction":
-                default = _json_default(fi.default if (fi and rec.from_field) else rec.default)
+                default = _json_default(rec.default)
             elif act == "store_false":
                 default = True if rec.default is MISSING else _json_default(rec.default)
-            elif act == "store_true" and rec.from_field and fi is not None:
-                default = _json_default(fi.default)
-            elif act == "store_true" and rec.default is not MISSING and isinstance(rec.default, bool):
-                default = rec.default
+            elif act == "store_true" and rec.default is not MISSING:
+                default = _json_default(rec.default)  # None: an auto setting decided at run time
             else:
                 default = False
         else:
@@ -1485,13 +1602,19 @@ def _version_of(tree: Tree, dist: str) -> str | None:
     return None
 
 
+def _install_sglang(interp: Interp) -> tuple[Module | None, Callable[[ClassObj], Schema]]:
+    """Teach the evaluator SGLang's dataclass-derived arguments, if SGLang's code is in the tree."""
+    mod = interp.module("sglang.srt.server_args")
+    schema_for = _schema_cache(interp, _namespaces(interp, mod) if mod else None)
+    interp.intercept["add_cli_args_from_dataclass"] = emulate_add_cli_args_from_dataclass(schema_for)
+    return mod, schema_for
+
+
 def read_sglang(tree: Tree, warn=None) -> tuple[list[dict], str]:
     interp = Interp(tree, warn)
-    mod = interp.module("sglang.srt.server_args")
+    mod, schema_for = _install_sglang(interp)
     if mod is None:
         raise SystemExit("gen_args: sglang/srt/server_args.py is not in this release")
-    schema_for = _schema_cache(interp, _namespaces(interp, mod))
-    interp.intercept["add_cli_args_from_dataclass"] = emulate_add_cli_args_from_dataclass(schema_for)
     server_args = mod.lookup("ServerArgs")
     if not isinstance(server_args, ClassObj):
         raise SystemExit("gen_args: class ServerArgs not found in sglang/srt/server_args.py")
@@ -1543,7 +1666,11 @@ def read_router(tree: Tree, warn=None) -> tuple[list[dict], str]:
 
 
 def read_miles(tree: Tree, warn=None) -> tuple[list[dict], str]:
+    """Miles' own arguments, its FSDP backend's, and the ``--sglang-*``, ``--eval-sglang-*`` and
+    ``--router-*`` copies it makes of SGLang's and the router's parsers when their code is in the tree.
+    Megatron-LM's arguments (the default backend) come from outside Miles and are not listed."""
     interp = Interp(tree, warn)
+    _install_sglang(interp)
     mod = interp.module("miles.utils.arguments")
     if mod is None:
         raise SystemExit("gen_args: miles/utils/arguments.py not found")
@@ -1551,12 +1678,20 @@ def read_miles(tree: Tree, warn=None) -> tuple[list[dict], str]:
     if not isinstance(provider, FuncObj):
         raise SystemExit("gen_args: get_miles_extra_args_provider not found")
     add = interp.run_function(provider, [], {})
-    parser = ParserObj({})
-    interp.parsers.append(parser)
     if not isinstance(add, FuncObj):
         raise SystemExit("gen_args: get_miles_extra_args_provider() did not give a function")
-    interp.run_function(add, [parser], {})
-    return finish(interp, parser, None, abbreviations=False), "miles/utils/arguments.py and the modules it calls"
+    fsdp = interp.module("miles.backends.fsdp_utils.arguments")
+    build = fsdp.lookup("build_fsdp_parser") if fsdp else None
+    if isinstance(build, FuncObj):
+        parser = interp.run_function(build, [add], {})
+    else:
+        parser = ParserObj({})
+        interp.parsers.append(parser)
+        interp.run_function(add, [parser], {})
+    if not isinstance(parser, ParserObj):
+        raise SystemExit("gen_args: Miles' parser could not be followed")
+    files = "miles/utils/arguments.py, miles/backends/fsdp_utils/arguments.py and the modules they call"
+    return finish(interp, parser, None, abbreviations=False), files
 
 
 READERS = {"sglang": read_sglang, "bench": read_bench, "router": read_router, "miles": read_miles}
@@ -1589,6 +1724,9 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--src", type=Path, help="an unpacked wheel or source tree (the folder holding the package)")
     src.add_argument("--git", type=Path, help="a git directory (with --ref): for Miles")
     ap.add_argument("--ref", default="HEAD", help="tag or commit in --git")
+    ap.add_argument("--with-src", type=Path, action="append", default=[],
+                    help="for miles: an unpacked SGLang or sglang-router wheel whose parser Miles copies "
+                         "(--sglang-*, --router-*); repeatable")
     ap.add_argument("--label", help="version label for the output (default: the release's own version, "
                                     "or the short commit for --git)")
     ap.add_argument("--out", help="output path; '-' for standard output (default: data/<name>-<version>.json)")
@@ -1601,10 +1739,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.program == "miles":
             if not args.git:
                 ap.error("miles needs --git DIR [--ref REF]")
-            tree: Tree = GitTree(args.git, args.ref)
-            commit = tree.commit()
+            git = GitTree(args.git, args.ref)
+            commit = git.commit()
+            tree: Tree = ChainTree([git] + [DirTree(p) for p in args.with_src])
             version = args.label or commit[:12]
-            origin = f"radixark/miles at commit {commit}"
+            withs = [f"{d}=={_version_of(DirTree(p), d)}" for p in args.with_src
+                     for d in ("sglang", "sglang_router") if _version_of(DirTree(p), d)]
+            origin = f"radixark/miles at commit {commit}" + (
+                f" (its --sglang-*, --eval-sglang-* and --router-* copies taken from {' and '.join(withs)})"
+                if withs else "")
         else:
             if args.git:
                 ap.error("--git is for miles")

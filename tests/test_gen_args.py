@@ -252,3 +252,47 @@ def test_main_block_program():
     assert out["--num-prompts"]["default"] == 1000 and out["--num-prompts"]["aliases"] == ["--num"]
     assert out["--flush-cache"]["nargs"] == 0
     assert out["--rate"]["default"] is None  # inf is not JSON
+
+
+def test_a_wrapper_installed_on_the_parser_sees_every_argument():
+    # Miles copies SGLang's parser by replacing parser.add_argument with a prefixing wrapper
+    tree = _fixture()
+    tree.files["tool/__init__.py"] = ""
+    tree.files["tool/args.py"] = textwrap.dedent('''
+        from sglang.srt.server_args import ServerArgs
+        SKIPPED = ["model_path"]
+        def add_prefixed(parser, prefix):
+            old = parser.add_argument
+            def wrapper(*names, **kwargs):
+                dest = kwargs["dest"] if "dest" in kwargs else names[0][2:].replace("-", "_")
+                if dest in SKIPPED:
+                    return
+                old(*[f"--{prefix}-{n.lstrip('-')}" for n in names], **kwargs)
+            parser.add_argument = wrapper
+            ServerArgs.add_cli_args(parser)
+            parser.add_argument = old
+            parser.add_argument("--own-flag", type=int, default=3)
+    ''')
+    interp = gen_args.Interp(tree)
+    gen_args._install_sglang(interp)
+    parser = gen_args.ParserObj({})
+    interp.parsers.append(parser)
+    interp.run_function(interp.module("tool.args").lookup("add_prefixed"), [parser, "sglang"], {})
+    out = {a["name"]: a for a in gen_args.finish(interp, parser, None, abbreviations=False)}
+    assert "--sglang-tp-size" in out and "--sglang-tensor-parallel-size" in out["--sglang-tp-size"]["aliases"]
+    assert "--sglang-config" in out and "--sglang-disable-hidden" in out
+    assert "--sglang-model-path" not in out and out["--own-flag"]["default"] == 3
+
+
+MILES = DATA / "miles-args-0.1.0.json"
+
+
+@pytest.mark.skipif(not MILES.is_file(), reason="no Miles argument file")
+def test_miles_file_has_its_own_fsdp_and_copied_arguments():
+    args = _args(MILES)
+    for name in ("--true-on-policy-mode", "--colocate", "--use-rollout-routing-replay",
+                 "--pause-generation-mode", "--attn-implementation",
+                 "--sglang-enable-deterministic-inference", "--sglang-tp-size", "--router-policy"):
+        assert name in args, name
+    assert args["--pause-generation-mode"]["default"] == "retract"
+    assert "--sglang-model-path" not in args  # Miles passes its own --hf-checkpoint instead
