@@ -1465,8 +1465,13 @@ def _help_text(h) -> str:
     return ""
 
 
-def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbreviations: bool) -> list[dict]:
-    """The output entries: one per argument, aliases and abbreviations folded in, sorted by name."""
+def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbreviations: bool,
+           dest_map: dict[str, str] | None = None) -> list[dict]:
+    """The output entries: one per argument, aliases and abbreviations folded in, sorted by name.
+
+    ``dest_map`` renames parsed values onto fields (older releases' ``from_cli_args`` copies
+    ``args.tensor_parallel_size`` into ``tp_size``)."""
+    dest_map = dest_map or {}
     by_string: dict[str, int] = {}
     entries: list[dict] = []
     for rec in parser.recorded:
@@ -1475,12 +1480,13 @@ def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbrevia
         if _action_name(rec.action) == "BooleanOptionalAction":
             opts += ["--no-" + o[2:] for o in rec.option_strings if o.startswith("--")]
         fields = schema.fields if schema else {}
-        fi = fields.get(rec.dest)
+        target = dest_map.get(rec.dest, rec.dest)
+        fi = fields.get(target)
         deprecated = rec.deprecated or _action_name(rec.action).startswith("Deprecated") or bool(
             _DEPRECATED_HELP.search(_help_text(rec.help)))
         own_dest = (next((o for o in rec.option_strings if o.startswith("--")), rec.option_strings[0])
                     .lstrip("-").replace("-", "_"))
-        field_name = rec.dest if fi is not None and not (deprecated and rec.dest != own_dest) else None
+        field_name = target if fi is not None and not (deprecated and rec.dest != own_dest) else None
         # default
         if no_value:
             act = _action_name(rec.action)
@@ -1498,7 +1504,7 @@ def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbrevia
                 raw = fi.default if fi is not None else (None if raw is MISSING else raw)
             if rec.dest in parser.set_defaults:
                 raw = parser.set_defaults[rec.dest]
-            if fi is not None and rec.dest == field_name and raw is None and fi.meta:
+            if fi is not None and target == field_name and raw is None and fi.meta:
                 fb = fi.meta.get("fallback")
                 if fb is not None and not fi.meta.get("resolvable") and _plain_ok(fb):
                     raw = fb
@@ -1624,8 +1630,22 @@ def read_sglang(tree: Tree, warn=None) -> tuple[list[dict], str]:
     if not isinstance(add, FuncObj):
         raise SystemExit("gen_args: ServerArgs.add_cli_args not found")
     interp.run_function(add, [parser], {})
+    dest_map = _copied_fields(server_args.attr("from_cli_args"))
     files = "sglang/srt/server_args.py" + (" and sglang/srt/arg_groups/" if tree.exists("sglang/srt/arg_groups/arg_utils.py") else "")
-    return finish(interp, parser, schema_for(server_args), abbreviations=True), files
+    return finish(interp, parser, schema_for(server_args), abbreviations=True, dest_map=dest_map), files
+
+
+def _copied_fields(func) -> dict[str, str]:
+    """``args.tp_size = args.tensor_parallel_size`` lines in ``from_cli_args``: {parsed name: field}."""
+    out: dict[str, str] = {}
+    if not isinstance(func, FuncObj):
+        return out
+    for st in func.node.body:
+        if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Attribute)
+                and isinstance(st.value, ast.Attribute) and isinstance(st.value.value, ast.Name)
+                and isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == st.value.value.id):
+            out[st.value.attr] = st.targets[0].attr
+    return out
 
 
 def _run_main(interp: Interp, module_name: str) -> ParserObj:

@@ -296,3 +296,24 @@ def test_miles_file_has_its_own_fsdp_and_copied_arguments():
         assert name in args, name
     assert args["--pause-generation-mode"]["default"] == "retract"
     assert "--sglang-model-path" not in args  # Miles passes its own --hf-checkpoint instead
+
+
+def test_from_cli_args_renames_give_the_field():
+    # releases up to 0.5.9 register --tensor-parallel-size / --tp-size and copy the value in from_cli_args
+    tree = MemTree({"sglang/__init__.py": "", "sglang/srt/__init__.py": "",
+                    "sglang/srt/server_args.py": textwrap.dedent('''
+        import dataclasses
+        @dataclasses.dataclass
+        class ServerArgs:
+            tp_size: int = 1
+            @staticmethod
+            def add_cli_args(parser):
+                parser.add_argument("--tensor-parallel-size", "--tp-size", type=int, default=ServerArgs.tp_size)
+            @classmethod
+            def from_cli_args(cls, args):
+                args.tp_size = args.tensor_parallel_size
+                return cls(tp_size=args.tp_size)
+    ''')})
+    args = {a["name"]: a for a in read_sglang(tree)[0]}
+    tp = args["--tensor-parallel-size"]
+    assert tp["field"] == "tp_size" and tp["default"] == 1 and "--tp" in tp["aliases"]
