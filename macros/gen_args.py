@@ -70,6 +70,19 @@ that adds another ``--tp-...`` option makes ``--tp`` ambiguous, and the file of
 that release then no longer lists it. Miles' file lists no abbreviations:
 Megatron-LM adds its own arguments to the same parser at run time, and they
 are not in Miles' code, so they are not listed either (the FSDP backend's are).
+``argparse`` also accepts any other unique prefix (``--speculative-algo``,
+``--max-running-request`` and ``--trust-remote`` appear in real commands), so a
+command parser must apply that rule over all option strings; the list holds
+only the prefixes that end at a hyphen, the ones people write on purpose.
+
+Releases up to 0.5.9 register some options under another name than the field
+(``--tensor-parallel-size`` / ``--tp-size``) and copy the value over in
+``ServerArgs.from_cli_args``; those copies give the ``field`` too.
+
+Which files exist: the newest release (0.5.23), the release the manual
+describes (0.5.22), and older releases an incident's version range needs
+(0.5.8, 0.5.9, 0.5.18); the router release of SGLang 0.5.22's time (0.3.2,
+the newest sglang-router on PyPI then); bench_serving of 0.5.22; Miles v0.1.0.
 
 A switch (``store_true``, ``store_false``, ``store_const``, a deprecated flag
 that takes no value, ``BooleanOptionalAction``) has ``type: "bool"`` and
