@@ -904,9 +904,10 @@ class UsageError(Exception):
 
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
     opts = {"gpu": None, "version": None, "model_config": None, "json": False,
-            "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": ROOT}
+            "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": ROOT, "bundle": None}
+    # --project (another checkout) and --bundle (a bundle file, no cache) serve the tests and `make bench`.
     valued = {"--gpu": "gpu", "--version": "version", "--model-config": "model_config",
-              "--site-url": "site_url", "--project": "project"}
+              "--site-url": "site_url", "--project": "project", "--bundle": "bundle"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -938,10 +939,10 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
 
 def _read_command(words: list[str]) -> str:
     if words == ["-"]:
-        data = sys.stdin.read(MAX_CHARS + 1)
-        if len(data) > MAX_CHARS:
-            data += sys.stdin.read()  # so that the message can say how long it was
-        return data
+        data = sys.stdin.buffer.read(4 * MAX_CHARS + 4)
+        if len(data) > 4 * MAX_CHARS:
+            data += sys.stdin.buffer.read()  # so that the message can say how long it was
+        return data.decode("utf-8")
     if len(words) == 1:
         return words[0]
     import shlex
@@ -998,7 +999,8 @@ def main(argv: list[str] | None = None) -> int:
         if not words:
             raise UsageError("no command given")
     except UsageError as err:
-        print(f"exposure: {err}\n{USAGE}", file=sys.stderr)
+        print(f"exposure: {err} (usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] "
+              "[--model-config PATH] [--json] -- COMMAND..., or - to read it from standard input)", file=sys.stderr)
         return 2
     model_traits = None
     if opts["model_config"]:
@@ -1019,7 +1021,11 @@ def main(argv: list[str] | None = None) -> int:
         print("exposure: the command on standard input is not UTF-8 text", file=sys.stderr)
         return 2
     try:
-        b = load_bundle(opts["project"])
+        if opts["bundle"]:
+            with open(opts["bundle"], encoding="utf-8") as f:
+                b = json.load(f)
+        else:
+            b = load_bundle(opts["project"])
     except Exception as err:  # noqa: BLE001 -- bad data is reported, never a traceback
         from .errors import ManualError
 
@@ -1028,7 +1034,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"exposure: cannot load the manual's data: {err}", file=sys.stderr)
         return 2
-    out = Engine(b).check(command, gpu=opts["gpu"], version=opts["version"], model_traits=model_traits)
+    try:
+        out = Engine(b).check(command, gpu=opts["gpu"], version=opts["version"], model_traits=model_traits)
+    except Exception as err:  # noqa: BLE001 -- a bug must still end in one line, not a traceback
+        print(f"exposure: internal error ({type(err).__name__}: {err}); please report it with the command",
+              file=sys.stderr)
+        return 2
     base = opts["site_url"].rstrip("/") + "/"
     if out["error"]:
         print(f"exposure: {out['error']}", file=sys.stderr)
