@@ -183,7 +183,7 @@ def shell_split(text: str) -> list[list[Word]]:
             new_command()
             i += 2 if text.startswith(("||", "|&"), i) else 1
         elif c in "<>":
-            if cur is not None and "".join(cur).isdigit() and not dyn:
+            if cur is not None and re.fullmatch(r"[0-9]+", "".join(cur)) and not dyn:
                 cur, dyn = None, False  # a file descriptor number: 2>&1
             else:
                 end_word()
@@ -243,7 +243,7 @@ def shell_split(text: str) -> list[list[Word]]:
             dyn = True
             i = end + 1
         else:
-            if c == "$" and i + 1 < n and (text[i + 1].isalnum() or text[i + 1] in "_@*#?$!-"):
+            if c == "$" and i + 1 < n and re.match(r"[A-Za-z0-9_@*#?$!-]", text[i + 1]):
                 dyn = True
             cur = cur if cur is not None else []
             cur.append(c)

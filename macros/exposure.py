@@ -410,7 +410,7 @@ def _ipv6(text: str) -> bool:
     need = 8
     if groups and "." in groups[-1]:
         quad = groups[-1].split(".")
-        if len(quad) != 4 or not all(q.isdigit() and len(q) <= 3 and int(q) <= 255 for q in quad):
+        if len(quad) != 4 or not all(re.fullmatch(r"[0-9]{1,3}", q) and int(q) <= 255 for q in quad):
             return False
         groups, need = groups[:-1], 6
     if not all(1 <= len(g) <= 4 and all(ch in "0123456789abcdefABCDEF" for ch in g) for g in groups):
@@ -582,7 +582,7 @@ def _glob(pattern: str) -> re.Pattern:
         else:
             out += re.escape(c)
         i += 1
-    return re.compile("^(?:" + out + ")$", re.IGNORECASE | re.DOTALL)
+    return re.compile(out, re.IGNORECASE | re.DOTALL)  # used with fullmatch
 
 
 def _norm(name: str) -> str:
@@ -642,7 +642,7 @@ class Engine:
         value = path.strip().rstrip("/")
         parts = value.split("/")
         candidates = {value, parts[-1], "/".join(parts[-2:])}
-        return [m for m in self.models if any(p.match(c) for p in m["compiled"] for c in candidates)]
+        return [m for m in self.models if any(p.fullmatch(c) for p in m["compiled"] for c in candidates)]
 
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
@@ -685,7 +685,9 @@ class Engine:
             g = self.find_gpu(gpu)
             if g is None:
                 names = sorted({x["name"] for x in self.gpus})
-                lowered = {_norm(x["name"]): x["name"] for x in self.gpus}
+                lowered: dict[str, str] = {}
+                for x in self.gpus:
+                    lowered.setdefault(_norm(x["name"]), x["name"])
                 for x in self.gpus:
                     for a in x.get("aliases") or []:
                         lowered.setdefault(_norm(a), x["name"])
