@@ -45,13 +45,25 @@ NOT_A_COMMAND = ("not a command this checker reads: paste `python -m sglang.laun
                  "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
                  "or a Python `sgl.Engine(...)` call")
 
+class _Lazy:
+    """A pattern compiled on first use: most checks never need it, and compiling costs start-up time."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern, self.flags, self._compiled = pattern, flags, None
+
+    def __getattr__(self, name):
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return getattr(self._compiled, name)
+
+
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _PYTHON = re.compile(r"^python[0-9]*(\.[0-9]+)*$")
 _NEGATIVE = re.compile(r"^-([0-9]+|[0-9]*\.[0-9]+)$")
 _INT = re.compile(r"^[+-]?[0-9]+(_[0-9]+)*$")
 _FLOAT = re.compile(r"^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$")
-_CALL = re.compile(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
-_LOOKS_LIKE = re.compile(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py")
+_CALL = _Lazy(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
+_LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py")
 _DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
 
 # docker run / docker exec options that take a value (everything else is a switch).

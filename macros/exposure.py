@@ -23,12 +23,11 @@ check does not pay for YAML, Jinja or JSON Schema.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 
-from .command import ARGS_PROGRAM, MAX_CHARS, ArgList, close_matches, fmt_value, parse
+from .command import ARGS_PROGRAM, MAX_CHARS, ArgList, _Lazy, close_matches, fmt_value, parse
 
 FORMAT = 1
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,16 +41,28 @@ TRAIT_WORDS = {"hybrid-linear-attention": "hybrid linear attention", "mamba": "M
                "sliding-window": "sliding-window attention", "moe": "mixture of experts",
                "mla": "multi-head latent attention (MLA)", "fp8": "FP8 weights", "fp4": "FP4 weights"}
 QUANT_TRAITS = ("fp8", "fp4")
-ADDRESS_FLAG = re.compile(r"(host|addr|address|url|urls|endpoint|-ip|-ips)$")
+ADDRESS_FLAG = _Lazy(r"(host|addr|address|url|urls|endpoint|-ip|-ips)$")
 _VERSION = re.compile(r"^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$")
-_NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_NUMBER = _Lazy(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
 
 
 # --------------------------------------------------------------------------- versions
 
+_KEYS: dict = {}  # a bundle names few versions: each is parsed once
+
+
 def version_key(text: str):
     """A sortable key for a release number (PEP 440 subset: 0.5.6, 0.5.0rc1, 0.5.6.post2, 0.6.0.dev1)."""
+    key = _KEYS.get(text)
+    if key is None:
+        key = _parse_version(text)
+        if len(_KEYS) < 10000:
+            _KEYS[text] = key
+    return key
+
+
+def _parse_version(text: str):
     m = _VERSION.match(text)
     if not m:
         raise ValueError(text)
@@ -165,6 +176,7 @@ class Context:
         self.gpu, self.versions, self.version_tags = gpu, versions, version_tags
         self.model_traits = model_traits
         self._models: dict = {}
+        self.version_cache: dict = {}
 
     # flags -------------------------------------------------------------
     def arg(self, name: str, program: str) -> dict | None:
@@ -499,31 +511,31 @@ def _deployment_leaf(c: dict, ctx: Context):
     return F, f"a single node ({nodes_name} is not above 1 and {addr_name} is not given)"
 
 
-def _program_leaf(c: dict, ctx: Context):
-    want = c["program"]
+def _program_leaf(want: str, ctx: Context):
     return (T, f"the command is {PROGRAM_WORDS[want]}") if ctx.program == want else \
         (F, f"the command is not {PROGRAM_WORDS[want]}")
 
 
-LEAVES = {"program": _program_leaf, "flag": lambda c, ctx: _flag_leaf(c["flag"], ctx),
-          "env": lambda c, ctx: _env_leaf(c["env"], ctx), "gpu": lambda c, ctx: _gpu_leaf(c["gpu"], ctx),
-          "model": lambda c, ctx: _model_leaf(c["model"], ctx),
-          "deployment": lambda c, ctx: _deployment_leaf(c["deployment"], ctx)}
+LEAVES = {"program": _program_leaf, "flag": _flag_leaf, "env": _env_leaf, "gpu": _gpu_leaf,
+          "model": _model_leaf, "deployment": _deployment_leaf}  # each takes the condition's value
 
 
 def _all(children):
-    """Kleene AND over evaluated children [(value, reasons, undecided)]."""
-    if any(v is F for v, _, _ in children):
+    """Kleene AND over evaluated children [(value, reasons, undecided)]: false wins, else unknown."""
+    values = [c[0] for c in children]
+    if F in values:
         return F, [r for v, rs, _ in children if v is F for r in rs], []
-    if any(v is U for v, _, _ in children):
+    if U in values:
         return U, [r for v, rs, _ in children if v is T for r in rs], [u for v, _, us in children if v is U for u in us]
     return T, [r for _, rs, _ in children for r in rs], []
 
 
 def _any(children):
-    if any(v is T for v, _, _ in children):
+    """Kleene OR: true wins, else unknown."""
+    values = [c[0] for c in children]
+    if T in values:
         return T, [r for v, rs, _ in children if v is T for r in rs], []
-    if any(v is U for v, _, _ in children):
+    if U in values:
         return U, [], [u for v, _, us in children if v is U for u in us]
     return F, [r for _, rs, _ in children for r in rs], []
 
@@ -538,25 +550,25 @@ def evaluate(cond: dict, ctx: Context):
     if key == "not":
         v, rs, us = evaluate(value, ctx)
         return (None if v is None else not v), rs, us
-    v, reason = LEAVES[key](cond, ctx)
+    v, reason = LEAVES[key](value, ctx)
     return (v, [reason], []) if v is not None else (v, [], [reason])
 
 
 def _versions(ranges: list, ctx: Context):
     children = []
     for r in ranges:
-        v, reason = _version_leaf(r, ctx)
-        children.append((v, [reason], []) if v is not None else (v, [], [reason]))
+        key = (r["product"], r.get("introduced"), r.get("fixed"), r.get("last_affected"), r.get("unknown"),
+               tuple(r.get("seen") or ()))
+        leaf = ctx.version_cache.get(key)
+        if leaf is None:  # incidents share ranges: each is decided once per check
+            v, reason = _version_leaf(r, ctx)
+            leaf = ctx.version_cache[key] = (v, [reason], []) if v is not None else (v, [], [reason])
+        children.append(leaf)
     return _any(children)
 
 
 def _dedupe(items):
-    seen, out = set(), []
-    for x in items:
-        if x not in seen:
-            seen.add(x)
-            out.append(x)
-    return out
+    return list(dict.fromkeys(items))
 
 
 # --------------------------------------------------------------------------- the engine
@@ -784,6 +796,7 @@ def _slim(arg: dict) -> dict:
 def bundle(manual, data_dir=None) -> dict:
     """Everything both engines need, as plain JSON: the incidents' exposure, the argument lists,
     GPUs, model families, releases and the manual's version."""
+    import json
     from pathlib import Path
 
     from .errors import ManualError, Problem
@@ -848,33 +861,43 @@ def bundle(manual, data_dir=None) -> dict:
 
 
 def _cache_key(project: str) -> str:
-    import hashlib
+    """A digest of everything the bundle is built from: this file and the data files.
 
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"format {FORMAT}\n".encode())
-    with open(os.path.abspath(__file__), "rb") as f:
-        h.update(f.read())
-    for path in _input_files(project):
-        h.update(b"\0" + os.path.basename(path).encode() + b"\0")
+    CRC-32 of each file's bytes, with its size: a cache key, not a defence, and
+    cheap enough (zlib is built in; hashlib would cost more to import than the
+    whole check) to compute on every run.
+    """
+    import marshal
+    import zlib
+
+    parts = [f"exposure-bundle {FORMAT} python {sys.version_info[0]}.{sys.version_info[1]} marshal {marshal.version}"]
+    for path in [os.path.abspath(__file__), *_input_files(project)]:
         try:
             with open(path, "rb") as f:
-                h.update(f.read())
+                data = f.read()
         except FileNotFoundError:
-            h.update(b"(missing)")
-    return h.hexdigest()
+            parts.append(f"{os.path.basename(path)} missing")
+            continue
+        parts.append(f"{os.path.basename(path)} {len(data)} {zlib.crc32(data):08x}")
+    return "|".join(parts)
 
 
 def load_bundle(project: str = ROOT) -> dict:
-    """The bundle for ``project``: from .cache/exposure-bundle.json when the data has not changed,
-    else built through the loader (and cached). Raises ManualError on bad data."""
+    """The bundle for ``project``: from .cache/exposure-bundle.bin when the data has not changed,
+    else built through the schema-validated loader (and cached). Raises ManualError on bad data.
+
+    The cache holds the key on its first line and the bundle in :mod:`marshal` form, which
+    loads several times faster than JSON; the key names the Python version that wrote it.
+    """
+    import marshal
+
     key = _cache_key(project)
-    cache = os.path.join(project, ".cache", "exposure-bundle.json")
+    cache = os.path.join(project, ".cache", "exposure-bundle.bin")
     try:
-        with open(cache, encoding="utf-8") as f:
-            head = f.readline().strip()
-            if head == key:
-                return json.loads(f.read())
-    except (OSError, ValueError):
+        with open(cache, "rb") as f:
+            if f.readline().rstrip(b"\n").decode("utf-8", "replace") == key:
+                return marshal.loads(f.read())
+    except (OSError, ValueError, EOFError, TypeError):
         pass
     from pathlib import Path
 
@@ -884,9 +907,9 @@ def load_bundle(project: str = ROOT) -> dict:
     try:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(key + "\n")
-            json.dump(result, f, ensure_ascii=False, separators=(",", ":"))
+        with open(tmp, "wb") as f:
+            f.write(key.encode("utf-8") + b"\n")
+            f.write(marshal.dumps(result))
         os.replace(tmp, cache)
     except OSError:
         pass  # a read-only checkout still works, only slower
@@ -898,6 +921,15 @@ def load_bundle(project: str = ROOT) -> dict:
 USAGE = ("usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
          "[--site-url URL] -- COMMAND...\n"
          "       python -m macros.exposure [options] -     (the command on standard input)")
+
+
+class _Json:
+    """The json module, imported on first use: a plain check never needs it."""
+
+    def __getattr__(self, name):
+        import json
+
+        return getattr(json, name)
 
 
 class UsageError(Exception):
@@ -996,6 +1028,7 @@ def _json_report(out: dict, base: str) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    json = _Json()  # imported only when the run reads or prints JSON
     try:
         opts, words = _options(argv)
         if not words:

@@ -272,14 +272,15 @@ def test_cli_on_the_repository(tmp_path):
     first = cli(*args)
     assert first.returncode in (0, 1), first.stderr
     assert isinstance(json.loads(first.stdout), list)
-    cache = project / ".cache" / "exposure-bundle.json"
-    key = cache.read_text("utf-8").split("\n", 1)[0]
+    cache = project / ".cache" / "exposure-bundle.bin"
+    key = cache.read_bytes().split(b"\n", 1)[0]
+    stamp = cache.stat().st_mtime_ns
     assert cli(*args).stdout == first.stdout
-    assert cache.read_text("utf-8").split("\n", 1)[0] == key
+    assert cache.stat().st_mtime_ns == stamp  # read, not rebuilt
     releases = project / "data" / "releases.yaml"
     releases.write_text(releases.read_text("utf-8") + "# changed\n", "utf-8")
     assert cli(*args).returncode in (0, 1)
-    assert cache.read_text("utf-8").split("\n", 1)[0] != key
+    assert cache.read_bytes().split(b"\n", 1)[0] != key
 
 
 def test_cli_reports_bad_data_in_one_message(tmp_path):
