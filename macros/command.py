@@ -286,6 +286,14 @@ class ArgList:
             if arg.get("field"):
                 self.by_field.setdefault(arg["field"], arg)
         self.options = sorted(self.by_option)
+        # What a suggestion may offer: not the abbreviations an argument list records as aliases
+        # (a prefix of another name of the same argument, such as `--tp` of `--tp-size`).
+        self.suggestable = [o for o in self.options
+                            if not any(n != o and n.startswith(o) for n in self._names(self.by_option[o]))]
+
+    @staticmethod
+    def _names(arg: dict) -> list[str]:
+        return [arg["name"], *(arg.get("aliases") or [])]
 
     @property
     def label(self) -> str:
@@ -329,7 +337,7 @@ def close_matches(word: str, options: list[str]) -> list[str]:
     return difflib.get_close_matches(word, options, n=3, cutoff=0.6)
 
 
-def _or_list(items: list[str]) -> str:
+def or_list(items: list[str]) -> str:
     quoted = [f"`{x}`" for x in items]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
@@ -422,10 +430,10 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
         if ambiguous:
             _finding(findings, "ambiguous-flag", f"`{written}` is ambiguous in {spec.name}: it could be "
-                                                 + _or_list([a["name"] for a in ambiguous]))
+                                                 + or_list([a["name"] for a in ambiguous]))
         elif arg is None and spec is not None and check_unknown:
-            matches = close_matches(written, spec.options)
-            hint = f"; did you mean {_or_list(matches)}?" if matches else ""
+            matches = close_matches(written, spec.suggestable)
+            hint = f"; did you mean {or_list(matches)}?" if matches else ""
             _finding(findings, "unknown-flag", f"`{written}` is not {spec.label} argument{hint}")
         name = arg["name"] if arg is not None else written
         if arg is not None and is_switch(arg):
@@ -583,7 +591,7 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
         if arg is None and spec is not None:
             cli = spec.by_option.get("--" + kw.arg.replace("_", "-"))
             matches = close_matches(kw.arg, sorted(spec.by_field))
-            hint = f"; did you mean {_or_list(matches)}?" if matches else ""
+            hint = f"; did you mean {or_list(matches)}?" if matches else ""
             only_cli = (f": `{cli['name']}` exists only on the command line" if cli is not None else "")
             _finding(findings, "unknown-kwarg",
                      f"`{kw.arg}` is not a ServerArgs field in SGLang {spec.version}{only_cli}{hint}")

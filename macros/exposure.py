@@ -27,7 +27,7 @@ import os
 import re
 import sys
 
-from .command import ARGS_PROGRAM, MAX_CHARS, ArgList, _Lazy, close_matches, fmt_value, parse
+from .command import ARGS_PROGRAM, MAX_CHARS, ArgList, _Lazy, close_matches, fmt_value, or_list, parse
 
 FORMAT = 1
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -598,7 +598,8 @@ def _glob(pattern: str) -> re.Pattern:
 
 
 def _norm(name: str) -> str:
-    return " ".join(str(name).lower().split())
+    """A GPU name as data/gpus.yaml matches it: lower case, runs of spaces, hyphens and underscores as one space."""
+    return " ".join(re.sub(r"[\s_-]+", " ", str(name).lower()).split())
 
 
 class Engine:
@@ -651,10 +652,16 @@ class Engine:
         return self.gpu_names.get(_norm(name))
 
     def match_model(self, path: str) -> list[dict]:
+        """The entries of data/models.yaml that describe ``path``: the first family entry whose pattern
+        matches the whole value, and every weight-format entry (traits only fp8/fp4) that matches."""
         value = path.strip().rstrip("/")
-        parts = value.split("/")
-        candidates = {value, parts[-1], "/".join(parts[-2:])}
-        return [m for m in self.models if any(p.fullmatch(c) for p in m["compiled"] for c in candidates)]
+        found, family = [], False
+        for m in self.models:
+            quant = bool(m["traits"]) and set(m["traits"]) <= set(QUANT_TRAITS)
+            if (quant or not family) and any(p.fullmatch(value) for p in m["compiled"]):
+                found.append(m)
+                family = family or not quant
+        return found
 
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
@@ -704,7 +711,7 @@ class Engine:
                     for a in x.get("aliases") or []:
                         lowered.setdefault(_norm(a), x["name"])
                 near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
-                hint = f"; did you mean {' or '.join(f'`{n}`' for n in near)}?" if near else \
+                hint = f"; did you mean {or_list(near)}?" if near else \
                     (f"; the manual knows {len(names)} GPUs, such as `{names[0]}`" if names else "")
                 out["error"] = f"unknown GPU `{gpu.strip()[:100]}`{hint}"
                 return out
@@ -745,33 +752,48 @@ def check(bundle: dict, command: str, **kw) -> dict:
 
 # --------------------------------------------------------------------------- model config
 
+HYBRID_ARCHITECTURES = ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+                        "Qwen3_5MoeForConditionalGeneration", "KimiLinearForCausalLM")
+MAMBA_ARCHITECTURES = ("NemotronHForCausalLM", "FalconH1ForCausalLM", "JambaForCausalLM", "MambaForCausalLM",
+                       "Mamba2ForCausalLM", "FalconMambaForCausalLM")
+SLIDING_ARCHITECTURES = ("GptOssForCausalLM", "DeepseekV4ForCausalLM", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM",
+                         "Llama4ForConditionalGeneration", "Gemma4ForCausalLM")
+
+
 def traits_from_config(cfg: dict) -> list[str]:
-    """Traits a model's config.json states (the same fields data/models.schema.json describes)."""
+    """The traits a model's config.json states, by the rules data/models.schema.json describes:
+    the config itself and, if present, its ``text_config``."""
     if not isinstance(cfg, dict):
         return []
-    layers = [cfg] + [cfg[k] for k in ("text_config", "language_config", "llm_config") if isinstance(cfg.get(k), dict)]
     traits = set()
-    for c in layers:
-        kinds = [str(x).lower() for x in (c.get("layer_types") or c.get("layers_block_type") or []) if x is not None]
-        model_type = str(c.get("model_type") or "").lower()
-        if any("linear" in k for k in kinds) or "linear_num_value_heads" in c:
+    for c in [cfg] + ([cfg["text_config"]] if isinstance(cfg.get("text_config"), dict) else []):
+        kinds = [str(x) for x in c.get("layer_types") or [] if x is not None] \
+            if isinstance(c.get("layer_types"), list) else []
+        archs = [str(a) for a in c.get("architectures") or []] if isinstance(c.get("architectures"), list) else []
+        linear = c.get("linear_attn_config") if isinstance(c.get("linear_attn_config"), dict) else {}
+        if "linear_attention" in kinds or linear.get("kda_layers") or any(a in HYBRID_ARCHITECTURES for a in archs):
             traits.add("hybrid-linear-attention")
-        if any("mamba" in k for k in kinds) or "mamba" in model_type or "M" in str(c.get("hybrid_override_pattern") or ""):
+        if ("mamba" in kinds or "M" in str(c.get("hybrid_override_pattern") or "")
+                or c.get("mamba2_cache_params") is not None or c.get("ssm_cfg") is not None
+                or any(a in MAMBA_ARCHITECTURES for a in archs)):
             traits.add("mamba")
-        if any("sliding" in k for k in kinds) or (c.get("sliding_window") and c.get("use_sliding_window") is not False):
+        window = c.get("sliding_window")
+        if ((isinstance(window, (int, float)) and not isinstance(window, bool) and window > 0
+             and c.get("use_sliding_window") is not False)
+                or "sliding_attention" in kinds or any(a in SLIDING_ARCHITECTURES for a in archs)):
             traits.add("sliding-window")
-        if any((isinstance(c.get(k), int) and c.get(k) > 0)
-               for k in ("num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts")):
+        if any(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0
+               for k in ("num_experts", "num_local_experts", "n_routed_experts")):
             traits.add("moe")
-        if c.get("kv_lora_rank"):
+        if c.get("kv_lora_rank") is not None:
             traits.add("mla")
         q = c.get("quantization_config")
         if isinstance(q, dict):
             method = str(q.get("quant_method") or "").lower()
-            algo = str(q.get("quant_algo") or "").lower()
-            if "fp8" in method or "fp8" in algo:
+            algo = str(q.get("quant_algo") or "").upper()
+            if method == "fp8" or algo == "FP8":
                 traits.add("fp8")
-            if "fp4" in method or "fp4" in algo:
+            if method == "mxfp4" or algo == "NVFP4":
                 traits.add("fp4")
     return sorted(traits)
 
@@ -832,13 +854,18 @@ def bundle(manual, data_dir=None) -> dict:
             if not isinstance(v, str) or not _VERSION.match(v):
                 problems.append(Problem("data/releases.yaml", None, None, f"{product}: {v!r} is not a release number"))
     args: dict = {}
+    lists = sorted(set(ARGS_PROGRAM.values()), key=len, reverse=True)  # sglang-router before sglang
     for path in sorted(data.glob("*-args-*.json")):
+        # The file name says which program's list it is (data/<program>-args-<version>.json).
+        program = next((p for p in lists if path.name.startswith(p + "-args-")), None)
         content = json.loads(path.read_text("utf-8"))
-        program, version = content.get("program"), content.get("version")
-        if program not in ARGS_PROGRAM.values() or not isinstance(content.get("arguments"), list):
+        version = content.get("version")
+        said = content.get("program")
+        if program is None or not isinstance(content.get("arguments"), list) or not version or \
+                said not in (program, {"sglang-router": "router", "sglang-bench": "bench"}.get(program)):
             problems.append(Problem(f"data/{path.name}", None, None,
-                                    "expected {program, version, arguments} with program one of "
-                                    + ", ".join(sorted(set(ARGS_PROGRAM.values())))))
+                                    "expected {program, version, arguments}, named <program>-args-<version>.json "
+                                    "with program one of " + ", ".join(sorted(lists))))
             continue
         args.setdefault(program, {})[str(version)] = {
             "version": str(version), "source": content.get("source"),

@@ -219,6 +219,9 @@ export class ArgList {
       if (arg.field && !this.byField.has(arg.field)) this.byField.set(arg.field, arg);
     }
     this.options = [...this.byOption.keys()].sort(cmpStr);
+    // What a suggestion may offer: not the abbreviations an argument list records as aliases.
+    const names = (arg) => [arg.name, ...(arg.aliases || [])];
+    this.suggestable = this.options.filter((o) => !names(this.byOption.get(o)).some((n) => n !== o && n.startsWith(o)));
   }
 
   get label() {
@@ -359,7 +362,7 @@ export function closeMatches(wordText, options) {
   return result.slice(0, 3).map((p) => p[1]);
 }
 
-function orList(items) {
+export function orList(items) {
   const q = items.map((x) => `\`${x}\``);
   return q.length === 1 ? q[0] : q.slice(0, -1).join(", ") + " or " + q[q.length - 1];
 }
@@ -486,7 +489,7 @@ export function parseFlags(words, spec, program, result, serve = false) {
       finding(findings, "ambiguous-flag", `\`${written}\` is ambiguous in ${spec.name}: it could be ` +
         orList(ambiguous.map((a) => a.name)));
     } else if (arg === null && spec && checkUnknown) {
-      const matches = closeMatches(written, spec.options);
+      const matches = closeMatches(written, spec.suggestable);
       const hint = matches.length ? `; did you mean ${orList(matches)}?` : "";
       finding(findings, "unknown-flag", `\`${written}\` is not ${spec.label} argument${hint}`);
     }

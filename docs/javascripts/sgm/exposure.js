@@ -6,7 +6,7 @@
 // must pass. No facts live here: GPUs, models, releases and argument lists all
 // come from the bundle.
 
-import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fmtValue, hasOwn, parse } from "./command.js";
+import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fmtValue, hasOwn, orList, parse } from "./command.js";
 
 export { parse } from "./command.js";
 
@@ -548,7 +548,8 @@ function glob(pattern) {
   return new RegExp("^(?:" + out + ")$", "i");
 }
 
-const norm = (name) => String(name).toLowerCase().trim().split(/\s+/).filter(Boolean).join(" ");
+// A GPU name as data/gpus.yaml matches it: lower case, runs of spaces, hyphens and underscores as one space.
+const norm = (name) => String(name).toLowerCase().replace(/[\s_-]+/g, " ").trim().split(/\s+/).filter(Boolean).join(" ");
 
 export class Engine {
   constructor(bundle) {
@@ -602,11 +603,19 @@ export class Engine {
     return this.gpuNames.get(norm(name)) || null;
   }
 
+  // The first family entry whose pattern matches the whole value, and every weight-format entry that matches.
   matchModel(path) {
     const value = path.trim().replace(/\/+$/, "");
-    const parts = value.split("/");
-    const candidates = [...new Set([value, parts[parts.length - 1], parts.slice(-2).join("/")])];
-    return this.models.filter((m) => m.compiled.some((p) => candidates.some((c) => p.test(c))));
+    const found = [];
+    let family = false;
+    for (const m of this.models) {
+      const quant = m.traits.length > 0 && m.traits.every((t) => QUANT_TRAITS.includes(t));
+      if ((quant || !family) && m.compiled.some((p) => p.test(value))) {
+        found.push(m);
+        family = family || !quant;
+      }
+    }
+    return found;
   }
 
   check(command, { gpu = null, version = null, model_traits: modelTraits = null } = {}) {
@@ -655,7 +664,7 @@ export class Engine {
         for (const x of this.gpus) if (!lowered.has(norm(x.name))) lowered.set(norm(x.name), x.name);
         for (const x of this.gpus) for (const a of x.aliases || []) if (!lowered.has(norm(a))) lowered.set(norm(a), x.name);
         const near = dedupe(closeMatches(norm(gpu), [...lowered.keys()].sort(cmpStr)).map((m) => lowered.get(m)));
-        const hint = near.length ? `; did you mean ${near.map((n) => `\`${n}\``).join(" or ")}?`
+        const hint = near.length ? `; did you mean ${orList(near)}?`
           : names.length ? `; the manual knows ${names.length} GPUs, such as \`${names[0]}\`` : "";
         out.error = `unknown GPU \`${Array.from(gpu.trim()).slice(0, 100).join("")}\`${hint}`;
         return out;
