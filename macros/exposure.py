@@ -712,7 +712,8 @@ class Engine:
                         lowered.setdefault(_norm(a), x["name"])
                 near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
                 hint = f"; did you mean {or_list(near)}?" if near else \
-                    (f"; the manual knows {len(names)} GPUs, such as `{names[0]}`" if names else "")
+                    (f"; the manual knows {len(names)} GPUs, such as `{names[0]}`" if names else
+                     "; the manual has no GPU list")
                 out["error"] = f"unknown GPU `{gpu.strip()[:100]}`{hint}"
                 return out
         key = ARGS_PROGRAM[program]

@@ -665,7 +665,7 @@ export class Engine {
         for (const x of this.gpus) for (const a of x.aliases || []) if (!lowered.has(norm(a))) lowered.set(norm(a), x.name);
         const near = dedupe(closeMatches(norm(gpu), [...lowered.keys()].sort(cmpStr)).map((m) => lowered.get(m)));
         const hint = near.length ? `; did you mean ${orList(near)}?`
-          : names.length ? `; the manual knows ${names.length} GPUs, such as \`${names[0]}\`` : "";
+          : names.length ? `; the manual knows ${names.length} GPUs, such as \`${names[0]}\`` : "; the manual has no GPU list";
         out.error = `unknown GPU \`${Array.from(gpu.trim()).slice(0, 100).join("")}\`${hint}`;
         return out;
       }
