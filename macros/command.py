@@ -28,6 +28,7 @@ the same ones and gives the same messages):
 from __future__ import annotations
 
 import re
+import warnings
 
 MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste beyond this is refused
 
@@ -556,6 +557,18 @@ def _skip_balanced_py(code: str, i: int) -> int:
     return -1
 
 
+def _plain(value):
+    """A Python literal as JSON-like data (tuples as lists, keys as text); ValueError for sets, bytes,
+    complex numbers and the ellipsis, which no flag takes."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else fmt_value(_plain(k))): _plain(v) for k, v in value.items()}
+    raise ValueError(type(value).__name__)
+
+
 def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
     """Read the keyword arguments of the first Engine(...) call in ``code`` into ``result``.
     Returns False when there is no such call."""
@@ -566,8 +579,10 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
         return False
     text, _ = found
     try:
-        call = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+        with warnings.catch_warnings():  # "invalid decimal literal" and the like: not the reader's concern
+            warnings.simplefilter("ignore")
+            call = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         result["error"] = "the `Engine(...)` call is not valid Python (check its brackets and quotes)"
         return True
     if not isinstance(call, ast.Call):
@@ -596,14 +611,9 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
             _finding(findings, "unknown-kwarg",
                      f"`{kw.arg}` is not a ServerArgs field in SGLang {spec.version}{only_cli}{hint}")
         try:
-            value = ast.literal_eval(kw.value)
-            dynamic = False
+            value, dynamic = _plain(ast.literal_eval(kw.value)), False
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             value, dynamic = None, True
-        if isinstance(value, (set, frozenset, bytes, complex)):
-            value, dynamic = None, True
-        if isinstance(value, tuple):
-            value = list(value)
         name = arg["name"] if arg is not None else kw.arg
         if name in flags:
             _finding(findings, "repeated-flag", f"`{kw.arg}` is given more than once; the last one counts")
@@ -763,7 +773,12 @@ def _recognize_python(code: str, result: dict, args: dict) -> bool:
 
 
 def _recognize_text(text: str, env: dict, result: dict, args: dict, depth: int) -> bool:
-    for words in shell_split(_strip_prompts(text)):
+    try:
+        commands = shell_split(_strip_prompts(text))
+    except CommandError as err:
+        result["error"] = f"in the `-c` text: {err}"
+        return True
+    for words in commands:
         if _statement(words, env):
             continue
         if _recognize(words, env, result, args, depth):
@@ -840,6 +855,8 @@ def parse(text: str, args: dict) -> dict:
             if recognized == 1:
                 result = probe
                 result["env"] = local_env
+                if result["error"]:  # the first command is one this checker cannot read: say so
+                    return result
     if recognized > 1:
         _finding(result["findings"], "more-commands",
                  f"the paste holds {recognized} commands; only the first, {result['label']}, is checked")

@@ -117,6 +117,53 @@ def test_javascript_engine_passes_the_same_cases(tmp_path, real_bundle):
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
+def mutations(count: int, seed: int) -> list[dict]:
+    """Conformance commands with random edits: typos, stray quotes, brackets, dashes, emoji, line breaks."""
+    import random
+
+    rng = random.Random(seed)
+    seeds = [c["input"]["command"] for c in CONFORMANCE["cases"] if isinstance(c["input"]["command"], str)]
+    pieces = list("abcxyz-_=.,:;/ \t\n\\'\"$`(){}[]#|&<>*?!~019") + [
+        "--", "--tp", " --model-path ", "Engine(", "**", "\u2013", "\u00e9", "\U0001F600", "\r\n", "\u00a0",
+        "docker run ", "python -m sglang.launch_server ", "=True", "'" * 3, 'f"{', "lambda ", " if ", "[:", "...",
+        "0x", "1_0", "2g"]
+    out = []
+    for _ in range(count):
+        s = rng.choice(seeds)
+        for _ in range(rng.randint(1, 4)):
+            pos = rng.randint(0, len(s))
+            op = rng.random()
+            if op < 0.4:
+                s = s[:pos] + rng.choice(pieces) + s[pos:]
+            elif op < 0.7 and s:
+                s = s[:pos] + s[min(len(s), pos + rng.randint(1, 5)):]
+            else:
+                s = s[:pos] + "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) + s[pos:]
+        out.append({"command": s, "gpu": rng.choice([None, "L4", "h100", "nvidia_l4", "xx"]),
+                    "version": rng.choice([None, None, "0.5.22", "0.5.16", "v0.5.21", "9"])})
+    return out
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_engines_agree_on_mangled_commands(tmp_path):
+    """Both engines give the same views, and neither raises, on 600 commands with random edits."""
+    incidents = [i for c in CONFORMANCE["cases"] for i in c.get("incidents", []) if c["name"].startswith(
+        ("three-valued", "deployment: a prefill", "model traits: Qwen3-Next", "env: set"))]
+    b = dict(CONFORMANCE["bundles"]["mini"], incidents=incidents)
+    items = mutations(600, seed=17)
+    (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
+    (tmp_path / "inputs.json").write_text(json.dumps(items), "utf-8")
+    engine = Engine(b)
+    ours = [{"parse": parse_view(engine.parse(it["command"], it["version"])),
+             "check": check_view(engine.check(it["command"], gpu=it["gpu"], version=it["version"]))} for it in items]
+    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    theirs = json.loads(result.stdout)
+    differ = [(it["command"], o, t) for it, o, t in zip(items, json.loads(json.dumps(ours)), theirs) if o != t]
+    assert not differ, f"{len(differ)} of {len(items)} differ; the first: {differ[0]!r}"[:4000]
+
+
 # --------------------------------------------------------------------------- pieces
 
 def test_version_order():

@@ -628,7 +628,12 @@ class PyReader {
           if (cp > 0x10ffff) throw new PySyntax("bad escape");
           out += String.fromCodePoint(cp); j += 10; continue;
         }
-        if (d === "N" || d === "x" || d === "u" || d === "U") { unknown = true; j += 2; continue; }
+        if (d === "N" && !prefix.includes("b") && /^\{[^}\n]+\}/.test(this.s.slice(j + 2, j + 80))) {
+          unknown = true;
+          j = this.s.indexOf("}", j) + 1;
+          continue;
+        }
+        if (d === "x" || (!prefix.includes("b") && (d === "u" || d === "U" || d === "N"))) throw new PySyntax("truncated escape");
         out += c;
         j += 1;
         continue;
@@ -636,7 +641,9 @@ class PyReader {
       out += c;
       j++;
     }
+    const body = this.s.slice(this.i + m[0].length, j);
     this.i = j + q.length;
+    if (prefix.includes("f")) checkFString(body);
     if (prefix.includes("f") || prefix.includes("b")) return { kind: prefix.includes("b") ? "bytes" : "f", value: DYNAMIC };
     return { kind: "str", value: unknown ? DYNAMIC : out };
   }
@@ -789,9 +796,214 @@ class PyReader {
 
 const fmtKey = (k) => (typeof k === "string" ? k : fmtValue(k));
 
+// An f-string's fields: `{expr[!conversion][:spec]}`, with `{{` and `}}` for braces.
+function checkFString(body) {
+  let k = 0;
+  while (k < body.length) {
+    const c = body[k];
+    if ((c === "{" && body[k + 1] === "{") || (c === "}" && body[k + 1] === "}")) { k += 2; continue; }
+    if (c === "}") throw new PySyntax("single '}' is not allowed");
+    if (c !== "{") { k++; continue; }
+    let depth = 0, e = k + 1, end = -1;
+    for (; e < body.length; e++) {
+      const d = body[e];
+      if (d === "'" || d === '"') {
+        const close = body.indexOf(d, e + 1);
+        if (close < 0) throw new PySyntax("f-string");
+        e = close;
+      } else if ("([{".includes(d)) depth++;
+      else if (")]".includes(d) || (d === "}" && depth > 0)) depth--;
+      else if (depth === 0 && (d === "}" || (d === "!" && body[e + 1] !== "=") || d === ":")) { end = e; break; }
+    }
+    if (end < 0) throw new PySyntax("f-string: expecting '}'");
+    const expr = body.slice(k + 1, end);
+    if (!expr.trim()) throw new PySyntax("f-string: empty expression");
+    validateExpression(expr.replace(/=\s*$/, ""));
+    let close = end;
+    if (body[close] !== "}") {
+      let nest = 0;
+      for (close = end + 1; close < body.length; close++) {
+        if (body[close] === "{") nest++;
+        else if (body[close] === "}") { if (!nest) break; nest--; }
+      }
+      if (close >= body.length) throw new PySyntax("f-string: expecting '}'");
+    }
+    k = close + 1;
+  }
+}
+
+// What Python's parser would refuse in one argument: characters no token has, two operands side by
+// side (`2g`, `a b`), an assignment, unbalanced brackets. A sketch of the grammar, not all of it.
+const WORD_KEYWORDS = new Set(["and", "or", "not", "in", "is", "if", "else", "for", "lambda", "await", "async", "from", "yield"]);
+const IDENT = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/u;
+const OPS = ["**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=",
+  "/=", "%=", "&=", "|=", "^=", "@=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "=", ".", ",", ":", ";"];
+const BAD_OPS = new Set(["**=", "//=", ">>=", "<<=", "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ";"]);
+
+function validateExpression(src) {
+  const r = new PyReader(src, 0);
+  // One entry per open bracket: its kind ("(", "[" a list, "sub" a subscript, "{"), open lambdas,
+  // `if`s awaiting `else`, whether a comprehension began, and whether the current item is one name.
+  const newLevel = (kind) => ({ kind, lambdas: 0, ifs: 0, comp: false, start: true, oneName: false });
+  const levels = [newLevel("")];
+  let prev = null; // "operand", "string", or null where an operand is expected
+  let last = ""; // the last operator, bracket or keyword read ("" after an operand)
+  let expect = null; // what must come next: "target" after `for`, "param" after `lambda`
+  const fail = () => { throw new PySyntax("invalid syntax"); };
+  const top = () => levels[levels.length - 1];
+  const operand = (kind, isName = false) => {
+    if (prev === "operand" || (prev === "string" && kind !== "string")) fail();
+    if (last === "." && !isName) fail(); // after a dot only an attribute name
+    if (expect && !isName) fail();
+    expect = null;
+    const level = top();
+    level.oneName = level.start && isName;
+    level.start = false;
+    prev = kind;
+    last = "";
+  };
+  const other = () => {
+    const level = top();
+    level.start = false;
+    level.oneName = false;
+  };
+  for (;;) {
+    r.ws();
+    if (r.i >= src.length) break;
+    const c = src[r.i];
+    const level = top();
+    const str = /^[rRuUbBfF]{0,2}['"]/.test(src.slice(r.i, r.i + 3)) ? r.string() : undefined;
+    if (str !== undefined) { operand("string"); continue; }
+    if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(src[r.i + 1] || "") && last !== ".")) {
+      r.number();
+      const after = IDENT.exec(src.slice(r.i, r.i + 50));
+      if (after && !WORD_KEYWORDS.has(after[0])) fail();
+      operand("operand");
+      continue;
+    }
+    const name = IDENT.exec(src.slice(r.i, r.i + 300));
+    if (name) {
+      const w = name[0];
+      r.i += w.length;
+      if (!WORD_KEYWORDS.has(w)) {
+        const dotted = last === ".";
+        if (dotted) prev = null;
+        const wasStart = level.start;
+        operand("operand", true);
+        level.oneName = wasStart && !dotted;
+        continue;
+      }
+      if (last === "." || expect) fail();
+      other();
+      if (w === "not" && prev !== null) { // `x not in y`
+        r.ws();
+        if (!/^in(?![\p{L}\p{N}_])/u.test(src.slice(r.i, r.i + 3))) fail();
+        r.i += 2;
+      } else if (w === "not" || w === "lambda" || w === "await") {
+        if (prev !== null || !["", "(", "[", "{", ",", ":", "=", "and", "or", "not", "if", "else", "lambda"].includes(last)) fail();
+        if (w === "lambda") { level.lambdas++; expect = "param"; }
+      } else {
+        if (prev === null) fail(); // and, or, in, is, if, else, for, async, from, yield need an operand before
+        if (w === "for") {
+          if (level.kind === "sub" || level.kind === "") fail();
+          level.comp = true;
+          expect = "target";
+        }
+        if (w === "if" && !level.comp) level.ifs++;
+        if (w === "else" && --level.ifs < 0) fail();
+      }
+      prev = null;
+      last = w;
+      continue;
+    }
+    if ("([{".includes(c)) {
+      if (c === "{" && prev !== null) fail();
+      if (expect === "param") fail();
+      const kind = c === "[" && prev !== null ? "sub" : c;
+      expect = null;
+      other();
+      levels.push(newLevel(kind));
+      r.i++;
+      prev = null;
+      last = c;
+      continue;
+    }
+    if (")]}".includes(c)) {
+      const level = levels.pop();
+      const open = level.kind === "sub" ? "[" : level.kind;
+      if (levels.length === 0 || "([{".indexOf(open) !== ")]}".indexOf(c)) fail();
+      if (prev === null && last !== open && last !== "," && !(last === ":" && level.kind === "sub")) fail();
+      if (level.lambdas || level.ifs || expect) fail();
+      r.i++;
+      prev = null; // a bracketed group is one operand
+      operand("operand");
+      continue;
+    }
+    const op = OPS.find((o) => src.startsWith(o, r.i));
+    if (op === undefined || BAD_OPS.has(op)) fail();
+    r.i += op.length;
+    if (op === "...") { operand("operand"); continue; }
+    const named = level.oneName;
+    if (op === ":" && expect === "param") expect = null;
+    if (expect && !(op === "*" || op === "**") ) fail();
+    other();
+    if (op === ",") {
+      if (prev === null) fail();
+      level.start = true;
+    } else if (op === "=") {
+      if (level.kind !== "(" || !named || prev === null) fail(); // a keyword argument of a call inside
+    } else if (op === ":") {
+      if (level.lambdas > 0) level.lambdas--;
+      else if (level.kind === "sub") { if (prev === null && !["[", ",", ":"].includes(last)) fail(); }
+      else if (level.kind === "{") { if (prev === null) fail(); }
+      else fail();
+    } else if (op === ".") {
+      if (prev === null) fail();
+    } else if (op === "*" || op === "**") {
+      const unpack = levels.length > 1 && ["(", "[", "{", ","].includes(last) && (op === "*" || level.kind === "(" || level.kind === "{");
+      if (prev === null && !unpack && expect !== "param") fail();
+    } else if (op === "-" || op === "+" || op === "~") {
+      // unary where an operand is expected, binary after one
+    } else if (prev === null) fail();
+    prev = null;
+    last = op;
+  }
+  if (levels.length !== 1 || prev === null || expect) fail();
+  if (top().lambdas || top().ifs) fail();
+}// The text Python's ast gives for an argument: parentheses around a single expression are not part of
+// it (a tuple's and a generator's are).
+function sourceSegment(text) {
+  let t = text.trim();
+  for (;;) {
+    if (!t.startsWith("(") || skipBalancedPy(t, 0) !== t.length) return t;
+    const inner = t.slice(1, -1);
+    const r = new PyReader(inner, 0);
+    let depth = 0, tuple = false;
+    while (r.i < inner.length) {
+      const c = inner[r.i];
+      if (c === "'" || c === '"' || (/[rRuUbBfF]/.test(c) && /^[rRuUbBfF]{1,2}['"]/.test(inner.slice(r.i, r.i + 3)))) {
+        const at = r.i;
+        if (r.string() !== undefined) continue;
+        r.i = at;
+      }
+      if (c === "#") { r.ws(); continue; }
+      if ("([{".includes(c)) depth++;
+      else if (")]}".includes(c)) depth--;
+      else if (depth === 0 && c === ",") tuple = true;
+      else if (depth === 0 && /^for\b/.test(inner.slice(r.i, r.i + 4)) && !/[\p{L}\p{N}_]/u.test(inner[r.i - 1] || "")) tuple = true;
+      r.i++;
+    }
+    if (tuple || !inner.trim()) return t;
+    t = inner.trim();
+  }
+}
+
 function readCall(text) {
   // -> {args: [{kind: "kw"|"star2"|"pos", name, value, segment}]} or throws PySyntax
   const open = text.indexOf("(");
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(?:[ \t\f]*\.[ \t\f]*[A-Za-z_][A-Za-z0-9_]*)*[ \t\f]*$/.test(text.slice(0, open))) {
+    throw new PySyntax("invalid syntax"); // what Python reads as the callee, such as `sgl.Engine`
+  }
   const r = new PyReader(text, open + 1);
   const args = [];
   let seenKeyword = false, seenStar2 = false;
@@ -803,14 +1015,15 @@ function readCall(text) {
     if (r.s.startsWith("**", r.i)) { kind = "star2"; r.i += 2; }
     else if (r.s[r.i] === "*") { kind = "star"; r.i += 1; }
     else {
-      const m = /^([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/.exec(r.s.slice(r.i, r.i + 300));
-      if (m) { kind = "kw"; name = m[1]; r.i += m[0].length; }
+      const m = /^([\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*)[ \t\r\n\f]*=(?!=)/u.exec(r.s.slice(r.i, r.i + 300));
+      if (m) { kind = "kw"; name = m[1].normalize("NFKC"); r.i += m[0].length; }
     }
     r.ws();
     const start = r.i;
     const value = r.expression();
-    const segment = r.s.slice(start, r.i).trim().split(/\s+/).filter(Boolean).join(" ");
+    const segment = sourceSegment(r.s.slice(start, r.i)).split(/\s+/).filter(Boolean).join(" ");
     if (!segment) throw new PySyntax("empty argument");
+    validateExpression(r.s.slice(start, r.i));
     if (kind === "pos" && (seenKeyword || seenStar2)) throw new PySyntax("positional argument follows keyword argument");
     if (kind === "star" && seenStar2) throw new PySyntax("iterable argument unpacking follows keyword argument unpacking");
     if (kind === "kw") {
@@ -1031,7 +1244,15 @@ function recognizePython(code, result, args) {
 }
 
 function recognizeText(text, env, result, args, depth) {
-  for (const words of shellSplit(stripPrompts(text))) {
+  let commands;
+  try {
+    commands = shellSplit(stripPrompts(text));
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    result.error = `in the \`-c\` text: ${err.message}`;
+    return true;
+  }
+  for (const words of commands) {
     if (statement(words, env)) continue;
     if (recognize(words, env, result, args, depth)) return true;
   }
@@ -1118,6 +1339,7 @@ export function parse(text, args) {
       if (recognized === 1) {
         result = probe;
         result.env = localEnv;
+        if (result.error) return result; // the first command is one this checker cannot read: say so
       }
     }
   }
