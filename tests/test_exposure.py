@@ -130,7 +130,7 @@ def mutations(count: int, seed: int) -> list[dict]:
     out = []
     for _ in range(count):
         s = rng.choice(seeds)
-        for _ in range(rng.randint(1, 4)):
+        for _ in range(rng.choice((1, 1, 2, 3))):
             pos = rng.randint(0, len(s))
             op = rng.random()
             if op < 0.4:
@@ -146,11 +146,11 @@ def mutations(count: int, seed: int) -> list[dict]:
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_engines_agree_on_mangled_commands(tmp_path):
-    """Both engines give the same views, and neither raises, on 600 commands with random edits."""
+    """Both engines give the same views, and neither raises, on 1,000 commands with random edits."""
     incidents = [i for c in CONFORMANCE["cases"] for i in c.get("incidents", []) if c["name"].startswith(
         ("three-valued", "deployment: a prefill", "model traits: Qwen3-Next", "env: set"))]
     b = dict(CONFORMANCE["bundles"]["mini"], incidents=incidents)
-    items = mutations(600, seed=17)
+    items = mutations(1000, seed=17)
     (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
     (tmp_path / "inputs.json").write_text(json.dumps(items), "utf-8")
     engine = Engine(b)
