@@ -27,8 +27,10 @@ the same ones and gives the same messages):
 """
 from __future__ import annotations
 
-import re
-import warnings
+import sys
+
+# `re` (with the enum module it imports) costs more start-up time than a whole check, so the
+# patterns every command meets are written out below; `re` is imported only for rarer ones.
 
 MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste beyond this is refused
 
@@ -46,6 +48,12 @@ NOT_A_COMMAND = ("not a command this checker reads: paste `python -m sglang.laun
                  "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
                  "or a Python `sgl.Engine(...)` call")
 
+def _re():
+    import re
+
+    return re
+
+
 class _Lazy:
     """A pattern compiled on first use: most checks never need it, and compiling costs start-up time."""
 
@@ -54,15 +62,71 @@ class _Lazy:
 
     def __getattr__(self, name):
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            self._compiled = _re().compile(self.pattern, self.flags)
         return getattr(self._compiled, name)
 
 
-_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
-_PYTHON = re.compile(r"^python[0-9]*(\.[0-9]+)*$")
-_NEGATIVE = re.compile(r"^-([0-9]+|[0-9]*\.[0-9]+)$")
-_INT = re.compile(r"^[+-]?[0-9]+(_[0-9]+)*$")
-_FLOAT = re.compile(r"^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$")
+DIGITS = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_REST = _NAME_START | DIGITS
+
+
+def digits(text: str) -> bool:
+    """[0-9]+"""
+    return bool(text) and all(c in DIGITS for c in text)
+
+
+def _grouped(text: str) -> bool:
+    """[0-9]+(_[0-9]+)*"""
+    return all(digits(part) for part in text.split("_"))
+
+
+def assignment(text: str):
+    """(NAME, value) for a shell assignment word NAME=value (NAME: [A-Za-z_][A-Za-z0-9_]*), else None."""
+    at = text.find("=")
+    if at <= 0 or text[0] not in _NAME_START or not all(c in _NAME_REST for c in text[1:at]):
+        return None
+    return text[:at], text[at + 1:]
+
+
+def _is_python(name: str) -> bool:
+    """python[0-9]*(.[0-9]+)*: python, python3, python3.11"""
+    if not name.startswith("python"):
+        return False
+    head, *rest = name[6:].split(".")
+    return (head == "" or digits(head)) and all(digits(p) for p in rest)
+
+
+def negative_number(text: str) -> bool:
+    """-([0-9]+|[0-9]*.[0-9]+): a word argparse reads as a value, not an option"""
+    if not text.startswith("-"):
+        return False
+    whole, dot, frac = text[1:].partition(".")
+    return digits(frac) and (whole == "" or digits(whole)) if dot else digits(whole)
+
+
+def is_int(text: str) -> bool:
+    """[+-]?[0-9]+(_[0-9]+)*"""
+    return _grouped(text[1:] if text[:1] in ("+", "-") else text)
+
+
+def is_float(text: str, *, underscores: bool = True) -> bool:
+    """[+-]?(D(.D?)?|.D)([eE][+-]?[0-9]+)? where D is [0-9]+, with single underscores between
+    digits when ``underscores``."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    cut = next((k for k, c in enumerate(body) if c in "eE"), -1)
+    if cut >= 0:
+        exponent = body[cut + 1:]
+        if not digits(exponent[1:] if exponent[:1] in ("+", "-") else exponent):
+            return False
+        body = body[:cut]
+    group = _grouped if underscores else digits
+    whole, dot, frac = body.partition(".")
+    if not dot:
+        return group(whole)
+    if whole == "":
+        return group(frac)
+    return group(whole) and (frac == "" or group(frac))
 _CALL = _Lazy(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
 _LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py")
 _DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
@@ -135,7 +199,7 @@ def _skip_balanced(text: str, i: int, open_: str, close: str) -> int:
     return -1
 
 
-_REDIRECT = re.compile(r"<<<|<<-|<<|<>|<&|>>|>&|>\||<|>")
+_REDIRECTS = ("<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">")  # longest first
 
 
 def shell_split(text: str) -> list[list[Word]]:
@@ -186,8 +250,7 @@ def shell_split(text: str) -> list[list[Word]]:
             if text.startswith("&>", i):
                 if cur is not None and not skip_next:
                     end_word()
-                m = re.compile(r"&>>?").match(text, i)
-                i = m.end()
+                i += 3 if text.startswith("&>>", i) else 2
                 skip_next = True
                 continue
             new_command()
@@ -196,12 +259,11 @@ def shell_split(text: str) -> list[list[Word]]:
             new_command()
             i += 2 if text.startswith(("||", "|&"), i) else 1
         elif c in "<>":
-            if cur is not None and re.fullmatch(r"[0-9]+", "".join(cur)) and not dyn:
+            if cur is not None and digits("".join(cur)) and not dyn:
                 cur, dyn = None, False  # a file descriptor number: 2>&1
             else:
                 end_word()
-            m = _REDIRECT.match(text, i)
-            i = m.end()
+            i += next(len(op) for op in _REDIRECTS if text.startswith(op, i))
             skip_next = True
         elif c == "#" and cur is None:
             end = text.find("\n", i)
@@ -256,7 +318,7 @@ def shell_split(text: str) -> list[list[Word]]:
             dyn = True
             i = end + 1
         else:
-            if c == "$" and i + 1 < n and re.match(r"[A-Za-z0-9_@*#?$!-]", text[i + 1]):
+            if c == "$" and i + 1 < n and (text[i + 1] in _NAME_REST or text[i + 1] in "@*#?$!-"):
                 dyn = True
             cur = cur if cur is not None else []
             cur.append(c)
@@ -267,7 +329,12 @@ def shell_split(text: str) -> list[list[Word]]:
 
 def _strip_prompts(text: str) -> str:
     """Drop a shell prompt ("$ ") in front of pasted lines."""
-    return re.sub(r"(?m)^[ \t]*\$[ \t]+", "", text)
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        rest = line.lstrip(" \t")
+        if rest[:1] == "$" and rest[1:2] in (" ", "\t"):
+            lines[k] = rest[1:].lstrip(" \t")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- argument lists
@@ -286,15 +353,24 @@ class ArgList:
                 self.by_option.setdefault(name, arg)
             if arg.get("field"):
                 self.by_field.setdefault(arg["field"], arg)
-        self.options = sorted(self.by_option)
-        # What a suggestion may offer: not the abbreviations an argument list records as aliases
-        # (a prefix of another name of the same argument, such as `--tp` of `--tp-size`).
-        self.suggestable = [o for o in self.options
-                            if not any(n != o and n.startswith(o) for n in self._names(self.by_option[o]))]
+        self._options: list[str] | None = None
+        self._suggestable: list[str] | None = None
 
-    @staticmethod
-    def _names(arg: dict) -> list[str]:
-        return [arg["name"], *(arg.get("aliases") or [])]
+    @property
+    def options(self) -> list[str]:
+        """Every option string, sorted (needed only for abbreviations and suggestions)."""
+        if self._options is None:
+            self._options = sorted(self.by_option)
+        return self._options
+
+    @property
+    def suggestable(self) -> list[str]:
+        """What a suggestion may offer: not the abbreviations an argument list records as aliases
+        (a prefix of another name of the same argument, such as `--tp` of `--tp-size`)."""
+        if self._suggestable is None:
+            self._suggestable = [o for o in self.options if not any(
+                n != o and n.startswith(o) for n in [self.by_option[o]["name"], *(self.by_option[o].get("aliases") or [])])]
+        return self._suggestable
 
     @property
     def label(self) -> str:
@@ -326,6 +402,20 @@ class ArgList:
         return None, found
 
 
+class Specs:
+    """Argument lists by program name, each made when first asked for: a check reads one or two."""
+
+    def __init__(self, makers: dict):
+        self._makers, self._made = makers, {}
+
+    def get(self, program: str, default=None):
+        if program not in self._made:
+            maker = self._makers.get(program)
+            self._made[program] = maker() if maker is not None else None
+        found = self._made[program]
+        return default if found is None else found
+
+
 def is_switch(arg: dict) -> bool:
     return arg.get("nargs") == 0
 
@@ -346,11 +436,11 @@ def or_list(items: list[str]) -> str:
 def convert(value: str, kind: str):
     """A command-line word as the argument's type; raises ValueError when it is not one."""
     if kind == "int":
-        if not _INT.match(value):
+        if not is_int(value):
             raise ValueError("an integer")
         return int(value.replace("_", ""))
     if kind == "float":
-        if not _FLOAT.match(value):
+        if not is_float(value):
             raise ValueError("a number")
         return float(value.replace("_", ""))
     if kind == "json":
@@ -402,7 +492,7 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if k >= n or words[k] == "--":
             return False
         nxt = words[k]
-        return not nxt.startswith("-") or bool(_NEGATIVE.match(nxt))
+        return not nxt.startswith("-") or negative_number(nxt)
 
     while i < n:
         w = words[i]
@@ -418,7 +508,7 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
             _finding(findings, "typographic-dash",
                      f"`{w}` starts with a typographic dash; the shell needs `{fixed.split('=')[0]}`")
             w = _word(fixed, w.dynamic)
-        if only_values or not w.startswith("-") or w == "-" or _NEGATIVE.match(w):
+        if only_values or not w.startswith("-") or w == "-" or negative_number(w):
             _finding(findings, "unexpected-word", f"`{w}` is not a flag or a flag's value")
             continue
         written, attached = w, None
@@ -579,6 +669,8 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
         return False
     text, _ = found
     try:
+        import warnings
+
         with warnings.catch_warnings():  # "invalid decimal literal" and the like: not the reader's concern
             warnings.simplefilter("ignore")
             call = ast.parse(text.strip(), mode="eval").body
@@ -632,9 +724,9 @@ def _basename(word: str) -> str:
 
 
 def _set_env(env: dict, text: str) -> None:
-    m = _ASSIGN.match(text)
-    if m:
-        env[m.group(1)] = {"value": m.group(2), "dynamic": getattr(text, "dynamic", False)}
+    found = assignment(text)
+    if found:
+        env[found[0]] = {"value": found[1], "dynamic": getattr(text, "dynamic", False)}
 
 
 def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: int = 0) -> bool:
@@ -643,7 +735,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
         return False
     i, n = 0, len(words)
     while i < n:
-        while i < n and _ASSIGN.match(words[i]):
+        while i < n and assignment(words[i]):
             _set_env(env, words[i])
             i += 1
         if i >= n:
@@ -678,7 +770,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
                 return False
             i = i + 3 + rest.index("--") + 1
             continue
-        if w in ("bash", "sh", "zsh", "dash") and i + 1 < n and re.match(r"^-[a-z]*c[a-z]*$", words[i + 1]):
+        if w in ("bash", "sh", "zsh", "dash") and i + 1 < n and _re().match(r"^-[a-z]*c[a-z]*$", words[i + 1]):
             if i + 2 >= n:
                 return False
             return _recognize_text(words[i + 2], env, result, args, depth + 1)
@@ -712,7 +804,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
                                    "does not show; paste the command the container runs")
                 return True
             if mode == "run":
-                m = re.match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:[-_].*)?$",
+                m = _re().match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:[-_].*)?$",
                              words[j])
                 if m:
                     result["image"] = {"name": str(words[j]), "version": m.group(1)}
@@ -721,7 +813,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
                 rest = [_word(x, False) for x in entry.split()] + rest
             words, i, n = rest, 0, len(rest)
             continue
-        if _PYTHON.match(w):
+        if _is_python(w):
             i += 1
             module = None
             while i < n and words[i].startswith("-"):
@@ -792,7 +884,7 @@ def _statement(words: list[Word], env: dict) -> bool:
         for w in words[1:]:
             _set_env(env, w)
         return True
-    if all(_ASSIGN.match(w) for w in words):
+    if all(assignment(w) for w in words):
         for w in words:
             _set_env(env, w)
         return True
@@ -814,7 +906,8 @@ def parse(text: str, args: dict) -> dict:
     "opaque": [why flags not in the command may still be set], "env_opaque": [...],
     "image": {"name", "version"} | None, "error": str | None}.
     """
-    specs = {k: (v if isinstance(v, ArgList) else ArgList(k, v)) for k, v in args.items()}
+    specs = args if isinstance(args, Specs) else Specs({k: (lambda k=k, v=v: v if isinstance(v, ArgList)
+                                                                else ArgList(k, v)) for k, v in args.items()})
     result = empty_result()
     if not isinstance(text, str) or not text.strip():
         result["error"] = "the command is empty"
@@ -865,7 +958,7 @@ def parse(text: str, args: dict) -> dict:
         return result
     if _CALL.search(text):
         probe = empty_result()
-        cleaned = re.sub(r"(?m)^[ \t]*(>>>|\.\.\.)[ \t]?", "", text)
+        cleaned = _re().sub(r"(?m)^[ \t]*(>>>|\.\.\.)[ \t]?", "", text)
         if parse_python(cleaned, specs.get("sglang"), probe):
             return probe
     result["error"] = shell_error if shell_error and _LOOKS_LIKE.search(text) else NOT_A_COMMAND

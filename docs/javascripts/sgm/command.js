@@ -218,10 +218,23 @@ export class ArgList {
       for (const name of [arg.name, ...(arg.aliases || [])]) if (!this.byOption.has(name)) this.byOption.set(name, arg);
       if (arg.field && !this.byField.has(arg.field)) this.byField.set(arg.field, arg);
     }
-    this.options = [...this.byOption.keys()].sort(cmpStr);
-    // What a suggestion may offer: not the abbreviations an argument list records as aliases.
-    const names = (arg) => [arg.name, ...(arg.aliases || [])];
-    this.suggestable = this.options.filter((o) => !names(this.byOption.get(o)).some((n) => n !== o && n.startsWith(o)));
+    this._options = null;
+    this._suggestable = null;
+  }
+
+  // Every option string, sorted (needed only for abbreviations and suggestions).
+  get options() {
+    if (this._options === null) this._options = [...this.byOption.keys()].sort(cmpStr);
+    return this._options;
+  }
+
+  // What a suggestion may offer: not the abbreviations an argument list records as aliases.
+  get suggestable() {
+    if (this._suggestable === null) {
+      const names = (arg) => [arg.name, ...(arg.aliases || [])];
+      this._suggestable = this.options.filter((o) => !names(this.byOption.get(o)).some((n) => n !== o && n.startsWith(o)));
+    }
+    return this._suggestable;
   }
 
   get label() {

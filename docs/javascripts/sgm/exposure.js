@@ -335,7 +335,7 @@ function modelLeaf(c, ctx) {
     name = String(path.value);
     entries = ctx.engine.matchModel(name);
   }
-  const families = entries.filter((e) => !(e.traits.length && e.traits.every((t) => QUANT_TRAITS.includes(t))));
+  const families = entries.filter((e) => !e.quant);
   if (hasOwn(c, "trait")) {
     const trait = c.trait;
     const words = TRAIT_WORDS[trait];
@@ -526,26 +526,61 @@ function dedupe(items) {
 
 // --------------------------------------------------------------------------- the engine
 
-function glob(pattern) {
-  let out = "";
-  const esc = (ch) => ch.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === "*") out += "[\\s\\S]*";
-    else if (c === "?") out += "[\\s\\S]";
-    else if (c === "[") {
-      const end = pattern.indexOf("]", i + 2);
-      if (end < 0) out += esc(c);
-      else {
-        let body = pattern.slice(i + 1, end);
-        const neg = body.startsWith("!");
-        if (neg) body = body.slice(1);
-        out += "[" + (neg ? "^" : "") + Array.from(body).map((ch) => ("\\^]".includes(ch) ? "\\" + ch : ch)).join("") + "]";
-        i = end;
-      }
-    } else out += esc(c);
+const GLOBS = new Map();
+
+// A glob as tokens: "*", "?", {set, negated, body} for [...] and {char} otherwise.
+function globTokens(pattern) {
+  const chars = Array.from(pattern);
+  const tokens = [];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    let end = -1;
+    if (c === "[") for (let k = i + 2; k < chars.length; k++) if (chars[k] === "]") { end = k; break; }
+    if (c === "*" || c === "?") tokens.push(c);
+    else if (c === "[" && end >= 0) {
+      let body = chars.slice(i + 1, end);
+      const negated = body[0] === "!";
+      if (negated) body = body.slice(1);
+      tokens.push({ set: true, negated, body });
+      i = end;
+    } else tokens.push({ char: c });
   }
-  return new RegExp("^(?:" + out + ")$", "i");
+  return tokens;
+}
+
+function inSet(token, ch) {
+  const { negated, body } = token;
+  let hit = false;
+  for (let k = 0; k < body.length;) {
+    if (k + 2 < body.length && body[k + 1] === "-") {
+      hit = hit || (cmpStr(body[k], ch) <= 0 && cmpStr(ch, body[k + 2]) <= 0);
+      k += 3;
+    } else {
+      hit = hit || body[k] === ch;
+      k += 1;
+    }
+  }
+  return hit !== negated;
+}
+
+// Whether `text` (already lower case) matches the shell glob `pattern` as a whole, ignoring case.
+export function globMatch(pattern, text) {
+  let tokens = GLOBS.get(pattern);
+  if (tokens === undefined) {
+    tokens = globTokens(pattern.toLowerCase());
+    GLOBS.set(pattern, tokens);
+  }
+  const chars = Array.from(text);
+  let t = 0, p = 0, star = -1, mark = 0;
+  while (t < chars.length) {
+    const tok = p < tokens.length ? tokens[p] : null;
+    if (tok === "*") { star = p; mark = t; p++; }
+    else if (tok !== null && (tok === "?" || (tok.char !== undefined && tok.char === chars[t]) || (tok.set && inSet(tok, chars[t])))) { p++; t++; }
+    else if (star >= 0) { p = star + 1; mark++; t = mark; }
+    else return false;
+  }
+  while (p < tokens.length && tokens[p] === "*") p++;
+  return p === tokens.length;
 }
 
 // A GPU name as data/gpus.yaml matches it: lower case, runs of spaces, hyphens and underscores as one space.
@@ -563,27 +598,38 @@ export class Engine {
     for (const g of this.gpus) {
       for (const n of [g.id, g.name, ...(g.aliases || [])]) if (!this.gpuNames.has(norm(n))) this.gpuNames.set(norm(n), g);
     }
-    this.models = (bundle.models || []).map((m) => ({ ...m, compiled: m.patterns.map(glob), traits: m.traits || [] }));
+    this.models = (bundle.models || []).map((m) => {
+      const traits = m.traits || [];
+      return { ...m, traits, quant: traits.length > 0 && traits.every((t) => QUANT_TRAITS.includes(t)) };
+    });
     this.releases = bundle.releases || {};
     this.args = new Map();
   }
 
-  arglists(program) {
-    if (!this.args.has(program)) {
-      const versions = (this.bundle.args || {})[program] || {};
-      const order = Object.keys(versions).sort((a, b) => cmpVersion(b, a));
-      this.args.set(program, order.map((v) => new ArgList(program, versions[v])));
-    }
-    return this.args.get(program);
+  // One release's argument list, indexed on first use (a check needs one or two of them).
+  list(program, version) {
+    const key = `${program} ${version}`;
+    if (!this.args.has(key)) this.args.set(key, new ArgList(program, this.bundle.args[program][version]));
+    return this.args.get(key);
+  }
+
+  versionsOf(program) {
+    const lists = this.bundle.args || {};
+    return Object.keys(hasOwn(lists, program) ? lists[program] : {}).sort((a, b) => cmpVersion(b, a));
+  }
+
+  // Every release's argument list of `program`, newest first, each indexed when reached.
+  *arglists(program) {
+    for (const v of this.versionsOf(program)) yield this.list(program, v);
   }
 
   arglist(program, version) {
-    const lists = this.arglists(program);
-    if (!lists.length) return null;
+    const versions = this.versionsOf(program);
+    if (!versions.length) return null;
     for (const want of [version, program === "sglang" || program === "sglang-bench" ? this.version : null]) {
-      for (const a of lists) if (want !== null && want !== undefined && a.version === want) return a;
+      if (want !== null && want !== undefined && versions.includes(want)) return this.list(program, want);
     }
-    return lists[0];
+    return this.list(program, versions[0]);
   }
 
   specs(version) {
@@ -605,12 +651,12 @@ export class Engine {
 
   // The first family entry whose pattern matches the whole value, and every weight-format entry that matches.
   matchModel(path) {
-    const value = path.trim().replace(/\/+$/, "");
+    const value = path.trim().replace(/\/+$/, "").toLowerCase();
     const found = [];
     let family = false;
     for (const m of this.models) {
-      const quant = m.traits.length > 0 && m.traits.every((t) => QUANT_TRAITS.includes(t));
-      if ((quant || !family) && m.compiled.some((p) => p.test(value))) {
+      const quant = m.quant;
+      if ((quant || !family) && m.patterns.some((p) => globMatch(p, value))) {
         found.push(m);
         family = family || !quant;
       }
