@@ -368,3 +368,45 @@ def test_real_commands(real_bundle):
             if i in reported:
                 problems.append(f"#{k} ({item.get('source')}): {i} should not be reported")
     assert not problems, "\n".join(problems)
+
+
+def test_written_out_patterns_match_the_regexes():
+    """The Python parser avoids `re` on its fast path; the JavaScript one uses these very expressions."""
+    import random
+    import re
+
+    from macros import command
+    from macros.exposure import _is_args_file, _norm, glob_match, version_parts
+
+    pairs = [
+        (lambda s: command.assignment(s) is not None, re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=.*$", re.S)),
+        (command._is_python, re.compile(r"^python[0-9]*(\.[0-9]+)*$")),
+        (command.negative_number, re.compile(r"^-([0-9]+|[0-9]*\.[0-9]+)$")),
+        (command.is_int, re.compile(r"^[+-]?[0-9]+(_[0-9]+)*$")),
+        (command.is_float, re.compile(r"^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$")),
+        (lambda s: command.is_float(s, underscores=False), re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")),
+        (lambda s: version_parts(s) is not None,
+         re.compile(r"^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$")),
+        (_is_args_file, re.compile(r"^[a-z-]+-args-.+\.json$")),
+    ]
+    rng = random.Random(3)
+    alphabet = ["0", "1", "9", ".", "_", "-", "+", "e", "E", "a", "b", "rc", "post", "dev", "v", "=", "x", "Z", " ",
+                "python", "3", "args", "json", "\u00e9", "\u0663", "\n"]
+    samples = ["0.5.22", "0.5.6.post2", "0.5.0rc1", "1.0.dev3", "1.2.", "v0.5.22", "python3.11", "python3.", "-1",
+               "-.5", "1_000", "1__0", "1e5", ".5e-3", "5.", "A_1=x", "1A=x", "=x", "sglang-router-args-0.3.2.json"]
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7))) for _ in range(20000)]
+    for fn, rx in pairs:
+        for s in samples:
+            assert fn(s) == bool(rx.fullmatch(s)), (rx.pattern, s)  # fullmatch: `$` as JavaScript reads it
+    m = version_parts("v0.5.6rc2.post3.dev4")
+    assert m == ("0.5.6", "rc", "2", "3", "4")
+    for s in samples[:3000]:
+        text = s + "\n $ " + s + "\n\t$\t" + s
+        assert command._strip_prompts(text) == re.sub(r"(?m)^[ \t]*\$[ \t]+", "", text)
+        assert _norm(s) == " ".join(re.sub(r"[\s_-]+", " ", s.lower()).split())
+    globs = ["*qwen3-next*", "qwen3-[0-9]*b*", "*[!x]z?", "a*b*c", "*", "", "[a-c]*", "*-fp8*", "x[]y", "[!"]
+    import fnmatch
+    for g in globs:
+        for s in samples[:3000]:
+            t = s.lower()
+            assert glob_match(g, t) == fnmatch.fnmatchcase(t, g.lower()), (g, s)
