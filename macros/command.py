@@ -27,8 +27,6 @@ the same ones and gives the same messages):
 """
 from __future__ import annotations
 
-import sys
-
 # `re` (with the enum module it imports) costs more start-up time than a whole check, so the
 # patterns every command meets are written out below; `re` is imported only for rarer ones.
 
@@ -128,7 +126,8 @@ def is_float(text: str, *, underscores: bool = True) -> bool:
         return group(frac)
     return group(whole) and (frac == "" or group(frac))
 _CALL = _Lazy(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
-_LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py")
+_LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router"
+                    r"|docker\s+(run|exec)|train(_async)?\.py")
 _DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
 
 # docker run / docker exec options that take a value (everything else is a switch).
@@ -368,8 +367,9 @@ class ArgList:
         """What a suggestion may offer: not the abbreviations an argument list records as aliases
         (a prefix of another name of the same argument, such as `--tp` of `--tp-size`)."""
         if self._suggestable is None:
-            self._suggestable = [o for o in self.options if not any(
-                n != o and n.startswith(o) for n in [self.by_option[o]["name"], *(self.by_option[o].get("aliases") or [])])]
+            def names(o):
+                return [self.by_option[o]["name"], *(self.by_option[o].get("aliases") or [])]
+            self._suggestable = [o for o in self.options if not any(n != o and n.startswith(o) for n in names(o))]
         return self._suggestable
 
     @property
@@ -804,8 +804,8 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
                                    "does not show; paste the command the container runs")
                 return True
             if mode == "run":
-                m = _re().match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:[-_].*)?$",
-                             words[j])
+                m = _re().match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
+                                r"(?:[-_].*)?$", words[j])
                 if m:
                     result["image"] = {"name": str(words[j]), "version": m.group(1)}
             rest = words[j + 1:]
@@ -835,7 +835,8 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
             if program is None:
                 if module.startswith(("sglang", "sglang_router")):
                     result["error"] = (f"`python -m {module}` is not a command this checker reads; it reads "
-                                       "`sglang.launch_server`, `sglang_router.launch_router` and `sglang.bench_serving`")
+                                       "`sglang.launch_server`, `sglang_router.launch_router` and "
+                                       "`sglang.bench_serving`")
                     return True
                 return False
             return _found(result, program, f"`python -m {module}`", words[i:], args)
@@ -852,8 +853,9 @@ def _found(result: dict, program: str, label: str, words: list[Word], args: dict
     result["label"] = label
     spec = args.get(ARGS_PROGRAM[program])
     if spec is None and program != "miles":
+        label = ARGS_LABEL[ARGS_PROGRAM[program]][1]
         _finding(result["findings"], "no-argument-list",
-                 f"the manual has no argument list for {ARGS_LABEL[ARGS_PROGRAM[program]][1]}; flags are read as written")
+                 f"the manual has no argument list for {label}; flags are read as written")
     parse_flags(words, spec, program, result, serve=serve)
     return True
 

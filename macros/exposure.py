@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .command import (ARGS_PROGRAM, MAX_CHARS, ArgList, Specs, _re, close_matches, digits, fmt_value, is_float,
-                      or_list, parse)
+from .command import (ARGS_PROGRAM, MAX_CHARS, ArgList, Specs, close_matches, digits, fmt_value, is_float, or_list,
+                      parse)
 
 FORMAT = 1
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -782,8 +782,9 @@ class Engine:
                                 f"{order[0]} to {order[-1]}")
                 return out
             versions[product] = given
-        elif parsed["image"] and product == "sglang" and \
-                any(_cmp(parsed["image"]["version"], k) == 0 for k in (self.releases.get("sglang") or {}).get("versions", [])):
+        elif parsed["image"] and product == "sglang" and any(
+                _cmp(parsed["image"]["version"], k) == 0
+                for k in (self.releases.get("sglang") or {}).get("versions", [])):
             versions["sglang"] = parsed["image"]["version"]
             tags["sglang"] = " (from the image tag)"
             out["notes"].append(f"SGLang {versions['sglang']} is taken from the image tag "
@@ -791,7 +792,8 @@ class Engine:
         if "sglang" not in versions:
             versions["sglang"] = self.version
             tags["sglang"] = " (assumed)"
-            out["notes"].append(f"No SGLang version given: {self.version} is assumed, the release this manual describes")
+            out["notes"].append(f"No SGLang version given: {self.version} is assumed, "
+                                "the release this manual describes")
         g = None
         if isinstance(gpu, str) and gpu.strip():
             g = self.find_gpu(gpu)
