@@ -759,6 +759,7 @@ class Engine:
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
         out = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
+               "unconditioned": [],
                "checked": 0}
         given = version.strip() if isinstance(version, str) and version.strip() else None
         if given is not None and version_parts(given) is None:
@@ -821,7 +822,10 @@ class Engine:
         applies, possible = [], []
         for inc in self.incidents:
             exp = inc.get("exposure")
-            if not exp or "not_configuration" in exp:
+            if not exp:
+                out["unconditioned"].append(inc["id"])
+                continue
+            if "not_configuration" in exp:
                 out["not_checkable"].append(inc["id"])
                 continue
             out["checked"] += 1
@@ -839,6 +843,9 @@ class Engine:
             n = len(out["not_checkable"])
             out["notes"].append(f"{n} incident{'s are' if n != 1 else ' is'} not checkable from a command "
                                 f"(not configuration-triggered)")
+        if out["unconditioned"]:
+            n = len(out["unconditioned"])
+            out["notes"].append(f"{n} incident{'s have' if n != 1 else ' has'} no exposure conditions yet")
         return out
 
 
@@ -1183,10 +1190,14 @@ def _json_report(out: dict, base: str) -> list:
         items.append(item)
     for f in out["findings"]:
         items.append({"kind": "finding", "id": f["code"], "result": "finding", "why": [f["message"]], "url": None})
+    counts = [("not-checkable", out["not_checkable"]), ("unconditioned", out["unconditioned"])]
+    counts = [(name, ids) for name, ids in counts if ids]  # their notes come last, in this order
+    first = len(out["notes"]) - len(counts)
     for k, n in enumerate(out["notes"]):
         item = {"kind": "note", "id": "note", "result": "note", "why": [n], "url": None}
-        if out["not_checkable"] and k == len(out["notes"]) - 1:  # the count of incidents a command cannot show
-            item.update(id="not-checkable", ids=out["not_checkable"])
+        if k >= first:
+            name, ids = counts[k - first]
+            item.update(id=name, ids=ids)
         items.append(item)
     return items
 

@@ -56,7 +56,7 @@ def check_view(o: dict) -> dict:
         results.append(item)
     return {"error": o["error"], "results": results, "findings": [f["message"] for f in o["findings"]],
             "finding_codes": [f["code"] for f in o["findings"]], "notes": o["notes"],
-            "not_checkable": o["not_checkable"]}
+            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"]}
 
 
 def missing_needs(case: dict, b: dict) -> list[str]:

@@ -29,6 +29,6 @@ export function checkView(o) {
       return item;
     }),
     findings: o.findings.map((f) => f.message), finding_codes: o.findings.map((f) => f.code),
-    notes: o.notes, not_checkable: o.not_checkable,
+    notes: o.notes, not_checkable: o.not_checkable, unconditioned: o.unconditioned,
   };
 }

@@ -665,7 +665,7 @@ export class Engine {
   }
 
   check(command, { gpu = null, version = null, model_traits: modelTraits = null } = {}) {
-    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], checked: 0 };
+    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], checked: 0 };
     let given = typeof version === "string" && version.trim() ? version.trim() : null;
     if (given !== null && !VERSION.test(given)) {
       out.error = `\`${given}\` is not a version number such as ${this.version}`;
@@ -726,7 +726,11 @@ export class Engine {
     const applies = [], possible = [];
     for (const inc of this.incidents) {
       const exp = inc.exposure;
-      if (!exp || hasOwn(exp, "not_configuration")) {
+      if (!exp) {
+        out.unconditioned.push(inc.id);
+        continue;
+      }
+      if (hasOwn(exp, "not_configuration")) {
         out.not_checkable.push(inc.id);
         continue;
       }
@@ -744,6 +748,10 @@ export class Engine {
     if (out.not_checkable.length) {
       const n = out.not_checkable.length;
       out.notes.push(`${n} incident${n !== 1 ? "s are" : " is"} not checkable from a command (not configuration-triggered)`);
+    }
+    if (out.unconditioned.length) {
+      const n = out.unconditioned.length;
+      out.notes.push(`${n} incident${n !== 1 ? "s have" : " has"} no exposure conditions yet`);
     }
     return out;
   }
