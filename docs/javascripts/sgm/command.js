@@ -1,0 +1,1374 @@
+// Read a pasted launch command the way the shell and SGLang's argument parser would.
+//
+// The twin of macros/command.py: the same forms, the same results, the same
+// messages; tests/exposure_conformance.json holds the cases both must pass.
+// No DOM, no dependencies. Python reads an Engine(...) call with its `ast`
+// module; this file has a small tolerant reader of Python literals instead.
+
+export const MAX_CHARS = 100000;
+
+export const ARGS_PROGRAM = { sglang: "sglang", engine: "sglang", router: "sglang-router", bench: "sglang-bench", miles: "miles" };
+export const ARGS_LABEL = {
+  sglang: ["an", "SGLang"], "sglang-router": ["an", "sglang-router"],
+  "sglang-bench": ["an", "SGLang bench_serving"], miles: ["a", "Miles"],
+};
+const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang_router.launch_router": "router" };
+const MILES_SCRIPTS = ["train.py", "train_async.py"];
+export const NOT_A_COMMAND = "not a command this checker reads: paste `python -m sglang.launch_server ...`, " +
+  "`sglang serve ...`, `python -m sglang_router.launch_router ...`, " +
+  "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, " +
+  "or a Python `sgl.Engine(...)` call";
+
+const ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+const PYTHON = /^python[0-9]*(\.[0-9]+)*$/;
+const NEGATIVE = /^-([0-9]+|[0-9]*\.[0-9]+)$/;
+const INT = /^[+-]?[0-9]+(_[0-9]+)*$/;
+const FLOAT = /^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$/;
+const CALL = /(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(/g;
+const LOOKS_LIKE = /python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py/;
+const DASHES = ["\u2013", "\u2014", "\u2212"];
+
+const DOCKER_VALUE = new Set([
+  "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "-c", "--cpu-shares", "--cap-add",
+  "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpus",
+  "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--dns",
+  "--dns-option", "--dns-search", "--domainname", "-e", "--env", "--entrypoint", "--env-file", "--expose",
+  "--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries", "--health-start-period",
+  "--health-timeout", "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "-l", "--label",
+  "--label-file", "--link", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
+  "--memory-reservation", "--memory-swap", "--mount", "--name", "--network", "--net", "--network-alias",
+  "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+  "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl",
+  "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v", "--volume", "--volume-driver",
+  "--volumes-from", "-w", "--workdir",
+]);
+const SUDO_VALUE = new Set(["-u", "-g", "-C", "-D", "-r", "-t", "-U", "-p"]);
+const UV_VALUE = new Set(["--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--env-file",
+  "--extra", "--group", "--index", "--index-url", "--extra-index-url", "--package", "--isolated"]);
+
+export class CommandError extends Error {}
+
+export const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+// An own property even for a key such as "__proto__": pasted text names the keys.
+export function put(obj, key, value) {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+// --------------------------------------------------------------------------- shell words
+// A word is {t: text after quote removal, d: true when it holds an unexpanded $... or `...`}.
+
+const word = (t, d) => ({ t, d: !!d });
+
+function where(text, pos) {
+  let line = 1;
+  for (let k = 0; k < pos; k++) if (text.charCodeAt(k) === 10) line++;
+  const start = text.lastIndexOf("\n", pos - 1) + 1;
+  const col = Array.from(text.slice(start, pos)).length + 1;
+  return `line ${line}, column ${col}`;
+}
+
+function skipBalanced(text, i, open, close) {
+  let depth = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i];
+    if (c === "\\") { i += 2; continue; }
+    if (c === "'" && open === "(") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) return -1;
+      i = end + 1;
+      continue;
+    }
+    if (c === open) depth++;
+    else if (c === close) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+const REDIRECT = /<<<|<<-|<<|<>|<&|>>|>&|>\||<|>/y;
+
+export function shellSplit(text) {
+  const commands = [[]];
+  let cur = null;
+  let dyn = false;
+  let skipNext = false;
+  let i = 0;
+  const n = text.length;
+  const endWord = () => {
+    if (cur !== null) {
+      if (skipNext) skipNext = false;
+      else commands[commands.length - 1].push(word(cur.join(""), dyn));
+    }
+    cur = null;
+    dyn = false;
+  };
+  const newCommand = () => {
+    endWord();
+    if (commands[commands.length - 1].length) commands.push([]);
+  };
+  while (i < n) {
+    const c = text[i];
+    if (c === "\\") {
+      if (text.startsWith("\r\n", i + 1)) { i += 3; continue; }
+      if (i + 1 < n && text[i + 1] === "\n") { i += 2; continue; }
+      if (i + 1 >= n) { i += 1; continue; }
+      cur = cur ?? [];
+      cur.push(text[i + 1]);
+      i += 2;
+    } else if (" \t\r\f\v".includes(c)) {
+      endWord();
+      i++;
+    } else if (c === "\n" || c === ";") {
+      newCommand();
+      i++;
+    } else if (c === "&") {
+      if (text.startsWith("&>", i)) {
+        if (cur !== null && !skipNext) endWord();
+        i += text.startsWith("&>>", i) ? 3 : 2;
+        skipNext = true;
+        continue;
+      }
+      newCommand();
+      i += text.startsWith("&&", i) ? 2 : 1;
+    } else if (c === "|") {
+      newCommand();
+      i += text.startsWith("||", i) || text.startsWith("|&", i) ? 2 : 1;
+    } else if (c === "<" || c === ">") {
+      if (cur !== null && /^[0-9]+$/.test(cur.join("")) && !dyn) { cur = null; dyn = false; }
+      else endWord();
+      REDIRECT.lastIndex = i;
+      const m = REDIRECT.exec(text);
+      i = REDIRECT.lastIndex;
+      void m;
+      skipNext = true;
+    } else if (c === "#" && cur === null) {
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? n : end;
+    } else if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) throw new CommandError(`unbalanced quote: the ' at ${where(text, i)} is never closed`);
+      cur = cur ?? [];
+      cur.push(text.slice(i + 1, end));
+      i = end + 1;
+    } else if (c === '"') {
+      cur = cur ?? [];
+      let j = i + 1;
+      for (;;) {
+        if (j >= n) throw new CommandError(`unbalanced quote: the " at ${where(text, i)} is never closed`);
+        const d = text[j];
+        if (d === '"') break;
+        if (d === "\\" && j + 1 < n && '"\\$`\n'.includes(text[j + 1])) {
+          if (text[j + 1] !== "\n") cur.push(text[j + 1]);
+          j += 2;
+          continue;
+        }
+        if (d === "$" || d === "`") dyn = true;
+        cur.push(d);
+        j++;
+      }
+      i = j + 1;
+    } else if (c === "$" && i + 1 < n && (text[i + 1] === "(" || text[i + 1] === "{")) {
+      const end = skipBalanced(text, i + 1, text[i + 1], text[i + 1] === "(" ? ")" : "}");
+      if (end < 0) throw new CommandError(`unbalanced parenthesis: the $${text[i + 1]} at ${where(text, i)} is never closed`);
+      cur = cur ?? [];
+      cur.push(text.slice(i, end));
+      dyn = true;
+      i = end;
+    } else if (c === "$" && i + 1 < n && text[i + 1] === "'") {
+      const end = text.indexOf("'", i + 2);
+      if (end < 0) throw new CommandError(`unbalanced quote: the $' at ${where(text, i)} is never closed`);
+      cur = cur ?? [];
+      cur.push(text.slice(i + 2, end));
+      i = end + 1;
+    } else if (c === "`") {
+      const end = text.indexOf("`", i + 1);
+      if (end < 0) throw new CommandError(`unbalanced quote: the \` at ${where(text, i)} is never closed`);
+      cur = cur ?? [];
+      cur.push(text.slice(i, end + 1));
+      dyn = true;
+      i = end + 1;
+    } else {
+      if (c === "$" && i + 1 < n && /[A-Za-z0-9_@*#?$!-]/.test(text[i + 1])) dyn = true;
+      cur = cur ?? [];
+      cur.push(c);
+      i++;
+    }
+  }
+  endWord();
+  return commands.filter((cmd) => cmd.length);
+}
+
+const stripPrompts = (text) => text.replace(/^[ \t]*\$[ \t]+/gm, "");
+
+// --------------------------------------------------------------------------- argument lists
+
+export class ArgList {
+  constructor(program, data) {
+    this.program = program;
+    this.version = data.version ?? null;
+    this.arguments = data.arguments || [];
+    this.byOption = new Map();
+    this.byField = new Map();
+    for (const arg of this.arguments) {
+      for (const name of [arg.name, ...(arg.aliases || [])]) if (!this.byOption.has(name)) this.byOption.set(name, arg);
+      if (arg.field && !this.byField.has(arg.field)) this.byField.set(arg.field, arg);
+    }
+    this._options = null;
+    this._suggestable = null;
+  }
+
+  // Every option string, sorted (needed only for abbreviations and suggestions).
+  get options() {
+    if (this._options === null) this._options = [...this.byOption.keys()].sort(cmpStr);
+    return this._options;
+  }
+
+  // What a suggestion may offer: not the abbreviations an argument list records as aliases.
+  get suggestable() {
+    if (this._suggestable === null) {
+      const names = (arg) => [arg.name, ...(arg.aliases || [])];
+      this._suggestable = this.options.filter((o) => !names(this.byOption.get(o)).some((n) => n !== o && n.startsWith(o)));
+    }
+    return this._suggestable;
+  }
+
+  get label() {
+    const [article, label] = ARGS_LABEL[this.program] || ["a", this.program];
+    return `${article} ${label} ${this.version}`;
+  }
+
+  get name() {
+    return `${(ARGS_LABEL[this.program] || ["a", this.program])[1]} ${this.version}`;
+  }
+
+  resolve(written) {
+    const exact = this.byOption.get(written);
+    if (exact !== undefined) return [exact, []];
+    if (!written.startsWith("--") || written.length < 3) return [null, []];
+    const found = [];
+    for (const name of this.options) {
+      if (name.startsWith(written)) {
+        const arg = this.byOption.get(name);
+        if (!found.includes(arg)) found.push(arg);
+      }
+    }
+    if (found.length === 1) return [found[0], []];
+    return [null, found];
+  }
+}
+
+export const isSwitch = (arg) => arg.nargs === 0;
+
+export function cmpStr(a, b) {
+  // Python's order: by code point.
+  const x = Array.from(a), y = Array.from(b);
+  for (let k = 0; k < Math.min(x.length, y.length); k++) {
+    const p = x[k].codePointAt(0), q = y[k].codePointAt(0);
+    if (p !== q) return p < q ? -1 : 1;
+  }
+  return x.length - y.length;
+}
+
+// difflib.get_close_matches(word, options, n=3, cutoff=0.6), exactly as CPython computes it.
+class SequenceMatcher {
+  setSeqs(a, b) {
+    this.a = a;
+    this.b = b;
+    const b2j = new Map();
+    b.forEach((elt, i) => {
+      if (!b2j.has(elt)) b2j.set(elt, []);
+      b2j.get(elt).push(i);
+    });
+    const n = b.length;
+    if (n >= 200) {
+      const ntest = Math.floor(n / 100) + 1;
+      for (const [elt, idxs] of [...b2j]) if (idxs.length > ntest) b2j.delete(elt);
+    }
+    this.b2j = b2j;
+    this.fullbcount = null;
+  }
+
+  setSeq1(a) {
+    this.a = a;
+    this.matchingBlocks = null;
+  }
+
+  findLongestMatch(alo, ahi, blo, bhi) {
+    const { a, b, b2j } = this;
+    let besti = alo, bestj = blo, bestsize = 0;
+    let j2len = new Map();
+    for (let i = alo; i < ahi; i++) {
+      const newj2len = new Map();
+      for (const j of b2j.get(a[i]) || []) {
+        if (j < blo) continue;
+        if (j >= bhi) break;
+        const k = (j2len.get(j - 1) || 0) + 1;
+        newj2len.set(j, k);
+        if (k > bestsize) { besti = i - k + 1; bestj = j - k + 1; bestsize = k; }
+      }
+      j2len = newj2len;
+    }
+    while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) { besti--; bestj--; bestsize++; }
+    while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] === b[bestj + bestsize]) bestsize++;
+    return [besti, bestj, bestsize];
+  }
+
+  matches() {
+    const la = this.a.length, lb = this.b.length;
+    const queue = [[0, la, 0, lb]];
+    let total = 0;
+    while (queue.length) {
+      const [alo, ahi, blo, bhi] = queue.pop();
+      const [i, j, k] = this.findLongestMatch(alo, ahi, blo, bhi);
+      if (k) {
+        total += k;
+        if (alo < i && blo < j) queue.push([alo, i, blo, j]);
+        if (i + k < ahi && j + k < bhi) queue.push([i + k, ahi, j + k, bhi]);
+      }
+    }
+    return total;
+  }
+
+  ratio() {
+    return (2.0 * this.matches()) / (this.a.length + this.b.length);
+  }
+
+  quickRatio() {
+    if (this.fullbcount === null) {
+      this.fullbcount = new Map();
+      for (const elt of this.b) this.fullbcount.set(elt, (this.fullbcount.get(elt) || 0) + 1);
+    }
+    const avail = new Map();
+    let matches = 0;
+    for (const elt of this.a) {
+      const numb = avail.has(elt) ? avail.get(elt) : this.fullbcount.get(elt) || 0;
+      avail.set(elt, numb - 1);
+      if (numb > 0) matches++;
+    }
+    return (2.0 * matches) / (this.a.length + this.b.length);
+  }
+
+  realQuickRatio() {
+    const la = this.a.length, lb = this.b.length;
+    return (2.0 * Math.min(la, lb)) / (la + lb);
+  }
+}
+
+export function closeMatches(wordText, options) {
+  if (Array.from(wordText).length > 200) return [];
+  const s = new SequenceMatcher();
+  s.setSeqs([], Array.from(wordText));
+  const result = [];
+  for (const x of options) {
+    s.setSeq1(Array.from(x));
+    if (s.realQuickRatio() >= 0.6 && s.quickRatio() >= 0.6) {
+      const r = s.ratio();
+      if (r >= 0.6) result.push([r, x]);
+    }
+  }
+  result.sort((p, q) => (q[0] !== p[0] ? q[0] - p[0] : -cmpStr(p[1], q[1])));
+  return result.slice(0, 3).map((p) => p[1]);
+}
+
+export function orList(items) {
+  const q = items.map((x) => `\`${x}\``);
+  return q.length === 1 ? q[0] : q.slice(0, -1).join(", ") + " or " + q[q.length - 1];
+}
+
+class ConvertError extends Error {}
+
+export function convert(value, kind) {
+  if (kind === "int") {
+    if (!INT.test(value)) throw new ConvertError("an integer");
+    return parseInt(value.replace(/_/g, ""), 10);
+  }
+  if (kind === "float") {
+    if (!FLOAT.test(value)) throw new ConvertError("a number");
+    return Number(value.replace(/_/g, ""));
+  }
+  if (kind === "json") {
+    try {
+      return JSON.parse(value);
+    } catch {
+      throw new ConvertError("valid JSON");
+    }
+  }
+  return value;
+}
+
+export function fmtValue(v) {
+  if (v === true) return "true";
+  if (v === false) return "false";
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "number") return String(v);
+  if (Array.isArray(v)) return "[" + v.map(fmtValue).join(", ") + "]";
+  if (typeof v === "object") return "{" + Object.entries(v).map(([k, x]) => `${fmtValue(k)}: ${fmtValue(x)}`).join(", ") + "}";
+  return String(v);
+}
+
+// --------------------------------------------------------------------------- flags
+
+function finding(findings, code, message) {
+  if (!findings.some((f) => f.message === message)) findings.push({ code, message });
+}
+
+function typedEntry(name, written, values, arg, findings) {
+  const raw = values.map((v) => v.t).join(" ");
+  const dynamic = values.some((v) => v.d);
+  const entry = { name, written, raw, value: null, dynamic };
+  if (dynamic) return entry;
+  const kind = (arg || {}).type || "str";
+  const typed = [];
+  for (const v of values) {
+    try {
+      typed.push(convert(v.t, kind));
+    } catch (err) {
+      if (!(err instanceof ConvertError)) throw err;
+      finding(findings, "bad-value", `\`${name} ${raw}\` is not ${err.message}`);
+      entry.dynamic = true;
+      return entry;
+    }
+  }
+  const choices = (arg || {}).choices;
+  if (choices && choices.length) {
+    const allowed = new Set(choices.map(fmtValue));
+    for (const t of typed) {
+      if (!allowed.has(fmtValue(t))) {
+        finding(findings, "invalid-choice",
+          `\`${name} ${fmtValue(t)}\` is not one of the allowed values: ` + choices.map(fmtValue).join(", "));
+      }
+    }
+  }
+  const nargs = (arg || {}).nargs;
+  entry.value = values.length > 1 || nargs === "+" || nargs === "*" ? typed : typed[0];
+  return entry;
+}
+
+function opaque(result, code, subject, what) {
+  const key = what === "flags" ? "opaque" : "env_opaque";
+  if (!result[key].includes(subject)) result[key].push(subject);
+  const noun = what === "flags" ? "flags" : "environment variables";
+  finding(result.findings, code, `${subject} may set ${noun} the paste does not show; ` +
+    `tests on ${noun} it does not give are undecided`);
+}
+
+export function parseFlags(words, spec, program, result, serve = false) {
+  const { flags, findings } = result;
+  const checkUnknown = program !== "miles";
+  if (serve && words.length && !words[0].t.startsWith("-")) words = [word("--model-path", false), ...words];
+  let i = 0;
+  const n = words.length;
+  let onlyValues = false;
+  const takes = (k) => {
+    if (k >= n || words[k].t === "--") return false;
+    const nxt = words[k].t;
+    return !nxt.startsWith("-") || NEGATIVE.test(nxt);
+  };
+  while (i < n) {
+    let w = words[i];
+    i++;
+    if (w.d && (w.t[0] === "$" || w.t[0] === "`")) {
+      opaque(result, "opaque", `\`${w.t}\``, "flags");
+      continue;
+    }
+    if (w.t === "--" && !onlyValues) { onlyValues = true; continue; }
+    if (DASHES.includes(w.t[0]) && !onlyValues) {
+      const fixed = "--" + w.t.replace(/^[\u2013\u2014\u2212-]+/, "");
+      finding(findings, "typographic-dash",
+        `\`${w.t}\` starts with a typographic dash; the shell needs \`${fixed.split("=")[0]}\``);
+      w = word(fixed, w.d);
+    }
+    if (onlyValues || !w.t.startsWith("-") || w.t === "-" || NEGATIVE.test(w.t)) {
+      finding(findings, "unexpected-word", `\`${w.t}\` is not a flag or a flag's value`);
+      continue;
+    }
+    let written = w.t, attached = null;
+    if (w.t.startsWith("--") && w.t.includes("=")) {
+      const at = w.t.indexOf("=");
+      written = w.t.slice(0, at);
+      attached = w.t.slice(at + 1);
+    }
+    if (serve && written === "--model-type") {
+      if (attached === null && takes(i)) i++;
+      continue;
+    }
+    const [arg, ambiguous] = spec ? spec.resolve(written) : [null, []];
+    if (ambiguous.length) {
+      finding(findings, "ambiguous-flag", `\`${written}\` is ambiguous in ${spec.name}: it could be ` +
+        orList(ambiguous.map((a) => a.name)));
+    } else if (arg === null && spec && checkUnknown) {
+      const matches = closeMatches(written, spec.suggestable);
+      const hint = matches.length ? `; did you mean ${orList(matches)}?` : "";
+      finding(findings, "unknown-flag", `\`${written}\` is not ${spec.label} argument${hint}`);
+    }
+    const name = arg ? arg.name : written;
+    let entry;
+    if (arg && isSwitch(arg)) {
+      if (attached !== null) finding(findings, "bad-value", `\`${w.t}\`: \`${name}\` takes no value`);
+      const negated = written.startsWith("--no-") && !arg.name.startsWith("--no-");
+      const value = !(negated || arg.action === "store_false");
+      entry = { name, written, raw: null, value, dynamic: false };
+    } else {
+      const nargs = arg ? arg.nargs ?? null : null;
+      const many = nargs === "+" || nargs === "*" || (Number.isInteger(nargs) && nargs > 1);
+      let values = [];
+      if (attached !== null) values = [word(attached, w.d)];
+      else {
+        const limit = Number.isInteger(nargs) && nargs > 1 ? nargs : many ? n : 1;
+        while (values.length < limit && takes(i)) {
+          values.push(words[i]);
+          i++;
+        }
+      }
+      if (values.length) entry = typedEntry(name, written, values, arg, findings);
+      else if (arg === null) entry = { name, written, raw: null, value: true, dynamic: false };
+      else if (nargs === "*") entry = { name, written, raw: "", value: [], dynamic: false };
+      else {
+        if (nargs !== "?") finding(findings, "missing-value", `\`${name}\` needs a value`);
+        entry = { name, written, raw: null, value: null, dynamic: true };
+      }
+      if (many) entry.list = true;
+    }
+    if (arg === null) entry.unknown = true;
+    else if (arg.deprecated) finding(findings, "deprecated-flag", `\`${written}\` is deprecated in ${spec.name}`);
+    if (hasOwn(flags, name)) {
+      finding(findings, "repeated-flag", `\`${name}\` is given more than once; the last one counts`);
+    }
+    put(flags, name, entry);
+    if (name === "--config") opaque(result, "opaque", `\`--config ${entry.raw || ""}\``.replace(" `", "`"), "flags");
+  }
+}
+
+// --------------------------------------------------------------------------- Python calls
+
+function skipBalancedPy(code, i) {
+  let depth = 0;
+  const n = code.length;
+  while (i < n) {
+    const c = code[i];
+    if (c === "'" || c === '"') {
+      const three = code.slice(i, i + 3);
+      const q = three === '"""' || three === "'''" ? three : c;
+      let j = i + q.length;
+      while (j < n && !code.startsWith(q, j)) j += code[j] === "\\" ? 2 : 1;
+      if (j >= n) return -1;
+      i = j + q.length;
+      continue;
+    }
+    if (c === "#") {
+      const nl = code.indexOf("\n", i);
+      i = nl < 0 ? n : nl;
+      continue;
+    }
+    if ("([{".includes(c)) depth++;
+    else if (")]}".includes(c)) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+function callText(code) {
+  CALL.lastIndex = 0;
+  let m;
+  while ((m = CALL.exec(code)) !== null) {
+    const start = m.index;
+    const lineStart = code.lastIndexOf("\n", start - 1) + 1;
+    if (code.slice(lineStart, start).includes("#")) continue;
+    const end = skipBalancedPy(code, start + m[0].length - 1);
+    return end < 0 ? code.slice(start) : code.slice(start, end);
+  }
+  return null;
+}
+
+class PySyntax extends Error {}
+const DYNAMIC = Symbol("dynamic");
+
+// A tolerant reader of one call's arguments: literals become values, anything else is DYNAMIC.
+class PyReader {
+  constructor(src, pos) {
+    this.s = src;
+    this.i = pos;
+  }
+
+  ws() {
+    for (;;) {
+      const m = /^(?:[ \t\r\n\f]+|\\\r?\n|#[^\n]*)/.exec(this.s.slice(this.i, this.i + 4096));
+      if (!m || !m[0].length) return;
+      this.i += m[0].length;
+    }
+  }
+
+  peek(str) {
+    this.ws();
+    return this.s.startsWith(str, this.i);
+  }
+
+  string() {
+    const m = /^([rRuUbBfF]{0,2})('''|"""|'|")/.exec(this.s.slice(this.i, this.i + 5));
+    if (!m) return undefined;
+    const prefix = m[1].toLowerCase();
+    if (prefix && !/^(r|u|b|f|rb|br|fr|rf)$/.test(prefix)) return undefined;
+    const q = m[2];
+    let j = this.i + m[0].length;
+    let out = "";
+    let unknown = false; // an escape this reader does not decode (\\N{...})
+    const raw = prefix.includes("r");
+    for (;;) {
+      if (j >= this.s.length) throw new PySyntax("unterminated string");
+      if (this.s.startsWith(q, j)) break;
+      const c = this.s[j];
+      if (c === "\n" && q.length === 1) throw new PySyntax("unterminated string");
+      if (c === "\\") {
+        const d = this.s[j + 1];
+        if (raw) { out += c + (d ?? ""); j += 2; continue; }
+        const simple = { "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v" };
+        if (d === "\n") { j += 2; continue; }
+        if (hasOwn(simple, d)) { out += simple[d]; j += 2; continue; }
+        let mm;
+        if ((mm = /^[0-7]{1,3}/.exec(this.s.slice(j + 1, j + 4)))) { out += String.fromCodePoint(parseInt(mm[0], 8)); j += 1 + mm[0].length; continue; }
+        if (d === "x" && (mm = /^[0-9a-fA-F]{2}/.exec(this.s.slice(j + 2, j + 4)))) { out += String.fromCodePoint(parseInt(mm[0], 16)); j += 4; continue; }
+        if (d === "u" && !prefix.includes("b") && (mm = /^[0-9a-fA-F]{4}/.exec(this.s.slice(j + 2, j + 6)))) { out += String.fromCodePoint(parseInt(mm[0], 16)); j += 6; continue; }
+        if (d === "U" && !prefix.includes("b") && (mm = /^[0-9a-fA-F]{8}/.exec(this.s.slice(j + 2, j + 10)))) {
+          const cp = parseInt(mm[0], 16);
+          if (cp > 0x10ffff) throw new PySyntax("bad escape");
+          out += String.fromCodePoint(cp); j += 10; continue;
+        }
+        if (d === "N" && !prefix.includes("b") && /^\{[^}\n]+\}/.test(this.s.slice(j + 2, j + 80))) {
+          unknown = true;
+          j = this.s.indexOf("}", j) + 1;
+          continue;
+        }
+        if (d === "x" || (!prefix.includes("b") && (d === "u" || d === "U" || d === "N"))) throw new PySyntax("truncated escape");
+        out += c;
+        j += 1;
+        continue;
+      }
+      out += c;
+      j++;
+    }
+    const body = this.s.slice(this.i + m[0].length, j);
+    this.i = j + q.length;
+    if (prefix.includes("f")) checkFString(body);
+    if (prefix.includes("f") || prefix.includes("b")) return { kind: prefix.includes("b") ? "bytes" : "f", value: DYNAMIC };
+    return { kind: "str", value: unknown ? DYNAMIC : out };
+  }
+
+  number() {
+    const m = /^(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:(?:[0-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*|[0-9](?:_?[0-9])*\.?)(?:[eE][+-]?[0-9](?:_?[0-9])*)?)([jJ])?/.exec(
+      this.s.slice(this.i, this.i + 400));
+    if (!m || !m[0]) return undefined;
+    this.i += m[0].length;
+    if (m[1]) return DYNAMIC; // complex
+    const t = m[0].replace(/_/g, "");
+    if (/^0[xX]/.test(t)) return parseInt(t.slice(2), 16);
+    if (/^0[oO]/.test(t)) return parseInt(t.slice(2), 8);
+    if (/^0[bB]/.test(t)) return parseInt(t.slice(2), 2);
+    if (/^[0-9]+$/.test(t) && t.length > 1 && t[0] === "0" && /[1-9]/.test(t)) throw new PySyntax("leading zeros");
+    return Number(t);
+  }
+
+  // One expression up to a top-level `,` or closing bracket; a value, or DYNAMIC.
+  expression() {
+    this.ws();
+    const start = this.i;
+    let value;
+    try {
+      value = this.literal();
+    } catch (err) {
+      if (!(err instanceof PySyntax) || err.message !== "not literal") throw err;
+      value = DYNAMIC;
+      this.i = start;
+    }
+    this.ws();
+    if (value !== DYNAMIC && !this.atEnd()) value = DYNAMIC;
+    if (value === DYNAMIC) { this.i = start; this.skipExpression(); }
+    return value;
+  }
+
+  atEnd() {
+    const c = this.s[this.i];
+    return c === "," || c === ")" || c === "]" || c === "}" || c === ":" || c === undefined;
+  }
+
+  skipExpression() {
+    for (;;) {
+      this.ws();
+      const c = this.s[this.i];
+      if (c === undefined) throw new PySyntax("unbalanced");
+      if (c === "," || c === ")" || c === "]" || c === "}") return;
+      if (c === "(" || c === "[" || c === "{") {
+        const end = skipBalancedPy(this.s, this.i);
+        if (end < 0) throw new PySyntax("unbalanced");
+        this.i = end;
+        continue;
+      }
+      if (c === "'" || c === '"' || /[rRuUbBfF]/.test(c)) {
+        const save = this.i;
+        const str = /^[rRuUbBfF]{0,2}['"]/.test(this.s.slice(this.i, this.i + 3)) ? this.string() : undefined;
+        if (str !== undefined) continue;
+        this.i = save;
+      }
+      this.i++;
+    }
+  }
+
+  literal() {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === "-" || c === "+") {
+      this.i++;
+      this.ws();
+      const num = this.number();
+      if (num === undefined || num === DYNAMIC) throw new PySyntax("not literal");
+      return c === "-" ? -num : num;
+    }
+    const str = this.string();
+    if (str !== undefined) {
+      let value = str.value, kind = str.kind;
+      for (;;) {
+        this.ws();
+        const next = this.string();
+        if (next === undefined) break;
+        if ((next.kind === "bytes") !== (kind === "bytes")) throw new PySyntax("cannot mix bytes and nonbytes literals");
+        if (next.value === DYNAMIC || value === DYNAMIC) value = DYNAMIC;
+        else value += next.value;
+        if (next.kind === "f") kind = "f";
+      }
+      if (value === DYNAMIC || kind !== "str") throw new PySyntax("not literal");
+      return value;
+    }
+    if (c !== undefined && /[0-9.]/.test(c) && /^\.?[0-9]/.test(this.s.slice(this.i, this.i + 2))) {
+      const num = this.number();
+      if (num === DYNAMIC) throw new PySyntax("not literal");
+      return num;
+    }
+    const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(this.s.slice(this.i, this.i + 200));
+    if (name) {
+      const names = { True: true, False: false, None: null };
+      if (!hasOwn(names, name[0])) throw new PySyntax("not literal");
+      const v = names[name[0]];
+      this.i += name[0].length;
+      return v;
+    }
+    if (c === "[" || c === "(") {
+      const close = c === "[" ? "]" : ")";
+      this.i++;
+      const items = [];
+      let comma = false;
+      for (;;) {
+        this.ws();
+        if (this.s[this.i] === close) { this.i++; break; }
+        items.push(this.literal());
+        this.ws();
+        if (this.s[this.i] === ",") { this.i++; comma = true; continue; }
+        if (this.s[this.i] === close) { this.i++; break; }
+        throw new PySyntax("not literal");
+      }
+      if (c === "(" && items.length === 1 && !comma) return items[0];
+      return items;
+    }
+    if (c === "{") {
+      this.i++;
+      const obj = {};
+      let isSet = false, first = true;
+      for (;;) {
+        this.ws();
+        if (this.s[this.i] === "}") { this.i++; break; }
+        const key = this.literal();
+        this.ws();
+        if (this.s[this.i] === ":") {
+          if (isSet) throw new PySyntax("not literal");
+          this.i++;
+          const value = this.literal();
+          if (key !== null && typeof key === "object") throw new PySyntax("not literal");
+          put(obj, fmtKey(key), value);
+        } else {
+          if (!first && !isSet) throw new PySyntax("not literal");
+          isSet = true;
+        }
+        first = false;
+        this.ws();
+        if (this.s[this.i] === ",") { this.i++; continue; }
+        if (this.s[this.i] === "}") { this.i++; break; }
+        throw new PySyntax("not literal");
+      }
+      if (isSet) throw new PySyntax("not literal");
+      return obj;
+    }
+    throw new PySyntax("not literal");
+  }
+}
+
+const fmtKey = (k) => (typeof k === "string" ? k : fmtValue(k));
+
+// An f-string's fields: `{expr[!conversion][:spec]}`, with `{{` and `}}` for braces.
+function checkFString(body) {
+  let k = 0;
+  while (k < body.length) {
+    const c = body[k];
+    if ((c === "{" && body[k + 1] === "{") || (c === "}" && body[k + 1] === "}")) { k += 2; continue; }
+    if (c === "}") throw new PySyntax("single '}' is not allowed");
+    if (c !== "{") { k++; continue; }
+    let depth = 0, e = k + 1, end = -1;
+    for (; e < body.length; e++) {
+      const d = body[e];
+      if (d === "'" || d === '"') {
+        const close = body.indexOf(d, e + 1);
+        if (close < 0) throw new PySyntax("f-string");
+        e = close;
+      } else if ("([{".includes(d)) depth++;
+      else if (")]".includes(d) || (d === "}" && depth > 0)) depth--;
+      else if (depth === 0 && (d === "}" || (d === "!" && body[e + 1] !== "=") || d === ":")) { end = e; break; }
+    }
+    if (end < 0) throw new PySyntax("f-string: expecting '}'");
+    const expr = body.slice(k + 1, end);
+    if (!expr.trim()) throw new PySyntax("f-string: empty expression");
+    validateExpression(expr.replace(/=\s*$/, ""));
+    let close = end;
+    if (body[close] !== "}") {
+      let nest = 0;
+      for (close = end + 1; close < body.length; close++) {
+        if (body[close] === "{") nest++;
+        else if (body[close] === "}") { if (!nest) break; nest--; }
+      }
+      if (close >= body.length) throw new PySyntax("f-string: expecting '}'");
+    }
+    k = close + 1;
+  }
+}
+
+// What Python's parser would refuse in one argument: characters no token has, two operands side by
+// side (`2g`, `a b`), an assignment, unbalanced brackets. A sketch of the grammar, not all of it.
+const WORD_KEYWORDS = new Set(["and", "or", "not", "in", "is", "if", "else", "for", "lambda", "await", "async", "from", "yield"]);
+const IDENT = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/u;
+const OPS = ["**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=",
+  "/=", "%=", "&=", "|=", "^=", "@=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "=", ".", ",", ":", ";"];
+const BAD_OPS = new Set(["**=", "//=", ">>=", "<<=", "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ";"]);
+
+function validateExpression(src) {
+  const r = new PyReader(src, 0);
+  // One entry per open bracket: its kind ("(", "[" a list, "sub" a subscript, "{"), open lambdas,
+  // `if`s awaiting `else`, whether a comprehension began, and whether the current item is one name.
+  const newLevel = (kind) => ({ kind, lambdas: 0, ifs: 0, comp: false, start: true, oneName: false });
+  const levels = [newLevel("")];
+  let prev = null; // "operand", "string", or null where an operand is expected
+  let last = ""; // the last operator, bracket or keyword read ("" after an operand)
+  let expect = null; // what must come next: "target" after `for`, "param" after `lambda`
+  const fail = () => { throw new PySyntax("invalid syntax"); };
+  const top = () => levels[levels.length - 1];
+  const operand = (kind, isName = false) => {
+    if (prev === "operand" || (prev === "string" && kind !== "string")) fail();
+    if (last === "." && !isName) fail(); // after a dot only an attribute name
+    if (expect && !isName) fail();
+    expect = null;
+    const level = top();
+    level.oneName = level.start && isName;
+    level.start = false;
+    prev = kind;
+    last = "";
+  };
+  const other = () => {
+    const level = top();
+    level.start = false;
+    level.oneName = false;
+  };
+  for (;;) {
+    r.ws();
+    if (r.i >= src.length) break;
+    const c = src[r.i];
+    const level = top();
+    const str = /^[rRuUbBfF]{0,2}['"]/.test(src.slice(r.i, r.i + 3)) ? r.string() : undefined;
+    if (str !== undefined) { operand("string"); continue; }
+    if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(src[r.i + 1] || "") && last !== ".")) {
+      r.number();
+      const after = IDENT.exec(src.slice(r.i, r.i + 50));
+      if (after && !WORD_KEYWORDS.has(after[0])) fail();
+      operand("operand");
+      continue;
+    }
+    const name = IDENT.exec(src.slice(r.i, r.i + 300));
+    if (name) {
+      const w = name[0];
+      r.i += w.length;
+      if (!WORD_KEYWORDS.has(w)) {
+        const dotted = last === ".";
+        if (dotted) prev = null;
+        const wasStart = level.start;
+        operand("operand", true);
+        level.oneName = wasStart && !dotted;
+        continue;
+      }
+      if (last === "." || expect) fail();
+      other();
+      if (w === "not" && prev !== null) { // `x not in y`
+        r.ws();
+        if (!/^in(?![\p{L}\p{N}_])/u.test(src.slice(r.i, r.i + 3))) fail();
+        r.i += 2;
+      } else if (w === "not" || w === "lambda" || w === "await") {
+        if (prev !== null || !["", "(", "[", "{", ",", ":", "=", "and", "or", "not", "if", "else", "lambda"].includes(last)) fail();
+        if (w === "lambda") { level.lambdas++; expect = "param"; }
+      } else {
+        if (prev === null) fail(); // and, or, in, is, if, else, for, async, from, yield need an operand before
+        if (w === "for") {
+          if (level.kind === "sub" || level.kind === "") fail();
+          level.comp = true;
+          expect = "target";
+        }
+        if (w === "if" && !level.comp) level.ifs++;
+        if (w === "else" && --level.ifs < 0) fail();
+      }
+      prev = null;
+      last = w;
+      continue;
+    }
+    if ("([{".includes(c)) {
+      if (c === "{" && prev !== null) fail();
+      if (expect === "param") fail();
+      const kind = c === "[" && prev !== null ? "sub" : c;
+      expect = null;
+      other();
+      levels.push(newLevel(kind));
+      r.i++;
+      prev = null;
+      last = c;
+      continue;
+    }
+    if (")]}".includes(c)) {
+      const level = levels.pop();
+      const open = level.kind === "sub" ? "[" : level.kind;
+      if (levels.length === 0 || "([{".indexOf(open) !== ")]}".indexOf(c)) fail();
+      if (prev === null && last !== open && last !== "," && !(last === ":" && level.kind === "sub")) fail();
+      if (level.lambdas || level.ifs || expect) fail();
+      r.i++;
+      prev = null; // a bracketed group is one operand
+      operand("operand");
+      continue;
+    }
+    const op = OPS.find((o) => src.startsWith(o, r.i));
+    if (op === undefined || BAD_OPS.has(op)) fail();
+    r.i += op.length;
+    if (op === "...") { operand("operand"); continue; }
+    const named = level.oneName;
+    if (op === ":" && expect === "param") expect = null;
+    if (expect && !(op === "*" || op === "**") ) fail();
+    other();
+    if (op === ",") {
+      if (prev === null) fail();
+      level.start = true;
+    } else if (op === "=") {
+      if (level.kind !== "(" || !named || prev === null) fail(); // a keyword argument of a call inside
+    } else if (op === ":") {
+      if (level.lambdas > 0) level.lambdas--;
+      else if (level.kind === "sub") { if (prev === null && !["[", ",", ":"].includes(last)) fail(); }
+      else if (level.kind === "{") { if (prev === null) fail(); }
+      else fail();
+    } else if (op === ".") {
+      if (prev === null) fail();
+    } else if (op === "*" || op === "**") {
+      const unpack = levels.length > 1 && ["(", "[", "{", ","].includes(last) && (op === "*" || level.kind === "(" || level.kind === "{");
+      if (prev === null && !unpack && expect !== "param") fail();
+    } else if (op === "-" || op === "+" || op === "~") {
+      // unary where an operand is expected, binary after one
+    } else if (prev === null) fail();
+    prev = null;
+    last = op;
+  }
+  if (levels.length !== 1 || prev === null || expect) fail();
+  if (top().lambdas || top().ifs) fail();
+}// The text Python's ast gives for an argument: parentheses around a single expression are not part of
+// it (a tuple's and a generator's are).
+function sourceSegment(text) {
+  let t = text.trim();
+  for (;;) {
+    if (!t.startsWith("(") || skipBalancedPy(t, 0) !== t.length) return t;
+    const inner = t.slice(1, -1);
+    const r = new PyReader(inner, 0);
+    let depth = 0, tuple = false;
+    while (r.i < inner.length) {
+      const c = inner[r.i];
+      if (c === "'" || c === '"' || (/[rRuUbBfF]/.test(c) && /^[rRuUbBfF]{1,2}['"]/.test(inner.slice(r.i, r.i + 3)))) {
+        const at = r.i;
+        if (r.string() !== undefined) continue;
+        r.i = at;
+      }
+      if (c === "#") { r.ws(); continue; }
+      if ("([{".includes(c)) depth++;
+      else if (")]}".includes(c)) depth--;
+      else if (depth === 0 && c === ",") tuple = true;
+      else if (depth === 0 && /^for\b/.test(inner.slice(r.i, r.i + 4)) && !/[\p{L}\p{N}_]/u.test(inner[r.i - 1] || "")) tuple = true;
+      r.i++;
+    }
+    if (tuple || !inner.trim()) return t;
+    t = inner.trim();
+  }
+}
+
+function readCall(text) {
+  // -> {args: [{kind: "kw"|"star2"|"pos", name, value, segment}]} or throws PySyntax
+  const open = text.indexOf("(");
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(?:[ \t\f]*\.[ \t\f]*[A-Za-z_][A-Za-z0-9_]*)*[ \t\f]*$/.test(text.slice(0, open))) {
+    throw new PySyntax("invalid syntax"); // what Python reads as the callee, such as `sgl.Engine`
+  }
+  const r = new PyReader(text, open + 1);
+  const args = [];
+  let seenKeyword = false, seenStar2 = false;
+  for (;;) {
+    r.ws();
+    if (r.s[r.i] === ")") { r.i++; break; }
+    if (r.i >= r.s.length) throw new PySyntax("unbalanced");
+    let kind = "pos", name = null;
+    if (r.s.startsWith("**", r.i)) { kind = "star2"; r.i += 2; }
+    else if (r.s[r.i] === "*") { kind = "star"; r.i += 1; }
+    else {
+      const m = /^([\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*)[ \t\r\n\f]*=(?!=)/u.exec(r.s.slice(r.i, r.i + 300));
+      if (m) { kind = "kw"; name = m[1].normalize("NFKC"); r.i += m[0].length; }
+    }
+    r.ws();
+    const start = r.i;
+    const value = r.expression();
+    const segment = sourceSegment(r.s.slice(start, r.i)).split(/\s+/).filter(Boolean).join(" ");
+    if (!segment) throw new PySyntax("empty argument");
+    validateExpression(r.s.slice(start, r.i));
+    if (kind === "pos" && (seenKeyword || seenStar2)) throw new PySyntax("positional argument follows keyword argument");
+    if (kind === "star" && seenStar2) throw new PySyntax("iterable argument unpacking follows keyword argument unpacking");
+    if (kind === "kw") {
+      if (args.some((a) => a.kind === "kw" && a.name === name)) throw new PySyntax("keyword argument repeated");
+      seenKeyword = true;
+    }
+    if (kind === "star2") seenStar2 = true;
+    args.push({ kind, name, value, segment });
+    r.ws();
+    if (r.s[r.i] === ",") { r.i++; continue; }
+    if (r.s[r.i] === ")") { r.i++; break; }
+    throw new PySyntax("unexpected text");
+  }
+  r.ws();
+  if (r.i < r.s.length) throw new PySyntax("text after the call");
+  return args;
+}
+
+export function parsePython(code, spec, result) {
+  const text = callText(code);
+  if (text === null) return false;
+  let args;
+  try {
+    args = readCall(text.trim());
+  } catch (err) {
+    if (!(err instanceof PySyntax)) throw err;
+    result.error = "the `Engine(...)` call is not valid Python (check its brackets and quotes)";
+    return true;
+  }
+  result.program = "engine";
+  result.label = "a Python `Engine(...)` call";
+  const { flags, findings } = result;
+  if (args.some((a) => a.kind === "pos" || a.kind === "star")) {
+    finding(findings, "positional", "positional arguments to `Engine(...)` are not checked");
+  }
+  for (const kw of args) {
+    if (kw.kind === "pos" || kw.kind === "star") continue;
+    if (kw.kind === "star2") {
+      opaque(result, "opaque", `\`**${kw.segment}\``, "flags");
+      continue;
+    }
+    if (kw.name === "server_args") {
+      opaque(result, "opaque", `\`server_args=${kw.segment}\``, "flags");
+      continue;
+    }
+    const arg = spec ? spec.byField.get(kw.name) ?? null : null;
+    if (arg === null && spec) {
+      const cli = spec.byOption.get("--" + kw.name.replace(/_/g, "-"));
+      const matches = closeMatches(kw.name, [...spec.byField.keys()].sort(cmpStr));
+      const hint = matches.length ? `; did you mean ${orList(matches)}?` : "";
+      const onlyCli = cli !== undefined ? `: \`${cli.name}\` exists only on the command line` : "";
+      finding(findings, "unknown-kwarg", `\`${kw.name}\` is not a ServerArgs field in SGLang ${spec.version}${onlyCli}${hint}`);
+    }
+    const dynamic = kw.value === DYNAMIC;
+    const value = dynamic ? null : kw.value;
+    const name = arg ? arg.name : kw.name;
+    if (hasOwn(flags, name)) {
+      finding(findings, "repeated-flag", `\`${kw.name}\` is given more than once; the last one counts`);
+    }
+    const entry = { name, written: kw.name, raw: kw.segment, value, dynamic, kwarg: true };
+    if (arg === null) entry.unknown = true;
+    put(flags, name, entry);
+  }
+  return true;
+}
+
+// --------------------------------------------------------------------------- commands
+
+const basename = (w) => w.replace(/\/+$/, "").split("/").pop();
+
+function setEnv(env, w) {
+  const m = ASSIGN.exec(w.t);
+  if (m) put(env, m[1], { value: m[2], dynamic: w.d });
+}
+
+function recognize(words, env, result, args, depth = 0) {
+  if (depth > 8) return false;
+  let i = 0, n = words.length;
+  while (i < n) {
+    while (i < n && ASSIGN.test(words[i].t)) { setEnv(env, words[i]); i++; }
+    if (i >= n) return false;
+    const w = basename(words[i].t);
+    const at = (k) => (k < n ? words[k].t : undefined);
+    if (w === "env") {
+      i++;
+      while (i < n && words[i].t.startsWith("-")) {
+        if (words[i].t === "--") { i++; break; }
+        i += ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"].includes(words[i].t) ? 2 : 1;
+      }
+      continue;
+    }
+    if (w === "sudo") {
+      i++;
+      while (i < n && words[i].t.startsWith("-")) i += SUDO_VALUE.has(words[i].t) ? 2 : 1;
+      continue;
+    }
+    if (["nohup", "exec", "time", "command", "builtin", "stdbuf"].includes(w)) {
+      i++;
+      while (w === "stdbuf" && i < n && words[i].t.startsWith("-")) i++;
+      continue;
+    }
+    if (w === "uv" && at(i + 1) === "run") {
+      i += 2;
+      while (i < n && words[i].t.startsWith("-")) i += UV_VALUE.has(words[i].t) && words[i].t !== "--isolated" ? 2 : 1;
+      continue;
+    }
+    if (w === "ray" && at(i + 1) === "job" && at(i + 2) === "submit") {
+      const rest = words.slice(i + 3).map((x) => x.t);
+      const k = rest.indexOf("--");
+      if (k < 0) return false;
+      i = i + 3 + k + 1;
+      continue;
+    }
+    if (["bash", "sh", "zsh", "dash"].includes(w) && i + 1 < n && /^-[a-z]*c[a-z]*$/.test(words[i + 1].t)) {
+      if (i + 2 >= n) return false;
+      return recognizeText(words[i + 2].t, env, result, args, depth + 1);
+    }
+    if (w === "docker" && ["run", "exec", "container"].includes(at(i + 1))) {
+      let j = at(i + 1) !== "container" ? i + 2 : i + 3;
+      if (at(i + 1) === "container" && !["run", "exec"].includes(at(i + 2))) return false;
+      const mode = at(i + 1) !== "container" ? at(i + 1) : at(i + 2);
+      let entry = null;
+      while (j < n && words[j].t.startsWith("-")) {
+        let opt = words[j].t, val = null;
+        if (opt.startsWith("--") && opt.includes("=")) {
+          const eq = opt.indexOf("=");
+          val = opt.slice(eq + 1);
+          opt = opt.slice(0, eq);
+        }
+        if (!opt.startsWith("--") && opt.length > 2 && DOCKER_VALUE.has(opt.slice(0, 2))) {
+          val = opt.slice(2);
+          opt = opt.slice(0, 2);
+        }
+        let valWord = val === null ? null : word(val, false);
+        if (DOCKER_VALUE.has(opt) && val === null) {
+          if (j + 1 >= n) return false;
+          valWord = words[j + 1];
+          val = valWord.t;
+          j++;
+        }
+        j++;
+        if ((opt === "-e" || opt === "--env") && val !== null) {
+          if (val.includes("=")) setEnv(env, valWord);
+          else put(env, val, { value: null, dynamic: false, host: true });
+        } else if (opt === "--env-file") {
+          opaque(result, "opaque-env", `\`--env-file ${val}\``, "env");
+        } else if (opt === "--entrypoint") {
+          entry = val;
+        }
+      }
+      if (j + 1 >= n) {
+        result.error = `the \`docker ${mode}\` line runs the image's own command, which the paste ` +
+          "does not show; paste the command the container runs";
+        return true;
+      }
+      if (mode === "run") {
+        const m = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:[-_].*)?$/.exec(words[j].t);
+        if (m) result.image = { name: words[j].t, version: m[1] };
+      }
+      let rest = words.slice(j + 1);
+      if (entry) rest = [...entry.trim().split(/\s+/).filter(Boolean).map((x) => word(x, false)), ...rest];
+      words = rest;
+      i = 0;
+      n = rest.length;
+      continue;
+    }
+    if (PYTHON.test(w)) {
+      i++;
+      let module = null;
+      while (i < n && words[i].t.startsWith("-")) {
+        const opt = words[i].t;
+        if (opt === "-m" && i + 1 < n) { module = words[i + 1].t; i += 2; break; }
+        if (opt.startsWith("-m") && opt.length > 2) { module = opt.slice(2); i += 1; break; }
+        if (opt === "-c" && i + 1 < n) return recognizePython(words[i + 1], result, args);
+        i += ["-X", "-W", "-Q"].includes(opt) ? 2 : 1;
+      }
+      if (module === null) {
+        if (i < n && MILES_SCRIPTS.includes(basename(words[i].t))) {
+          return found(result, "miles", `\`python ${basename(words[i].t)}\` (Miles)`, words.slice(i + 1), args);
+        }
+        return false;
+      }
+      const program = hasOwn(MODULES, module) ? MODULES[module] : undefined;
+      if (program === undefined) {
+        if (module.startsWith("sglang") || module.startsWith("sglang_router")) {
+          result.error = `\`python -m ${module}\` is not a command this checker reads; it reads ` +
+            "`sglang.launch_server`, `sglang_router.launch_router` and `sglang.bench_serving`";
+          return true;
+        }
+        return false;
+      }
+      return found(result, program, `\`python -m ${module}\``, words.slice(i), args);
+    }
+    if (w === "sglang") {
+      if (at(i + 1) === "serve") return found(result, "sglang", "`sglang serve`", words.slice(i + 2), args, true);
+      return false;
+    }
+    return false;
+  }
+  return false;
+}
+
+function found(result, program, label, words, args, serve = false) {
+  result.program = program;
+  result.label = label;
+  const spec = args[ARGS_PROGRAM[program]] || null;
+  if (spec === null && program !== "miles") {
+    finding(result.findings, "no-argument-list",
+      `the manual has no argument list for ${ARGS_LABEL[ARGS_PROGRAM[program]][1]}; flags are read as written`);
+  }
+  parseFlags(words, spec, program, result, serve);
+  return true;
+}
+
+function recognizePython(code, result, args) {
+  if (code.d && !code.t.includes("Engine")) return false;
+  return parsePython(code.t, args.sglang || null, result);
+}
+
+function recognizeText(text, env, result, args, depth) {
+  let commands;
+  try {
+    commands = shellSplit(stripPrompts(text));
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    result.error = `in the \`-c\` text: ${err.message}`;
+    return true;
+  }
+  for (const words of commands) {
+    if (statement(words, env)) continue;
+    if (recognize(words, env, result, args, depth)) return true;
+  }
+  return false;
+}
+
+function statement(words, env) {
+  if (words[0].t === "export") {
+    for (const w of words.slice(1)) setEnv(env, w);
+    return true;
+  }
+  if (words.every((w) => ASSIGN.test(w.t))) {
+    for (const w of words) setEnv(env, w);
+    return true;
+  }
+  return false;
+}
+
+export function emptyResult() {
+  return { program: null, label: null, flags: {}, env: {}, findings: [], opaque: [], env_opaque: [], image: null, error: null };
+}
+
+const codePoints = (text) => {
+  let n = 0;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 0xd800 || c > 0xdbff || k + 1 >= text.length) n++;
+    else {
+      const d = text.charCodeAt(k + 1);
+      n++;
+      if (d >= 0xdc00 && d <= 0xdfff) k++;
+    }
+  }
+  return n;
+};
+
+// Parse a pasted command; `args` maps an argument list's program name to {version, arguments} (or an ArgList).
+export function parse(text, args) {
+  const specs = {};
+  for (const [k, v] of Object.entries(args || {})) specs[k] = v instanceof ArgList ? v : new ArgList(k, v);
+  let result = emptyResult();
+  if (typeof text !== "string" || !text.trim()) {
+    result.error = "the command is empty";
+    return result;
+  }
+  if (text.length > MAX_CHARS) {
+    const length = codePoints(text);
+    if (length > MAX_CHARS) {
+      result.error = `the paste is ${grouped(length)} characters long; a launch command is at most ` +
+        `${grouped(MAX_CHARS)}`;
+      return result;
+    }
+  }
+  text = text.replace(/\r\n/g, "\n");
+  const env = {};
+  const pending = [];
+  let shellError = null;
+  let commands = [];
+  try {
+    commands = shellSplit(stripPrompts(text));
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    shellError = err.message;
+  }
+  const merged = [];
+  for (const words of commands) {
+    let lost = false;
+    if (merged.length && words[0].t.startsWith("--") && !words[0].d) {
+      merged[merged.length - 1] = merged[merged.length - 1].concat(words);
+      lost = true;
+    } else merged.push(words);
+    if (lost && !pending.some((f) => f.code === "lost-continuation")) {
+      pending.push({ code: "lost-continuation", message: `a line starts with \`${words[0].t}\` but the line before it does not end with a backslash; ` +
+        "it is read as part of the command above" });
+    }
+  }
+  let recognized = 0;
+  for (const words of merged) {
+    if (statement(words, env)) continue;
+    const probe = emptyResult();
+    const localEnv = { ...env };
+    if (recognize(words, localEnv, probe, specs)) {
+      recognized++;
+      if (recognized === 1) {
+        result = probe;
+        result.env = localEnv;
+        if (result.error) return result; // the first command is one this checker cannot read: say so
+      }
+    }
+  }
+  if (recognized > 1) {
+    finding(result.findings, "more-commands", `the paste holds ${recognized} commands; only the first, ${result.label}, is checked`);
+  }
+  if (recognized) {
+    result.findings.unshift(...pending);
+    return result;
+  }
+  CALL.lastIndex = 0;
+  if (CALL.test(text)) {
+    const probe = emptyResult();
+    const cleaned = text.replace(/^[ \t]*(>>>|\.\.\.)[ \t]?/gm, "");
+    if (parsePython(cleaned, specs.sglang || null, probe)) return probe;
+  }
+  result.error = shellError && LOOKS_LIKE.test(text) ? shellError : NOT_A_COMMAND;
+  return result;
+}

@@ -1,0 +1,762 @@
+// Am I exposed? Check a launch command against the incidents' exposure conditions.
+//
+// The twin of macros/exposure.py: it takes the same bundle (built by
+// exposure.bundle() in Python and shipped as JSON) and gives the same results
+// with the same reasons; tests/exposure_conformance.json holds the cases both
+// must pass. No facts live here: GPUs, models, releases and argument lists all
+// come from the bundle.
+
+import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fmtValue, hasOwn, orList, parse } from "./command.js";
+
+export { parse } from "./command.js";
+
+export const FORMAT = 1;
+const PRODUCT = { sglang: "sglang", engine: "sglang", bench: "sglang", router: "sglang-router", miles: "miles" };
+const PRODUCT_LABEL = { sglang: "SGLang", "sglang-router": "sglang-router", miles: "Miles" };
+const PROGRAM_WORDS = {
+  sglang: "an SGLang server launch", router: "an SGLang router launch", bench: "an SGLang bench_serving run",
+  engine: "a Python `Engine(...)` call", miles: "a Miles run",
+};
+const TRAIT_WORDS = {
+  "hybrid-linear-attention": "hybrid linear attention", mamba: "Mamba layers", "sliding-window": "sliding-window attention",
+  moe: "mixture of experts", mla: "multi-head latent attention (MLA)", fp8: "FP8 weights", fp4: "FP4 weights",
+};
+const QUANT_TRAITS = ["fp8", "fp4"];
+const ADDRESS_FLAG = /(host|addr|address|url|urls|endpoint|-ip|-ips)$/;
+const VERSION = /^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$/;
+const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+const T = true, F = false, U = null; // three-valued logic: null is "cannot decide"
+
+// --------------------------------------------------------------------------- versions
+
+const KEYS = new Map(); // a bundle names few versions; each is parsed once
+
+export function versionKey(text) {
+  let key = KEYS.get(text);
+  if (key === undefined) {
+    key = parseVersion(text);
+    if (KEYS.size < 10000) KEYS.set(text, key);
+  }
+  return key;
+}
+
+function parseVersion(text) {
+  const m = VERSION.exec(text);
+  if (!m) throw new Error(`not a version: ${text}`);
+  const release = m[1].split(".").map(Number);
+  while (release.length && release[release.length - 1] === 0) release.pop();
+  let pre = { a: 0, b: 1, rc: 2 }[m[2]] ?? 3;
+  if (m[5] !== undefined && m[2] === undefined && m[4] === undefined) pre = -1;
+  return [release, pre, Number(m[3] || 0), m[4] !== undefined ? Number(m[4]) : -1, m[5] !== undefined ? Number(m[5]) : Infinity];
+}
+
+function cmpKey(a, b) {
+  if (Array.isArray(a)) {
+    for (let k = 0; k < Math.min(a.length, b.length); k++) {
+      const c = cmpKey(a[k], b[k]);
+      if (c) return c;
+    }
+    return a.length - b.length;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export const cmpVersion = (a, b) => Math.sign(cmpKey(versionKey(a), versionKey(b)));
+
+export function describeRange(r) {
+  const intro = r.introduced ?? "0";
+  if (hasOwn(r, "fixed")) return intro === "0" ? `every release before ${r.fixed}` : `${intro} to before ${r.fixed}`;
+  if (hasOwn(r, "last_affected")) return intro === "0" ? `every release up to ${r.last_affected}` : `${intro} to ${r.last_affected}`;
+  return intro === "0" ? "every release" : `${intro} and later`;
+}
+
+function versionLeaf(r, ctx) {
+  const product = r.product;
+  const label = PRODUCT_LABEL[product];
+  const v = ctx.versions[product];
+  if (v === undefined) return [U, `no ${label} version given`];
+  const shown = `${label} ${v}` + (ctx.versionTags[product] || "");
+  if (r.unknown) {
+    const seen = r.seen || [];
+    if (seen.some((s) => cmpVersion(v, s) === 0)) return [T, `${shown} is a version where it was seen`];
+    const whereSeen = seen.length ? ` (seen on ${seen.join(", ")})` : "";
+    return [U, `the affected ${label} versions are not known${whereSeen}`];
+  }
+  const lo = r.introduced ?? "0";
+  let inside = cmpVersion(v, lo) >= 0;
+  if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
+  else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
+  const what = lo !== "0" ? describeRange(r) : `(${describeRange(r)})`;
+  return inside ? [T, `${shown} is in the affected range ${what}`] : [F, `${shown} is outside the affected range ${what}`];
+}
+
+// --------------------------------------------------------------------------- values
+
+function show(v) {
+  if (typeof v === "string") return `\`${v}\``;
+  if (Array.isArray(v)) return v.map(show).join(", ");
+  return fmtValue(v);
+}
+
+const isNumber = (v) => typeof v === "number";
+
+function asNumber(v) {
+  if (isNumber(v)) return v;
+  if (typeof v === "string" && NUMBER.test(v.trim())) return Number(v.trim());
+  return null;
+}
+
+function equals(val, want) {
+  if (Array.isArray(val)) return val.some((x) => equals(x, want));
+  if (isNumber(val) && isNumber(want)) return val === want;
+  return fmtValue(val) === fmtValue(want);
+}
+
+function compare(test, val, subject) {
+  if (hasOwn(test, "equals")) {
+    const ok = equals(val, test.equals);
+    return [ok, `${subject} ${ok ? "equals" : "does not equal"} ${show(test.equals)}`];
+  }
+  if (hasOwn(test, "in")) {
+    const ok = test.in.some((w) => equals(val, w));
+    return [ok, `${subject} ${ok ? "is one of" : "is not one of"} ${show(test.in)}`];
+  }
+  const key = hasOwn(test, "min") ? "min" : "max";
+  const items = Array.isArray(val) ? val : [val];
+  const nums = items.map(asNumber);
+  if (!items.length || nums.some((x) => x === null)) return [U, `${subject} is not a number`];
+  const bound = test[key];
+  const ok = nums.some((x) => (key === "min" ? x >= bound : x <= bound));
+  const w = key === "min" ? (ok ? "is at least" : "is less than") : ok ? "is at most" : "is more than";
+  return [ok, `${subject} ${w} ${fmtValue(bound)}`];
+}
+
+// --------------------------------------------------------------------------- context
+
+class Context {
+  constructor(engine, parsed, specs, gpu, versions, versionTags, modelTraits) {
+    this.engine = engine;
+    this.parsed = parsed;
+    this.specs = specs;
+    this.program = parsed.program;
+    this.gpu = gpu;
+    this.versions = versions;
+    this.versionTags = versionTags;
+    this.modelTraits = modelTraits;
+    this.models = {};
+  }
+
+  arg(name, program) {
+    const key = ARGS_PROGRAM[program];
+    const spec = this.specs[key];
+    if (spec && spec.byOption.has(name)) return spec.byOption.get(name);
+    for (const other of this.engine.arglists(key)) if (other.byOption.has(name)) return other.byOption.get(name);
+    return null;
+  }
+
+  flagName(name, arg, engineCall) {
+    if (engineCall && arg && arg.field) return `\`${arg.field}\``;
+    return `\`${name}\``;
+  }
+
+  static flagShown(entry) {
+    if (entry.kwarg) return `\`${entry.written}=${entry.raw}\``;
+    const { name, written } = entry;
+    if (entry.raw === null && written.startsWith("--no-") && !name.startsWith("--no-")) return `\`${written}\``;
+    let text = entry.raw === null || entry.raw === "" ? `\`${name}\`` : `\`${name} ${entry.raw}\``;
+    if (written !== name) text += ` (written \`${written}\`)`;
+    return text;
+  }
+
+  lookup(name, program) {
+    const arg = this.arg(name, program);
+    const canonical = arg ? arg.name : name;
+    const entry = hasOwn(this.parsed.flags, canonical) ? this.parsed.flags[canonical] : null;
+    return [arg, entry, this.flagName(canonical, arg, this.program === "engine")];
+  }
+
+  opaque() {
+    return this.parsed.opaque.length ? this.parsed.opaque[0] : null;
+  }
+
+  runs(program) {
+    return this.program === program || (program === "sglang" && this.program === "engine");
+  }
+
+  model(role) {
+    if (hasOwn(this.models, role)) return this.models[role];
+    const flag = role === "target" ? "--model-path" : "--speculative-draft-model-path";
+    const entry = this.lookup(flag, "sglang")[1];
+    let found;
+    if (role === "target" && this.modelTraits) found = ["config", this.modelTraits.source || "config.json", []];
+    else if (entry === null || entry.raw === null || entry.raw === "") found = ["none", null, []];
+    else if (entry.dynamic) found = ["dynamic", entry.raw, []];
+    else {
+      const name = String(entry.value);
+      found = ["given", name, this.engine.matchModel(name)];
+    }
+    this.models[role] = found;
+    return found;
+  }
+}
+
+// --------------------------------------------------------------------------- leaves
+
+function flagLeaf(c, ctx) {
+  const program = c.program || "sglang";
+  if (!ctx.runs(program)) return [F, `the command is not ${PROGRAM_WORDS[program]}`];
+  const [arg, entry, shownName] = ctx.lookup(c.name, program);
+  const opaque = ctx.opaque();
+  if (hasOwn(c, "present") || hasOwn(c, "absent")) {
+    let given, reason;
+    if (entry !== null) { given = T; reason = `${Context.flagShown(entry)} is given`; }
+    else if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`];
+    else { given = F; reason = `${shownName} is not given`; }
+    return [hasOwn(c, "present") ? given : !given, reason];
+  }
+  if (entry !== null) {
+    const subject = Context.flagShown(entry);
+    if (entry.dynamic) return [U, `${subject} is not a literal value`];
+    return compare(c, entry.value, subject);
+  }
+  if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`];
+  if (arg === null) return [U, `${shownName} is not given and the manual has no default for it`];
+  if (arg.default === null || arg.default === undefined) return [U, `${shownName} is not given and its default is decided at run time`];
+  return compare(c, arg.default, `${shownName} is not given, so its default ${show(arg.default)}`);
+}
+
+const TRUTHY = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false, "": false };
+const truthy = (value) => (hasOwn(TRUTHY, value.trim().toLowerCase()) ? TRUTHY[value.trim().toLowerCase()] : undefined);
+
+function envLeaf(c, ctx) {
+  const name = c.name;
+  const entry = hasOwn(ctx.parsed.env, name) ? ctx.parsed.env[name] : null;
+  const opaque = ctx.parsed.env_opaque.length ? ctx.parsed.env_opaque[0] : null;
+  if (entry === null) {
+    if (opaque) return [U, `\`${name}\` is not set in the command, but ${opaque} may set it`];
+    if (hasOwn(c, "absent")) return [T, `\`${name}\` is not set`];
+    return [F, `\`${name}\` is not set`];
+  }
+  const shown = entry.host ? `\`${name}\` (passed through from the host)` : `\`${name}=${entry.value}\``;
+  if (hasOwn(c, "present")) return [T, `${shown} is set`];
+  if (hasOwn(c, "absent")) return [F, `${shown} is set`];
+  if (entry.host) return [U, `\`${name}\` is passed through from the host; its value is not in the command`];
+  if (entry.dynamic) return [U, `${shown} is not a literal value`];
+  const value = entry.value;
+  const want = hasOwn(c, "equals") ? c.equals : (c.in || [null])[0];
+  if (typeof want === "boolean" && hasOwn(c, "equals")) {
+    const ok = truthy(value) === want;
+    return [ok, `${shown} ${ok ? "equals" : "does not equal"} ${show(want)}`];
+  }
+  if (hasOwn(c, "equals") || hasOwn(c, "in")) {
+    const wanted = hasOwn(c, "equals") ? [c.equals] : c.in;
+    let ok = false;
+    for (const w of wanted) {
+      if (isNumber(w)) {
+        const num = asNumber(value);
+        ok = ok || (num !== null && num === w);
+      } else if (typeof w === "boolean") ok = ok || truthy(value) === w;
+      else ok = ok || value === w;
+    }
+    if (hasOwn(c, "equals")) return [ok, `${shown} ${ok ? "equals" : "does not equal"} ${show(c.equals)}`];
+    return [ok, `${shown} ${ok ? "is one of" : "is not one of"} ${show(c.in)}`];
+  }
+  return compare(c, value, shown);
+}
+
+function rangeWords(r) {
+  if (hasOwn(r, "min") && hasOwn(r, "max")) return `${r.min} to ${r.max}`;
+  return hasOwn(r, "min") ? `at least ${r.min}` : `at most ${r.max}`;
+}
+
+const CC = new Map();
+function ccKey(x) {
+  let key = CC.get(x);
+  if (key === undefined) {
+    key = String(x).split(".").map(Number);
+    if (CC.size < 1000) CC.set(x, key);
+  }
+  return key;
+}
+
+function gpuLeaf(c, ctx) {
+  const g = ctx.gpu;
+  if (g === null) return [U, "no GPU given"];
+  const name = g.name;
+  if (hasOwn(c, "name")) {
+    if (c.name.includes(g.id)) return [T, `GPU ${name}`];
+    const names = c.name.map((i) => (ctx.engine.gpusById.has(i) ? ctx.engine.gpusById.get(i).name : i));
+    return [F, `GPU ${name} is not ${names.join(" or ")}`];
+  }
+  if (hasOwn(c, "architecture")) {
+    const ok = c.architecture.includes(g.architecture);
+    return ok ? [T, `GPU ${name}: architecture ${g.architecture}`]
+      : [F, `GPU ${name}: architecture ${g.architecture}, not ${c.architecture.join(" or ")}`];
+  }
+  if (hasOwn(c, "vendor")) {
+    const ok = c.vendor.includes(g.vendor);
+    return ok ? [T, `GPU ${name}: vendor ${g.vendor}`] : [F, `GPU ${name}: vendor ${g.vendor}, not ${c.vendor.join(" or ")}`];
+  }
+  if (hasOwn(c, "compute_capability")) {
+    const cc = g.compute_capability;
+    if (!cc) return [F, `GPU ${name} has no CUDA compute capability`];
+    const r = c.compute_capability;
+    const ok = (!hasOwn(r, "min") || cmpKey(ccKey(cc), ccKey(r.min)) >= 0) && (!hasOwn(r, "max") || cmpKey(ccKey(cc), ccKey(r.max)) <= 0);
+    return ok ? [T, `GPU ${name}: compute capability ${cc}`] : [F, `GPU ${name}: compute capability ${cc}, not ${rangeWords(r)}`];
+  }
+  const r = c.memory_gb;
+  const mem = g.memory_gb;
+  if (mem === undefined || mem === null) return [U, `GPU ${name}: the manual does not know its memory size`];
+  const ok = (!hasOwn(r, "min") || mem >= r.min) && (!hasOwn(r, "max") || mem <= r.max);
+  const shown = fmtValue(mem);
+  return ok ? [T, `GPU ${name}: ${shown} GB of memory`] : [F, `GPU ${name}: ${shown} GB of memory, not ${rangeWords(r)}`];
+}
+
+function modelLeaf(c, ctx) {
+  const role = c.role || "target";
+  let [state, name, entries] = ctx.model(role);
+  const who = role === "draft" ? "draft model" : "model";
+  if (state === "none") {
+    if (role === "draft") return [F, "no draft model (`--speculative-draft-model-path` is not given)"];
+    const opaque = ctx.opaque();
+    return [U, "no model path given" + (opaque ? ` (${opaque} may set it)` : "")];
+  }
+  if (state === "dynamic") return [U, `${who} path \`${name}\` is not a literal value`];
+  if (state === "config") {
+    if (hasOwn(c, "trait")) {
+      const words = TRAIT_WORDS[c.trait];
+      const traits = ctx.modelTraits.traits || [];
+      return traits.includes(c.trait) ? [T, `model config ${name}: ${words}`] : [F, `model config ${name}: no ${words}`];
+    }
+    const path = ctx.lookup("--model-path", "sglang")[1];
+    if (path === null || path.dynamic || path.raw === null || path.raw === "") {
+      return [U, `model config ${name} does not name the model family`];
+    }
+    name = String(path.value);
+    entries = ctx.engine.matchModel(name);
+  }
+  const families = entries.filter((e) => !e.quant);
+  if (hasOwn(c, "trait")) {
+    const trait = c.trait;
+    const words = TRAIT_WORDS[trait];
+    const carriers = entries.filter((e) => e.traits.includes(trait));
+    if (carriers.length) return [T, `${who} ${name}: ${words} (${carriers[0].family})`];
+    const deciding = QUANT_TRAITS.includes(trait) ? entries : families;
+    if (deciding.length) {
+      return [F, `${who} ${name} (${(families.length ? families : entries).map((e) => e.family).join(", ")}): no ${words}`];
+    }
+    return [U, `${who} ${name} is not in the manual's model list`];
+  }
+  const wanted = c.family;
+  const hit = entries.filter((e) => wanted.includes(e.family));
+  if (hit.length) return [T, `${who} ${name}: family ${hit[0].family}`];
+  if (families.length) return [F, `${who} ${name}: family ${families.map((e) => e.family).join(", ")}, not ${wanted.join(" or ")}`];
+  return [U, `${who} ${name} is not in the manual's model list`];
+}
+
+function isIPv6(text) {
+  text = text.split("%")[0];
+  if ((text.match(/::/g) || []).length > 1 || !text.includes(":")) return false;
+  const at = text.indexOf("::");
+  const sep = at >= 0;
+  const sides = sep ? [text.slice(0, at), text.slice(at + 2)] : [text];
+  let groups = [];
+  for (const side of sides) if (side !== "") groups = groups.concat(side.split(":"));
+  let need = 8;
+  if (groups.length && groups[groups.length - 1].includes(".")) {
+    const quad = groups[groups.length - 1].split(".");
+    if (quad.length !== 4 || !quad.every((q) => /^[0-9]{1,3}$/.test(q) && Number(q) <= 255)) return false;
+    groups = groups.slice(0, -1);
+    need = 6;
+  }
+  if (!groups.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
+  return sep ? groups.length < need : groups.length === need;
+}
+
+function hasIPv6(value) {
+  for (const part of String(value).replace(/,/g, " ").trim().split(/\s+/).filter(Boolean)) {
+    const v = part.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, "");
+    if (v.startsWith("[")) {
+      const end = v.indexOf("]");
+      if (end > 0 && isIPv6(v.slice(1, end))) return true;
+      continue;
+    }
+    if (isIPv6(v.split("/")[0])) return true;
+  }
+  return false;
+}
+
+function deploymentLeaf(c, ctx) {
+  if (hasOwn(c, "router_policy")) {
+    if (ctx.program !== "router") return [F, `the command is not ${PROGRAM_WORDS.router}`];
+    const [arg, entry, shownName] = ctx.lookup("--policy", "router");
+    let policy, how;
+    if (entry !== null) {
+      if (entry.dynamic) return [U, `${Context.flagShown(entry)} is not a literal value`];
+      policy = entry.value;
+      how = Context.flagShown(entry);
+    } else if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`];
+    else if (arg !== null && arg.default !== null && arg.default !== undefined) {
+      policy = arg.default;
+      how = `the default; ${shownName} is not given`;
+    } else return [U, `${shownName} is not given and its default is not known`];
+    const ok = c.router_policy.includes(String(policy));
+    return ok ? [T, `router policy ${policy} (${how})`] : [F, `router policy ${policy} (${how}), not ${c.router_policy.join(" or ")}`];
+  }
+  if (hasOwn(c, "ipv6")) {
+    let found = null, dynamic = null;
+    for (const [name, entry] of Object.entries(ctx.parsed.flags)) {
+      const key = entry.kwarg ? entry.written : name;
+      if (!ADDRESS_FLAG.test(key.replace(/_/g, "-"))) continue;
+      if (entry.dynamic) dynamic = dynamic || entry;
+      else if (entry.raw && hasIPv6(Array.isArray(entry.value) ? entry.value.map(String).join(" ") : String(entry.value))) {
+        found = found || entry;
+      }
+    }
+    if (found) return [T, `IPv6 address in ${Context.flagShown(found)}`];
+    if (dynamic) return [U, `${Context.flagShown(dynamic)} is not a literal value`];
+    if (ctx.opaque()) return [U, `no IPv6 address in the command, but ${ctx.opaque()} may set an address`];
+    return [F, "no IPv6 address in the command's address flags"];
+  }
+  if (!ctx.runs("sglang")) return [F, `the command is not ${PROGRAM_WORDS.sglang}`];
+  if (hasOwn(c, "pd_role")) {
+    const [, entry, shownName] = ctx.lookup("--disaggregation-mode", "sglang");
+    if (entry !== null) {
+      if (entry.dynamic) return [U, `${Context.flagShown(entry)} is not a literal value`];
+      const role = String(entry.value);
+      if (c.pd_role.includes(role)) return [T, `PD role ${role} (${Context.flagShown(entry)})`];
+      return [F, role === "prefill" || role === "decode"
+        ? `PD role ${role} (${Context.flagShown(entry)}), not ${c.pd_role.join(" or ")}`
+        : `no PD role (${Context.flagShown(entry)})`];
+    }
+    if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`];
+    return [F, `no PD role (${shownName} is not given)`];
+  }
+  const [, addr, addrName] = ctx.lookup("--dist-init-addr", "sglang");
+  const [, nodes, nodesName] = ctx.lookup("--nnodes", "sglang");
+  if (addr !== null && !(addr.raw === null || addr.raw === "")) return [T, `multi-node: ${Context.flagShown(addr)} is given`];
+  if (nodes !== null) {
+    if (nodes.dynamic) return [U, `${Context.flagShown(nodes)} is not a literal value`];
+    const num = asNumber(nodes.value);
+    if (num !== null && num > 1) return [T, `multi-node: ${Context.flagShown(nodes)}`];
+  }
+  if (ctx.opaque()) return [U, `${nodesName} and ${addrName} are not given, but ${ctx.opaque()} may set them`];
+  return [F, `a single node (${nodesName} is not above 1 and ${addrName} is not given)`];
+}
+
+function programLeaf(c, ctx) {
+  const want = c.program;
+  return ctx.program === want ? [T, `the command is ${PROGRAM_WORDS[want]}`] : [F, `the command is not ${PROGRAM_WORDS[want]}`];
+}
+
+const LEAVES = {
+  program: (c, ctx) => programLeaf(c, ctx),
+  flag: (c, ctx) => flagLeaf(c.flag, ctx),
+  env: (c, ctx) => envLeaf(c.env, ctx),
+  gpu: (c, ctx) => gpuLeaf(c.gpu, ctx),
+  model: (c, ctx) => modelLeaf(c.model, ctx),
+  deployment: (c, ctx) => deploymentLeaf(c.deployment, ctx),
+};
+
+const NONE = Object.freeze([]);
+
+// Kleene AND / OR over evaluated children [value, reasons, undecided].
+function all(children) {
+  let anyF = false, anyU = false;
+  for (const ch of children) {
+    if (ch[0] === F) anyF = true;
+    else if (ch[0] === U) anyU = true;
+  }
+  const reasons = [], undecided = [];
+  if (anyF) {
+    for (const ch of children) if (ch[0] === F) reasons.push(...ch[1]);
+    return [F, reasons, undecided];
+  }
+  for (const ch of children) {
+    if (ch[0] === T) reasons.push(...ch[1]);
+    else if (anyU) undecided.push(...ch[2]);
+  }
+  return [anyU ? U : T, reasons, undecided];
+}
+
+function any(children) {
+  let anyT = false, anyU = false;
+  for (const ch of children) {
+    if (ch[0] === T) anyT = true;
+    else if (ch[0] === U) anyU = true;
+  }
+  const reasons = [], undecided = [];
+  if (anyT) {
+    for (const ch of children) if (ch[0] === T) reasons.push(...ch[1]);
+    return [T, reasons, undecided];
+  }
+  if (anyU) {
+    for (const ch of children) if (ch[0] === U) undecided.push(...ch[2]);
+    return [U, reasons, undecided];
+  }
+  for (const ch of children) reasons.push(...ch[1]);
+  return [F, reasons, undecided];
+}
+
+export function evaluate(cond, ctx) {
+  const [key] = Object.keys(cond);
+  const value = cond[key];
+  if (key === "all") return all(value.map((c) => evaluate(c, ctx)));
+  if (key === "any") return any(value.map((c) => evaluate(c, ctx)));
+  if (key === "not") {
+    const [v, rs, us] = evaluate(value, ctx);
+    return [v === U ? U : !v, rs, us];
+  }
+  const [v, reason] = LEAVES[key](cond, ctx);
+  return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
+}
+
+function versionsNode(ranges, ctx) {
+  return any(ranges.map((r) => {
+    const [v, reason] = versionLeaf(r, ctx);
+    return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
+  }));
+}
+
+function dedupe(items) {
+  const out = [];
+  for (const x of items) if (!out.includes(x)) out.push(x);
+  return out;
+}
+
+// --------------------------------------------------------------------------- the engine
+
+const GLOBS = new Map();
+
+// A glob as tokens: "*", "?", {set, negated, body} for [...] and {char} otherwise.
+function globTokens(pattern) {
+  const chars = Array.from(pattern);
+  const tokens = [];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    let end = -1;
+    if (c === "[") for (let k = i + 2; k < chars.length; k++) if (chars[k] === "]") { end = k; break; }
+    if (c === "*" || c === "?") tokens.push(c);
+    else if (c === "[" && end >= 0) {
+      let body = chars.slice(i + 1, end);
+      const negated = body[0] === "!";
+      if (negated) body = body.slice(1);
+      tokens.push({ set: true, negated, body });
+      i = end;
+    } else tokens.push({ char: c });
+  }
+  return tokens;
+}
+
+function inSet(token, ch) {
+  const { negated, body } = token;
+  let hit = false;
+  for (let k = 0; k < body.length;) {
+    if (k + 2 < body.length && body[k + 1] === "-") {
+      hit = hit || (cmpStr(body[k], ch) <= 0 && cmpStr(ch, body[k + 2]) <= 0);
+      k += 3;
+    } else {
+      hit = hit || body[k] === ch;
+      k += 1;
+    }
+  }
+  return hit !== negated;
+}
+
+// Whether `text` (already lower case) matches the shell glob `pattern` as a whole, ignoring case.
+export function globMatch(pattern, text) {
+  let tokens = GLOBS.get(pattern);
+  if (tokens === undefined) {
+    tokens = globTokens(pattern.toLowerCase());
+    GLOBS.set(pattern, tokens);
+  }
+  const chars = Array.from(text);
+  let t = 0, p = 0, star = -1, mark = 0;
+  while (t < chars.length) {
+    const tok = p < tokens.length ? tokens[p] : null;
+    if (tok === "*") { star = p; mark = t; p++; }
+    else if (tok !== null && (tok === "?" || (tok.char !== undefined && tok.char === chars[t]) || (tok.set && inSet(tok, chars[t])))) { p++; t++; }
+    else if (star >= 0) { p = star + 1; mark++; t = mark; }
+    else return false;
+  }
+  while (p < tokens.length && tokens[p] === "*") p++;
+  return p === tokens.length;
+}
+
+// A GPU name as data/gpus.yaml matches it: lower case, runs of spaces, hyphens and underscores as one space.
+const norm = (name) => String(name).toLowerCase().replace(/[\s_-]+/g, " ").trim().split(/\s+/).filter(Boolean).join(" ");
+
+export class Engine {
+  constructor(bundle) {
+    if (bundle.format !== FORMAT) throw new Error(`bundle format ${bundle.format}, expected ${FORMAT}`);
+    this.bundle = bundle;
+    this.version = bundle.version;
+    this.incidents = bundle.incidents;
+    this.gpus = bundle.gpus || [];
+    this.gpusById = new Map(this.gpus.map((g) => [g.id, g]));
+    this.gpuNames = new Map();
+    for (const g of this.gpus) {
+      for (const n of [g.id, g.name, ...(g.aliases || [])]) if (!this.gpuNames.has(norm(n))) this.gpuNames.set(norm(n), g);
+    }
+    this.models = (bundle.models || []).map((m) => {
+      const traits = m.traits || [];
+      return { ...m, traits, quant: traits.length > 0 && traits.every((t) => QUANT_TRAITS.includes(t)) };
+    });
+    this.releases = bundle.releases || {};
+    this.args = new Map();
+  }
+
+  // One release's argument list, indexed on first use (a check needs one or two of them).
+  list(program, version) {
+    const key = `${program} ${version}`;
+    if (!this.args.has(key)) this.args.set(key, new ArgList(program, this.bundle.args[program][version]));
+    return this.args.get(key);
+  }
+
+  versionsOf(program) {
+    const lists = this.bundle.args || {};
+    return Object.keys(hasOwn(lists, program) ? lists[program] : {}).sort((a, b) => cmpVersion(b, a));
+  }
+
+  // Every release's argument list of `program`, newest first, each indexed when reached.
+  *arglists(program) {
+    for (const v of this.versionsOf(program)) yield this.list(program, v);
+  }
+
+  arglist(program, version) {
+    const versions = this.versionsOf(program);
+    if (!versions.length) return null;
+    for (const want of [version, program === "sglang" || program === "sglang-bench" ? this.version : null]) {
+      if (want !== null && want !== undefined && versions.includes(want)) return this.list(program, want);
+    }
+    return this.list(program, versions[0]);
+  }
+
+  specs(version) {
+    const out = {};
+    for (const p of ["sglang", "sglang-router", "sglang-bench", "miles"]) {
+      const s = this.arglist(p, version);
+      if (s !== null) out[p] = s;
+    }
+    return out;
+  }
+
+  parse(command, version = null) {
+    return parse(command, this.specs(version));
+  }
+
+  findGpu(name) {
+    return this.gpuNames.get(norm(name)) || null;
+  }
+
+  // The first family entry whose pattern matches the whole value, and every weight-format entry that matches.
+  matchModel(path) {
+    const value = path.trim().replace(/\/+$/, "").toLowerCase();
+    const found = [];
+    let family = false;
+    for (const m of this.models) {
+      const quant = m.quant;
+      if ((quant || !family) && m.patterns.some((p) => globMatch(p, value))) {
+        found.push(m);
+        family = family || !quant;
+      }
+    }
+    return found;
+  }
+
+  check(command, { gpu = null, version = null, model_traits: modelTraits = null } = {}) {
+    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], checked: 0 };
+    let given = typeof version === "string" && version.trim() ? version.trim() : null;
+    if (given !== null && !VERSION.test(given)) {
+      out.error = `\`${given}\` is not a version number such as ${this.version}`;
+      return out;
+    }
+    if (given && given[0] === "v") given = given.slice(1);
+    const specs = this.specs(given);
+    const parsed = parse(command, specs);
+    if (parsed.error) {
+      out.error = parsed.error;
+      return out;
+    }
+    const program = parsed.program;
+    out.program = program;
+    const product = PRODUCT[program];
+    const versions = {}, tags = {};
+    const releases = (p) => (hasOwn(this.releases, p) ? this.releases[p].versions || [] : []);
+    if (given !== null) {
+      const known = releases(product);
+      if (known.length && !known.some((k) => cmpVersion(given, k) === 0)) {
+        const order = [...known].sort(cmpVersion);
+        out.error = `${PRODUCT_LABEL[product]} has no release ${given}; its releases run from ${order[0]} to ${order[order.length - 1]}`;
+        return out;
+      }
+      versions[product] = given;
+    } else if (parsed.image && product === "sglang" && releases("sglang").some((k) => cmpVersion(parsed.image.version, k) === 0)) {
+      versions.sglang = parsed.image.version;
+      tags.sglang = " (from the image tag)";
+      out.notes.push(`SGLang ${versions.sglang} is taken from the image tag \`${parsed.image.name}\``);
+    }
+    if (!hasOwn(versions, "sglang")) {
+      versions.sglang = this.version;
+      tags.sglang = " (assumed)";
+      out.notes.push(`No SGLang version given: ${this.version} is assumed, the release this manual describes`);
+    }
+    let g = null;
+    if (typeof gpu === "string" && gpu.trim()) {
+      g = this.findGpu(gpu);
+      if (g === null) {
+        const names = [...new Set(this.gpus.map((x) => x.name))].sort(cmpStr);
+        const lowered = new Map();
+        for (const x of this.gpus) if (!lowered.has(norm(x.name))) lowered.set(norm(x.name), x.name);
+        for (const x of this.gpus) for (const a of x.aliases || []) if (!lowered.has(norm(a))) lowered.set(norm(a), x.name);
+        const near = dedupe(closeMatches(norm(gpu), [...lowered.keys()].sort(cmpStr)).map((m) => lowered.get(m)));
+        const hint = near.length ? `; did you mean ${orList(near)}?`
+          : names.length ? `; the manual knows ${names.length} GPUs, such as \`${names[0]}\`` : "; the manual has no GPU list";
+        out.error = `unknown GPU \`${Array.from(gpu.trim()).slice(0, 100).join("")}\`${hint}`;
+        return out;
+      }
+    }
+    const spec = specs[ARGS_PROGRAM[program]];
+    if (spec && hasOwn(versions, product) && spec.version !== versions[product] && given !== null) {
+      out.notes.push(`The manual has no argument list for ${PRODUCT_LABEL[product]} ${versions[product]}; ` +
+        `flags are checked against ${spec.version}`);
+    }
+    out.findings = parsed.findings;
+    const ctx = new Context(this, parsed, specs, g, versions, tags, modelTraits);
+    const applies = [], possible = [];
+    for (const inc of this.incidents) {
+      const exp = inc.exposure;
+      if (!exp) {
+        out.unconditioned.push(inc.id);
+        continue;
+      }
+      if (hasOwn(exp, "not_configuration")) {
+        out.not_checkable.push(inc.id);
+        continue;
+      }
+      out.checked++;
+      const [value, reasons, undecided] = all([versionsNode(exp.versions, ctx), evaluate(exp.when, ctx)]);
+      if (value === F) continue;
+      const item = {
+        id: inc.id, name: inc.name, title: inc.title, path: inc.path,
+        result: value === T ? "applies" : "possible", why: dedupe(reasons), undecided: dedupe(undecided),
+      };
+      if (exp.note) item.note = exp.note;
+      (value === T ? applies : possible).push(item);
+    }
+    out.results = applies.concat(possible);
+    if (out.not_checkable.length) {
+      const n = out.not_checkable.length;
+      out.notes.push(`${n} incident${n !== 1 ? "s are" : " is"} not checkable from a command (not configuration-triggered)`);
+    }
+    if (out.unconditioned.length) {
+      const n = out.unconditioned.length;
+      out.notes.push(`${n} incident${n !== 1 ? "s have" : " has"} no exposure conditions yet`);
+    }
+    return out;
+  }
+}
+
+export function check(bundle, command, options = {}) {
+  return new Engine(bundle).check(command, options);
+}

@@ -1,0 +1,967 @@
+"""Read a pasted launch command the way the shell and SGLang's argument parser would.
+
+    parse(text, args) -> dict
+
+``args`` maps an argument list's program name (``sglang``, ``sglang-router``,
+``sglang-bench``, ``miles``) to one release's list, in the shape of
+``data/<program>-args-<version>.json`` (``{"version": ..., "arguments": [...]}``).
+The result is plain data (see :func:`parse`); nothing here raises on bad input:
+a problem with the paste is an ``error`` in the result, a problem with one flag
+is a ``finding``.
+
+Accepted forms (the JavaScript twin, docs/javascripts/sgm/command.js, accepts
+the same ones and gives the same messages):
+
+* ``python -m sglang.launch_server ...``, ``python3 -m ...``, ``sglang serve ...``,
+  ``python -m sglang_router.launch_router ...``, ``python -m sglang.bench_serving ...``,
+  ``python3 train.py ...`` (Miles);
+* in front of them: ``NAME=value`` prefixes, ``env [-i] [-u NAME] NAME=value``,
+  ``export NAME=value`` lines, ``sudo``, ``nohup``, ``exec``, ``time``, ``uv run``,
+  ``bash -c "..."``, ``ray job submit ... --``, ``docker run [options] IMAGE ...``
+  and ``docker exec [options] CONTAINER ...``;
+* backslash continuations, comments, quotes, redirections, pipes and ``&&``;
+* ``--flag value``, ``--flag=value``, switches, lists (``nargs``), aliases and the
+  unambiguous abbreviations argparse accepts (``--tp`` for ``--tp-size``);
+* a Python ``sgl.Engine(...)`` / ``Engine(...)`` / ``ServerArgs(...)`` call, read
+  with :mod:`ast`; its keyword arguments are ``ServerArgs`` fields.
+"""
+from __future__ import annotations
+
+# `re` (with the enum module it imports) costs more start-up time than a whole check, so the
+# patterns every command meets are written out below; `re` is imported only for rarer ones.
+
+MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste beyond this is refused
+
+# The program a command runs -> the argument list that describes it.
+ARGS_PROGRAM = {"sglang": "sglang", "engine": "sglang", "router": "sglang-router",
+                "bench": "sglang-bench", "miles": "miles"}
+# How findings name an argument list: (article, label).
+ARGS_LABEL = {"sglang": ("an", "SGLang"), "sglang-router": ("an", "sglang-router"),
+              "sglang-bench": ("an", "SGLang bench_serving"), "miles": ("a", "Miles")}
+MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench",
+           "sglang_router.launch_router": "router"}
+MILES_SCRIPTS = ("train.py", "train_async.py")
+NOT_A_COMMAND = ("not a command this checker reads: paste `python -m sglang.launch_server ...`, "
+                 "`sglang serve ...`, `python -m sglang_router.launch_router ...`, "
+                 "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
+                 "or a Python `sgl.Engine(...)` call")
+
+def _re():
+    import re
+
+    return re
+
+
+class _Lazy:
+    """A pattern compiled on first use: most checks never need it, and compiling costs start-up time."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern, self.flags, self._compiled = pattern, flags, None
+
+    def __getattr__(self, name):
+        if self._compiled is None:
+            self._compiled = _re().compile(self.pattern, self.flags)
+        return getattr(self._compiled, name)
+
+
+DIGITS = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_REST = _NAME_START | DIGITS
+
+
+def digits(text: str) -> bool:
+    """[0-9]+"""
+    return bool(text) and all(c in DIGITS for c in text)
+
+
+def _grouped(text: str) -> bool:
+    """[0-9]+(_[0-9]+)*"""
+    return all(digits(part) for part in text.split("_"))
+
+
+def assignment(text: str):
+    """(NAME, value) for a shell assignment word NAME=value (NAME: [A-Za-z_][A-Za-z0-9_]*), else None."""
+    at = text.find("=")
+    if at <= 0 or text[0] not in _NAME_START or not all(c in _NAME_REST for c in text[1:at]):
+        return None
+    return text[:at], text[at + 1:]
+
+
+def _is_python(name: str) -> bool:
+    """python[0-9]*(.[0-9]+)*: python, python3, python3.11"""
+    if not name.startswith("python"):
+        return False
+    head, *rest = name[6:].split(".")
+    return (head == "" or digits(head)) and all(digits(p) for p in rest)
+
+
+def negative_number(text: str) -> bool:
+    """-([0-9]+|[0-9]*.[0-9]+): a word argparse reads as a value, not an option"""
+    if not text.startswith("-"):
+        return False
+    whole, dot, frac = text[1:].partition(".")
+    return digits(frac) and (whole == "" or digits(whole)) if dot else digits(whole)
+
+
+def is_int(text: str) -> bool:
+    """[+-]?[0-9]+(_[0-9]+)*"""
+    return _grouped(text[1:] if text[:1] in ("+", "-") else text)
+
+
+def is_float(text: str, *, underscores: bool = True) -> bool:
+    """[+-]?(D(.D?)?|.D)([eE][+-]?[0-9]+)? where D is [0-9]+, with single underscores between
+    digits when ``underscores``."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    cut = next((k for k, c in enumerate(body) if c in "eE"), -1)
+    if cut >= 0:
+        exponent = body[cut + 1:]
+        if not digits(exponent[1:] if exponent[:1] in ("+", "-") else exponent):
+            return False
+        body = body[:cut]
+    group = _grouped if underscores else digits
+    whole, dot, frac = body.partition(".")
+    if not dot:
+        return group(whole)
+    if whole == "":
+        return group(frac)
+    return group(whole) and (frac == "" or group(frac))
+_CALL = _Lazy(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
+_LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router"
+                    r"|docker\s+(run|exec)|train(_async)?\.py")
+_DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
+
+# docker run / docker exec options that take a value (everything else is a switch).
+DOCKER_VALUE = {
+    "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "-c", "--cpu-shares", "--cap-add",
+    "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpus",
+    "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--dns",
+    "--dns-option", "--dns-search", "--domainname", "-e", "--env", "--entrypoint", "--env-file", "--expose",
+    "--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries", "--health-start-period",
+    "--health-timeout", "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "-l", "--label",
+    "--label-file", "--link", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
+    "--memory-reservation", "--memory-swap", "--mount", "--name", "--network", "--net", "--network-alias",
+    "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl",
+    "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v", "--volume", "--volume-driver",
+    "--volumes-from", "-w", "--workdir",
+}
+SUDO_VALUE = {"-u", "-g", "-C", "-D", "-r", "-t", "-U", "-p"}
+UV_VALUE = {"--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--env-file",
+            "--extra", "--group", "--index", "--index-url", "--extra-index-url", "--package", "--isolated"}
+
+
+class CommandError(Exception):
+    """The paste cannot be read as a command; the message says why, in one line."""
+
+
+# --------------------------------------------------------------------------- shell words
+
+class Word(str):
+    """A shell word after quote removal; ``dynamic`` when it holds an unexpanded $... or `...`."""
+
+    dynamic: bool = False
+
+
+def _word(text: str, dynamic: bool) -> Word:
+    w = Word(text)
+    w.dynamic = dynamic
+    return w
+
+
+def _where(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"line {line}, column {col}"
+
+
+def _skip_balanced(text: str, i: int, open_: str, close: str) -> int:
+    """Index just past the ``close`` that balances the ``open_`` at ``i``; -1 if none."""
+    depth, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and open_ == "(":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return -1
+            i = end + 1
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+_REDIRECTS = ("<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">")  # longest first
+
+
+def shell_split(text: str) -> list[list[Word]]:
+    """Split shell text into simple commands (lists of words), as a POSIX shell would,
+    without expanding anything. Raises CommandError on unbalanced quotes."""
+    commands: list[list[Word]] = [[]]
+    cur: list[str] | None = None
+    dyn = False
+    skip_next = False  # the word after a redirection is its target, not an argument
+    i, n = 0, len(text)
+
+    def end_word():
+        nonlocal cur, dyn, skip_next
+        if cur is not None:
+            if skip_next:
+                skip_next = False
+            else:
+                commands[-1].append(_word("".join(cur), dyn))
+        cur, dyn = None, False
+
+    def new_command():
+        end_word()
+        if commands[-1]:
+            commands.append([])
+
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            if text.startswith("\r\n", i + 1):
+                i += 3
+                continue
+            if i + 1 < n and text[i + 1] == "\n":
+                i += 2
+                continue
+            if i + 1 >= n:
+                i += 1
+                continue
+            cur = cur if cur is not None else []
+            cur.append(text[i + 1])
+            i += 2
+        elif c in " \t\r\f\v":
+            end_word()
+            i += 1
+        elif c in "\n;":
+            new_command()
+            i += 1
+        elif c == "&":
+            if text.startswith("&>", i):
+                if cur is not None and not skip_next:
+                    end_word()
+                i += 3 if text.startswith("&>>", i) else 2
+                skip_next = True
+                continue
+            new_command()
+            i += 2 if text.startswith("&&", i) else 1
+        elif c == "|":
+            new_command()
+            i += 2 if text.startswith(("||", "|&"), i) else 1
+        elif c in "<>":
+            if cur is not None and digits("".join(cur)) and not dyn:
+                cur, dyn = None, False  # a file descriptor number: 2>&1
+            else:
+                end_word()
+            i += next(len(op) for op in _REDIRECTS if text.startswith(op, i))
+            skip_next = True
+        elif c == "#" and cur is None:
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                raise CommandError(f"unbalanced quote: the ' at {_where(text, i)} is never closed")
+            cur = cur if cur is not None else []
+            cur.append(text[i + 1:end])
+            i = end + 1
+        elif c == '"':
+            cur = cur if cur is not None else []
+            j = i + 1
+            while True:
+                if j >= n:
+                    raise CommandError(f'unbalanced quote: the " at {_where(text, i)} is never closed')
+                d = text[j]
+                if d == '"':
+                    break
+                if d == "\\" and j + 1 < n and text[j + 1] in '"\\$`\n':
+                    if text[j + 1] != "\n":
+                        cur.append(text[j + 1])
+                    j += 2
+                    continue
+                if d in "$`":
+                    dyn = True
+                cur.append(d)
+                j += 1
+            i = j + 1
+        elif c == "$" and i + 1 < n and text[i + 1] in "({":
+            end = _skip_balanced(text, i + 1, text[i + 1], ")" if text[i + 1] == "(" else "}")
+            if end < 0:
+                raise CommandError(f"unbalanced parenthesis: the ${text[i + 1]} at {_where(text, i)} is never closed")
+            cur = cur if cur is not None else []
+            cur.append(text[i:end])
+            dyn = True
+            i = end
+        elif c == "$" and i + 1 < n and text[i + 1] == "'":
+            end = text.find("'", i + 2)
+            if end < 0:
+                raise CommandError(f"unbalanced quote: the $' at {_where(text, i)} is never closed")
+            cur = cur if cur is not None else []
+            cur.append(text[i + 2:end])
+            i = end + 1
+        elif c == "`":
+            end = text.find("`", i + 1)
+            if end < 0:
+                raise CommandError(f"unbalanced quote: the ` at {_where(text, i)} is never closed")
+            cur = cur if cur is not None else []
+            cur.append(text[i:end + 1])
+            dyn = True
+            i = end + 1
+        else:
+            if c == "$" and i + 1 < n and (text[i + 1] in _NAME_REST or text[i + 1] in "@*#?$!-"):
+                dyn = True
+            cur = cur if cur is not None else []
+            cur.append(c)
+            i += 1
+    end_word()
+    return [cmd for cmd in commands if cmd]
+
+
+def _strip_prompts(text: str) -> str:
+    """Drop a shell prompt ("$ ") in front of pasted lines."""
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        rest = line.lstrip(" \t")
+        if rest[:1] == "$" and rest[1:2] in (" ", "\t"):
+            lines[k] = rest[1:].lstrip(" \t")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- argument lists
+
+class ArgList:
+    """One release's argument list, indexed for the parser."""
+
+    def __init__(self, program: str, data: dict):
+        self.program = program
+        self.version = data.get("version")
+        self.arguments = data.get("arguments") or []
+        self.by_option: dict[str, dict] = {}
+        self.by_field: dict[str, dict] = {}
+        for arg in self.arguments:
+            for name in [arg["name"], *(arg.get("aliases") or [])]:
+                self.by_option.setdefault(name, arg)
+            if arg.get("field"):
+                self.by_field.setdefault(arg["field"], arg)
+        self._options: list[str] | None = None
+        self._suggestable: list[str] | None = None
+
+    @property
+    def options(self) -> list[str]:
+        """Every option string, sorted (needed only for abbreviations and suggestions)."""
+        if self._options is None:
+            self._options = sorted(self.by_option)
+        return self._options
+
+    @property
+    def suggestable(self) -> list[str]:
+        """What a suggestion may offer: not the abbreviations an argument list records as aliases
+        (a prefix of another name of the same argument, such as `--tp` of `--tp-size`)."""
+        if self._suggestable is None:
+            def names(o):
+                return [self.by_option[o]["name"], *(self.by_option[o].get("aliases") or [])]
+            self._suggestable = [o for o in self.options if not any(n != o and n.startswith(o) for n in names(o))]
+        return self._suggestable
+
+    @property
+    def label(self) -> str:
+        """"an SGLang 0.5.22" (with its article)."""
+        article, label = ARGS_LABEL.get(self.program, ("a", self.program))
+        return f"{article} {label} {self.version}"
+
+    @property
+    def name(self) -> str:
+        """"SGLang 0.5.22"."""
+        return f"{ARGS_LABEL.get(self.program, ('a', self.program))[1]} {self.version}"
+
+    def resolve(self, written: str) -> tuple[dict | None, list[dict]]:
+        """The argument an option string names: exact, or an unambiguous prefix (as argparse
+        allows). Returns (argument, []) or (None, the arguments an ambiguous prefix could mean)."""
+        arg = self.by_option.get(written)
+        if arg is not None:
+            return arg, []
+        if not written.startswith("--") or len(written) < 3:
+            return None, []
+        found: list[dict] = []
+        for name in self.options:
+            if name.startswith(written):
+                arg = self.by_option[name]
+                if not any(a is arg for a in found):
+                    found.append(arg)
+        if len(found) == 1:
+            return found[0], []
+        return None, found
+
+
+class Specs:
+    """Argument lists by program name, each made when first asked for: a check reads one or two."""
+
+    def __init__(self, makers: dict):
+        self._makers, self._made = makers, {}
+
+    def get(self, program: str, default=None):
+        if program not in self._made:
+            maker = self._makers.get(program)
+            self._made[program] = maker() if maker is not None else None
+        found = self._made[program]
+        return default if found is None else found
+
+
+def is_switch(arg: dict) -> bool:
+    return arg.get("nargs") == 0
+
+
+def close_matches(word: str, options: list[str]) -> list[str]:
+    import difflib
+
+    if len(word) > 200:  # a pasted blob, not a typo
+        return []
+    return difflib.get_close_matches(word, options, n=3, cutoff=0.6)
+
+
+def or_list(items: list[str]) -> str:
+    quoted = [f"`{x}`" for x in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def convert(value: str, kind: str):
+    """A command-line word as the argument's type; raises ValueError when it is not one."""
+    if kind == "int":
+        if not is_int(value):
+            raise ValueError("an integer")
+        return int(value.replace("_", ""))
+    if kind == "float":
+        if not is_float(value):
+            raise ValueError("a number")
+        return float(value.replace("_", ""))
+    if kind == "json":
+        import json
+
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise ValueError("valid JSON") from None
+    return value
+
+
+def fmt_value(v) -> str:
+    """A value as the manual writes it (the same text in Python and JavaScript)."""
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if v is None:
+        return "null"
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and v.is_integer() and abs(v) < 1e16:
+            return str(int(v))
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(fmt_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{fmt_value(k)}: {fmt_value(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+# --------------------------------------------------------------------------- flags
+
+def _finding(findings: list, code: str, message: str) -> None:
+    if not any(f["message"] == message for f in findings):
+        findings.append({"code": code, "message": message})
+
+
+def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: dict, *, serve: bool = False) -> None:
+    """Read the words after the program into result["flags"] (canonical name -> entry)."""
+    flags, findings = result["flags"], result["findings"]
+    check_unknown = program != "miles"  # Miles hands the flags it does not define to Megatron
+    if serve and words and not words[0].startswith("-"):  # `sglang serve MODEL`: the first word is the model
+        words = [_word("--model-path", False), *words]
+    i, n = 0, len(words)
+    only_values = False
+
+    def takes(k: int) -> bool:
+        if k >= n or words[k] == "--":
+            return False
+        nxt = words[k]
+        return not nxt.startswith("-") or negative_number(nxt)
+
+    while i < n:
+        w = words[i]
+        i += 1
+        if w.dynamic and w[:1] in "$`":
+            _opaque(result, "opaque", f"`{w}`", "flags")
+            continue
+        if w == "--" and not only_values:
+            only_values = True
+            continue
+        if w[:1] in _DASHES and not only_values:
+            fixed = "--" + w.lstrip("".join(_DASHES) + "-")
+            _finding(findings, "typographic-dash",
+                     f"`{w}` starts with a typographic dash; the shell needs `{fixed.split('=')[0]}`")
+            w = _word(fixed, w.dynamic)
+        if only_values or not w.startswith("-") or w == "-" or negative_number(w):
+            _finding(findings, "unexpected-word", f"`{w}` is not a flag or a flag's value")
+            continue
+        written, attached = w, None
+        if w.startswith("--") and "=" in w:
+            written, attached = w.split("=", 1)
+        if serve and written == "--model-type":  # read by `sglang serve` itself
+            if attached is None and takes(i):
+                i += 1
+            continue
+        arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
+        if ambiguous:
+            _finding(findings, "ambiguous-flag", f"`{written}` is ambiguous in {spec.name}: it could be "
+                                                 + or_list([a["name"] for a in ambiguous]))
+        elif arg is None and spec is not None and check_unknown:
+            matches = close_matches(written, spec.suggestable)
+            hint = f"; did you mean {or_list(matches)}?" if matches else ""
+            _finding(findings, "unknown-flag", f"`{written}` is not {spec.label} argument{hint}")
+        name = arg["name"] if arg is not None else written
+        if arg is not None and is_switch(arg):
+            if attached is not None:
+                _finding(findings, "bad-value", f"`{w}`: `{name}` takes no value")
+            negated = written.startswith("--no-") and not arg["name"].startswith("--no-")
+            value = False if negated or arg.get("action") == "store_false" else True
+            entry = {"name": name, "written": written, "raw": None, "value": value, "dynamic": False}
+        else:
+            nargs = arg.get("nargs") if arg is not None else None
+            many = nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1)
+            values: list[Word] = []
+            if attached is not None:
+                values = [_word(attached, w.dynamic)]
+            else:
+                limit = nargs if isinstance(nargs, int) and nargs > 1 else (n if many else 1)
+                while len(values) < limit and takes(i):
+                    values.append(words[i])
+                    i += 1
+            if values:
+                entry = _typed_entry(name, written, values, arg, findings)
+            elif arg is None:  # an unknown flag with no value after it: read it as a switch
+                entry = {"name": name, "written": written, "raw": None, "value": True, "dynamic": False}
+            elif nargs == "*":
+                entry = {"name": name, "written": written, "raw": "", "value": [], "dynamic": False}
+            else:
+                if nargs != "?":
+                    _finding(findings, "missing-value", f"`{name}` needs a value")
+                entry = {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
+            if many:
+                entry["list"] = True
+        if arg is None:
+            entry["unknown"] = True
+        elif arg.get("deprecated"):
+            _finding(findings, "deprecated-flag", f"`{written}` is deprecated in {spec.name}")
+        if name in flags:
+            _finding(findings, "repeated-flag", f"`{name}` is given more than once; the last one counts")
+        flags[name] = entry
+        if name == "--config":
+            _opaque(result, "opaque", f"`--config {entry['raw'] or ''}`".replace(" `", "`"), "flags")
+
+
+def _opaque(result: dict, code: str, subject: str, what: str) -> None:
+    """Note something that may set flags (or variables) the paste does not show."""
+    key = "opaque" if what == "flags" else "env_opaque"
+    if subject not in result[key]:
+        result[key].append(subject)
+    noun = "flags" if what == "flags" else "environment variables"
+    _finding(result["findings"], code, f"{subject} may set {noun} the paste does not show; "
+                                       f"tests on {noun} it does not give are undecided")
+
+
+def _typed_entry(name: str, written: str, values: list[Word], arg: dict | None, findings: list) -> dict:
+    raw = " ".join(values)
+    dynamic = any(v.dynamic for v in values)
+    entry = {"name": name, "written": written, "raw": raw, "value": None, "dynamic": dynamic}
+    if dynamic:
+        return entry
+    kind = (arg or {}).get("type") or "str"
+    typed = []
+    for v in values:
+        try:
+            typed.append(convert(v, kind))
+        except ValueError as err:
+            _finding(findings, "bad-value", f"`{name} {raw}` is not {err}")
+            entry["dynamic"] = True
+            return entry
+    choices = (arg or {}).get("choices")
+    if choices:
+        allowed = {fmt_value(c) for c in choices}
+        for t in typed:
+            if fmt_value(t) not in allowed:
+                _finding(findings, "invalid-choice", f"`{name} {fmt_value(t)}` is not one of the allowed values: "
+                                                     + ", ".join(fmt_value(c) for c in choices))
+    entry["value"] = typed if len(values) > 1 or ((arg or {}).get("nargs") in ("+", "*")) else typed[0]
+    return entry
+
+
+# --------------------------------------------------------------------------- Python calls
+
+def _call_text(code: str) -> tuple[str, int] | None:
+    """The first ``Engine(...)``/``ServerArgs(...)`` call in ``code``, as text, and where it starts."""
+    for m in _CALL.finditer(code):
+        start = m.start()
+        # skip a match inside a comment or a string, judged by the line before it
+        line_start = code.rfind("\n", 0, start) + 1
+        if "#" in code[line_start:start]:
+            continue
+        end = _skip_balanced_py(code, m.end() - 1)
+        if end < 0:
+            return code[start:], start
+        return code[start:end], start
+    return None
+
+
+def _skip_balanced_py(code: str, i: int) -> int:
+    depth, n = 0, len(code)
+    while i < n:
+        c = code[i]
+        if c in "'\"":
+            q = code[i:i + 3] if code[i:i + 3] in ('"""', "'''") else c
+            j = i + len(q)
+            while j < n and not code.startswith(q, j):
+                j += 2 if code[j] == "\\" else 1
+            if j >= n:
+                return -1
+            i = j + len(q)
+            continue
+        if c == "#":
+            nl = code.find("\n", i)
+            i = n if nl < 0 else nl
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _plain(value):
+    """A Python literal as JSON-like data (tuples as lists, keys as text); ValueError for sets, bytes,
+    complex numbers and the ellipsis, which no flag takes."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else fmt_value(_plain(k))): _plain(v) for k, v in value.items()}
+    raise ValueError(type(value).__name__)
+
+
+def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
+    """Read the keyword arguments of the first Engine(...) call in ``code`` into ``result``.
+    Returns False when there is no such call."""
+    import ast
+
+    found = _call_text(code)
+    if found is None:
+        return False
+    text, _ = found
+    try:
+        import warnings
+
+        with warnings.catch_warnings():  # "invalid decimal literal" and the like: not the reader's concern
+            warnings.simplefilter("ignore")
+            call = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        result["error"] = "the `Engine(...)` call is not valid Python (check its brackets and quotes)"
+        return True
+    if not isinstance(call, ast.Call):
+        result["error"] = "the `Engine(...)` call is not valid Python (check its brackets and quotes)"
+        return True
+    source = text.strip()
+    result["program"] = "engine"
+    result["label"] = "a Python `Engine(...)` call"
+    flags, findings = result["flags"], result["findings"]
+    if call.args:
+        _finding(findings, "positional", "positional arguments to `Engine(...)` are not checked")
+    for kw in call.keywords:
+        segment = " ".join((ast.get_source_segment(source, kw.value) or "").split())
+        if kw.arg is None:
+            _opaque(result, "opaque", f"`**{segment}`", "flags")
+            continue
+        if kw.arg == "server_args":
+            _opaque(result, "opaque", f"`server_args={segment}`", "flags")
+            continue
+        arg = spec.by_field.get(kw.arg) if spec is not None else None
+        if arg is None and spec is not None:
+            cli = spec.by_option.get("--" + kw.arg.replace("_", "-"))
+            matches = close_matches(kw.arg, sorted(spec.by_field))
+            hint = f"; did you mean {or_list(matches)}?" if matches else ""
+            only_cli = (f": `{cli['name']}` exists only on the command line" if cli is not None else "")
+            _finding(findings, "unknown-kwarg",
+                     f"`{kw.arg}` is not a ServerArgs field in SGLang {spec.version}{only_cli}{hint}")
+        try:
+            value, dynamic = _plain(ast.literal_eval(kw.value)), False
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value, dynamic = None, True
+        name = arg["name"] if arg is not None else kw.arg
+        if name in flags:
+            _finding(findings, "repeated-flag", f"`{kw.arg}` is given more than once; the last one counts")
+        entry = {"name": name, "written": kw.arg, "raw": segment, "value": value, "dynamic": dynamic,
+                 "kwarg": True}
+        if arg is None:
+            entry["unknown"] = True
+        flags[name] = entry
+    return True
+
+
+# --------------------------------------------------------------------------- commands
+
+def _basename(word: str) -> str:
+    return word.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _set_env(env: dict, text: str) -> None:
+    found = assignment(text)
+    if found:
+        env[found[0]] = {"value": found[1], "dynamic": getattr(text, "dynamic", False)}
+
+
+def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: int = 0) -> bool:
+    """Find the program in one simple command; fill ``result``. False when it is none of ours."""
+    if depth > 8:
+        return False
+    i, n = 0, len(words)
+    while i < n:
+        while i < n and assignment(words[i]):
+            _set_env(env, words[i])
+            i += 1
+        if i >= n:
+            return False
+        w = _basename(words[i])
+        if w == "env":
+            i += 1
+            while i < n and words[i].startswith("-"):
+                if words[i] == "--":
+                    i += 1
+                    break
+                i += 2 if words[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
+            continue
+        if w == "sudo":
+            i += 1
+            while i < n and words[i].startswith("-"):
+                i += 2 if words[i] in SUDO_VALUE else 1
+            continue
+        if w in ("nohup", "exec", "time", "command", "builtin", "stdbuf"):
+            i += 1
+            while w == "stdbuf" and i < n and words[i].startswith("-"):
+                i += 1
+            continue
+        if w == "uv" and i + 1 < n and words[i + 1] == "run":
+            i += 2
+            while i < n and words[i].startswith("-"):
+                i += 2 if words[i] in UV_VALUE and words[i] != "--isolated" else 1
+            continue
+        if w == "ray" and words[i + 1:i + 3] == ["job", "submit"]:
+            rest = words[i + 3:]
+            if "--" not in rest:
+                return False
+            i = i + 3 + rest.index("--") + 1
+            continue
+        if w in ("bash", "sh", "zsh", "dash") and i + 1 < n and _re().match(r"^-[a-z]*c[a-z]*$", words[i + 1]):
+            if i + 2 >= n:
+                return False
+            return _recognize_text(words[i + 2], env, result, args, depth + 1)
+        if w == "docker" and i + 1 < n and words[i + 1] in ("run", "exec", "container"):
+            j = i + 2 if words[i + 1] != "container" else i + 3
+            if words[i + 1] == "container" and (i + 2 >= n or words[i + 2] not in ("run", "exec")):
+                return False
+            mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
+            entry = None
+            while j < n and words[j].startswith("-"):
+                opt, val = (words[j].split("=", 1) + [None])[:2] if words[j].startswith("--") else (words[j], None)
+                if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
+                    opt, val = opt[:2], opt[2:]
+                if opt in DOCKER_VALUE and val is None:
+                    if j + 1 >= n:
+                        return False
+                    val = words[j + 1]
+                    j += 1
+                j += 1
+                if opt in ("-e", "--env") and val is not None:
+                    if "=" in val:
+                        _set_env(env, val)
+                    else:
+                        env[val] = {"value": None, "dynamic": False, "host": True}
+                elif opt == "--env-file":
+                    _opaque(result, "opaque-env", f"`--env-file {val}`", "env")
+                elif opt == "--entrypoint":
+                    entry = val
+            if j + 1 >= n:  # no image, or nothing after it
+                result["error"] = (f"the `docker {mode}` line runs the image's own command, which the paste "
+                                   "does not show; paste the command the container runs")
+                return True
+            if mode == "run":
+                m = _re().match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
+                                r"(?:[-_].*)?$", words[j])
+                if m:
+                    result["image"] = {"name": str(words[j]), "version": m.group(1)}
+            rest = words[j + 1:]
+            if entry:
+                rest = [_word(x, False) for x in entry.split()] + rest
+            words, i, n = rest, 0, len(rest)
+            continue
+        if _is_python(w):
+            i += 1
+            module = None
+            while i < n and words[i].startswith("-"):
+                opt = words[i]
+                if opt == "-m" and i + 1 < n:
+                    module, i = str(words[i + 1]), i + 2
+                    break
+                if opt.startswith("-m") and len(opt) > 2:
+                    module, i = opt[2:], i + 1
+                    break
+                if opt == "-c" and i + 1 < n:
+                    return _recognize_python(words[i + 1], result, args)
+                i += 2 if opt in ("-X", "-W", "-Q") else 1
+            if module is None:
+                if i < n and _basename(words[i]) in MILES_SCRIPTS:
+                    return _found(result, "miles", f"`python {_basename(words[i])}` (Miles)", words[i + 1:], args)
+                return False
+            program = MODULES.get(module)
+            if program is None:
+                if module.startswith(("sglang", "sglang_router")):
+                    result["error"] = (f"`python -m {module}` is not a command this checker reads; it reads "
+                                       "`sglang.launch_server`, `sglang_router.launch_router` and "
+                                       "`sglang.bench_serving`")
+                    return True
+                return False
+            return _found(result, program, f"`python -m {module}`", words[i:], args)
+        if w == "sglang":
+            if i + 1 < n and words[i + 1] == "serve":
+                return _found(result, "sglang", "`sglang serve`", words[i + 2:], args, serve=True)
+            return False
+        return False
+    return False
+
+
+def _found(result: dict, program: str, label: str, words: list[Word], args: dict, *, serve=False) -> bool:
+    result["program"] = program
+    result["label"] = label
+    spec = args.get(ARGS_PROGRAM[program])
+    if spec is None and program != "miles":
+        label = ARGS_LABEL[ARGS_PROGRAM[program]][1]
+        _finding(result["findings"], "no-argument-list",
+                 f"the manual has no argument list for {label}; flags are read as written")
+    parse_flags(words, spec, program, result, serve=serve)
+    return True
+
+
+def _recognize_python(code: str, result: dict, args: dict) -> bool:
+    if getattr(code, "dynamic", False) and "Engine" not in code:
+        return False
+    return parse_python(str(code), args.get("sglang"), result)
+
+
+def _recognize_text(text: str, env: dict, result: dict, args: dict, depth: int) -> bool:
+    try:
+        commands = shell_split(_strip_prompts(text))
+    except CommandError as err:
+        result["error"] = f"in the `-c` text: {err}"
+        return True
+    for words in commands:
+        if _statement(words, env):
+            continue
+        if _recognize(words, env, result, args, depth):
+            return True
+    return False
+
+
+def _statement(words: list[Word], env: dict) -> bool:
+    """An `export A=1` line or a line of bare assignments: set the variables, run nothing."""
+    if words[0] == "export":
+        for w in words[1:]:
+            _set_env(env, w)
+        return True
+    if all(assignment(w) for w in words):
+        for w in words:
+            _set_env(env, w)
+        return True
+    return False
+
+
+def empty_result() -> dict:
+    return {"program": None, "label": None, "flags": {}, "env": {}, "findings": [], "opaque": [],
+            "env_opaque": [], "image": None, "error": None}
+
+
+def parse(text: str, args: dict) -> dict:
+    """Parse a pasted command.
+
+    ``args``: argument-list program name -> {"version", "arguments"} (or an ArgList).
+    Returns {"program": sglang|router|bench|miles|engine|None, "label", "flags": {canonical
+    name: {"name", "written", "raw", "value", "dynamic", ["unknown"], ["list"], ["kwarg"]}},
+    "env": {NAME: {"value", "dynamic", ["host"]}}, "findings": [{"code", "message"}],
+    "opaque": [why flags not in the command may still be set], "env_opaque": [...],
+    "image": {"name", "version"} | None, "error": str | None}.
+    """
+    specs = args if isinstance(args, Specs) else Specs({k: (lambda k=k, v=v: v if isinstance(v, ArgList)
+                                                                else ArgList(k, v)) for k, v in args.items()})
+    result = empty_result()
+    if not isinstance(text, str) or not text.strip():
+        result["error"] = "the command is empty"
+        return result
+    if len(text) > MAX_CHARS:
+        result["error"] = (f"the paste is {len(text):,} characters long; a launch command is at most "
+                           f"{MAX_CHARS:,}")
+        return result
+    text = text.replace("\r\n", "\n")
+    env: dict = {}
+    pending: list[dict] = []
+    shell_error = None
+    try:
+        commands = shell_split(_strip_prompts(text))
+    except CommandError as err:
+        commands, shell_error = [], str(err)
+    merged: list[list[Word]] = []
+    for words in commands:  # a pasted line that lost its backslash: `--flag` starting a line of its own
+        if merged and words[0].startswith("--") and not words[0].dynamic:
+            merged[-1] = merged[-1] + words
+            lost = True
+        else:
+            merged.append(words)
+            lost = False
+        if lost:
+            warn = (f"a line starts with `{words[0]}` but the line before it does not end with a backslash; "
+                    "it is read as part of the command above")
+            if not any(f["code"] == "lost-continuation" for f in pending):
+                pending.append({"code": "lost-continuation", "message": warn})
+    recognized = 0
+    for words in merged:
+        if _statement(words, env):
+            continue
+        probe = empty_result()
+        local_env = dict(env)
+        if _recognize(words, local_env, probe, specs):
+            recognized += 1
+            if recognized == 1:
+                result = probe
+                result["env"] = local_env
+                if result["error"]:  # the first command is one this checker cannot read: say so
+                    return result
+    if recognized > 1:
+        _finding(result["findings"], "more-commands",
+                 f"the paste holds {recognized} commands; only the first, {result['label']}, is checked")
+    if recognized:
+        result["findings"][:0] = pending
+        return result
+    if _CALL.search(text):
+        probe = empty_result()
+        cleaned = _re().sub(r"(?m)^[ \t]*(>>>|\.\.\.)[ \t]?", "", text)
+        if parse_python(cleaned, specs.get("sglang"), probe):
+            return probe
+    result["error"] = shell_error if shell_error and _LOOKS_LIKE.search(text) else NOT_A_COMMAND
+    return result

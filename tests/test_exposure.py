@@ -1,0 +1,412 @@
+"""The exposure checker: the shared conformance cases, the command line, and the
+JavaScript engine (through `node --test`), so that `make test` runs both engines."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from macros.exposure import Engine, bundle, traits_from_config, version_key
+from macros.loader import load_manual
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFORMANCE = json.loads((ROOT / "tests" / "exposure_conformance.json").read_text("utf-8"))
+NODE = shutil.which("node")
+
+
+@pytest.fixture(scope="module")
+def real_bundle():
+    return bundle(load_manual(ROOT))
+
+
+# --------------------------------------------------------------------------- conformance
+
+def command_text(value) -> str:
+    if isinstance(value, dict):
+        return value["text"] + value["then"] * value["times"]
+    return value
+
+
+def written(entry: dict) -> str:
+    if entry.get("kwarg"):
+        return f"{entry['written']}={entry['raw']}"
+    return entry["written"] + (f" {entry['raw']}" if entry["raw"] not in (None, "") else "")
+
+
+def parse_view(p: dict) -> dict:
+    return {"error": p["error"], "program": p["program"],
+            "flags": {k: written(e) for k, e in p["flags"].items()},
+            "values": {k: (None if e["dynamic"] else e["value"]) for k, e in p["flags"].items()},
+            "env": {k: v["value"] for k, v in p["env"].items()},
+            "findings": [f["message"] for f in p["findings"]], "finding_codes": [f["code"] for f in p["findings"]],
+            "opaque": p["opaque"] + p["env_opaque"], "image_version": (p["image"] or {}).get("version")}
+
+
+def check_view(o: dict) -> dict:
+    results = []
+    for r in o["results"]:
+        item = {"id": r["id"], "result": r["result"], "why": r["why"], "undecided": r["undecided"]}
+        if r.get("note"):
+            item["note"] = r["note"]
+        results.append(item)
+    return {"error": o["error"], "results": results, "findings": [f["message"] for f in o["findings"]],
+            "finding_codes": [f["code"] for f in o["findings"]], "notes": o["notes"],
+            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"]}
+
+
+def missing_needs(case: dict, b: dict) -> list[str]:
+    missing = []
+    for need in case.get("needs", []):
+        value = b
+        for step in need.split("."):
+            value = value.get(step) if isinstance(value, dict) else None
+        if not value:
+            missing.append(need)
+    return missing
+
+
+def run_case(case: dict, real: dict | None) -> dict:
+    b = CONFORMANCE["bundles"][case["bundle"]] if case["bundle"] != "real" else real
+    if isinstance(case["bundle"], dict):
+        b = case["bundle"]
+    if "incidents" in case:
+        b = dict(b, incidents=case["incidents"])
+    engine = Engine(b)
+    inp = case["input"]
+    command = command_text(inp["command"])
+    if case["kind"] == "parse":
+        return parse_view(engine.parse(command, inp.get("version")))
+    return check_view(engine.check(command, gpu=inp.get("gpu"), version=inp.get("version"),
+                                   model_traits=inp.get("model_traits")))
+
+
+@pytest.mark.parametrize("case", CONFORMANCE["cases"], ids=[c["name"] for c in CONFORMANCE["cases"]])
+def test_conformance(case, real_bundle):
+    if case["bundle"] == "real" and missing_needs(case, real_bundle):
+        pytest.skip(f"the repository's data has no {', '.join(missing_needs(case, real_bundle))} yet")
+    got = run_case(case, real_bundle)
+    assert {k: got[k] for k in case["expect"]} == case["expect"]
+
+
+def test_conformance_covers_the_vocabulary():
+    """Every condition kind, test and parser form the brief lists appears in some case."""
+    text = json.dumps(CONFORMANCE)
+    for needle in ['"all"', '"any"', '"not"', '"program"', '"flag"', '"env"', '"gpu"', '"model"', '"deployment"',
+                   '"present"', '"absent"', '"equals"', '"in"', '"min"', '"max"', '"architecture"',
+                   '"compute_capability"', '"memory_gb"', '"vendor"', '"trait"', '"family"', '"role"', '"pd_role"',
+                   '"multi_node"', '"ipv6"', '"router_policy"', '"last_affected"', '"fixed"', '"unknown"',
+                   "sglang serve", "python3 -m", "sglang_router.launch_router", "sglang.bench_serving", "docker run",
+                   "Engine(", "--tp 2", "=0.8", "\\\\\\n", "unknown-flag", "unknown-kwarg", "ambiguous-flag"]:
+        assert needle in text, needle
+    assert len(CONFORMANCE["cases"]) >= 40
+
+
+# --------------------------------------------------------------------------- the JavaScript engine
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_javascript_engine_passes_the_same_cases(tmp_path, real_bundle):
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(real_bundle), "utf-8")
+    result = subprocess.run([NODE, "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True,
+                            env=dict(os.environ, EXPOSURE_BUNDLE=str(path)), timeout=300)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def mutations(count: int, seed: int) -> list[dict]:
+    """Conformance commands with random edits: typos, stray quotes, brackets, dashes, emoji, line breaks."""
+    import random
+
+    rng = random.Random(seed)
+    seeds = [c["input"]["command"] for c in CONFORMANCE["cases"] if isinstance(c["input"]["command"], str)]
+    pieces = list("abcxyz-_=.,:;/ \t\n\\'\"$`(){}[]#|&<>*?!~019") + [
+        "--", "--tp", " --model-path ", "Engine(", "**", "\u2013", "\u00e9", "\U0001F600", "\r\n", "\u00a0",
+        "docker run ", "python -m sglang.launch_server ", "=True", "'" * 3, 'f"{', "lambda ", " if ", "[:", "...",
+        "0x", "1_0", "2g"]
+    out = []
+    for _ in range(count):
+        s = rng.choice(seeds)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            pos = rng.randint(0, len(s))
+            op = rng.random()
+            if op < 0.4:
+                s = s[:pos] + rng.choice(pieces) + s[pos:]
+            elif op < 0.7 and s:
+                s = s[:pos] + s[min(len(s), pos + rng.randint(1, 5)):]
+            else:
+                s = s[:pos] + "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) + s[pos:]
+        out.append({"command": s, "gpu": rng.choice([None, "L4", "h100", "nvidia_l4", "xx"]),
+                    "version": rng.choice([None, None, "0.5.22", "0.5.16", "v0.5.21", "9"])})
+    return out
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_engines_agree_on_mangled_commands(tmp_path):
+    """Both engines give the same views, and neither raises, on 1,000 commands with random edits."""
+    incidents = [i for c in CONFORMANCE["cases"] for i in c.get("incidents", []) if c["name"].startswith(
+        ("three-valued", "deployment: a prefill", "model traits: Qwen3-Next", "env: set"))]
+    b = dict(CONFORMANCE["bundles"]["mini"], incidents=incidents)
+    items = mutations(1000, seed=17)
+    (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
+    (tmp_path / "inputs.json").write_text(json.dumps(items), "utf-8")
+    engine = Engine(b)
+    ours = [{"parse": parse_view(engine.parse(it["command"], it["version"])),
+             "check": check_view(engine.check(it["command"], gpu=it["gpu"], version=it["version"]))} for it in items]
+    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    theirs = json.loads(result.stdout)
+    differ = [(it["command"], o, t) for it, o, t in zip(items, json.loads(json.dumps(ours)), theirs) if o != t]
+    assert not differ, f"{len(differ)} of {len(items)} differ; the first: {differ[0]!r}"[:4000]
+
+
+# --------------------------------------------------------------------------- pieces
+
+def test_version_order():
+    order = ["0", "0.4.10", "0.5.0rc0", "0.5.0rc2", "0.5.0", "0.5.6", "0.5.6.post1", "0.5.6.post2", "0.5.10rc0",
+             "0.5.10", "0.5.22"]
+    assert sorted(order, key=version_key) == order
+    assert version_key("0.5") == version_key("0.5.0")
+
+
+def test_traits_from_config():
+    hybrid = {"model_type": "x", "layer_types": ["linear_attention", "full_attention"], "num_experts": 512}
+    assert traits_from_config(hybrid) == ["hybrid-linear-attention", "moe"]
+    assert traits_from_config({"kv_lora_rank": 512, "n_routed_experts": 256,
+                               "quantization_config": {"quant_method": "fp8"}}) == ["fp8", "mla", "moe"]
+    assert traits_from_config({"sliding_window": 4096, "use_sliding_window": False}) == []
+    assert traits_from_config({"text_config": {"sliding_window": 1024}}) == ["sliding-window"]
+    assert traits_from_config({"hybrid_override_pattern": "M-M-M*-"}) == ["mamba"]
+    assert traits_from_config({"quantization_config": {"quant_algo": "NVFP4"}}) == ["fp4"]
+    assert traits_from_config([]) == []
+
+
+def test_the_real_bundle_is_plain_json(real_bundle):
+    assert json.loads(json.dumps(real_bundle)) == real_bundle
+    assert real_bundle["version"] == "0.5.22"
+    assert {i["id"] for i in real_bundle["incidents"]} == {i.id for i in load_manual(ROOT).incidents}
+
+
+# --------------------------------------------------------------------------- the command line
+
+MINI = CONFORMANCE["bundles"]["mini"]
+ONE = {"id": "t-one", "name": "#1", "title": "One", "path": "incidents/t-one/",
+       "exposure": {"versions": [{"product": "sglang", "introduced": "0"}],
+                    "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}}}}
+MAYBE = {"id": "t-maybe", "name": "#2", "title": "Maybe", "path": "incidents/t-maybe/",
+         "exposure": {"versions": [{"product": "sglang", "introduced": "0"}], "when": {"gpu": {"vendor": ["nvidia"]}}}}
+SERVER = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+
+
+@pytest.fixture(scope="module")
+def mini_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("exposure") / "bundle.json"
+    path.write_text(json.dumps(dict(MINI, incidents=[ONE, MAYBE])), "utf-8")
+    return str(path)
+
+
+def cli(*args, stdin=None, bundle_file=None):
+    extra = ["--bundle", bundle_file] if bundle_file else []
+    return subprocess.run([sys.executable, "-m", "macros.exposure", *extra, *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, SITE_URL="https://manual.example/"))
+
+
+def test_cli_exit_0_when_nothing_applies(mini_file):
+    r = cli("--gpu", "Apple M3 Max", "--", *SERVER.split(), bundle_file=mini_file)
+    assert r.returncode == 0, r.stderr
+    assert "No incident applies" in r.stdout
+
+
+def test_cli_exit_1_and_json(mini_file):
+    r = cli("--json", "--", *SERVER.split(), "--enable-mixed-chunk", bundle_file=mini_file)
+    assert r.returncode == 1, r.stderr
+    items = json.loads(r.stdout)
+    assert isinstance(items, list) and all({"id", "why", "url", "kind", "result"} <= set(i) for i in items)
+    incidents = [i for i in items if i["kind"] == "incident"]
+    assert [(i["id"], i["result"]) for i in incidents] == [("t-one", "applies"), ("t-maybe", "possible")]
+    assert incidents[0]["url"] == "https://manual.example/incidents/t-one/"
+    assert incidents[0]["why"][-1] == "`--enable-mixed-chunk` is given"
+    assert incidents[1]["undecided"] == ["no GPU given"]
+    assert {"name", "title"} <= set(incidents[0])
+    notes = [i for i in items if i["kind"] == "note"]
+    assert notes and notes[0]["why"][0].startswith("No SGLang version given")
+
+
+def test_cli_reads_standard_input(mini_file):
+    command = SERVER + " \\\n  --enable-mixed-chunk\n"
+    r = cli("--gpu", "L4", "-", stdin=command, bundle_file=mini_file)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.startswith("APPLIES  t-one")
+    assert "APPLIES  t-maybe" in r.stdout and "GPU NVIDIA L4: vendor nvidia" in r.stdout
+
+
+def test_cli_one_quoted_argument_is_read_as_shell_text(mini_file):
+    r = cli("--", 'SGLANG_X=1 python -m sglang.launch_server --model-path "Qwen/Qwen3-8B" --enable-mixed-chunk',
+            bundle_file=mini_file)
+    assert r.returncode == 1, r.stderr
+
+
+def test_cli_reports_findings(mini_file):
+    r = cli("--json", "--", *SERVER.split(), "--disable-radix-cahce", bundle_file=mini_file)
+    findings = [i for i in json.loads(r.stdout) if i["kind"] == "finding"]
+    assert findings[0]["id"] == "unknown-flag"
+    assert findings[0]["why"][0].startswith("`--disable-radix-cahce` is not an SGLang 0.5.22 argument; did you mean")
+
+
+BAD = [
+    ("empty", ["--", ""], None, "the command is empty"),
+    ("empty stdin", ["-"], "", "the command is empty"),
+    ("not a command", ["--", "ls", "-la"], None, "not a command this checker reads"),
+    ("unbalanced quotes", ["-"], "python -m sglang.launch_server --model-path 'x\n", "unbalanced quote"),
+    ("a 1 MB paste", ["-"], SERVER + " " + "y" * (1 << 20), "the paste is 1,048,63"),
+    ("unknown GPU", ["--gpu", "H300", "--", *SERVER.split()], None, "unknown GPU `H300`"),
+    ("a version never released", ["--version", "0.5.99", "--", *SERVER.split()], None, "SGLang has no release 0.5.99"),
+    ("not a version", ["--version", "nightly", "--", *SERVER.split()], None, "`nightly` is not a version number"),
+    ("no command", ["--gpu", "L4"], None, "no command given"),
+    ("unknown option", ["--frob", "--", *SERVER.split()], None, "unknown option --frob"),
+    ("missing model config", ["--model-config", "/nonexistent/config.json", "--", *SERVER.split()], None,
+     "cannot read the model config"),
+    ("not UTF-8", ["-"], None, "not UTF-8"),
+]
+
+
+@pytest.mark.parametrize("name,args,stdin,message", BAD, ids=[b[0] for b in BAD])
+def test_cli_bad_input(name, args, stdin, message, mini_file):
+    if name == "not UTF-8":
+        r = subprocess.run([sys.executable, "-m", "macros.exposure", "--bundle", mini_file, "-"], cwd=ROOT,
+                           input=b"python -m sglang.launch_server \xff\xfe", capture_output=True, timeout=60)
+        out, err = r.stdout.decode(), r.stderr.decode()
+    else:
+        r = cli(*args, stdin=stdin, bundle_file=mini_file)
+        out, err = r.stdout, r.stderr
+    assert r.returncode == 2, (out, err)
+    assert "Traceback" not in err + out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("exposure: ") and message in lines[0], err
+
+
+def test_cli_json_on_an_error(mini_file):
+    r = cli("--json", "--", "", bundle_file=mini_file)
+    assert r.returncode == 2
+    assert json.loads(r.stdout) == [{"kind": "error", "id": "error", "result": "error",
+                                     "why": ["the command is empty"], "url": None}]
+
+
+def test_cli_model_config(mini_file, tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"num_experts": 8}), "utf-8")
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(dict(MINI, incidents=[{
+        "id": "t-moe", "name": "#3", "title": "MoE", "path": "incidents/t-moe/",
+        "exposure": {"versions": [{"product": "sglang", "introduced": "0"}], "when": {"model": {"trait": "moe"}}}}])))
+    r = cli("--model-config", str(cfg), "--json", "--", *SERVER.split(), bundle_file=str(b))
+    assert r.returncode == 1, r.stderr
+    assert json.loads(r.stdout)[0]["why"][-1] == "model config config.json: mixture of experts"
+
+
+def test_cli_on_the_repository(tmp_path):
+    """The real data, through the cache: built on the first run, reused on the next, rebuilt after a change."""
+    project = tmp_path / "p"
+    project.mkdir()
+    for name in ("data", "docs", "macros"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__", ".cache"))
+    args = ["--project", str(project), "--json", "--", *SERVER.split()]
+    first = cli(*args)
+    assert first.returncode in (0, 1), first.stderr
+    assert isinstance(json.loads(first.stdout), list)
+    cache = project / ".cache" / "exposure-bundle.bin"
+    key = cache.read_bytes().split(b"\n", 1)[0]
+    stamp = cache.stat().st_mtime_ns
+    assert cli(*args).stdout == first.stdout
+    assert cache.stat().st_mtime_ns == stamp  # read, not rebuilt
+    releases = project / "data" / "releases.yaml"
+    releases.write_text(releases.read_text("utf-8") + "# changed\n", "utf-8")
+    assert cli(*args).returncode in (0, 1)
+    assert cache.read_bytes().split(b"\n", 1)[0] != key
+
+
+def test_cli_reports_bad_data_in_one_message(tmp_path):
+    project = tmp_path / "p"
+    for name in ("data", "docs"):
+        shutil.copytree(ROOT / name, project / name)
+    (project / "data" / "releases.yaml").write_text("sglang: {versions: [banana]}\n", "utf-8")
+    r = cli("--project", str(project), "--", *SERVER.split())
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "the manual's data has problems" in r.stderr and "'banana' is not a release number" in r.stderr
+
+
+# --------------------------------------------------------------------------- real commands
+
+COMMANDS = ROOT / "tests" / "exposure_commands.yaml"
+
+
+@pytest.mark.skipif(not COMMANDS.exists(), reason="tests/exposure_commands.yaml is not in this checkout yet")
+def test_real_commands(real_bundle):
+    import yaml
+
+    engine = Engine(real_bundle)
+    problems = []
+    items = yaml.safe_load(COMMANDS.read_text("utf-8"))
+    assert len(items) >= 30
+    for k, item in enumerate(items):
+        out = engine.check(item["command"], gpu=item.get("gpu"), version=item.get("version"))
+        if out["error"]:
+            problems.append(f"#{k} ({item.get('source')}): {out['error']}")
+            continue
+        applies = {r["id"] for r in out["results"] if r["result"] == "applies"}
+        reported = {r["id"] for r in out["results"]}
+        for i in item.get("must") or []:
+            if i not in applies:
+                problems.append(f"#{k} ({item.get('source')}): {i} should apply, got "
+                                f"{next((r['result'] for r in out['results'] if r['id'] == i), 'nothing')}")
+        for i in item.get("must_not") or []:
+            if i in reported:
+                problems.append(f"#{k} ({item.get('source')}): {i} should not be reported")
+    assert not problems, "\n".join(problems)
+
+
+def test_written_out_patterns_match_the_regexes():
+    """The Python parser avoids `re` on its fast path; the JavaScript one uses these very expressions."""
+    import random
+    import re
+
+    from macros import command
+    from macros.exposure import _is_args_file, _norm, glob_match, version_parts
+
+    pairs = [
+        (lambda s: command.assignment(s) is not None, re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=.*$", re.S)),
+        (command._is_python, re.compile(r"^python[0-9]*(\.[0-9]+)*$")),
+        (command.negative_number, re.compile(r"^-([0-9]+|[0-9]*\.[0-9]+)$")),
+        (command.is_int, re.compile(r"^[+-]?[0-9]+(_[0-9]+)*$")),
+        (command.is_float, re.compile(r"^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$")),
+        (lambda s: command.is_float(s, underscores=False), re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")),
+        (lambda s: version_parts(s) is not None,
+         re.compile(r"^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$")),
+        (_is_args_file, re.compile(r"^[a-z-]+-args-.+\.json$")),
+    ]
+    rng = random.Random(3)
+    alphabet = ["0", "1", "9", ".", "_", "-", "+", "e", "E", "a", "b", "rc", "post", "dev", "v", "=", "x", "Z", " ",
+                "python", "3", "args", "json", "\u00e9", "\u0663", "\n"]
+    samples = ["0.5.22", "0.5.6.post2", "0.5.0rc1", "1.0.dev3", "1.2.", "v0.5.22", "python3.11", "python3.", "-1",
+               "-.5", "1_000", "1__0", "1e5", ".5e-3", "5.", "A_1=x", "1A=x", "=x", "sglang-router-args-0.3.2.json"]
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7))) for _ in range(20000)]
+    for fn, rx in pairs:
+        for s in samples:
+            assert fn(s) == bool(rx.fullmatch(s)), (rx.pattern, s)  # fullmatch: `$` as JavaScript reads it
+    m = version_parts("v0.5.6rc2.post3.dev4")
+    assert m == ("0.5.6", "rc", "2", "3", "4")
+    for s in samples[:3000]:
+        text = s + "\n $ " + s + "\n\t$\t" + s
+        assert command._strip_prompts(text) == re.sub(r"(?m)^[ \t]*\$[ \t]+", "", text)
+        assert _norm(s) == " ".join(re.sub(r"[\s_-]+", " ", s.lower()).split())
+    globs = ["*qwen3-next*", "qwen3-[0-9]*b*", "*[!x]z?", "a*b*c", "*", "", "[a-c]*", "*-fp8*", "x[]y", "[!"]
+    import fnmatch
+    for g in globs:
+        for s in samples[:3000]:
+            t = s.lower()
+            assert glob_match(g, t) == fnmatch.fnmatchcase(t, g.lower()), (g, s)
