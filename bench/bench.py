@@ -234,36 +234,87 @@ def bench_scale(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     return ours / theirs, f"{count} incidents: manual {ours:.2f} s, {count} plain pages {theirs:.2f} s"
 
 
-# --- 4. the finder at 5,000 rows -------------------------------------------------
+# --- 4. the finder: keystrokes, loading the index, long tasks, hostile input ------
 
-def finder_page(tmp: Path, count: int) -> Path:
-    """A standalone page: the finder and a table of ``count`` synthetic incidents, with the manual's CSS and JS."""
+_REAL_STORIES: dict = {}
+
+
+def real_stories(tmp: Path) -> dict:
+    """The manual's own stories, read out of a build of the real site (for realistic story text)."""
+    if not _REAL_STORIES:
+        from macros.stories import extract
+
+        site, incidents = project()
+        out = tmp / "site-stories"
+        run([PY, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)])
+        for number, section in site.sections.items():
+            html = (out / section.url / "index.html").read_text("utf-8")
+            ids = [i.id for i in incidents if number in i.sections]
+            for ident, story in extract(html, ids, number, section.url).items():
+                _REAL_STORIES.setdefault(ident, []).append(story)
+    return _REAL_STORIES
+
+
+def finder_site(tmp: Path, count: int) -> Path:
+    """A standalone incidents page with ``count`` synthetic incidents (the real ones, varied, with
+    their real stories), its finder.json, and the manual's CSS and scripts: what the finder loads."""
+    import json
+
     import markdown
 
+    from macros.stories import Story
+
     site, incidents = project()
+    stories = real_stories(tmp)
     rng = random.Random(5)
     words = ("kv cache pool retract scheduler prefill decode graph memory router health metrics "
              "detokenizer token latency throughput mooncake hicache radix speculative grammar").split()
-    many = []
+    many, told = [], {}
     for k in range(count):
         base = incidents[k % len(incidents)]
-        many.append(replace(base, id=f"{base.id}-{k}", name=f"{base.name} #{k}",
-                            symptom=base.symptom + " " + " ".join(rng.choice(words) for _ in range(8))))
-    body = render.finder(many, site) + "\n\n" + render.incident_table(many, site, "")
+        extra = " ".join(rng.choice(words) for _ in range(8))
+        inc = replace(base, id=f"{base.id}-{k}", name=f"{base.name} #{k}", symptom=f"{base.symptom} {extra}")
+        many.append(inc)
+        told[inc.id] = [Story(inc.id, s.section, s.page_url, "", f"{s.text} {extra}") for s in stories.get(base.id, [])]
+    dest = tmp / f"finder-{count}"
+    page = dest / "incidents" / "index.html"
+    page.parent.mkdir(parents=True)
+    data = render.finder_data(many, site, told, load_manual(ROOT).synonyms)
+    (page.parent / "finder.json").write_text(json.dumps(data, separators=(",", ":")), "utf-8")
+    body = render.finder(many, site) + "\n\n" + render.incident_table(many, site, "../")
     html = markdown.markdown(body, extensions=["attr_list", "md_in_html", "tables"])
-    page = tmp / "finder" / "index.html"
-    (page.parent / "assets").mkdir(parents=True)
-    material_css = next((ROOT / "site" / "assets" / "stylesheets").glob("main.*.min.css"), None) \
+    shutil.copytree(ROOT / "docs" / "javascripts", dest / "javascripts")
+    shutil.copytree(ROOT / "docs" / "stylesheets", dest / "stylesheets")
+    material = next((ROOT / "site" / "assets" / "stylesheets").glob("main.*.min.css"), None) \
         if (ROOT / "site").exists() else None
-    css = [ROOT / "docs" / "stylesheets" / "manual.css"] + ([material_css] if material_css else [])
-    for c in css:
-        shutil.copy2(c, page.parent / "assets" / c.name)
-    shutil.copy2(ROOT / "docs" / "javascripts" / "manual.js", page.parent / "assets" / "manual.js")
-    links = "".join(f'<link rel="stylesheet" href="assets/{c.name}">' for c in css)
+    links = '<link rel="stylesheet" href="../stylesheets/manual.css">'
+    if material:
+        shutil.copy2(material, dest / "stylesheets" / material.name)
+        links += f'<link rel="stylesheet" href="../stylesheets/{material.name}">'
     page.write_text(f"<!doctype html><html><head><meta charset='utf-8'>{links}</head>"
-                    f"<body><article class='md-typeset'>{html}</article>"
-                    f"<script src='assets/manual.js'></script></body></html>", "utf-8")
-    return page
+                    f"<body><article class='md-typeset'><h1>Incidents</h1>{html}</article>"
+                    f"<script type='module' src='../javascripts/manual.js'></script></body></html>", "utf-8")
+    return dest
+
+
+def serve_dir(directory: Path):
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+def browser_page(p, **options):
+    browser = p.chromium.launch(executable_path=chromium(),
+                                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+    return browser, browser.new_page(viewport={"width": 1300, "height": 900}, **options)
 
 
 MEASURE = """
@@ -280,27 +331,118 @@ MEASURE = """
 
 
 def bench_finder(tmp: Path, count: int) -> tuple[float, str]:
+    """Keystroke to paint, p95: the time from a key's event to the layout of the frame that shows
+    the ranked rows, for queries typed 30 ms apart."""
     from playwright.sync_api import sync_playwright
 
-    page_file = finder_page(tmp, count)
-    queries = ["kv cache", "retract", "mooncake hicache", "health", "zzz", "router", "graph memory"]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(),
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
-        page.goto(page_file.as_uri())
-        page.wait_for_selector(".sgm-finder:not([hidden])")
-        rows = int(page.get_attribute(".sgm-finder", "data-total"))
-        page.evaluate(MEASURE)
-        page.focus(".sgm-finder__q")
-        for _ in range(3):
-            for q in queries:
-                page.keyboard.type(q, delay=30)
-                page.keyboard.press("Escape")
-        latencies = page.evaluate("window.__lat")
-        browser.close()
+    httpd, url = serve_dir(finder_site(tmp, count))
+    queries = ["kv cache", "retract", "mooncake hicache", "server hangs", "zzz", "router timeout", "graph memory"]
+    try:
+        with sync_playwright() as p:
+            browser, page = browser_page(p)
+            page.goto(f"{url}incidents/")
+            page.wait_for_selector(".sgm-finder:not([hidden])")
+            page.evaluate(MEASURE)
+            page.focus(".sgm-finder__q")
+            for _ in range(3):
+                for q in queries:
+                    page.keyboard.type(q, delay=30)
+                    page.keyboard.press("Escape")
+            latencies = page.evaluate("window.__lat")
+            browser.close()
+    finally:
+        httpd.shutdown()
     p95 = statistics.quantiles(latencies, n=20)[18]
-    return p95, f"{rows} rows, {len(latencies)} keystrokes, median {statistics.median(latencies):.1f} ms"
+    return p95, (f"{count} incidents with story text, {len(latencies)} keystrokes, "
+                 f"median {statistics.median(latencies):.1f} ms")
+
+
+def bench_finder_index(tmp: Path, count: int, runs: int) -> tuple[float, str]:
+    """Loading the finder's data and its search index (fetch, parse, MiniSearch.loadJS)."""
+    from playwright.sync_api import sync_playwright
+
+    site_dir = finder_site(tmp, count)
+    size = (site_dir / "incidents" / "finder.json").stat().st_size
+    httpd, url = serve_dir(site_dir)
+    times = []
+    try:
+        with sync_playwright() as p:
+            browser, page = browser_page(p)
+            for _ in range(max(runs, 3)):
+                page.goto(f"{url}incidents/")
+                page.wait_for_selector(".sgm-finder:not([hidden])")
+                times.append(page.evaluate("performance.getEntriesByName('sgm-finder-index')[0].duration"))
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return min(times), f"{count} incidents, finder.json {size / 1e6:.2f} MB; runs {', '.join(f'{t:.0f}' for t in times)} ms"
+
+
+LONGTASKS = """
+window.__longest = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+}).observe({ type: "longtask", buffered: true });
+"""
+
+
+def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
+    """The longest main-thread task while /incidents/ loads, against the About page of the same
+    site (a build with ``count`` synthetic incidents), best of several loads each."""
+    from playwright.sync_api import sync_playwright
+
+    out = tmp / f"site-synthetic-{count}"
+    if not out.exists():
+        project_dir = synthetic_project(tmp, count) if not (tmp / "synthetic").exists() else tmp / "synthetic"
+        builder(project_dir, out)()
+    httpd, url = serve_dir(out)
+    longest = {"incidents/": [], "about/": []}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium(),
+                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            for _ in range(max(runs, 3)):
+                for path in longest:
+                    page = browser.new_page(viewport={"width": 1300, "height": 900})
+                    page.add_init_script(LONGTASKS)
+                    page.goto(url + path)
+                    page.wait_for_load_state("networkidle")
+                    if path.startswith("incidents"):
+                        page.wait_for_selector(".sgm-finder:not([hidden])")
+                    page.wait_for_timeout(300)
+                    longest[path].append(page.evaluate("window.__longest"))
+                    page.close()
+            browser.close()
+    finally:
+        httpd.shutdown()
+    ours, about = min(longest["incidents/"]), min(longest["about/"])
+    return ours / max(about, 1.0), f"{count} incidents: /incidents/ {ours:.0f} ms, /about/ {about:.0f} ms"
+
+
+def bench_finder_hostile(tmp: Path, count: int) -> tuple[float, str]:
+    """The finder's own main-thread work for a 40 KB ?filter= link and for a 1 MB paste of
+    repeated words (the longer of the two)."""
+    from playwright.sync_api import sync_playwright
+
+    httpd, url = serve_dir(finder_site(tmp, count) if not (tmp / f"finder-{count}").exists() else tmp / f"finder-{count}")
+    try:
+        with sync_playwright() as p:
+            browser, page = browser_page(p)
+            page.goto(f"{url}incidents/?filter=" + "retract%20" * 4096)
+            page.wait_for_selector(".sgm-finder:not([hidden])")
+            link = page.evaluate("performance.getEntriesByName('sgm-finder-apply').at(-1).duration")
+            paste = page.evaluate("""() => {
+              const input = document.querySelector('.sgm-finder__q');
+              const data = new DataTransfer();
+              data.setData('text/plain', 'retract '.repeat(131072));
+              const started = performance.now();
+              input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+              return performance.now() - started;
+            }""")
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return max(link, paste), f"40 KB link {link:.1f} ms, 1 MB paste {paste:.1f} ms ({count} incidents)"
 
 
 # --- 5. and 6. the exposure checker at 1,000 incidents ------------------------
@@ -442,10 +584,22 @@ BENCHES = {
                    "A build with 1,000 synthetic incidents and their pages", "a plain build of 1,000 plain pages",
                    "<=", 1.5, "x",
                    lambda tmp, smoke, runs, args: bench_scale(tmp, 20 if smoke else 1000, max(1, runs - 1))),
-    "finder": Bench("finder keystroke-to-paint p95 at 5,000 rows",
-                    "The finder at 5,000 synthetic rows, in headless Chromium",
+    "finder": Bench("finder keystroke-to-paint p95 at 5,000 incidents",
+                    "The finder at 5,000 synthetic incidents with story text, in headless Chromium",
                     "16 ms, one frame at 60 Hz", "<=", 16.0, " ms",
-                    lambda tmp, smoke, runs, args: bench_finder(tmp, 200 if smoke else 5000)),
+                    lambda tmp, smoke, runs, args: bench_finder(tmp, 100 if smoke else 5000)),
+    "finder-index": Bench("loading and indexing the finder's search at 1,000 incidents",
+                          "Fetching finder.json and loading its search index, 1,000 synthetic incidents with stories",
+                          "100 ms", "<=", 100.0, " ms",
+                          lambda tmp, smoke, runs, args: bench_finder_index(tmp, 50 if smoke else 1000, runs)),
+    "longtask": Bench("longest task loading /incidents/ / longest task loading /about/, 1,000 incidents",
+                      "The longest main-thread task while the incidents page loads, in a build with 1,000 incidents",
+                      "the longest task of a plain page of the same site (About)", "<=", 1.5, "x",
+                      lambda tmp, smoke, runs, args: bench_longtask(tmp, 20 if smoke else 1000, runs)),
+    "finder-hostile": Bench("finder work for a 40 KB link or a 1 MB paste",
+                            "The finder's main-thread work for a 40 KB ?filter= link and a 1 MB paste of repeated words",
+                            "50 ms", "<=", 50.0, " ms",
+                            lambda tmp, smoke, runs, args: bench_finder_hostile(tmp, 100 if smoke else 1000)),
     "exposure-cli": Bench("exposure CLI, whole process, 1,000 incidents",
                           "`python -m macros.exposure` on one launch command, 1,000 synthetic incidents",
                           "50 ms for the whole process (best of 15)", "<=", 50.0, " ms",

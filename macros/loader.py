@@ -139,6 +139,78 @@ def _status_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
     return problems
 
 
+_ESCAPABLE = set("^$\\.*+?()[]{}|/")
+
+
+def regex_subset_problem(regex: str) -> str | None:
+    """Why ``regex`` falls outside the subset that Python's re and JavaScript's RegExp (flag u) read
+    alike, or None. The subset: literal characters, ., classes of literals and ranges, \\d,
+    quantifiers (greedy or lazy), plain and non-capturing groups, alternation, ^ and $."""
+    from re import _constants as c
+    from re import _parser as parser
+
+    in_class, k = False, 0
+    while k < len(regex):
+        ch = regex[k]
+        if ch == "\\":
+            nxt = regex[k + 1:k + 2]
+            if not (nxt == "d" or nxt in _ESCAPABLE or (in_class and nxt == "-")):
+                return (f"the escape \\{nxt} reads differently in Python and in the browser; "
+                        "use \\d, a class such as [ ], or escape only ^ $ \\ . * + ? ( ) [ ] { } | /")
+            k += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            k += 1 + (regex[k + 1:k + 2] == "^")
+            if regex[k:k + 1] == "]":
+                return "a ] first in a class ends it in the browser; write \\] for the character"
+            continue
+        elif ch == "{":
+            quantifier = re.match(r"\{[0-9]+(,[0-9]*)?\}", regex[k:])
+            if not quantifier:
+                return "a { that is not a quantifier such as {2} or {1,3}; write \\{ for the character"
+            k += quantifier.end()
+            continue
+        elif ch in "]}":
+            return f"an unescaped {ch} outside a class; write \\{ch} for the character"
+        elif regex.startswith(("(?P", "(?<", "(?=", "(?!", "(?>", "(?#"), k) or (
+                regex.startswith("(?", k) and not regex.startswith("(?:", k)):
+            return "only plain ( ) and (?: ) groups are allowed: no flags, names, lookaround or comments"
+        k += 1
+    try:
+        tree = parser.parse(regex)
+    except re.error:
+        return None  # reported as "does not compile"
+    if tree.state.flags & ~(c.SRE_FLAG_UNICODE):
+        return "inline flags such as (?i) are not allowed"
+    allowed_at = {c.AT_BEGINNING, c.AT_END}
+    stack = [list(tree)]
+    while stack:
+        for op, arg in stack.pop():
+            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY):
+                continue
+            if op is c.IN:
+                for item_op, item in arg:
+                    if item_op is c.CATEGORY and item is not c.CATEGORY_DIGIT:
+                        return "classes such as \\w, \\s or \\b differ between Python and the browser; use [ ] or \\d"
+                continue
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                stack.append(list(arg[2]))
+            elif op is c.SUBPATTERN:
+                if arg[1] or arg[2]:
+                    return "inline flags such as (?i:...) are not allowed"
+                stack.append(list(arg[3]))
+            elif op is c.BRANCH:
+                stack.extend(list(b) for b in arg[1])
+            elif op is c.AT and arg in allowed_at:
+                continue
+            else:
+                return f"{str(op).lower()} is outside the subset Python and the browser read alike"
+    return None
+
+
 MIN_PREFILTER = 6  # characters of fixed text a regex must contain, so the triage scan stays fast
 
 
@@ -152,6 +224,10 @@ def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
                 re.compile(pat.regex)
             except re.error as err:
                 problems.append((line("log_patterns", k), f"{where}: the regex does not compile: {err}"))
+                continue
+            outside = regex_subset_problem(pat.regex)
+            if outside:
+                problems.append((line("log_patterns", k), f"{where}: {outside}"))
                 continue
             if len(pat.prefilter) < MIN_PREFILTER:
                 problems.append((line("log_patterns", k),
@@ -284,6 +360,30 @@ def lost_ids(published: list[str], incidents, redirects: dict[str, str]) -> list
     return [i for i in published if i not in current and i not in redirects]
 
 
+SYNONYMS_SCHEMA = ROOT / "data" / "synonyms.schema.json"
+
+
+def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, ...]:
+    """The finder's synonym groups; a term may stand in one group only."""
+    data = read(path, shown)
+    validate.check(data, SYNONYMS_SCHEMA, shown)
+    from .search import fold
+
+    first: dict[str, int] = {}
+    problems = []
+    for k, group in enumerate(data):
+        for j, term in enumerate(group["terms"]):
+            key = " ".join(fold(term).split())
+            if key in first and first[key] != k:
+                problems.append(Problem(shown, line_of(data, [k, "terms", j]), None,
+                                        f"{term!r} is already in the group at line {line_of(data, [first[key]])}; "
+                                        "a term belongs to one group"))
+            first.setdefault(key, k)
+    if problems:
+        raise ManualError(problems)
+    return tuple({"terms": list(g["terms"]), **({"note": g["note"]} if "note" in g else {})} for g in data)
+
+
 @dataclass(frozen=True)
 class Manual:
     """Everything one build knows: where things live, the incidents, and the old ids that redirect."""
@@ -291,6 +391,7 @@ class Manual:
     site: Site
     incidents: tuple[Incident, ...]
     redirects: dict[str, str]
+    synonyms: tuple[dict, ...] = ()
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:
@@ -307,4 +408,4 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
     if lost:
         raise ManualError([Problem("data/published-ids.txt", None, i, "was published but is no longer an incident; "
                                    "add it to data/redirects.yaml with the id that now tells it") for i in lost])
-    return Manual(site, incidents, redirects)
+    return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"))

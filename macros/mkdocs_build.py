@@ -7,6 +7,7 @@ macros/mkdocs_hooks.py forwards MkDocs' events here, with this build's
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -101,4 +102,10 @@ def on_post_page(state: BuildState, output: str, page):
 
 
 def on_post_build(state: BuildState, config):
-    return None
+    """Write the finder's data beside the incident table, now that every story has been read."""
+    site = state.site
+    data = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
+                              state.manual.synonyms)
+    path = Path(config["site_dir"]) / site.table_url / render.FINDER_DATA
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), "utf-8")

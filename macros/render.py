@@ -201,15 +201,14 @@ def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, lis
 def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_as_is) -> str:
     """The full incident table, one table per part, as Markdown with HTML tables (see ``story``)."""
     incidents = list(incidents)
-    order = {inc.id: n for n, inc in enumerate(i for _, rows in by_part(incidents, site) for i in rows)}
-    chunks = []
+    # The finder's ranked results go here, above the parts; without a search it stays hidden and empty.
+    chunks = [block(_render("results.html", columns=COLUMNS)) + "\n"]
     for part, rows in by_part(incidents, site):
         if not rows:
             continue
         chunks.append(f"## {inline(part.label)} {{ #{part.anchor} }}\n")
         chunks.append(block(_render("table.html", rows=rows, links=Links(site, base), part=part,
-                                    site=site, order=order, facet_values=facet_values,
-                                    search_text=search_text)) + "\n")
+                                    site=site, columns=COLUMNS)) + "\n")
     return "\n".join(chunks)
 
 
@@ -233,6 +232,17 @@ FACETS = (  # (key, label): the finder's facets, in the order they are shown
 )
 
 
+KIND_LABELS = {  # a source kind as a reader names it
+    "sglang-issue": "SGLang issue", "sglang-pr": "SGLang pull request", "miles-issue": "Miles issue",
+    "miles-pr": "Miles pull request", "vllm-discussion": "vLLM discussion", "github-thread": "Other GitHub thread",
+    "field-report": "Field report", "article": "Article", "capture": "Our capture", "sglang-docs": "SGLang docs",
+    "sglang-code": "SGLang source",
+}
+SORTS = ("name", "symptom", "cause", "fix", "status", "sections")  # the columns a reader can sort by
+COLUMNS = (("name", "Incident"), ("symptom", "Symptom"), ("cause", "Cause"), ("fix", "Fix or status"),
+           ("status", "Status"), ("sections", "Sections"), (None, "Sources"))
+
+
 def facet_values(incident: Incident) -> dict[str, list[str]]:
     """The values an incident has for each facet."""
     return {
@@ -246,7 +256,7 @@ def facet_values(incident: Incident) -> dict[str, list[str]]:
 
 
 def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
-    """Each facet with its options and how many incidents each option has."""
+    """Each facet with its options, their labels, and how many incidents each option has."""
     incidents = list(incidents)
     counts: dict[str, dict[str, int]] = {key: {} for key, _ in FACETS}
     for inc in incidents:
@@ -258,7 +268,7 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
         "part": lambda v: int(v),
         "section": _section_key,
         "status": status_order.index,
-        "kind": lambda v: v,
+        "kind": lambda v: KIND_LABELS.get(v, v).lower(),
         "hardware": str.lower,
         "component": str.lower,
     }
@@ -266,6 +276,7 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
         "part": lambda v: site.part_of(v).label,
         "section": lambda v: site.section(v).label,
         "status": lambda v: STATUS_LABELS[v],
+        "kind": lambda v: KIND_LABELS.get(v, v),
     }
     out = []
     for key, title in FACETS:
@@ -275,28 +286,38 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
     return out
 
 
+FINDER_DATA = "finder.json"  # beside the incident table's page
+
+
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents),
-                   patterns=log_patterns_json(incidents))
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA)
 
 
-def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
-    """Every incident's log patterns, as JSON that is safe inside a <script> element."""
-    rows = [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
-            for i in incidents for p in i.log_patterns]
-    text = json.dumps(rows, ensure_ascii=True)
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synonyms) -> dict:
+    """Everything the finder needs, as JSON: the search index (stories included), the vocabulary
+    (facets, labels, statuses, sort columns), the synonyms and the log patterns."""
+    from . import search
 
-
-def search_text(incident: Incident) -> str:
-    """What the finder searches besides the row's visible text."""
-    parts = [incident.title, incident.status, STATUS_LABELS[incident.status], *incident.sections,
-             *incident.hardware, *incident.components]
-    for src in incident.sources:
-        parts += [src.kind, src.url or "", src.title or "", src.publisher or "", src.path or "", src.note or ""]
-    return " ".join(p for p in parts if p)
+    ordered = [i for _, rows in by_part(list(incidents), site) for i in rows]
+    docs = search.documents(ordered, stories, STATUS_LABELS)
+    return {
+        "version": 1,
+        "fields": list(search.FIELDS),
+        "boost": search.BOOSTS,
+        "stopWords": sorted(search.STOP_WORDS),
+        "synonyms": search.synonym_groups(synonyms),
+        "index": search.compact_index(docs),
+        "incidents": [{"id": i.id, "part": i.part, "facets": facet_values(i)} for i in ordered],
+        "facets": [{"key": f["key"], "label": f["label"], "options": [{"value": o["value"], "label": o["label"]}
+                                                                   for o in f["options"]]}
+                   for f in facets(ordered, site)],
+        "statuses": [{"value": k, "label": v} for k, v in STATUS_LABELS.items()],
+        "sorts": list(SORTS),
+        "patterns": [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex}),
+                      **({"generic": True} if p.generic else {})} for i in ordered for p in i.log_patterns],
+    }
 
 
 def incident_page(incident: Incident, site: Site) -> str:

@@ -1,120 +1,134 @@
-/* The incident finder on the incidents page (the mount layer). */
+/* The incident finder on the incidents page: the thin layer that reads the
+   form, asks the pure modules (search, facets, URL state, log matching,
+   highlighting) and moves the table's rows. Everything the finder knows about
+   the incidents (the search index, facets, labels, sort columns, synonyms, log
+   patterns) comes from finder.json, which the build writes from the YAML. */
+import { facetCounts, passes } from "./facets.js";
+import { highlightSpans, MAX_RANGES } from "./highlight.js";
+import { analyseLog, compilePatterns, looksLikeLog, logLines } from "./logmatch.js";
+import { searchClient } from "./search-client.js";
+import { textRules } from "./text.js";
+import { MAX_QUERY, readState, writeState } from "./urlstate.js";
 
-const FACETS = ["part", "section", "status", "kind", "hardware", "component"];
-const STATUS_ORDER = ["fixed", "workaround", "guidance", "open", "reported",
-  "closed-unfixed", "unsupported", "unknown"];
 const HIGHLIGHT = "sgm-hit";
-const MAX_URL_QUERY = 200;
-/* A table of a few dozen rows is shown whole. A much larger one shows its
-   first matches and a "Show all" button: taking hundreds of rows in and out
-   of a table on every keystroke costs more than a frame. */
+/* A table of a few dozen rows is shown whole. A much larger one shows its first rows and a
+   "Show all" button: taking hundreds of rows in and out of a table on every keystroke costs
+   more than a frame. */
 const SMALL_TABLE = 150;
 const LIMIT = 50;
-const FIRST_ROWS = 4;  // rows in place before the next paint: a screenful
-const ROWS_PER_FRAME = 6;  // and then a few more each frame, so a keystroke never waits long
-const PAUSE = 150;  // ms without typing before the rest of the rows and the highlights come
+const FIRST_ROWS = 6;      // rows in place before the next paint; the rest follow a frame later
+const URL_DELAY = 150;     // ms without typing before the address follows
+const HIGHLIGHT_ROWS = 30; // rows whose matches are highlighted
 
-/* Lower case, accents removed: how the finder compares text. */
-const fold = (text) => text.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/* ---- The finder ---------------------------------------------------------- */
-
-/* Each row once: its folded text, its facet values, its sort keys. */
-function indexRows(rows) {
-  return rows.map((row) => {
+/* Compare two rows for a column sort; the keys are read from the cells once, when first needed. */
+function sortKey(row, key, statusOrder) {
+  if (!row.sgmKeys) {
     const cells = row.cells;
-    const facets = {};
-    for (const key of FACETS) {
-      const raw = row.getAttribute(`data-f-${key}`) || "";
-      facets[key] = raw ? raw.split("|") : [];
-    }
-    return {
-      row,
-      body: row.parentElement,
-      hit: 0,  // the apply() that last matched it
-      order: Number(row.dataset.order),
-      text: fold(`${row.textContent} ${row.dataset.search || ""}`),
-      facets,
-      keys: {
-        name: fold(cells[0].textContent.trim()),
-        symptom: fold(cells[1].textContent.trim()),
-        cause: fold(cells[2].textContent.trim()),
-        fix: fold(cells[3].textContent.trim()),
-        status: STATUS_ORDER.indexOf(row.dataset.status),
-        sections: (facets.section[0] || "0.0").split(".").map(Number),
-      },
+    const text = (n) => (cells[n] ? cells[n].textContent.trim().toLowerCase() : "");
+    const section = (cells[5] ? cells[5].textContent.trim() : "0.0").split(/[ ,]+/)[0].split(".").map(Number);
+    row.sgmKeys = {
+      name: text(0), symptom: text(1), cause: text(2), fix: text(3),
+      status: statusOrder.indexOf(row.querySelector(".sgm-status")?.className.match(/sgm-status--([\w-]+)/)?.[1]),
+      sections: section,
     };
-  });
-}
-
-function compare(a, b, key) {
-  const x = a.keys[key];
-  const y = b.keys[key];
-  if (Array.isArray(x)) return x[0] - y[0] || x[1] - y[1];
-  if (typeof x === "number") return x - y;
-  return x.localeCompare(y);
-}
-
-/* Ranges over the text of `element` where `terms` (folded) occur. */
-function rangesIn(element, terms) {
-  const ranges = [];
-  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const text = node.nodeValue;
-    let folded = "";
-    let map = null;  // folded index -> text index; null where they are the same
-    if (/^[\x00-\x7f]*$/.test(text)) {
-      folded = text.toLowerCase();
-    } else {
-      map = [];
-      for (let i = 0; i < text.length; i += 1) {
-        const part = fold(text[i]);
-        for (let k = 0; k < part.length; k += 1) map.push(i);
-        folded += part;
-      }
-    }
-    for (const term of terms) {
-      for (let at = folded.indexOf(term); at >= 0; at = folded.indexOf(term, at + term.length)) {
-        /* Static ranges: live ones would be updated on every later change to the table. */
-        ranges.push(new StaticRange({
-          startContainer: node,
-          startOffset: map ? map[at] : at,
-          endContainer: node,
-          endOffset: map ? map[at + term.length - 1] + 1 : at + term.length,
-        }));
-      }
-    }
   }
-  return ranges;
+  return row.sgmKeys[key];
 }
 
-function readState(form) {
-  const params = new URLSearchParams(window.location.search);
-  const state = { q: params.get("filter") || "", log: "", sort: params.get("sort") || "", facets: {} };
-  for (const key of FACETS) state.facets[key] = new Set(params.getAll(key));
-  return state;
+function compareBy(key, statusOrder) {
+  return (a, b) => {
+    const x = sortKey(a.row, key, statusOrder);
+    const y = sortKey(b.row, key, statusOrder);
+    if (Array.isArray(x)) return (x[0] - y[0]) || (x[1] - y[1]);
+    if (typeof x === "number") return x - y;
+    return x.localeCompare(y);
+  };
 }
 
-function writeState(state) {
-  const params = new URLSearchParams();
-  if (state.q && state.q.length <= MAX_URL_QUERY) params.set("filter", state.q);  // a short query only
-  for (const key of FACETS) for (const value of state.facets[key]) params.append(key, value);
-  if (state.sort) params.set("sort", state.sort);
-  const query = params.toString();
-  const url = `${window.location.pathname}${query ? `?${query}` : ""}${window.location.hash}`;
-  if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
-    window.history.replaceState(window.history.state, "", url);
-  }
+/* Material's own search, opened with `query` in its box: for when the incidents hold nothing. */
+function openHeaderSearch(query) {
+  const toggle = document.querySelector('[data-md-toggle="search"]');
+  const box = document.querySelector('[data-md-component="search-query"]');
+  if (!toggle || !box) return false;
+  toggle.checked = true;
+  toggle.dispatchEvent(new Event("change"));
+  box.value = query;
+  box.dispatchEvent(new Event("input", { bubbles: true }));
+  box.focus();
+  return true;
 }
 
 export function mountFinder(form, signal) {
-  const input = form.querySelector(".sgm-finder__q");
-  const shown = form.querySelector(".sgm-finder__shown");
-  const tables = [...document.querySelectorAll(".sgm-table")];
-  const entries = indexRows(tables.flatMap((t) => [...t.querySelectorAll("tbody tr")]));
+  let cleanup = () => {};
+  let client = null;
+  const url = new URL(form.dataset.index, window.location.href);
+  const loading = performance.now();
+  searchClient(url)
+    .then(async (c) => {
+      client = c;
+      const { data } = await c.ready;
+      if (signal.aborted) return;
+      /* For `make bench`: loading finder.json and its search index, until the search can answer. */
+      performance.measure("sgm-finder-index", { start: loading });
+      cleanup = start(form, data, signal, client);
+    })
+    .catch((error) => { if (!signal.aborted) console.warn("The finder could not load its index:", error); });
+  return () => {
+    cleanup();
+    if (client) client.close();
+  };
+}
+
+function start(form, data, signal, client) {
+  const keys = data.facets.map((f) => f.key);
+  const statusOrder = data.statuses.map((s) => s.value);
+  const rules = textRules(data.stopWords);
+  const patterns = [];
+  for (const p of data.patterns) {
+    try {
+      patterns.push(...compilePatterns([p]));
+    } catch (error) {
+      console.warn(`A log pattern of ${p.id} does not compile here:`, error);  // the loader refuses these
+    }
+  }
+  const $ = (selector) => form.querySelector(selector);
+  const input = $(".sgm-finder__q");
+  const shown = $(".sgm-finder__shown");
+  const count = $(".sgm-finder__count");
+  const none = $(".sgm-finder__none");
+  const nearest = $(".sgm-finder__nearest");
+  const viewButton = $(".sgm-finder__view");
+  const more = $(".sgm-finder__more");
+  const logBox = $(".sgm-finder__log");
+  const logList = $(".sgm-finder__log-hits");
+  const facetToggle = $(".sgm-facets__toggle");
+  const facetPanel = $(".sgm-facets__panel");
+  const results = document.querySelector(".sgm-results");
+  const resultsBody = results ? results.querySelector("tbody") : null;
+  const tables = [...document.querySelectorAll(".sgm-table[data-part]")];
   const headers = [...document.querySelectorAll(".sgm-table th[data-sort]")];
-  const state = readState(form);
   const canHighlight = typeof Highlight === "function" && window.CSS && CSS.highlights;
+
+  /* Each incident once: its row, the table body it lives in, its facets, its place in the manual. */
+  const entries = [];
+  const byId = new Map();
+  data.incidents.forEach((inc, n) => {
+    const row = document.getElementById(inc.id);
+    if (!row || row.tagName !== "TR") return;
+    const entry = { id: inc.id, facets: inc.facets, order: n, row, home: row.parentElement };
+    entries.push(entry);
+    byId.set(inc.id, entry);
+  });
+  const homes = [...new Set(entries.map((e) => e.home))];
+  const state = readState(window.location.search, keys);
+  let showAll = false;
+  let lastLog = null;
+  let lastAnalysis = null;
+  let urlTimer = 0;
+  let fillTimer = 0;
+  let highlightStamp = 0;
 
   /* Sort buttons, added here so that the table without script has none. */
   for (const th of headers) {
@@ -123,55 +137,59 @@ export function mountFinder(form, signal) {
     button.className = "sgm-sort";
     button.textContent = th.textContent;
     th.textContent = "";
-    th.appendChild(button);
+    th.append(button);
   }
 
-  /* A pasted log (text with line breaks) is matched line by line against
-     each incident's log patterns; the incidents it finds rank first. */
-  const patterns = JSON.parse(form.querySelector(".sgm-finder__patterns")?.textContent || "[]")
-    .map((p) => ({ id: p.id, literal: p.literal, regex: p.regex ? new RegExp(p.regex) : null }));
-  const logBox = form.querySelector(".sgm-finder__log");
-  const logList = form.querySelector(".sgm-finder__log-hits");
-  const byId = new Map(entries.map((e) => [e.row.id, e]));
-  const bodies = [...new Set(entries.map((e) => e.body))];
-  const tableBodies = tables.map((t) => [t, t.querySelector("tbody")]);
-  const more = form.querySelector(".sgm-finder__more");
-  const moreCount = form.querySelector(".sgm-finder__more-count");
-  const moreShown = form.querySelector(".sgm-finder__more-shown");
-  let displayed = entries.slice();
-  let lastOrder = null;
-  let lastQuery = null;
-  const cap = entries.length <= SMALL_TABLE ? Infinity : LIMIT;
-  let limit = cap;
-  let highlightStamp = 0;
-  let renderStamp = 0;
-  let fillTimer = 0;
-  let lastScope = null;
-  let lastFolded = null;
-  let lastMatched = entries;
-  let matchTick = 0;
-  let urlTimer = 0;
-
-  function logHits(log) {
-    const counts = new Map();
-    const lines = log.split(/\r?\n/);
-    for (const p of patterns) {
-      let n = 0;
-      for (const line of lines) {
-        if (p.literal !== undefined && p.literal !== null ? line.includes(p.literal) : p.regex.test(line)) n += 1;
-      }
-      if (n) counts.set(p.id, (counts.get(p.id) || 0) + n);
+  function analyse(log) {
+    if (log !== lastLog) {
+      lastLog = log;
+      lastAnalysis = analyseLog(log, patterns);
     }
-    return [...counts.entries()].sort((a, b) => b[1] - a[1]);
+    return lastAnalysis;
   }
 
-  function textMatch(entry, terms) {
-    return terms.every((term) => entry.text.includes(term));
+  /* The incidents a pasted log points at, best first: those whose log lines it holds (certain,
+     then possible), then those a text search finds for its error lines. */
+  async function logResults(log) {
+    const analysis = analyse(log);
+    const ranked = analysis.hits.map((h) => ({ id: h.id, hit: h }));
+    const seen = new Set(ranked.map((r) => r.id));
+    const scores = new Map();
+    const answers = analysis.errorLines.length ? await client.many(analysis.errorLines.map((l) => `${l} `)) : [];
+    for (const found of answers) {
+      found.results.slice(0, 5).forEach((r, n) => {
+        if (!seen.has(r.id)) scores.set(r.id, (scores.get(r.id) || 0) + r.score / (n + 1));
+      });
+    }
+    const text = [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => ({ id, text: true }));
+    return { analysis, listed: [...ranked, ...text] };
   }
 
-  /* Put `rows` into `body`, in order, touching only what changed. Rows that are
-     not shown leave the table: a browser lays out a short table far faster
-     than a long one with hidden rows. */
+  /* What the search answered last, for the query and the log on screen. */
+  const answered = { q: null, found: null, log: null, fromLog: null };
+  let asked = 0;
+
+  /* Ask the search for what the state needs, then show it; an answer that a newer
+     question replaced is dropped. `since` is when the change was made (a key's time). */
+  function update(since = performance.now()) {
+    const jobs = [];
+    const q = state.q.trim() ? state.q : "";
+    if (q && answered.q !== q) jobs.push(client.search(q).then((found) => { answered.q = q; answered.found = found; }));
+    if (state.log && answered.log !== state.log) {
+      const log = state.log;
+      jobs.push(logResults(log).then((fromLog) => { answered.log = log; answered.fromLog = fromLog; }));
+    }
+    if (!jobs.length) {
+      apply(since);
+      return;
+    }
+    const mine = (asked += 1);
+    Promise.all(jobs).then(() => {
+      if (mine === asked && !signal.aborted) apply(since);
+    }).catch((error) => console.warn("The finder's search failed:", error));
+  }
+
+  /* Put `rows` into `body` in order, touching only what changed. */
   function setRows(body, rows) {
     let same = 0;
     let child = body.firstElementChild;
@@ -179,211 +197,273 @@ export function mountFinder(form, signal) {
       same += 1;
       child = child.nextElementSibling;
     }
-    if (body.childElementCount > same) {  // drop the rest in one step
-      const tail = document.createRange();
-      if (same) tail.setStartAfter(body.children[same - 1]); else tail.setStart(body, 0);
-      tail.setEnd(body, body.childNodes.length);
-      tail.deleteContents();
-    }
+    while (body.children.length > same) body.lastElementChild.remove();
     if (same < rows.length) body.append(...rows.slice(same));
   }
 
-  /* A small table is filled at once. A large one gets its first rows at once,
-     so the frame after a keystroke shows them, and the rest a few rows per frame
-     once typing pauses: work done between keystrokes would delay the next one. */
-  function renderRows(visible) {
-    const stamp = (renderStamp += 1);
-    const first = cap === Infinity ? visible.length : FIRST_ROWS;
-    const place = (from, to) => {
-      const perBody = new Map();
-      for (const entry of visible.slice(from, to)) {
-        if (!perBody.has(entry.body)) perBody.set(entry.body, []);
-        perBody.get(entry.body).push(entry.row);
-      }
-      return perBody;
-    };
-    const now = place(0, first);
-    for (const body of bodies) setRows(body, now.get(body) || []);
-    let upto = first;
-    const step = () => {
-      if (stamp !== renderStamp || signal.aborted) return;
-      for (const [body, rows] of place(upto, upto + ROWS_PER_FRAME)) body.append(...rows);
-      upto += ROWS_PER_FRAME;
-      if (upto < visible.length) requestAnimationFrame(step);
-    };
+  function render(list, ranked) {
+    const limit = showAll || entries.length <= SMALL_TABLE ? Infinity : LIMIT;
+    const visible = list.slice(0, limit);
+    const stamp = (highlightStamp += 1);
     clearTimeout(fillTimer);
-    if (upto < visible.length) fillTimer = setTimeout(() => requestAnimationFrame(step), PAUSE);
-  }
-
-  function apply() {
-    const terms = fold(state.q).split(/\s+/).filter(Boolean);
-    const ranked = state.log ? logHits(state.log) : [];
-    const rank = new Map(ranked.map(([id], n) => [id, n]));
-    /* In a log, a "plain text match" is a row that matches every word of one pasted line. */
-    const lineTerms = state.log
-      ? state.log.split(/\r?\n/).slice(0, 200).map((l) => fold(l).split(/\s+/).filter(Boolean))
-        .filter((t) => t.length)
-      : [];
-    /* Typing on at the end of the query can only narrow the last matches. */
-    const facetKey = JSON.stringify(FACETS.map((k) => [...state.facets[k]]));
-    const scope = `${facetKey}|${state.log}`;
-    const folded = fold(state.q);
-    const narrowing = !state.log && scope === lastScope && lastFolded !== null && folded.startsWith(lastFolded);
-    const candidates = narrowing ? lastMatched : entries;
-    lastScope = scope;
-    lastFolded = folded;
-    const active = FACETS.filter((k) => state.facets[k].size);
-    const tick = (matchTick += 1);
-    const hits = [];
-    for (const entry of candidates) {
-      if (state.log
-        ? !(rank.has(entry.row.id) || lineTerms.some((t) => textMatch(entry, t)))
-        : !textMatch(entry, terms)) continue;
-      if (active.length && !active.every((k) => entry.facets[k].some((v) => state.facets[k].has(v)))) continue;
-      entry.hit = tick;
-      hits.push(entry);
-    }
-    lastMatched = hits;
-    const matched = { has: (entry) => entry.hit === tick, size: hits.length };
-    const count = matched.size;
-    /* Order rows within each part's table: by the log's ranking, by a column, or as the manual has them. */
-    const [key, dir] = state.sort.split(":");
-    const sign = dir === "desc" ? -1 : 1;
-    const valid = ["name", "symptom", "cause", "fix", "status", "sections"].includes(key);
-    const order = `${valid ? state.sort : ""}|${ranked.map(([id]) => id).join(",")}`;
-    if (order !== lastOrder) {
-      lastOrder = order;
-      const far = entries.length;
-      const place = (e) => (rank.has(e.row.id) ? rank.get(e.row.id) - far : 0);
-      displayed = [];
-      for (const body of bodies) {
-        const own = entries.filter((e) => e.body === body);
-        own.sort((a, b) => place(a) - place(b)
-          || (valid ? sign * compare(a, b, key) : 0) || a.order - b.order);
-        displayed.push(...own);
+    if (ranked && results) {
+      results.hidden = false;
+      for (const body of homes) setRows(body, []);
+      const rows = visible.map((e) => e.row);
+      setRows(resultsBody, rows.slice(0, FIRST_ROWS));
+      if (rows.length > FIRST_ROWS) {
+        fillTimer = setTimeout(() => { if (stamp === highlightStamp && !signal.aborted) setRows(resultsBody, rows); }, 0);
       }
-      for (const th of headers) {
-        th.setAttribute("aria-sort", valid && th.dataset.sort === key
-          ? (sign < 0 ? "descending" : "ascending") : "none");
+    } else {
+      if (results) {
+        results.hidden = true;
+        if (resultsBody) setRows(resultsBody, []);
       }
+      const perBody = new Map(homes.map((b) => [b, []]));
+      for (const e of visible) perBody.get(e.home).push(e.row);
+      for (const [body, rows] of perBody) setRows(body, rows);
     }
-    /* Show the matches, at most `limit` of them: a table of thousands of rows
-       costs the browser seconds to lay out, and nobody reads past the first few hundred. */
-    const query = `${state.q}|${scope}`;
-    if (query !== lastQuery) {
-      lastQuery = query;
-      limit = cap;
-    }
-    const visible = [];
-    for (const entry of displayed) {
-      if (visible.length >= limit) break;
-      if (matched.has(entry)) visible.push(entry);
-    }
-    renderRows(visible);
-    if (more.hidden !== (visible.length === count)) more.hidden = visible.length === count;
-    if (!more.hidden) {
-      moreCount.textContent = String(count);
-      moreShown.textContent = String(visible.length);
-    }
-    /* The log's findings, ranked, above the tables. */
-    if (logBox && (state.log || !logBox.hidden)) {
-      logBox.hidden = !state.log;
-      logList.textContent = "";
-      for (const [id, n] of ranked) {
-        const entry = byId.get(id);
-        if (!entry || !matched.has(entry)) continue;
-        const item = document.createElement("li");
-        const link = document.createElement("a");
-        link.href = `#${id}`;
-        link.textContent = entry.row.cells[0].querySelector(".sgm-row-link").textContent;
-        item.append(link, `: ${entry.row.querySelector(".sgm-title").textContent} (${n} ${n === 1 ? "line" : "lines"})`);
-        logList.appendChild(item);
-      }
-      form.querySelector(".sgm-finder__log-lines").textContent =
-        String(state.log ? state.log.split(/\r?\n/).length : 0);
-      form.querySelector(".sgm-finder__log-found").textContent = String(logList.children.length);
-    }
-    /* A part whose rows are all hidden hides its heading too. */
-    const live = new Set(visible.map((e) => e.body));
-    for (const [table, body] of tableBodies) {
-      const empty = !live.has(body);
+    const live = new Set(ranked ? [] : visible.map((e) => e.home));
+    for (const table of tables) {
+      const empty = ranked || !live.has(table.querySelector("tbody"));
       if (table.hidden !== empty) table.hidden = empty;
       const heading = document.getElementById(`part-${table.dataset.part}`);
       if (heading && heading.hidden !== empty) heading.hidden = empty;
     }
-    if (shown.textContent !== String(count)) shown.textContent = String(count);
-    /* The address follows the view, a moment after typing stops. */
-    clearTimeout(urlTimer);
-    urlTimer = setTimeout(() => { if (!signal.aborted) writeState(state); }, 150);
-    /* Highlight after the frame that shows the rows, so typing never waits for it. */
-    if (canHighlight) {
-      CSS.highlights.delete(HIGHLIGHT);
-      const stamp = (highlightStamp += 1);
-      if (terms.length && !state.log) {
-        setTimeout(() => requestAnimationFrame(() => {
-          if (stamp !== highlightStamp || signal.aborted) return;
-          const ranges = visible.slice(0, 30).flatMap((e) => rangesIn(e.row, terms));
-          CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
-        }), cap === Infinity ? 0 : PAUSE);
+    more.hidden = visible.length === list.length;
+    if (!more.hidden) {
+      $(".sgm-finder__more-shown").textContent = String(visible.length);
+      $(".sgm-finder__more-count").textContent = String(list.length);
+    }
+    return visible;
+  }
+
+  function showLog(analysis, listed) {
+    logBox.hidden = !state.log;
+    if (!state.log) return;
+    const certain = analysis.hits.filter((h) => !h.possible).length;
+    const possible = analysis.hits.length - certain;
+    $(".sgm-finder__log-summary").textContent = `${plural(analysis.lineCount, "line")} of your log matter: `
+      + `${plural(certain, "incident")} print lines found in it`
+      + (possible ? `, ${possible} more possibly (lines that several incidents share)` : "")
+      + (analysis.errorLines.length ? `; ${plural(analysis.errorLines.length, "error line")} searched as text.` : ".");
+    logList.textContent = "";
+    for (const item of listed) {
+      if (!item.hit) continue;
+      const entry = byId.get(item.id);
+      if (!entry) continue;
+      const li = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = `#${item.id}`;
+      link.textContent = entry.row.querySelector(".sgm-row-link")?.textContent || item.id;
+      const title = entry.row.querySelector(".sgm-title")?.textContent || "";
+      const lines = item.hit.possible ? `possible: ${plural(item.hit.possibleLines, "line")} that other incidents print too`
+        : plural(item.hit.lines, "line");
+      li.append(link, `: ${title} (${lines})`);
+      if (item.hit.possible) li.className = "sgm-finder__possible";
+      logList.append(li);
+    }
+    $(".sgm-finder__log-lines pre").textContent = state.log;
+  }
+
+  function updateFacets(matches) {
+    const counts = facetCounts(entries, keys, state.facets, matches);
+    for (const box of form.querySelectorAll(".sgm-facet input[type=checkbox]")) {
+      const n = counts[box.name]?.get(box.value) || 0;
+      const label = box.closest("label");
+      const span = label.querySelector(".sgm-count");
+      const text = `(${n})`;
+      if (span.textContent !== text) span.textContent = text;
+      const off = n === 0 && !box.checked;
+      if (box.disabled !== off) {
+        box.disabled = off;
+        label.classList.toggle("sgm-facet__option--none", off);
       }
     }
   }
 
-  /* Restore what the address says. */
-  input.value = state.q;
-  for (const box of form.querySelectorAll("input[type=checkbox]")) {
-    box.checked = state.facets[box.name].has(box.value);
-  }
-  if ([...FACETS].some((key) => state.facets[key].size)) {
-    form.querySelector(".sgm-finder__facets").open = true;
+  function apply(since) {
+    const started = performance.now();
+    let list;
+    let ranked = false;
+    let found = null;
+    let analysis = null;
+    let listed = [];
+    const query = state.q.trim();
+    if (state.log) {
+      ({ analysis, listed } = answered.fromLog);
+      if (query) {  // typed text narrows the log's results
+        const narrowed = new Set(answered.found.results.map((r) => r.id));
+        listed = listed.filter((item) => narrowed.has(item.id));
+      }
+      list = listed.map((item) => byId.get(item.id)).filter(Boolean);
+      ranked = state.view !== "parts";
+    } else if (query) {
+      found = answered.found;
+      list = found.results.map((r) => byId.get(r.id)).filter(Boolean);
+      ranked = state.view !== "parts";
+    } else {
+      list = entries.slice();
+    }
+    const matches = state.log || query ? new Set(list.map((e) => e.id)) : null;
+    list = list.filter((e) => passes(e, state.facets));
+    const [key, dir] = state.sort.split(":");
+    if (data.sorts.includes(key)) {
+      const cmp = compareBy(key, statusOrder);
+      const sign = dir === "desc" ? -1 : 1;
+      list = list.slice().sort((a, b) => sign * cmp(a, b) || a.order - b.order);
+    } else if (!ranked && (state.log || query)) {
+      list = list.slice().sort((a, b) => a.order - b.order);  // grouped by part: the manual's order
+    }
+    for (const th of headers) {
+      th.setAttribute("aria-sort", th.dataset.sort === key ? (dir === "desc" ? "descending" : "ascending") : "none");
+    }
+    const visible = render(list, ranked);
+    updateFacets(matches);
+    showLog(analysis || { hits: [], errorLines: [], lineCount: 0 }, listed);
+    /* The count, read out to screen readers. */
+    shown.textContent = String(list.length);
+    count.lastChild.textContent = state.log || query ? ` of ${entries.length} incidents match` : ` of ${entries.length} incidents`;
+    /* Nothing matched: say so, and offer a way on. */
+    const empty = list.length === 0 && Boolean(query || state.log);
+    none.hidden = !empty;
+    if (empty) {
+      const what = query ? `“${query.slice(0, 80)}”` : "your log";
+      $(".sgm-finder__none-text").textContent = `No incident matches ${what}`
+        + (keys.some((k) => state.facets[k].size) ? " with the facets you checked." : ".");
+      nearest.hidden = true;
+      if (query && !state.log) {
+        const asking = asked;
+        client.nearest(state.q).then((near) => {
+          if (!near || asking !== asked || signal.aborted) return;
+          nearest.textContent = `Try “${near.query}” instead (${plural(near.found, "incident")}, without “${near.dropped}”)`;
+          nearest.dataset.query = near.query;
+          nearest.hidden = false;
+        });
+      }
+    }
+    viewButton.hidden = !(state.log || query);
+    viewButton.textContent = ranked ? "Group by part" : "Best matches first";
+    viewButton.setAttribute("aria-pressed", String(state.view === "parts"));
+    /* The address follows the view, a moment after typing stops. */
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(() => {
+      if (signal.aborted) return;
+      const next = `${window.location.pathname}${writeState(state, keys)}${window.location.hash}`;
+      if (next !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
+        window.history.replaceState(window.history.state, "", next);
+      }
+    }, URL_DELAY);
+    highlight(found, visible);
+    /* For `make bench`: this update's own work, and the time since the change that asked for it. */
+    performance.clearMeasures("sgm-finder-apply");  // only the latest: the page never piles them up
+    performance.clearMeasures("sgm-finder-shown");
+    performance.measure("sgm-finder-apply", { start: started });
+    performance.measure("sgm-finder-shown", { start: since });
   }
 
-  form.addEventListener("input", (event) => {
-    if (event.target === input) state.q = input.value;
-    if (event.target.type === "checkbox") {
-      const set = state.facets[event.target.name];
-      if (event.target.checked) set.add(event.target.value); else set.delete(event.target.value);
-    }
-    apply();
-  }, { signal });
-  form.addEventListener("submit", (event) => event.preventDefault(), { signal });
-  input.addEventListener("paste", (event) => {
+  /* Highlight the words the search matched, after the frame that shows the rows. */
+  function highlight(found, visible) {
+    if (!canHighlight) return;
+    CSS.highlights.delete(HIGHLIGHT);
+    if (!found || !found.results.length) return;
+    const marksFor = { terms: new Set(found.highlight.terms), prefix: found.highlight.prefix };
+    const stamp = highlightStamp;
+    requestAnimationFrame(() => setTimeout(() => {
+      if (stamp !== highlightStamp || signal.aborted) return;
+      const marks = new Highlight();
+      let budget = MAX_RANGES;
+      for (const entry of visible.slice(0, HIGHLIGHT_ROWS)) {
+        const walker = document.createTreeWalker(entry.row, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node && budget > 0; node = walker.nextNode()) {
+          for (const [start, end] of highlightSpans(node.nodeValue, marksFor, rules, budget)) {
+            marks.add(new StaticRange({ startContainer: node, startOffset: start, endContainer: node, endOffset: end }));
+            budget -= 1;
+          }
+        }
+        if (budget <= 0) break;
+      }
+      CSS.highlights.set(HIGHLIGHT, marks);
+    }, 0));
+  }
+
+  function setQuery(text) {
+    state.q = text.slice(0, MAX_QUERY);
+    if (input.value !== state.q) input.value = state.q;
+    showAll = false;
+  }
+
+  /* Restore what the address says. */
+  setQuery(state.q);
+  for (const box of form.querySelectorAll(".sgm-facet input[type=checkbox]")) {
+    box.checked = state.facets[box.name]?.has(box.value) || false;
+  }
+  const openFacets = (open) => {
+    facetPanel.hidden = !open;
+    facetToggle.setAttribute("aria-expanded", String(open));
+  };
+  openFacets(keys.some((k) => state.facets[k].size));
+
+  const on = (target, type, handler, options = {}) => target.addEventListener(type, handler, { signal, ...options });
+  on(input, "input", (event) => { setQuery(input.value); update(event.timeStamp); });
+  on(form, "change", (event) => {
+    const box = event.target;
+    if (box.type !== "checkbox") return;
+    const set = state.facets[box.name];
+    if (box.checked) set.add(box.value); else set.delete(box.value);
+    showAll = false;
+    update(event.timeStamp);
+  });
+  on(form, "submit", (event) => event.preventDefault());
+  on(input, "paste", (event) => {
     const text = event.clipboardData ? event.clipboardData.getData("text") : "";
-    if (!/\r?\n/.test(text.trim())) return;  // one line: an ordinary query
-    event.preventDefault();
-    state.log = text;
-    state.q = "";
-    input.value = "";
-    apply();
-  }, { signal });
-  form.querySelector(".sgm-finder__more-all").addEventListener("click", () => {
-    limit = Infinity;
-    apply();
-  }, { signal });
-  form.querySelector(".sgm-finder__log-clear")?.addEventListener("click", () => {
-    state.log = "";
-    apply();
-    input.focus();
-  }, { signal });
-  form.addEventListener("reset", () => {
-    state.q = "";
-    state.log = "";
-    for (const key of FACETS) state.facets[key].clear();
-    state.sort = "";
-    setTimeout(apply);
-  }, { signal });
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
+    if (looksLikeLog(text)) {
       event.preventDefault();
-      input.value = "";
-      state.q = "";
-      state.log = "";
-      apply();
+      const analysis = analyseLog(text, patterns);
+      state.log = analysis.kept.join("\n") || logLines(text).filter((l) => l.trim()).slice(-3).join("\n");
+      setQuery("");
+      update(event.timeStamp);
+    } else if (text.length > MAX_QUERY) {  // a huge one-line paste: keep what is searched
+      event.preventDefault();
+      setQuery(text.slice(0, MAX_QUERY * 2).replace(/\s+/g, " "));
+      update(event.timeStamp);
     }
-  }, { signal });
-  form.querySelector(".sgm-finder__focus").addEventListener("click", () => input.focus(), { signal });
-  /* "/" focuses the filter (ahead of Material's own search shortcut). */
-  window.addEventListener("keydown", (event) => {
+  });
+  on($(".sgm-finder__log-clear"), "click", () => { state.log = ""; update(); input.focus(); });
+  on(form, "reset", (event) => {
+    event.preventDefault();
+    setQuery("");
+    state.log = "";
+    state.sort = "";
+    state.view = "";
+    for (const key of keys) state.facets[key].clear();
+    for (const box of form.querySelectorAll(".sgm-facet input[type=checkbox]")) box.checked = false;
+    update();
+    input.focus();
+  });
+  on(input, "keydown", (event) => {
+    if (event.key !== "Escape") return;
+    event.preventDefault();
+    setQuery("");
+    state.log = "";
+    update();
+  });
+  on($(".sgm-finder__focus"), "click", () => input.focus());
+  on(facetToggle, "click", () => openFacets(facetPanel.hidden));
+  on(viewButton, "click", () => { state.view = state.view === "parts" ? "" : "parts"; update(); });
+  on($(".sgm-finder__more-all"), "click", () => { showAll = true; update(); });
+  on(nearest, "click", () => { setQuery(nearest.dataset.query || ""); update(); input.focus(); });
+  on($(".sgm-finder__everywhere"), "click", () => openHeaderSearch(state.q.trim()));
+  for (const th of headers) {
+    on(th.querySelector("button"), "click", () => {
+      const [key, dir] = state.sort.split(":");
+      const col = th.dataset.sort;
+      state.sort = key !== col ? `${col}:asc` : dir === "asc" ? `${col}:desc` : "";
+      update();
+    });
+  }
+  /* "/" focuses the field (ahead of Material's own search shortcut). */
+  on(window, "keydown", (event) => {
     const el = document.activeElement;
     const typing = el && (el.isContentEditable || /^(input|textarea|select)$/i.test(el.tagName));
     if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
@@ -392,22 +472,13 @@ export function mountFinder(form, signal) {
       input.focus();
       input.select();
     }
-  }, { signal, capture: true });
-  for (const th of headers) {
-    th.querySelector("button").addEventListener("click", () => {
-      const [key, dir] = state.sort.split(":");
-      const col = th.dataset.sort;
-      state.sort = key !== col ? `${col}:asc` : dir === "asc" ? `${col}:desc` : "";
-      apply();
-    }, { signal });
-  }
+  }, { capture: true });
 
   form.hidden = false;
-  apply();
+  update();
   return () => {
     if (canHighlight) CSS.highlights.delete(HIGHLIGHT);
     clearTimeout(urlTimer);
     clearTimeout(fillTimer);
   };
 }
-

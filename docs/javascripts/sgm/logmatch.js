@@ -1,0 +1,92 @@
+/* A pasted log, read line by line against the incidents' log patterns (the same
+   patterns `python -m macros.triage` uses), and the lines that look like errors,
+   for a text search when no pattern knows them. DOM-free. */
+
+export const MAX_LINES = 20000;    // lines of a paste that are read
+export const MAX_LINE = 4000;      // characters of a line that are read
+export const MAX_ERROR_LINES = 8;  // error-looking lines searched as text
+export const MAX_KEPT = 24;        // lines kept (in the address) to show the same result again
+
+const ERRORISH = /\b(?:error|errors|exception|traceback|fail|failed|failure|fatal|killed|timed out|timeout|abort|aborted|oom|panic|crash|crashed|assert|assertion|refused|unable|cannot|invalid|denied|unsupported|not supported|out of memory)\b/i;
+const TRACEBACK = /^Traceback \(most recent call last\):/;
+const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b.*/;
+const PREFIX = /^(?:\[[^\]]{0,80}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\s*|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?\s*)+/;
+
+/* Each pattern as a test of one line. A regex follows the subset the loader allows, so it
+   means here what it means in Python. */
+export function compilePatterns(list) {
+  return list.map((p) => {
+    if (p.literal !== undefined && p.literal !== null) {
+      const literal = p.literal;
+      return { id: p.id, generic: !!p.generic, test: (line) => line.includes(literal) };
+    }
+    const regex = new RegExp(p.regex, "u");
+    return { id: p.id, generic: !!p.generic, test: (line) => regex.test(line) };
+  });
+}
+
+/* The lines of a paste: split on line breaks; a trailing line break is not a line. */
+export function logLines(text) {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  return lines.slice(0, MAX_LINES).map((line) => line.slice(0, MAX_LINE));
+}
+
+/* Is `text` a pasted log rather than a query? Two lines or more with something on them. */
+export function looksLikeLog(text) {
+  return logLines(text).filter((line) => line.trim()).length >= 2;
+}
+
+/* A line worth a text search: it reads like an error and has words, not just `)` or `ok`. */
+function meaningful(line) {
+  const core = line.replace(PREFIX, "").trim();
+  return (core.match(/[A-Za-z]{2,}/g) || []).length >= 2 && core.length >= 12 ? core : null;
+}
+
+export function analyseLog(text, patterns) {
+  const lines = logLines(text);
+  const byId = new Map();  // id -> {id, lines: Set, possibleLines: Set, first}
+  const kept = [];
+  lines.forEach((line, n) => {
+    let matched = false;
+    const own = new Map();  // id -> certain on this line?
+    for (const p of patterns) {
+      if (!p.test(line)) continue;
+      matched = true;
+      own.set(p.id, own.get(p.id) || !p.generic);
+    }
+    for (const [id, certain] of own) {
+      if (!byId.has(id)) byId.set(id, { id, lines: new Set(), possibleLines: new Set(), first: n });
+      (certain ? byId.get(id).lines : byId.get(id).possibleLines).add(n);
+    }
+    if (matched && kept.length < MAX_KEPT) kept.push(line);
+  });
+  const hits = [...byId.values()].map((h) => ({
+    id: h.id, lines: h.lines.size, possibleLines: h.possibleLines.size, first: h.first,
+    possible: h.lines.size === 0,
+  }));
+  hits.sort((a, b) => (a.possible - b.possible) || (b.lines - a.lines) || (b.possibleLines - a.possibleLines)
+    || (a.first - b.first));
+  /* Lines that look like errors: exception lines, the last line of a traceback, Error, failed... */
+  const errors = [];
+  const add = (line) => {
+    const core = meaningful(line);
+    if (core && !errors.includes(core) && errors.length < MAX_ERROR_LINES) errors.push(core);
+  };
+  let inTraceback = false;
+  lines.forEach((line, n) => {
+    if (TRACEBACK.test(line.replace(PREFIX, ""))) { inTraceback = true; return; }
+    if (inTraceback) {
+      if (/^\s/.test(line)) return;
+      inTraceback = false;
+      if (EXCEPTION_LINE.test(line.trim())) { add(line); return; }
+    }
+    if (EXCEPTION_LINE.test(line.replace(PREFIX, "").trim()) || ERRORISH.test(line)) add(line);
+    if (n === lines.length - 1 && EXCEPTION_LINE.test(line.trim())) add(line);
+  });
+  for (const line of errors) {
+    if (kept.length >= MAX_KEPT) break;
+    if (!kept.some((k) => k.includes(line))) kept.push(line);
+  }
+  return { lineCount: lines.length, hits, errorLines: errors, kept };
+}

@@ -1,0 +1,69 @@
+/* The page's side of the finder's search: a worker when the browser has module workers,
+   else the same search on the page itself. Every call returns a promise; answers to
+   queries that a newer one has replaced are simply not used by the caller. */
+
+function inWorker(url) {
+  const worker = new Worker(new URL("./search-worker.js", import.meta.url), { type: "module" });
+  const waiting = new Map();
+  let seq = 0;
+  let readyResolve;
+  let readyReject;
+  const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+  worker.onmessage = (event) => {
+    const m = event.data;
+    if (m.type === "ready") readyResolve(m);
+    else if (m.type === "error" && m.seq === undefined) readyReject(new Error(m.error));
+    else if (waiting.has(m.seq)) {
+      const { resolve, reject } = waiting.get(m.seq);
+      waiting.delete(m.seq);
+      if (m.type === "error") reject(new Error(m.error)); else resolve(m.found);
+    }
+  };
+  worker.onerror = (event) => readyReject(new Error(event.message || "the search worker failed"));
+  const ask = (message) => new Promise((resolve, reject) => {
+    seq += 1;
+    waiting.set(seq, { resolve, reject });
+    worker.postMessage({ ...message, seq });
+  });
+  worker.postMessage({ type: "load", url: String(url) });
+  return {
+    ready,
+    search: (query) => ask({ type: "search", query }),
+    nearest: (query) => ask({ type: "nearest", query }),
+    many: (queries) => ask({ type: "many", queries }),
+    close: () => worker.terminate(),
+  };
+}
+
+async function onPage(url) {
+  const [{ createSearch }, response] = await Promise.all([import("./search.js"), fetch(url)]);
+  const started = performance.now();
+  const data = await response.json();
+  const search = createSearch(data);
+  const answer = (query) => {
+    const found = search.search(query);
+    return { text: found.text, words: found.words, results: found.results.map((r) => ({ id: r.id, score: r.score })),
+      highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix } };
+  };
+  const { index, ...rest } = data;
+  return {
+    ready: Promise.resolve({ data: rest, loaded: performance.now() - started }),
+    search: async (query) => answer(query),
+    nearest: async (query) => search.nearest(query),
+    many: async (queries) => queries.map(answer),
+    close: () => {},
+  };
+}
+
+export async function searchClient(url) {
+  if (typeof Worker === "function") {
+    try {
+      const client = inWorker(url);
+      await client.ready;
+      return client;
+    } catch (error) {
+      console.warn("The finder searches on the page instead of a worker:", error);
+    }
+  }
+  return onPage(url);
+}

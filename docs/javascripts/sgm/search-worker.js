@@ -1,0 +1,39 @@
+/* The finder's search, run in a worker so that typing never waits for it: the page
+   sends queries, the worker answers with the ranked incidents. It loads finder.json
+   itself and sends the page everything but the index. */
+import { createSearch } from "./search.js";
+
+let search = null;
+
+function answer(query) {
+  const found = search.search(query);
+  return {
+    text: found.text,
+    words: found.words,
+    results: found.results.map((r) => ({ id: r.id, score: r.score })),
+    highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix },
+  };
+}
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  try {
+    if (message.type === "load") {
+      const started = performance.now();
+      const response = await fetch(message.url);
+      if (!response.ok) throw new Error(`${message.url}: ${response.status}`);
+      const data = await response.json();
+      search = createSearch(data);
+      const { index, ...rest } = data;
+      self.postMessage({ type: "ready", data: rest, loaded: performance.now() - started });
+    } else if (message.type === "search") {
+      self.postMessage({ type: "found", seq: message.seq, found: answer(message.query) });
+    } else if (message.type === "nearest") {
+      self.postMessage({ type: "found", seq: message.seq, found: search.nearest(message.query) });
+    } else if (message.type === "many") {
+      self.postMessage({ type: "found", seq: message.seq, found: message.queries.map(answer) });
+    }
+  } catch (error) {
+    self.postMessage({ type: "error", seq: message.seq, error: String(error && error.message || error) });
+  }
+};

@@ -1,0 +1,192 @@
+"""The finder's search index, built at build time from the incidents and their stories.
+
+The browser ranks with MiniSearch (BM25, prefix and fuzzy matching, field
+boosts), vendored under docs/javascripts/vendor/minisearch/. Indexing every
+story in the browser would cost a long task on each visit, so the index is
+built here, in a compact form of MiniSearch's own index, and the page only
+loads it (search.js fills a MiniSearch instance with it). The words are cut and normalised by rules that
+docs/javascripts/sgm/text.js implements in the same way; tests/js checks that
+both give the same terms and that this index equals the one MiniSearch builds
+itself from the same documents.
+
+Nothing here knows about MkDocs.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+# Fields, and how much a match in each counts: what an operator sees first
+# (title, symptom, the log lines) outweighs the explanation and the story.
+BOOSTS = {
+    "title": 3.0, "symptom": 3.0, "logs": 2.5, "name": 2.0, "tags": 2.0,
+    "cause": 1.5, "fix": 1.2, "story": 0.6,
+}
+FIELDS = tuple(BOOSTS)
+
+# Words that carry no meaning in a query: they neither match nor get highlighted.
+STOP_WORDS = frozenset("""
+a an and are as at be been being but by did do does doing for from had has have having he her his i if in
+into is it its itself me my of on or our ours she so such than that the their theirs them then there these
+they this those to too was we were what when where which while who whom will with would you your yours
+about above after against along among around before behind below between during over per since than toward
+towards upon via within without
+""".split())
+
+# A token: letters and digits, possibly joined by . _ - + / : into one compound
+# (a flag, a file name, a version, a metric name), as in text.js.
+_TOKEN = re.compile(r"[^\W_]+(?:[._+/:\-][^\W_]+)*")
+_JOINER = re.compile(r"[._+/:\-]")
+_WORD = re.compile(r"^[a-z]+$")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: how the finder compares text."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.category(c).startswith("M")).lower()
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as written, compounds whole and stop words left out: what a
+    query's terms and a synonym's phrases are matched as."""
+    return [m.group() for m in _TOKEN.finditer(fold(text)) if m.group() not in STOP_WORDS]
+
+
+def tokenize(text: str) -> list[str]:
+    """The tokens of ``text``: each compound, then its parts."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(fold(text)):
+        token = match.group()
+        out.append(token)
+        if _JOINER.search(token):
+            out.extend(p for p in _JOINER.split(token) if p)
+    return out
+
+
+def _undouble(stem: str) -> str:
+    return stem[:-1] if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" else stem
+
+
+def stems(word: str) -> list[str]:
+    """Light English stems of ``word`` (hangs, hanging -> hang; crashes -> crash, crashe).
+    Several candidates where the ending is ambiguous; the index holds them all."""
+    if not _WORD.match(word) or len(word) < 4:
+        return []
+    found: list[str] = []
+    if word.endswith("ies") and len(word) > 4:
+        found.append(word[:-3] + "y")
+    elif word.endswith("sses"):
+        found.append(word[:-2])
+    elif word.endswith("ing") and len(word) >= 6:
+        base = word[:-3]
+        found += [_undouble(base), base + "e"]
+    elif word.endswith("ed") and len(word) >= 5:
+        base = word[:-2]
+        found += [_undouble(base), base + "e"]
+    elif word.endswith("es") and len(word) >= 5:
+        found += [word[:-1], word[:-2]]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        found.append(word[:-1])
+    out: list[str] = []
+    for stem in found:
+        if stem != word and len(stem) >= 3 and stem not in out:
+            out.append(stem)
+    return out
+
+
+def process_term(token: str) -> str | None:
+    """The index term of a token: the token itself; None for a stop word. Inflection is handled
+    at query time (text.js variants), so the index stays as small as the text."""
+    if token in STOP_WORDS:
+        return None
+    return token
+
+
+def documents(incidents: Iterable, stories: dict, labels: dict[str, str]) -> list[dict]:
+    """What the finder searches of each incident, field by field (every field present)."""
+    docs = []
+    for inc in incidents:
+        logs = [p.literal if p.literal is not None else p.regex for p in inc.log_patterns] + list(inc.log_examples)
+        docs.append({
+            "id": inc.id,
+            "title": inc.title,
+            "symptom": inc.symptom,
+            "logs": "\n".join(logs),
+            "name": inc.name,
+            "tags": " ".join([*inc.components, *inc.hardware, labels.get(inc.status, inc.status)]),
+            "cause": inc.cause,
+            "fix": inc.fix,
+            "story": " ".join(s.text for s in stories.get(inc.id, [])),
+        })
+    return docs
+
+
+def compact_index(docs: list[dict]) -> dict:
+    """The index MiniSearch 7 builds from ``docs`` with text.js's tokenize and processTerm, in a
+    compact form that search.js loads without converting every posting: per term, for each field
+    it occurs in, the field's number and its postings as text (see ``encode_postings``). Field lengths and their averages are computed as MiniSearch computes them."""
+    field_ids = {f: n for n, f in enumerate(FIELDS)}
+    index: dict[str, dict[int, dict[int, int]]] = {}
+    field_length: list[list[int]] = []
+    average = [0.0] * len(FIELDS)
+    for short_id, doc in enumerate(docs):
+        lengths = []
+        for field in FIELDS:
+            fid = field_ids[field]
+            tokens = tokenize(doc[field])
+            unique = len(set(tokens))
+            lengths.append(unique)
+            # MiniSearch keeps a running average: (average * count + length) / (count + 1)
+            average[fid] = (average[fid] * short_id + unique) / (short_id + 1)
+            for token in tokens:
+                term = process_term(token)
+                if term:
+                    freqs = index.setdefault(term, {}).setdefault(fid, {})
+                    freqs[short_id] = freqs.get(short_id, 0) + 1
+        field_length.append(lengths)
+    terms = sorted(index)
+    return {
+        "format": "sgm-minisearch-7/1",
+        "fields": list(FIELDS),
+        "documentIds": [doc["id"] for doc in docs],
+        "fieldLength": field_length,
+        "averageFieldLength": average,
+        "terms": terms,
+        "postings": [[[fid, encode_postings(freqs)] for fid, freqs in sorted(index[term].items())] for term in terms],
+    }
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if not n:
+            return out
+
+
+def encode_postings(freqs: dict[int, int]) -> str:
+    """One field's postings of a term as text: the gap to each document in base 36, and its count
+    after a colon when above one ("0,3,1a:2"). JSON reads one string far faster than a list of
+    numbers, and the page decodes only the postings a query touches."""
+    out, previous = [], 0
+    for doc, count in sorted(freqs.items()):
+        out.append(_base36(doc - previous) + (f":{_base36(count)}" if count > 1 else ""))
+        previous = doc
+    return ",".join(out)
+
+
+def synonym_groups(groups: Iterable[dict]) -> list[list[list[str]]]:
+    """Each synonym group as its phrases' words, as the browser matches them in a query."""
+    out = []
+    for group in groups:
+        phrases: list[list[str]] = []
+        for phrase in group["terms"]:
+            found = words(phrase)
+            if found and found not in phrases:
+                phrases.append(found)
+        if len(phrases) > 1:
+            out.append(phrases)
+    return out
