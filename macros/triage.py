@@ -66,12 +66,19 @@ class TriageError(Exception):
 @dataclass
 class Hit:
     incident: Incident
-    count: int = 0
+    count: int = 0  # lines matched by the incident's own patterns
+    possible: int = 0  # lines matched only by generic patterns (lines several incidents print)
     first_file: str = ""
     first_line: int = 0
     first_text: str = ""
     clipped: bool = False  # first_text is an excerpt of a longer line
     last_seen: tuple = field(default=(None, -1), repr=False)  # (scan, offset of the line): a line counts once
+    last_certain: bool = field(default=False, repr=False)
+
+    @property
+    def certain(self) -> bool:
+        """Did a pattern of the incident's own match, not only a line that several incidents print?"""
+        return self.count > 0
 
 
 class Matcher:
@@ -100,15 +107,23 @@ class Matcher:
         """Read ``stream`` (binary) to the end, adding what matches to ``hits``."""
         this = object()  # this scan: a file named twice is counted twice, like grep
         for pattern, key, where in self.found(name, stream):
-            inc = self.patterns[pattern][0]
+            inc, k = self.patterns[pattern]
+            certain = not inc.log_patterns[k].generic
             hit = hits.get(inc.id)
             if hit is None:
                 line, text, clipped = where()
                 hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text, clipped=clipped)
             elif hit.last_seen == (this, key):
+                if certain and not hit.last_certain:  # the same line, now matched by the incident's own pattern
+                    hit.possible -= 1
+                    hit.count += 1
+                    hit.last_certain = True
                 continue
-            hit.count += 1
-            hit.last_seen = (this, key)
+            if certain:
+                hit.count += 1
+            else:
+                hit.possible += 1
+            hit.last_seen, hit.last_certain = (this, key), certain
 
     def found(self, name: str, stream, block: int | None = None, line_max: int | None = None):
         """Yield ``(pattern index, line key, where)`` for each pattern found on a line of ``stream``.
@@ -439,7 +454,10 @@ def triage(incidents, names: list[str]) -> tuple[list[Hit], list[str]]:
             errors.append(str(err))
         except OSError as err:
             errors.append(f"{name}: cannot read: {err.strerror or err}")
-    order = sorted(hits.values(), key=lambda h: (names.index(h.first_file) if h.first_file in names else -1,
+    # Certain matches first, then the incidents that only print a line several incidents share;
+    # within each, in order of first appearance.
+    order = sorted(hits.values(), key=lambda h: (not h.certain,
+                                                 names.index(h.first_file) if h.first_file in names else -1,
                                                  h.first_line))
     return order, errors
 
@@ -488,7 +506,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"triage: {shown_err(message)}", file=sys.stderr)
     results = [{
         "id": h.incident.id, "name": h.incident.name, "title": h.incident.title,
-        "status": h.incident.status, "sections": list(h.incident.sections), "count": h.count,
+        "status": h.incident.status, "sections": list(h.incident.sections),
+        "certain": h.certain, "count": h.count if h.certain else h.possible,
         "first": {"file": h.first_file, "line": h.first_line, "text": h.first_text, "clipped": h.clipped},
         "url": base + site.incident_url(h.incident.id),
     } for h in hits]
@@ -498,6 +517,8 @@ def main(argv: list[str] | None = None) -> int:
         shown = escape_controls if sys.stdout.isatty() else str
         for r in results:
             lines = "line" if r["count"] == 1 else "lines"
+            if not r["certain"]:
+                lines += " that several incidents print (possible, not certain)"
             where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
             first = r["first"]
             clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
