@@ -1,0 +1,63 @@
+"""No reader meets words about how the manual was written: the phrases of data/process-words.yaml
+appear nowhere in docs/ or data/, outside code and outside a declared correction's `index`."""
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT
+from macros import validate
+from macros.yamlfile import read
+
+WORDS = ROOT / "data" / "process-words.yaml"
+
+
+def patterns() -> list[re.Pattern]:
+    data = read(WORDS, "data/process-words.yaml")
+    validate.check(data, ROOT / "data" / "process-words.schema.json", "data/process-words.yaml")
+    return [re.compile(re.escape(e["phrase"]), re.I) if "phrase" in e else re.compile(e["regex"]) for e in data]
+
+
+def prose(text: str) -> str:
+    """A page's text without code blocks and code spans, line numbers kept."""
+    text = re.sub(r"```.*?```|~~~.*?~~~", lambda m: "\n" * m.group().count("\n"), text, flags=re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def data_text(text: str) -> str:
+    """A data file without the `index:` text of declared corrections (the incident table's own words)."""
+    return re.sub(r"(?m)^(\s*(?:-\s*)?(?:\{\s*field:[^}\n]*?)?\bindex:).*$", r"\1", text)
+
+
+def findings(files, clean) -> list[str]:
+    found = []
+    for path in files:
+        text = clean(path.read_text("utf-8"))
+        for number, line in enumerate(text.splitlines(), 1):
+            for pattern in patterns():
+                match = pattern.search(line)
+                if match:
+                    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+                    found.append(f"{shown}:{number}: {match.group()!r} in {line.strip()[:120]!r}")
+    return found
+
+
+def test_no_page_speaks_about_how_it_was_written():
+    assert not findings(sorted((ROOT / "docs").rglob("*.md")), prose)
+
+
+def test_no_data_speaks_about_how_it_was_written():
+    files = [p for p in sorted((ROOT / "data").glob("*.yaml")) if p.name != "process-words.yaml"]
+    files += sorted((ROOT / "data").glob("*.schema.json"))  # the schema is published with the site
+    assert not findings(files, data_text)
+
+
+def test_the_check_finds_each_kind_of_phrase(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("The thread is not in our store.\nI read every file.\nThe index records a cause.\n"
+                    "`I` in code is fine.\n```\nI in a block is fine\n```\nDisk I/O is fine.\n", "utf-8")
+    found = findings([page], prose)
+    assert [f.split(":")[1] for f in found] == ["1", "2", "3"], found
+    data = tmp_path / "data.yaml"
+    data.write_text('- field: fix\n  index: "We could not find the thread in our store"\n'
+                    "  reason: our store said so\n", "utf-8")
+    assert [f.split(":")[1] for f in findings([data], data_text)] == ["3"]
