@@ -149,10 +149,18 @@ def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed
     assert section.url != "part-2/2-3-retraction/"
     page.goto(f"{url}part-2/2-3-retraction/#{OLD}")
     page.wait_for_url(f"{url}incidents/{NEW}/")
-    # a link with the old id followed within the page, through instant navigation
-    page.goto(f"{url}{section.url}")
+    # an old id set within a page reached by instant navigation from a page at another depth
+    page.goto(url)
+    page.click('.md-nav__link[href$="incidents/"]')
+    page.wait_for_selector(".sgm-finder:not([hidden])")
     page.evaluate(f"location.hash = '#{OLD}'")
     page.wait_for_function(f"location.hash === '#{NEW}'")
+    page.click('#part-2 ~ .sgm-table a[href*="2-3-retraction"]')
+    page.wait_for_url("**/part-2/2-3-retraction/**")
+    page.wait_for_selector("article h1:has-text('2.3 Retraction')")  # the new page's view is mounted
+    page.wait_for_timeout(300)
+    page.evaluate(f"location.hash = '#{OLD}'")
+    page.wait_for_url(f"{url}incidents/{NEW}/")
     assert not errors
     page.context.close()
 
