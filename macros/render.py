@@ -153,6 +153,12 @@ def chat_plain(incident: Incident, site: Site) -> str:
             f"{STATUS_LABELS[incident.status].lower()} — {url}")
 
 
+def chat_example(incident: Incident, site: Site, plain_text: bool = False) -> Markup:
+    """A chat line as inline code, for a page that shows what the copy buttons give."""
+    line = chat_plain(incident, site) if plain_text else chat_line(incident, site)
+    return Markup(f"<code>{_inert(line)}</code>")
+
+
 _SHORT_REPO = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}
 _GITHUB_FILE = re.compile(r"^https://github\.com/([^/]+/[^/]+)/blob/[^/]+/(?:.*/)?([^/#?]+)")
 _GITHUB_COMMIT = re.compile(r"^https://github\.com/([^/]+/[^/]+)/commit/([0-9a-f]{7,40})")

@@ -54,10 +54,15 @@ def test_the_plain_chat_line_has_no_markdown_and_ends_with_the_bare_address(inci
         assert markdown.startswith("[") and f"]({url})" in markdown
 
 
-def test_the_about_page_says_which_chat_format_to_use_where(built):
-    about = text(page(built, "about").select_one("#chat").find_next("table"))
+def test_the_about_page_says_which_chat_format_to_use_where(built, server, incidents, site):
+    table = page(built, "about").select_one("#chat").find_next("table")
+    about = text(table)
     assert "Copy for chat" in about and "Discord" in about and "Mattermost" in about and "GitHub" in about
     assert "as plain text" in about and "Slack" in about and "Teams" in about
+    # its examples are what the buttons copy today
+    inc = next(i for i in incidents if i.id == "sglang-36889")
+    here = site.with_addresses(server, None)
+    assert [c.get_text() for c in table.select("code")] == [render.chat_line(inc, here), render.chat_plain(inc, here)]
 
 
 # ---- The incident page as a landing page ------------------------------------------------------
