@@ -14,7 +14,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 
-from . import exports, render
+from . import exports, previews, render
 from .build_state import BuildState
 from .errors import ManualError
 from .loader import SCHEMA
@@ -51,6 +51,9 @@ def start(config) -> BuildState:
 
 def on_config(state: BuildState, config):
     config["nav"] = state.site.nav()  # generated from data/manual.yaml
+    # Renamed incidents, for overrides/main.html: the page's script sends an old id in the
+    # address (/incidents/#<old>, /<section page>/#<old>) on to the new one.
+    config.extra["sgm_redirects"] = {"table": state.site.table_url, "ids": dict(state.redirects)}
     return config
 
 
@@ -59,7 +62,7 @@ def on_files(state: BuildState, files, config):
     site = state.site
     for inc in state.incidents:
         files.append(File.generated(config, f"{site.table_url}{inc.id}.md",
-                                    content=render.incident_page(inc, site),
+                                    content=render.incident_page(inc, site, state.incidents),
                                     inclusion=InclusionLevel.NOT_IN_NAV))
     for old, new in state.redirects.items():  # an old address keeps working
         files.append(File.generated(config, f"{site.table_url}{old}/index.html",
@@ -79,6 +82,11 @@ def on_page_content(state: BuildState, html: str, page):
         raise PluginError(str(err)) from None
     if page.meta.get("section") is not None:
         state.collect_stories(str(page.meta["section"]), html, page.url)
+    if not page.meta.get("description") and not page.meta.get("incident"):
+        # Its own preview: the page's first paragraph (overrides/main.html writes it into the head).
+        described = previews.description(html)
+        if described:
+            page.meta["description"] = described
     return html
 
 

@@ -113,6 +113,14 @@ def define_env(env):
         return block(render.bench_results(state.bench))
 
     @macro
+    def chat_example(incident_id: str, plain: bool = False) -> str:
+        """What Copy for chat (or, with plain=True, "as plain text") copies for an incident."""
+        inc = state.incident(incident_id)
+        if inc is None:
+            fail(f"chat_example({incident_id!r}): no incident has that id in data/incidents.yaml")
+        return render.chat_example(inc, site, plain_text=bool(plain))
+
+    @macro
     def vocabulary(field: str) -> str:
         if field not in ("status", "kind"):
             fail(f"vocabulary({field!r}): use 'status' or 'kind'")

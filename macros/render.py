@@ -145,9 +145,59 @@ def chat_line(incident: Incident, site: Site) -> str:
             f" — {STATUS_LABELS[incident.status].lower()}, {where}")
 
 
+def chat_plain(incident: Incident, site: Site) -> str:
+    """One line of plain text to paste where Markdown links stay raw (Slack, Teams): name, title,
+    status and the bare address, last, so that the chat program links it."""
+    url = site.absolute(site.incident_url(incident.id))
+    return (f"{plain(incident.name)}: {plain(incident.title)} — "
+            f"{STATUS_LABELS[incident.status].lower()} — {url}")
+
+
+def chat_example(incident: Incident, site: Site, plain_text: bool = False) -> Markup:
+    """A chat line as inline code, for a page that shows what the copy buttons give."""
+    line = chat_plain(incident, site) if plain_text else chat_line(incident, site)
+    return Markup(f"<code>{_inert(line)}</code>")
+
+
+_SHORT_REPO = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}
+_GITHUB_FILE = re.compile(r"^https://github\.com/([^/]+/[^/]+)/blob/[^/]+/(?:.*/)?([^/#?]+)")
+_GITHUB_COMMIT = re.compile(r"^https://github\.com/([^/]+/[^/]+)/commit/([0-9a-f]{7,40})")
+
+
+def link_label(url: str) -> str:
+    """A short name for a link to check something: a thread, a file, a commit or a site."""
+    from .model import GITHUB
+
+    thread = GITHUB.match(url)
+    if thread:
+        repo, kind, number = thread.groups()
+        noun = {"pull": "pull request", "issues": "issue", "discussions": "discussion"}[kind]
+        return f"{_SHORT_REPO.get(repo, repo)} {noun} #{number}"
+    commit = _GITHUB_COMMIT.match(url)
+    if commit:
+        return f"{_SHORT_REPO.get(commit.group(1), commit.group(1))} commit {commit.group(2)[:7]}"
+    file = _GITHUB_FILE.match(url)
+    if file:
+        return f"{file.group(2)} in {_SHORT_REPO.get(file.group(1), file.group(1))}"
+    return url.split("/")[2].removeprefix("www.")
+
+
+def fix_refs(incident: Incident) -> list[dict]:
+    """What fixed the incident, each with a label and, for a pull request or a commit, its link."""
+    return [{"label": f"release {value}", "url": None} if kind == "version"
+            else {"label": link_label(value), "url": value} for kind, value in incident.fixed_in]
+
+
+def sentence(text: str) -> str:
+    """``text`` ending with a full stop (or the punctuation it already ends with)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
 def _render(template: str, **context) -> str:
     return _env.get_template(template).render(
-        status_badge=status_badge, source_view=source_view, chat_line=chat_line, **context).strip()
+        status_badge=status_badge, source_view=source_view, chat_line=chat_line, chat_plain=chat_plain,
+        link_label=link_label, fix_refs=fix_refs, sentence=sentence, **context).strip()
 
 
 def card(incident: Incident, site: Site, base: str, here: str | None = None) -> str:
@@ -320,8 +370,53 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
     }
 
 
-def incident_page(incident: Incident, site: Site) -> str:
-    """The Markdown source of an incident's own page, front matter included."""
+_ORDERS: dict[int, tuple[object, Site, list[Incident]]] = {}  # the last orders computed, by the tuple's identity
+
+
+def manual_order(incidents: Iterable[Incident], site: Site) -> list[Incident]:
+    """The incidents in the manual's order: by the part and section that first tell them, then as listed.
+    A build asks once per incident page with the same tuple; the order is computed once for it."""
+    kept = _ORDERS.get(id(incidents))
+    if kept and kept[0] is incidents and kept[1] is site:
+        return kept[2]
+    order = [i for _, rows in by_part(incidents, site) for i in rows]
+    if isinstance(incidents, tuple):
+        _ORDERS.clear()
+        _ORDERS[id(incidents)] = (incidents, site, order)
+    return order
+
+
+def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit: int = 5) -> list[dict]:
+    """A few incidents that share a section or a component with ``incident``, most shared first,
+    then in the manual's order; each with what it shares."""
+    order = manual_order(incidents, site)
+    found = []
+    for rank, other in enumerate(order):
+        if other.id == incident.id:
+            continue
+        sections = [n for n in other.sections if n in incident.sections]
+        components = [c for c in other.components if c in incident.components]
+        if sections or components:
+            found.append((-(len(sections) + len(components)), rank, other, sections, components))
+    found.sort(key=lambda f: f[:2])
+    out = []
+    for _, _, other, sections, components in found[:limit]:
+        why = []
+        if sections:
+            why.append(("also told in " if len(sections) == 1 else "also told in sections ") + ", ".join(sections))
+        if components:
+            why.append("also about " + ", ".join(components))
+        out.append({"inc": other, "why": "; ".join(why)})
+    return out
+
+
+CHECKS_ANCHOR = "what-to-check-and-do"  # the heading each section page ends with
+
+
+def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = ()) -> str:
+    """The Markdown source of an incident's own page, front matter included. With ``incidents``
+    (all of them), the page also lists related incidents and links the previous and the next."""
+    incidents = incidents if isinstance(incidents, tuple) and incidents else tuple(incidents) or (incident,)
     base = relative_root(site.incident_url(incident.id))
     links = Links(site, base)
     heading = f"{plain(incident.name)}: {plain(incident.title)}"
@@ -337,8 +432,16 @@ def incident_page(incident: Incident, site: Site) -> str:
         "hide": ["toc"],
     }
     front = "\n".join(f"{k}: {inert_json(v)}" for k, v in meta.items())
+    told = [site.section(n) for n in incident.sections]
+    checks = [(sec, f"{links.section(sec.number)}#{CHECKS_ANCHOR}"
+               if CHECKS_ANCHOR in site.anchors.get(sec.page, ()) else None) for sec in told]
+    order = manual_order(incidents, site)
+    at = next((k for k, i in enumerate(order) if i.id == incident.id), None)
+    previous = order[at - 1] if at else None
+    following = order[at + 1] if at is not None and at + 1 < len(order) else None
     body = _render("incident_page.html", inc=incident, links=links, site=site,
-                   card=Markup(card(incident, site, base)), told=[site.section(n) for n in incident.sections],
+                   card=Markup(card(incident, site, base)), told=told, checks=checks,
+                   related=related(incident, incidents, site), previous=previous, following=following,
                    stories_slot=Markup(STORIES_SLOT))
     return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"
 
@@ -347,12 +450,14 @@ STORIES_SLOT = '<div data-sgm-stories=""></div>'  # filled once every section pa
 
 
 def incident_stories(incident: Incident, stories, site: Site) -> str:
-    """The incident's stories, in full, for its own page: each as its section tells it."""
+    """The incident's stories, in full, for its own page: each as its section tells it, its
+    headings one level under the page's h2 for it, and no element id of the section page."""
     from .stories import rebase
 
     here = site.incident_url(incident.id)
     base = relative_root(here)
-    shown = [{"section": site.section(s.section), "html": Markup(rebase(s.html, s.page_url, here)),
+    shown = [{"section": site.section(s.section), "anchor": "story-" + s.section.replace(".", "-"),
+              "html": Markup(rebase(s.html, s.page_url, here, shift=s.level - 2)),
               "url": f"{base}{s.page_url}#{incident.id}"} for s in stories]
     return _render("incident_stories.html", inc=incident, stories=shown)
 

@@ -24,6 +24,7 @@ class Story:
     page_url: str    # the section page's site-root-relative URL, e.g. "part-2/2-3-retraction/"
     html: str        # the story's HTML as the section page has it (card left out)
     text: str        # its plain text, for the finder
+    level: int = 3   # the level of its heading on the section page
 
 
 def _level(tag) -> int | None:
@@ -52,17 +53,21 @@ def extract(html: str, ids, section: str, page_url: str) -> dict[str, Story]:
         body = "".join(str(p) for p in parts).strip()
         text = " ".join(" ".join(p.get_text(" ") if isinstance(p, Tag) else str(p) for p in parts
                                  if not isinstance(p, NavigableString) or p.strip()).split())
-        stories[ident] = Story(ident, section, page_url, body, text)
+        stories[ident] = Story(ident, section, page_url, body, text, level)
     return stories
 
 
-def rebase(html: str, from_url: str, to_url: str) -> str:
+def rebase(html: str, from_url: str, to_url: str, shift: int = 0) -> str:
     """``html`` written for the page at ``from_url``, made right for the page at ``to_url``:
     relative links and images keep pointing where they did, a bare #anchor points back to
-    the first page, and element ids are dropped (the anchors stay on the page that owns them)."""
+    the first page, and element ids are dropped (the anchors stay on the page that owns them).
+    Headings move ``shift`` levels up (a story told under an h3 sits under an h2 on its incident's page)."""
     soup = BeautifulSoup(html, "html.parser")
     for link in soup.select("a.headerlink"):
         link.decompose()
+    if shift:
+        for heading in soup.find_all(_HEADING):
+            heading.name = f"h{min(6, max(2, int(heading.name[1]) - shift))}"
     for el in soup.find_all(True):
         if el.has_attr("id"):
             del el["id"]

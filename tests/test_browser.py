@@ -3,6 +3,9 @@ The finder itself is tested in test_finder.py."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from macros import render
 
 
 
@@ -33,19 +36,59 @@ def open_finder(page, server, query=""):
 
 
 
-def test_copy_buttons_copy_the_link_and_the_chat_line(page, server):
-    open_finder(page, server)
-    row = page.locator("#sglang-36889")
+def settle(page):
+    """Wait for Material's "Copied to clipboard" message, then a little longer: a navigation that a
+    click had started would have changed the address by then."""
+    try:
+        page.wait_for_selector(".md-dialog--active", timeout=3000)
+    except PlaywrightTimeout:
+        pass  # no message: the assertions that follow say what happened instead
+    page.wait_for_timeout(400)
+    page.evaluate("document.querySelector('.md-dialog')?.classList.remove('md-dialog--active')")
+
+
+def clipboard(page) -> str:
+    return page.evaluate("navigator.clipboard.readText()")
+
+
+def test_copy_buttons_copy_the_link_and_the_chat_line(page, server, incidents):
+    """On a site served at its own SITE_URL (where instant navigation takes same-origin links),
+    copying by click or by Enter changes neither the address nor the scroll position."""
+    inc = next(i for i in incidents if i.id == "sglang-8463")
+    link = f"{server}incidents/{inc.id}/"
+    status = render.STATUS_LABELS[inc.status].lower()
+    open_finder(page, server, "?filter=retract")
+    before = page.url
+    row = page.locator(f"#{inc.id}")
     row.locator(".sgm-copy__link").click()
-    assert page.evaluate("navigator.clipboard.readText()") == f"{server}incidents/sglang-36889/"
-    assert page.url.endswith("/incidents/")  # copying does not navigate
-    row.locator(".sgm-copy__chat").click()
-    assert page.evaluate("navigator.clipboard.readText()") == (
-        f"[#36889: Eight running requests allowed, two served]({server}incidents/sglang-36889/)"
-        " — reported, section 2.2")
+    settle(page)
+    assert clipboard(page) == link
+    assert page.url == before and page.input_value(".sgm-finder__q") == "retract"  # the filtered view stays
+    row.locator(".sgm-copy__chat").focus()
+    page.keyboard.press("Enter")
+    settle(page)
+    assert clipboard(page) == f"[#8463: {inc.title}]({link}) — {status}, section 2.3"
+    row.locator(".sgm-copy__plain").click()
+    settle(page)
+    assert clipboard(page) == f"#8463: {inc.title} — {status} — {link}"
+    assert page.url == before
+    # a section page, scrolled down to a card
     page.goto(f"{server}part-3/3-4-earning-cache-hits/")
-    page.locator('.sgm-card[data-incident="report-jarvislabs-2026-08"] .sgm-copy__chat').click()
-    assert page.evaluate("navigator.clipboard.readText()").endswith(" — workaround, sections 3.4, 6.4")
+    card = page.locator('.sgm-card[data-incident="report-jarvislabs-2026-08"]')
+    card.scroll_into_view_if_needed()
+    page.mouse.wheel(0, 200)
+    page.wait_for_timeout(200)
+    where, scroll = page.url, page.evaluate("scrollY")
+    assert scroll > 500
+    card.locator(".sgm-copy__link").click()
+    settle(page)
+    assert clipboard(page) == f"{server}incidents/report-jarvislabs-2026-08/"
+    assert (page.url, page.evaluate("scrollY")) == (where, scroll)
+    card.locator(".sgm-copy__chat").focus()
+    page.keyboard.press("Enter")
+    settle(page)
+    assert clipboard(page).endswith(" — workaround, sections 3.4, 6.4")
+    assert (page.url, page.evaluate("scrollY")) == (where, scroll)
 
 
 def test_without_javascript_every_row_shows(browser, server, incidents):

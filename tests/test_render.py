@@ -31,15 +31,15 @@ def test_card_shows_the_facts_status_and_sources(incidents, site):
     inc = by_id(incidents, "report-jarvislabs-2026-08")
     card = soup(render.card(inc, site, "../../", here="3.4"))
     facts = {dt.get_text(): dt.find_next_sibling("dd") for dt in card.select("dt")}
-    assert list(facts) == ["Symptom", "Cause", "Fix or status", "Status", "Sources"]
+    assert list(facts) == ["Symptom", "Cause", "Fix or status", "Workaround", "Status", "Sources"]
     assert facts["Symptom"].get_text() == "23 percent of input tokens computed again"
+    assert facts["Workaround"].get_text() == render.plain(inc.workaround)
     assert facts["Status"].select_one(".sgm-status").get_text() == "Workaround"
     assert facts["Status"].time["datetime"] == "2026-10-16"
     assert "URL not recorded" in facts["Sources"].get_text()
     links = {a.get_text(): a["href"] for a in card.select(".sgm-card__links a")}
     # its page, its row, and the other section that tells it (6.4), but not this one (3.4)
-    assert links == {"Copy link": "../../incidents/report-jarvislabs-2026-08/",
-                     "Incident page": "../../incidents/report-jarvislabs-2026-08/",
+    assert links == {"Incident page": "../../incidents/report-jarvislabs-2026-08/",
                      "Its row in the incident table": "../../incidents/#report-jarvislabs-2026-08",
                      "6.4": "../../part-6/6-4-routing/#report-jarvislabs-2026-08"}
 

@@ -4,7 +4,7 @@
    `document$` and the previous view is torn down: every listener is registered
    with the AbortSignal of its view. The pure logic lives in ./sgm/ modules that
    never touch the DOM; this file and the mount functions are the thin layer. */
-import { mountCopy } from "./sgm/copy.js";
+import { mountAnchors } from "./sgm/anchors.js";
 import { mountFinder } from "./sgm/finder.js";
 
 /* ---- One mount per page view ------------------------------------------- */
@@ -19,11 +19,11 @@ function mount() {
   }
   const controller = new AbortController();
   const cleanups = [];
-  mountCopy(controller.signal);
   const form = document.querySelector(".sgm-finder");
   if (form) {
     cleanups.push(mountFinder(form, controller.signal));
   }
+  mountAnchors(controller.signal);  // after the finder: its form takes room above the rows
   view = () => {
     controller.abort();
     for (const cleanup of cleanups) cleanup();
