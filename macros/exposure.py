@@ -942,7 +942,7 @@ def bundle(manual, data_dir=None) -> dict:
         path = data / name
         if not path.exists():
             return None
-        content, _ = read(path, f"data/{name}")
+        content = read(path, f"data/{name}")
         content = plain_data(content)
         if schema and (data / schema).exists():
             import jsonschema_rs
