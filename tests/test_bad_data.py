@@ -56,6 +56,6 @@ def test_several_problems_are_all_reported(site, tmp_path):
     assert lines == [
         "two.yaml:9: incident sglang-36889: status: 'solved' is not one of: fixed, workaround, guidance, "
         "open, reported, closed-unfixed, unsupported, unknown",
-        "two.yaml:24: incident sglang-1: sections: 8.1 has no page; the manual's sections are 1.1 to 7.2 "
+        "two.yaml:25: incident sglang-1: sections: 8.1 has no page; the manual's sections are 1.1 to 7.2 "
         "as listed in data/manual.yaml",
     ]
