@@ -337,7 +337,7 @@ def test_cli_reports_bad_data_in_one_message(tmp_path):
     (project / "data" / "releases.yaml").write_text("sglang: {versions: [banana]}\n", "utf-8")
     r = cli("--project", str(project), "--", *SERVER.split())
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "the manual's data has problems" in r.stderr and "'banana' is not a release number" in r.stderr
+    assert "the manual's data has problems" in r.stderr and "'banana' is not valid: a release number" in r.stderr
 
 
 # --------------------------------------------------------------------------- real commands
