@@ -4,6 +4,7 @@
    `document$` and the previous view is torn down: every listener is registered
    with the AbortSignal of its view. The pure logic lives in ./sgm/ modules that
    never touch the DOM; this file and the mount functions are the thin layer. */
+import { mountCheck } from "./sgm/check.js";
 import { mountCopy } from "./sgm/copy.js";
 import { mountFinder } from "./sgm/finder.js";
 
@@ -23,6 +24,10 @@ function mount() {
   const form = document.querySelector(".sgm-finder");
   if (form) {
     cleanups.push(mountFinder(form, controller.signal));
+  }
+  const check = document.querySelector(".sgm-check");
+  if (check) {
+    cleanups.push(mountCheck(check, controller.signal));
   }
   view = () => {
     controller.abort();
