@@ -38,7 +38,7 @@ ARGS_PROGRAM = {"sglang": "sglang", "engine": "sglang", "router": "sglang-router
 # How findings name an argument list: (article, label).
 ARGS_LABEL = {"sglang": ("an", "SGLang"), "sglang-router": ("an", "sglang-router"),
               "sglang-bench": ("an", "SGLang bench_serving"), "miles": ("a", "Miles")}
-MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench",
+MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench",
            "sglang_router.launch_router": "router"}
 MILES_SCRIPTS = ("train.py", "train_async.py")
 NOT_A_COMMAND = ("not a command this checker reads: paste `python -m sglang.launch_server ...`, "

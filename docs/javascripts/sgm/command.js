@@ -12,7 +12,7 @@ export const ARGS_LABEL = {
   sglang: ["an", "SGLang"], "sglang-router": ["an", "sglang-router"],
   "sglang-bench": ["an", "SGLang bench_serving"], miles: ["a", "Miles"],
 };
-const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang_router.launch_router": "router" };
+const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench", "sglang_router.launch_router": "router" };
 const MILES_SCRIPTS = ["train.py", "train_async.py"];
 export const NOT_A_COMMAND = "not a command this checker reads: paste `python -m sglang.launch_server ...`, " +
   "`sglang serve ...`, `python -m sglang_router.launch_router ...`, " +
