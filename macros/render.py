@@ -305,7 +305,7 @@ def check_link(command: str, page_src: str) -> str:
     from urllib.parse import quote
 
     up = "../" * page_src.count("/")
-    return f"[Open the launch-command check]({up}check.md?cmd={quote(command, safe='')})"
+    return f"[open the check page with this section's typical flags]({up}check.md?cmd={quote(command, safe='')})"
 
 
 def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
