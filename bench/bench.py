@@ -206,6 +206,8 @@ def synthetic_project(tmp: Path, count: int) -> Path:
             f'  sections: ["{sec}"]',
             "  hardware: [L4]",
             "  components: [scheduler]",
+            ('  exposure: {versions: [{product: sglang, unknown: true}], when: {flag: {name: "--tp-size", min: 2}}}'
+             if k % 2 == 0 else '  exposure: {not_configuration: "A synthetic incident with no launch setting."}'),
             "  sources:",
             "    - {kind: capture, path: capture/out/server-default.log}",
         ]

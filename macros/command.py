@@ -38,7 +38,7 @@ ARGS_PROGRAM = {"sglang": "sglang", "engine": "sglang", "router": "sglang-router
 # How findings name an argument list: (article, label).
 ARGS_LABEL = {"sglang": ("an", "SGLang"), "sglang-router": ("an", "sglang-router"),
               "sglang-bench": ("an", "SGLang bench_serving"), "miles": ("a", "Miles")}
-MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench",
+MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench",
            "sglang_router.launch_router": "router"}
 MILES_SCRIPTS = ("train.py", "train_async.py")
 NOT_A_COMMAND = ("not a command this checker reads: paste `python -m sglang.launch_server ...`, "
@@ -898,6 +898,39 @@ def empty_result() -> dict:
             "env_opaque": [], "image": None, "error": None}
 
 
+_PLACEHOLDER_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_PLACEHOLDER_REST = _PLACEHOLDER_START | frozenset("0123456789_.-")
+
+
+def placeholders(text: str) -> list[str]:
+    """Words such as ``<target-model-path>`` that a document left for the reader to fill in: a shell
+    reads their ``<`` and ``>`` as redirections (so the word after one is lost), which is worth saying."""
+    found: list[str] = []
+    i = text.find("<")
+    while i >= 0 and len(found) < 5:
+        end = i + 1
+        if end < len(text) and text[end] in _PLACEHOLDER_START and (i == 0 or text[i - 1] in " \t\n="):
+            while end < len(text) and text[end] in _PLACEHOLDER_REST:
+                end += 1
+            if end < len(text) and text[end] == ">" and text[i:end + 1] not in found:
+                found.append(text[i:end + 1])
+        i = text.find("<", i + 1)
+    return found
+
+
+def _placeholder_finding(text: str) -> dict | None:
+    found = placeholders(text) if "<" in text else []
+    if not found:
+        return None
+    shown = [f"`{x}`" for x in found]
+    if len(shown) == 1:
+        return {"code": "placeholder", "message": f"{shown[0]} looks like a placeholder: a shell reads `<` and `>` "
+                "as redirections, so it is not passed on and the word after it is lost; put a real value in its place"}
+    return {"code": "placeholder", "message": f"{', '.join(shown[:-1])} and {shown[-1]} look like placeholders: a shell "
+            "reads `<` and `>` as redirections, so they are not passed on and the word after each is lost; "
+            "put real values in their place"}
+
+
 def parse(text: str, args: dict) -> dict:
     """Parse a pasted command.
 
@@ -939,6 +972,9 @@ def parse(text: str, args: dict) -> dict:
                     "it is read as part of the command above")
             if not any(f["code"] == "lost-continuation" for f in pending):
                 pending.append({"code": "lost-continuation", "message": warn})
+    placeholder = _placeholder_finding(text)
+    if placeholder is not None:
+        pending.append(placeholder)
     recognized = 0
     for words in merged:
         if _statement(words, env):

@@ -247,6 +247,12 @@ class Context:
         arg = self.arg(name, program)
         canonical = arg["name"] if arg is not None else name
         entry = self.parsed["flags"].get(canonical)
+        if entry is None and self.program == "engine" and canonical.startswith("--"):
+            # A keyword that is not a ServerArgs field, named after a command-line option
+            # (disable_piecewise_cuda_graph for --disable-piecewise-cuda-graph): the call passes it.
+            kwarg = self.parsed["flags"].get(canonical[2:].replace("-", "_"))
+            if kwarg is not None and kwarg.get("kwarg") and kwarg.get("unknown"):
+                entry = kwarg
         return arg, entry, self.flag_name(canonical, arg, engine_call=self.program == "engine")
 
     def opaque(self) -> str | None:
@@ -942,7 +948,7 @@ def bundle(manual, data_dir=None) -> dict:
         path = data / name
         if not path.exists():
             return None
-        content, _ = read(path, f"data/{name}")
+        content = read(path, f"data/{name}")
         content = plain_data(content)
         if schema and (data / schema).exists():
             import jsonschema_rs

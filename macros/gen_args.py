@@ -2,7 +2,7 @@
 
 The exposure checker (``data/*-args-<version>.json``) needs every argument a
 release accepts: its option strings, the ``ServerArgs`` field it sets, its type,
-default, choices and help. This module reads them from the release's own
+default and choices. This module reads them from the release's own
 Python source with :mod:`ast`. Nothing of the release is imported or executed:
 a small evaluator follows the code that builds the ``argparse`` parser
 (``ServerArgs.add_cli_args`` and the ``arg_groups`` field classes it derives
@@ -58,8 +58,10 @@ Output shape
         "choices": null,                  # list, or null
         "nargs": null,                    # null: one value; 0: a switch that takes no value;
                                           # "+", "*", "?" or a number as in argparse
-        "deprecated": false,
-        "help": "The tensor parallelism size."}]}
+        "deprecated": false}]}            # from the code, or a help text that says so
+
+The help texts are read only to tell a deprecated option; they are not written
+out. The engines do not need them, and they are other projects' prose.
 
 ``aliases`` lists the other option strings first (declared aliases, then the
 ``--no-...`` forms ``argparse.BooleanOptionalAction`` adds), then the
@@ -1543,7 +1545,6 @@ def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbrevia
             "choices": choices,
             "nargs": nargs,
             "deprecated": deprecated,
-            "help": " ".join(_help_text(rec.help).split()),
         }
         for o in opts:
             if o in by_string:

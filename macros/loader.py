@@ -256,8 +256,175 @@ def _engine_problems(sound, shown: str) -> list[Problem]:
             for inc, field, k, message in engine_misses([inc for inc, _ in sound])]
 
 
-def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None) -> tuple[Incident, ...]:
-    """Read, validate and model the incidents at ``path``; raise ManualError on any problem."""
+# --------------------------------------------------------------------------- exposure conditions
+
+ARG_LISTS = ("sglang-router", "sglang-bench", "sglang", "miles")  # data/<list>-args-<version>.json; longest first
+FLAG_LIST = {"sglang": "sglang", "router": "sglang-router", "bench": "sglang-bench", "miles": "miles"}
+LIST_PRODUCT = {"sglang": "sglang", "sglang-bench": "sglang", "sglang-router": "sglang-router", "miles": "miles"}
+LIST_LABEL = {"sglang": "SGLang", "sglang-bench": "SGLang's bench_serving", "sglang-router": "sglang-router",
+              "miles": "Miles"}
+AN_ARGUMENT = {"sglang": "an SGLang argument", "sglang-bench": "a bench_serving argument",
+               "sglang-router": "an sglang-router argument", "miles": "a Miles argument"}
+FACT_SCHEMAS = (("gpus.yaml", "gpus.schema.json"), ("models.yaml", "models.schema.json"),
+                ("releases.yaml", "releases.schema.json"))
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What exposure conditions may name: each argument list's option names by program and version,
+    the GPU ids and architectures of data/gpus.yaml and the families of data/models.yaml."""
+
+    options: dict  # list name -> {version: frozenset of names and aliases}
+    gpus: frozenset
+    architectures: frozenset
+    families: frozenset
+
+
+def facts(data_dir: Path) -> Facts:
+    """Read (once per state of the files) and check the data exposure conditions refer to."""
+    names = sorted(p.name for p in data_dir.glob("*-args-*.json")) + [n for n, _ in FACT_SCHEMAS]
+    stamp = tuple((n, (data_dir / n).stat().st_mtime_ns, (data_dir / n).stat().st_size)
+                  for n in names if (data_dir / n).exists())
+    return _facts(data_dir, stamp)
+
+
+@lru_cache(maxsize=8)
+def _facts(data_dir: Path, stamp) -> Facts:
+    problems: list[Problem] = []
+    content = {}
+    for name, schema_name in FACT_SCHEMAS:
+        path = data_dir / name
+        if not path.exists():
+            content[name] = None
+            continue
+        shown = f"data/{name}"
+        try:
+            value = read(path, shown)
+            validate.check(value, data_dir / schema_name if (data_dir / schema_name).exists()
+                           else ROOT / "data" / schema_name, shown)
+        except ManualError as err:
+            problems.extend(err.problems)
+            continue
+        content[name] = value
+    options: dict = {}
+    for path in sorted(data_dir.glob("*-args-*.json")):
+        shown = f"data/{path.name}"
+        program = next((p for p in ARG_LISTS if path.name.startswith(p + "-args-")), None)
+        try:
+            listed = json.loads(path.read_text("utf-8"))
+            version = str(listed["version"])
+            options.setdefault(program, {})[version] = frozenset(
+                o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
+        except (ValueError, KeyError, TypeError) as err:
+            problems.append(Problem(shown, None, None, f"not an argument list that macros/gen_args.py writes ({err!r}); "
+                                                       "generate it again"))
+            continue
+        if program is None:
+            problems.append(Problem(shown, None, None, "the file name must be <program>-args-<version>.json, with "
+                                                       f"program one of {', '.join(sorted(ARG_LISTS))}"))
+    if problems:
+        raise ManualError(problems)
+    gpus = content.get("gpus.yaml") or []
+    return Facts(options=options, gpus=frozenset(g["id"] for g in gpus),
+                 architectures=frozenset(g["architecture"] for g in gpus),
+                 families=frozenset(m["family"] for m in content.get("models.yaml") or []))
+
+
+def _leaves(cond, path: list):
+    """Each leaf condition (key, value, path from the incident) of an exposure condition."""
+    if not isinstance(cond, dict) or len(cond) != 1:
+        return
+    (key, value), = cond.items()
+    if key in ("all", "any") and isinstance(value, list):
+        for k, child in enumerate(value):
+            yield from _leaves(child, [*path, key, k])
+    elif key == "not":
+        yield from _leaves(value, [*path, key])
+    else:
+        yield key, value, [*path, key]
+
+
+def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
+    """The versions of ``program``'s argument lists that the incident's ranges cover, newest first;
+    the manual's release (for SGLang's own lists; else the newest list) where the range is unknown."""
+    from .exposure import version_key  # imported here: the loader's other users do not need it
+
+    lists = known.options.get(program) or {}
+    product = LIST_PRODUCT[program]
+    mine = [r for r in ranges if r.get("product") == product]
+    covered = set()
+    if not mine or any(r.get("unknown") for r in mine):
+        newest = max(lists, key=version_key) if lists else None
+        covered.add(site.version if site.version in lists and product == "sglang" else newest)
+    for r in mine:
+        if r.get("unknown"):
+            continue
+        lo = version_key(r.get("introduced", "0"))
+        for v in lists:
+            k = version_key(v)
+            inside = k >= lo and ("fixed" not in r or k < version_key(r["fixed"])) and \
+                ("last_affected" not in r or k <= version_key(r["last_affected"]))
+            if inside:
+                covered.add(v)
+    return sorted((v for v in covered if v is not None), key=version_key, reverse=True)
+
+
+def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tuple[int | None, str]]:
+    """Every flag a condition names exists at a version the incident's range covers, and every GPU,
+    architecture and model family it names is in data/gpus.yaml or data/models.yaml."""
+    exposure = inc.exposure or {}
+    if "when" not in exposure:
+        return []
+    problems = []
+    ranges = exposure.get("versions") or []
+    for key, value, path in _leaves(exposure["when"], ["exposure", "when"]):
+        where, lead = line(*path), validate.field_name(path) + ": "
+        if key == "flag":
+            program = FLAG_LIST[value.get("program", "sglang")]
+            versions = _covered(ranges, program, known, site)
+            label = LIST_LABEL[program]
+            if not versions:
+                problems.append((where, f"{lead}no argument list of {label} falls in the incident's version range; "
+                                        "generate one with macros/gen_args.py, or correct the range"))
+                continue
+            name = value["name"]
+            lists = known.options[program]
+            if any(name in lists[v] for v in versions):
+                continue
+            from .exposure import version_key
+
+            elsewhere = sorted((v for v in lists if name in lists[v]), key=version_key)
+            import difflib
+
+            near = difflib.get_close_matches(name, sorted(set().union(*(lists[v] for v in versions))), n=3)
+            message = f"{lead}`{name}` is not {AN_ARGUMENT[program]} at {', '.join(versions)}, the release(s) " \
+                      "the incident's version range covers"
+            if elsewhere:
+                message += f" (it is one at {', '.join(elsewhere)})"
+            elif near:
+                message += f"; did you mean {', '.join(f'`{n}`' for n in near)}?"
+            problems.append((where, message))
+        elif key == "gpu" and isinstance(value, dict):
+            for field_name, have, what in (("name", known.gpus, "GPU id"),
+                                           ("architecture", known.architectures, "architecture")):
+                for k, item in enumerate(value.get(field_name) or []):
+                    if item not in have:
+                        problems.append((line(*path, field_name, k),
+                                         f"{lead}`{item}` is not a {what} in data/gpus.yaml"))
+        elif key == "model" and isinstance(value, dict):
+            for k, item in enumerate(value.get("family") or []):
+                if item not in known.families:
+                    problems.append((line(*path, "family", k),
+                                     f"{lead}`{item}` is not a model family in data/models.yaml"))
+    return problems
+
+
+def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None,
+         data_dir: Path | None = None) -> tuple[Incident, ...]:
+    """Read, validate and model the incidents at ``path``; raise ManualError on any problem.
+
+    ``data_dir`` holds the argument lists, GPUs and model families that exposure conditions
+    name (the project's data/ unless given)."""
     shown = shown or path.as_posix()
     data = read(path, shown)
     if data is None:
@@ -269,6 +436,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
     first_line: dict[str, int] = {}
     first_name: dict[str, str] = {}
     sound: list = []  # (incident, its line function) whose patterns passed _pattern_problems
+    known = facts(data_dir or ROOT / "data")
     for index, raw in enumerate(data):
         if index in grouped:
             continue
@@ -303,6 +471,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
             sound.append((inc, where))
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _status_problems(inc, where))
         problems.extend(Problem(shown, where("id"), inc.id, msg) for msg in _id_problems(inc, site))
+        problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _exposure_problems(inc, where, known, site))
         incidents.append(inc)
     problems.extend(_engine_problems(sound, shown))
     if problems:
@@ -402,7 +571,7 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
     """Load and check the whole manual's data under ``project``; raise ManualError on any problem."""
     data = project / "data"
     site = load_site(data / "manual.yaml", docs_dir or project / "docs")
-    incidents = load(data / "incidents.yaml", site, shown="data/incidents.yaml")
+    incidents = load(data / "incidents.yaml", site, shown="data/incidents.yaml", data_dir=data)
     redirects = load_redirects(data / "redirects.yaml", incidents)
     lost = lost_ids(published_ids(data / "published-ids.txt"), incidents, redirects)
     if lost:

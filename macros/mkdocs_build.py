@@ -72,7 +72,25 @@ def on_files(state: BuildState, files, config):
     files.append(File.generated(config, "incidents.atom",
                                 content=exports.to_atom(state.incidents, site, config["site_name"])))
     files.append(File.generated(config, "incidents.schema.json", content=SCHEMA.read_bytes()))
+    files.append(File.generated(config, EXPOSURE_BUNDLE, content=exposure_bundle(state, config)))
     return files
+
+
+EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs its engine on
+
+
+def exposure_bundle(state: BuildState, config) -> str:
+    """The exposure checker's bundle (macros/exposure.py), as compact JSON."""
+    import json
+
+    from .exposure import bundle
+
+    data = Path(config.config_file_path).resolve().parent / "data"
+    try:
+        content = bundle(state.manual, data)
+    except ManualError as err:
+        raise PluginError(f"the exposure checker's data has {len(err.problems)} problem(s):\n{err}") from None
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def on_page_content(state: BuildState, html: str, page):

@@ -121,9 +121,28 @@ def define_env(env):
         return render.chat_example(inc, site, plain_text=bool(plain))
 
     @macro
+    def checker() -> str:
+        """The "Check a launch command" form, with the GPUs and releases the checker knows."""
+        from macros.check import form_choices
+
+        gpus, versions = form_choices(Path(env.conf.config_file_path).resolve().parent / "data")
+        return block(render.check_form(site, base(), gpus, versions))
+
+    @macro
+    def check_link() -> str:
+        """A link to the check page with the current section's typical flags filled in."""
+        src, section = page()
+        if section is None:
+            fail("check_link() is only allowed on a section page (front matter `section:`)")
+        command = site.section(section).check
+        if not command:
+            fail(f"check_link(): section {section} has no `check` command in data/manual.yaml")
+        return render.check_link(command, src)
+
+    @macro
     def vocabulary(field: str) -> str:
-        if field not in ("status", "kind"):
-            fail(f"vocabulary({field!r}): use 'status' or 'kind'")
+        if field not in render.VOCABULARIES:
+            fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
 

@@ -269,11 +269,22 @@ def contents(incidents: Iterable[Incident], site: Site, base: str) -> str:
     return _render("contents.html", site=site, counts=counts, links=Links(site, base))
 
 
+VOCABULARIES = ("status", "kind", "exposure", "range", "condition", "test")
+
+
 def vocabulary(field: str) -> str:
-    """The documented values of ``status`` or a source's ``kind``, from the schema."""
+    """The documented values of ``status`` or a source's ``kind``, or the keys of an exposure block,
+    a version range, a condition or a flag's test, from the schema."""
     defs = schema()["$defs"]
-    where = defs["incident"]["properties"]["status"] if field == "status" else defs["source"]["properties"]["kind"]
-    return _render("vocabulary.html", field=field, values=where["enum"], descriptions=where["x-descriptions"])
+    where = {"status": lambda: defs["incident"]["properties"]["status"],
+             "kind": lambda: defs["source"]["properties"]["kind"],
+             "exposure": lambda: defs["exposure"],
+             "range": lambda: defs["version_range"],
+             "condition": lambda: defs["condition"],
+             "test": lambda: defs["condition"]["properties"]["flag"]}[field]()
+    descriptions = where["x-descriptions"]
+    return _render("vocabulary.html", field=field, values=where.get("enum") or list(descriptions),
+                   descriptions={k: inline(v) for k, v in descriptions.items()})
 
 
 FACETS = (  # (key, label): the finder's facets, in the order they are shown
@@ -368,6 +379,28 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
         "patterns": [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex}),
                       **({"generic": True} if p.generic else {})} for i in ordered for p in i.log_patterns],
     }
+
+def check_form(site: Site, base: str, gpus: list[str], versions: list[str]) -> str:
+    """The "Check a launch command" form. Without script it shows the command-line check instead."""
+    return _render("check.html", base=base, bundle_url=f"{base}exposure.json", version=site.version,
+                   gpus=gpus, versions=versions)
+
+
+def check_link(command: str, page_src: str) -> str:
+    """A Markdown link from the page ``page_src`` (its path under docs/) to the check page, with
+    ``command`` filled in."""
+    from urllib.parse import quote
+
+    up = "../" * page_src.count("/")
+    return f"[open the check page with this section's typical flags]({up}check.md?cmd={quote(command, safe='')})"
+
+
+def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
+    """Every incident's log patterns, as JSON that is safe inside a <script> element."""
+    rows = [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
+            for i in incidents for p in i.log_patterns]
+    text = json.dumps(rows, ensure_ascii=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 _ORDERS: dict[int, tuple[object, Site, list[Incident]]] = {}  # the last orders computed, by the tuple's identity

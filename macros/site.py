@@ -29,6 +29,7 @@ class Section:
     title: str
     part: str
     page: str  # source path under docs/, e.g. "part-3/3-2-sizing-the-pool.md"
+    check: str | None = None  # a launch command with the section's typical flags, for the check page
 
     @property
     def url(self) -> str:
@@ -234,7 +235,7 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
                 bad(where, f"section {num} needs exactly one page with `section: \"{num}\"` "
                            f"in its front matter under docs/, found {which}")
                 continue
-            sections.append(Section(num, str(title), pnum, pages[0]))
+            sections.append(Section(num, str(title), pnum, pages[0], sec.get("check")))
         parts.append(Part(pnum, str(part["title"]), tuple(sections)))
     for num, pages in claimed.items():
         if num not in seen:

@@ -16,6 +16,9 @@ PAGES = {
     "incidents filtered": "incidents/?filter=retract&status=closed-unfixed",
     "incident": "incidents/sglang-36889/",
     "about": "about/",
+    "check": "check/?cmd=python+-m+sglang.launch_server+--model-path+Qwen%2FQwen3-Next-80B-A3B-Instruct+--tp+2"
+             "+--max-running-requests+8+--mem-fraction-statc+0.8&gpu=NVIDIA+L4",
+    "check refused": "check/?cmd=echo+hello",
 }
 
 
@@ -39,6 +42,8 @@ def test_no_serious_or_critical_violation(browser, server, name, scheme):
     page.wait_for_load_state("networkidle")
     if "incidents" in name:
         page.wait_for_selector(".sgm-finder:not([hidden])")
+    if "check" in name:
+        page.wait_for_selector(".sgm-check__result:not([hidden])")
     wanted = "slate" if scheme == "dark" else "default"
     assert page.get_attribute("body", "data-md-color-scheme") == wanted
     violations = axe(page)

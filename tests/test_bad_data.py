@@ -56,6 +56,43 @@ def test_several_problems_are_all_reported(site, tmp_path):
     assert lines == [
         "two.yaml:9: incident sglang-36889: status: 'solved' is not one of: fixed, workaround, guidance, "
         "open, reported, closed-unfixed, unsupported, unknown",
-        "two.yaml:24: incident sglang-1: sections: 8.1 has no page; the manual's sections are 1.1 to 7.2 "
+        "two.yaml:25: incident sglang-1: sections: 8.1 has no page; the manual's sections are 1.1 to 7.2 "
         "as listed in data/manual.yaml",
     ]
+
+
+FACTS = BAD / "facts"  # broken data/gpus.yaml, models.yaml, releases.yaml: <file>-<case>.yaml
+
+
+def _data_copy(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    data.mkdir()
+    source = Path(__file__).resolve().parent.parent / "data"
+    for path in [*source.glob("*.json"), *(source / n for n in ("gpus.yaml", "models.yaml", "releases.yaml"))]:
+        (data / path.name).write_bytes(path.read_bytes())
+    return data
+
+
+@pytest.mark.parametrize("path", sorted(FACTS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_bad_facts_file_gives_one_clear_error(path, site, tmp_path):
+    """The GPUs, model families and releases that exposure conditions name are checked against their schemas."""
+    want = expectation(path)
+    target = path.name.split("-", 1)[0] + ".yaml"
+    data = _data_copy(tmp_path)
+    (data / target).write_bytes(path.read_bytes())
+    with pytest.raises(ManualError) as caught:
+        load(Path(__file__).resolve().parent.parent / "data" / "incidents.yaml", site, data_dir=data)
+    problems = caught.value.problems
+    assert len(problems) == 1, str(caught.value)
+    line = str(problems[0])
+    assert line.startswith(f"data/{target}:{want['line']}: "), line
+    assert want["message"] in line, line
+
+
+def test_a_broken_argument_list_gives_one_clear_error(site, tmp_path):
+    data = _data_copy(tmp_path)
+    (data / "sglang-args-0.5.9.json").write_text('{"program": "sglang", "version": "0.5.9"}', "utf-8")
+    with pytest.raises(ManualError) as caught:
+        load(Path(__file__).resolve().parent.parent / "data" / "incidents.yaml", site, data_dir=data)
+    assert str(caught.value).startswith("data/sglang-args-0.5.9.json: not an argument list that macros/gen_args.py "
+                                        "writes"), str(caught.value)

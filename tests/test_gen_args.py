@@ -13,7 +13,7 @@ from macros.gen_args import DirTree, MemTree, generate, read_sglang
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 WHEEL_0522 = Path("/work/scratch/src/sglang-0.5.22")
-KEYS = ["name", "aliases", "field", "type", "default", "choices", "nargs", "deprecated", "help"]
+KEYS = ["name", "aliases", "field", "type", "default", "choices", "nargs", "deprecated"]
 
 
 def _args(path: Path) -> dict[str, dict]:
@@ -176,13 +176,16 @@ def test_choices_resolved_through_imports_and_class_constants(fixture_args):
     assert fixture_args["--sampling"]["choices"] == ["a", "m", "z"]
     # a branch that reads a runtime registry gives way to the static fallback after it
     assert fixture_args["--parser-name"]["choices"] == ["auto", "a", "b"]
-    assert fixture_args["--parser-name"]["help"] == "Parsers: ['a', 'b']."
 
 
-def test_lists_switches_and_enum_help(fixture_args):
+def test_help_texts_are_not_written(fixture_args):
+    """Help is read only to tell a deprecated option (see test_deprecated_and_cli_only); the files carry none."""
+    assert all("help" not in a for a in fixture_args.values())
+
+
+def test_lists_switches(fixture_args):
     bs = fixture_args["--cuda-graph-bs"]
     assert (bs["type"], bs["nargs"]) == ("int", "+")
-    assert bs["help"] == "Sizes, 'fast' or slow."
     foo = fixture_args["--enable-foo"]
     assert (foo["type"], foo["nargs"], foo["default"]) == ("bool", 0, False)
     ov = fixture_args["--overlap"]

@@ -29,6 +29,7 @@ ENTRY = f"""
   evidence: summary
   checked: "2026-10-16"
   sections: ["2.2"]
+  exposure: {{not_configuration: "A test fixture."}}
   sources:
     - kind: capture
       note: "<script>window.__pwned=8</script>"
@@ -43,6 +44,7 @@ ENTRY = f"""
   evidence: summary
   checked: "2026-10-16"
   sections: ["2.2"]
+  exposure: {{not_configuration: "A test fixture."}}
   sources:
     - {{kind: capture, note: "a canary for spreadsheet formulas"}}
 """
@@ -174,6 +176,7 @@ def test_a_refused_character_stops_the_load(char, tmp_path, site):
   evidence: summary
   checked: "2026-10-16"
   sections: ["2.2"]
+  exposure: {{not_configuration: "A test fixture."}}
   sources:
     - {{kind: capture, note: "a canary"}}
 """

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 import pytest
 
 PAGES = ["", "part-2/2-4-the-overlap-scheduler/", "incidents/", "incidents/?filter=kv", "incidents/sglang-36889/",
-         "about/", "how-fast/", "incidents/no-such-incident/"]
+         "about/", "how-fast/", "incidents/no-such-incident/", "check/?cmd=sglang+serve+Qwen%2FQwen3-8B+--tp+2"]
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -5,6 +5,7 @@
    with the AbortSignal of its view. The pure logic lives in ./sgm/ modules that
    never touch the DOM; this file and the mount functions are the thin layer. */
 import { mountAnchors } from "./sgm/anchors.js";
+import { mountCheck } from "./sgm/check.js";
 import { mountFinder } from "./sgm/finder.js";
 
 /* ---- One mount per page view ------------------------------------------- */
@@ -24,6 +25,10 @@ function mount() {
     cleanups.push(mountFinder(form, controller.signal));
   }
   mountAnchors(controller.signal);  // after the finder: its form takes room above the rows
+  const check = document.querySelector(".sgm-check");
+  if (check) {
+    cleanups.push(mountCheck(check, controller.signal));
+  }
   view = () => {
     controller.abort();
     for (const cleanup of cleanups) cleanup();

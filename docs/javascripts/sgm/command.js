@@ -12,7 +12,7 @@ export const ARGS_LABEL = {
   sglang: ["an", "SGLang"], "sglang-router": ["an", "sglang-router"],
   "sglang-bench": ["an", "SGLang bench_serving"], miles: ["a", "Miles"],
 };
-const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang_router.launch_router": "router" };
+const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench", "sglang_router.launch_router": "router" };
 const MILES_SCRIPTS = ["train.py", "train_async.py"];
 export const NOT_A_COMMAND = "not a command this checker reads: paste `python -m sglang.launch_server ...`, " +
   "`sglang serve ...`, `python -m sglang_router.launch_router ...`, " +
@@ -1303,6 +1303,39 @@ const codePoints = (text) => {
 };
 
 // Parse a pasted command; `args` maps an argument list's program name to {version, arguments} (or an ArgList).
+const PLACEHOLDER_START = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const PLACEHOLDER_REST = PLACEHOLDER_START + "0123456789_.-";
+
+/* Words such as `<target-model-path>` that a document left for the reader to fill in: a shell
+   reads their `<` and `>` as redirections (so the word after one is lost), which is worth saying. */
+export function placeholders(text) {
+  const found = [];
+  let i = text.indexOf("<");
+  while (i >= 0 && found.length < 5) {
+    let end = i + 1;
+    if (end < text.length && PLACEHOLDER_START.includes(text[end]) && (i === 0 || " \t\n=".includes(text[i - 1]))) {
+      while (end < text.length && PLACEHOLDER_REST.includes(text[end])) end++;
+      const word = text.slice(i, end + 1);
+      if (end < text.length && text[end] === ">" && !found.includes(word)) found.push(word);
+    }
+    i = text.indexOf("<", i + 1);
+  }
+  return found;
+}
+
+function placeholderFinding(text) {
+  const found = text.includes("<") ? placeholders(text) : [];
+  if (!found.length) return null;
+  const shown = found.map((x) => `\`${x}\``);
+  if (shown.length === 1) {
+    return { code: "placeholder", message: `${shown[0]} looks like a placeholder: a shell reads \`<\` and \`>\` ` +
+      "as redirections, so it is not passed on and the word after it is lost; put a real value in its place" };
+  }
+  return { code: "placeholder", message: `${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]} look like placeholders: a shell ` +
+    "reads `<` and `>` as redirections, so they are not passed on and the word after each is lost; " +
+    "put real values in their place" };
+}
+
 export function parse(text, args) {
   const specs = {};
   for (const [k, v] of Object.entries(args || {})) specs[k] = v instanceof ArgList ? v : new ArgList(k, v);
@@ -1342,6 +1375,8 @@ export function parse(text, args) {
         "it is read as part of the command above" });
     }
   }
+  const placeholder = placeholderFinding(text);
+  if (placeholder !== null) pending.push(placeholder);
   let recognized = 0;
   for (const words of merged) {
     if (statement(words, env)) continue;

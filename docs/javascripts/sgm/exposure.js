@@ -171,7 +171,14 @@ class Context {
   lookup(name, program) {
     const arg = this.arg(name, program);
     const canonical = arg ? arg.name : name;
-    const entry = hasOwn(this.parsed.flags, canonical) ? this.parsed.flags[canonical] : null;
+    let entry = hasOwn(this.parsed.flags, canonical) ? this.parsed.flags[canonical] : null;
+    if (entry === null && this.program === "engine" && canonical.startsWith("--")) {
+      // A keyword that is not a ServerArgs field, named after a command-line option
+      // (disable_piecewise_cuda_graph for --disable-piecewise-cuda-graph): the call passes it.
+      const key = canonical.slice(2).replaceAll("-", "_");
+      const kwarg = hasOwn(this.parsed.flags, key) ? this.parsed.flags[key] : null;
+      if (kwarg !== null && kwarg.kwarg && kwarg.unknown) entry = kwarg;
+    }
     return [arg, entry, this.flagName(canonical, arg, this.program === "engine")];
   }
 
