@@ -132,6 +132,8 @@ def on_post_build(state: BuildState, config):
     site = state.site
     data = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
                               state.manual.synonyms)
-    path = Path(config["site_dir"]) / site.table_url / render.FINDER_DATA
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    folder = Path(config["site_dir"]) / site.table_url
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / render.FINDER_DATA).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    rows = render.rows_data(state.incidents, site)
+    (folder / render.ROWS_DATA).write_text(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), "utf-8")

@@ -113,9 +113,10 @@ def define_env(env):
         return block(render.bench_results(state.bench))
 
     @macro
-    def chat_example(incident_id: str, plain: bool = False) -> str:
-        """What Copy for chat (or, with plain=True, "as plain text") copies for an incident."""
-        inc = state.incident(incident_id)
+    def chat_example(incident_id: str | None = None, plain: bool = False) -> str:
+        """What Copy for chat (or, with plain=True, "as plain text") copies for an incident
+        (by default the first incident of the table)."""
+        inc = state.incident(incident_id) if incident_id else next(i for _, rows in render.by_part(incidents, site) for i in rows)
         if inc is None:
             fail(f"chat_example({incident_id!r}): no incident has that id in data/incidents.yaml")
         return render.chat_example(inc, site, plain_text=bool(plain))

@@ -262,6 +262,16 @@ def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_
     return "\n".join(chunks)
 
 
+ROWS_DATA = "rows.json"  # beside the incident table's page: each row's HTML, for the finder
+
+
+def rows_data(incidents: Iterable[Incident], site: Site) -> dict[str, str]:
+    """Each incident's table row, as HTML, for the finder to put in the table (the page at
+    site.table_url is where the rows' relative links start)."""
+    links = Links(site, relative_root(site.table_url))
+    return {inc.id: _render("row.html", inc=inc, links=links, site=site) for inc in incidents}
+
+
 def contents(incidents: Iterable[Incident], site: Site, base: str) -> str:
     """The manual's parts and sections, with the number of incidents each tells."""
     incidents = list(incidents)
@@ -353,7 +363,8 @@ FINDER_DATA = "finder.json"  # beside the incident table's page
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA)
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA,
+                   rows_url=ROWS_DATA)
 
 
 def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synonyms) -> dict:

@@ -133,6 +133,7 @@ def test_slash_focuses_and_escape_clears(page, server, incidents):
     assert ids(page)[0] in {i.id for i in incidents if "HiCache" in i.components}
     page.keyboard.press("Escape")
     assert page.input_value(".sgm-finder__q") == ""
+    page.wait_for_function("!location.search.includes('filter=')")  # the view, then the address, follow
     assert len(ids(page)) == len(incidents)
     assert not page.is_visible(".md-search__overlay")  # Material's own search stayed shut
 

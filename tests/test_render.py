@@ -74,7 +74,7 @@ def test_table_has_a_row_per_incident_grouped_by_part(incidents, site):
     html = soup(markdown.markdown(md, extensions=["attr_list", "md_in_html"]))
     rows = html.select("tbody tr")
     assert sorted(r["id"] for r in rows) == sorted(i.id for i in incidents)
-    assert [h["id"] for h in html.select("h2")] == [f"part-{n}" for n in range(1, 8)]
+    assert [h["id"] for h in html.select("h2[id]")] == [p.anchor for p in site.parts]
     # an incident told in two parts sits once, under the part of its first section
     row = html.find("tr", id="report-cloudflare-2026-08")
     assert row.find_parent("div")["data-part"] == "3"

@@ -71,8 +71,8 @@ def test_an_edit_to_a_python_renderer_shows(served):
 
 def test_an_edit_to_a_template_shows(served):
     project, url, server = served
-    _edit(project / "macros" / "templates" / "card.html", "<dt>Symptom</dt>", "<dt>Symptom (edited template)</dt>")
-    _wait_for(f"{url}part-2/2-2-admission-and-batch-limits/", "Symptom (edited template)", server)
+    _edit(project / "macros" / "templates" / "callout.html", "Incidents in this section", "Incidents in this section (edited template)")
+    _wait_for(f"{url}part-2/2-2-admission-and-batch-limits/", "Incidents in this section (edited template)", server)
 
 
 def test_an_edit_to_the_data_and_a_page_shows(served):

@@ -18,6 +18,11 @@ function mount() {
   for (const dialog of document.querySelectorAll('.md-search[role="dialog"]:not([aria-label])')) {
     dialog.setAttribute("aria-label", "Search the manual");
   }
+  /* A page that instant navigation brought in was parsed with scripting off, so its <noscript>
+     holds live elements (the static incident table): drop them, they would repeat every id. */
+  for (const fallback of document.querySelectorAll("noscript")) {
+    if (fallback.firstElementChild) fallback.replaceChildren();
+  }
   const controller = new AbortController();
   const cleanups = [];
   const form = document.querySelector(".sgm-finder");

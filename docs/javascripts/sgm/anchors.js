@@ -42,6 +42,11 @@ export function mountAnchors(signal) {
     target.classList.add("sgm-landed");
     target.scrollIntoView();
   };
-  follow();
+  /* On the incident table the finder puts the rows in after the page loads: wait for them. */
+  if (document.querySelector(".sgm-finder") && !document.documentElement.dataset.sgmRows) {
+    document.addEventListener("sgm:rows", follow, { signal, once: true });
+  } else {
+    follow();
+  }
   window.addEventListener("hashchange", follow, { signal });
 }

@@ -16,9 +16,12 @@ const HIGHLIGHT = "sgm-hit";
    more than a frame. */
 const SMALL_TABLE = 150;
 const LIMIT = 50;
-const FIRST_ROWS = 6;      // rows in place before the next paint; the rest follow a frame later
+const FIRST_ROWS = 8;      // ranked rows in place at once: the first screen
+const ROWS_PER_FRAME = 8;  // the rest a few per frame, once typing pauses
+const PAUSE = 150;         // ms without a newer answer before the rest of the rows come
+const TYPING = 60;         // ms: while keys come faster than this, answers wait for a pause
 const URL_DELAY = 150;     // ms without typing before the address follows
-const HIGHLIGHT_ROWS = 30; // rows whose matches are highlighted
+const HIGHLIGHT_ROWS = 20; // rows whose matches are highlighted
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -64,7 +67,9 @@ export function mountFinder(form, signal) {
   let cleanup = () => {};
   let client = null;
   const url = new URL(form.dataset.index, window.location.href);
+  const rowsUrl = new URL(form.dataset.rows, window.location.href);
   const loading = performance.now();
+  const rows = fetch(rowsUrl, { signal }).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${rowsUrl}: ${r.status}`))));
   searchClient(url)
     .then(async (c) => {
       client = c;
@@ -72,7 +77,9 @@ export function mountFinder(form, signal) {
       if (signal.aborted) return;
       /* For `make bench`: loading finder.json and its search index, until the search can answer. */
       performance.measure("sgm-finder-index", { start: loading });
-      cleanup = start(form, data, signal, client);
+      const html = await rows;
+      if (signal.aborted) return;
+      cleanup = start(form, data, signal, client, html);
     })
     .catch((error) => { if (!signal.aborted) console.warn("The finder could not load its index:", error); });
   return () => {
@@ -81,7 +88,7 @@ export function mountFinder(form, signal) {
   };
 }
 
-function start(form, data, signal, client) {
+function start(form, data, signal, client, rowsHtml) {
   const keys = data.facets.map((f) => f.key);
   const statusOrder = data.statuses.map((s) => s.value);
   const rules = textRules(data.stopWords);
@@ -107,17 +114,31 @@ function start(form, data, signal, client) {
   const facetPanel = $(".sgm-facets__panel");
   const results = document.querySelector(".sgm-results");
   const resultsBody = results ? results.querySelector("tbody") : null;
-  const tables = [...document.querySelectorAll(".sgm-table[data-part]")];
+  const tables = [...document.querySelectorAll(".sgm-table.sgm-js-only[data-part]")];
   const headers = [...document.querySelectorAll(".sgm-table th[data-sort]")];
   const canHighlight = typeof Highlight === "function" && window.CSS && CSS.highlights;
 
-  /* Each incident once: its row, the table body it lives in, its facets, its place in the manual. */
+  /* Each incident once: the table body it belongs in, its facets, its place in the manual, and
+     its row, made from rows.json when it is first shown (the build renders the same rows into
+     the page for readers without JavaScript). */
+  const maker = document.createElement("template");
+  const homeOf = new Map(tables.map((t) => [t.dataset.part, t.querySelector("tbody")]));
   const entries = [];
   const byId = new Map();
   data.incidents.forEach((inc, n) => {
-    const row = document.getElementById(inc.id);
-    if (!row || row.tagName !== "TR") return;
-    const entry = { id: inc.id, facets: inc.facets, order: n, row, home: row.parentElement };
+    const home = homeOf.get(inc.part);
+    if (!home || !rowsHtml[inc.id]) return;
+    let row = null;
+    const entry = {
+      id: inc.id, facets: inc.facets, order: n, home,
+      get row() {
+        if (!row) {
+          maker.innerHTML = rowsHtml[inc.id];
+          row = maker.content.firstElementChild;
+        }
+        return row;
+      },
+    };
     entries.push(entry);
     byId.set(inc.id, entry);
   });
@@ -180,13 +201,27 @@ function start(form, data, signal, client) {
       jobs.push(logResults(log).then((fromLog) => { answered.log = log; answered.fromLog = fromLog; }));
     }
     if (!jobs.length) {
-      apply(since);
+      const mine = (asked += 1);  // any answer still on its way is older than this view
+      whenTypingPauses(() => { if (mine === asked) apply(since); });
       return;
     }
     const mine = (asked += 1);
     Promise.all(jobs).then(() => {
-      if (mine === asked && !signal.aborted) apply(since);
+      if (mine === asked && !signal.aborted) whenTypingPauses(() => { if (mine === asked) apply(since); });
     }).catch((error) => console.warn("The finder's search failed:", error));
+  }
+
+  /* Show an answer once the keys pause: laying out rows between two keystrokes that come
+     faster than anyone reads only makes the next keystroke wait. */
+  let lastKey = 0;
+  let pauseTimer = 0;
+  function whenTypingPauses(show) {
+    clearTimeout(pauseTimer);
+    const tick = () => {
+      const wait = TYPING - (performance.now() - lastKey);
+      if (wait <= 0) show(); else pauseTimer = setTimeout(tick, wait);
+    };
+    tick();
   }
 
   /* Put `rows` into `body` in order, touching only what changed. */
@@ -202,7 +237,7 @@ function start(form, data, signal, client) {
   }
 
   function render(list, ranked) {
-    const limit = showAll || entries.length <= SMALL_TABLE ? Infinity : LIMIT;
+    const limit = showAll || (!ranked && entries.length <= SMALL_TABLE) ? Infinity : LIMIT;
     const visible = list.slice(0, limit);
     const stamp = (highlightStamp += 1);
     clearTimeout(fillTimer);
@@ -211,9 +246,16 @@ function start(form, data, signal, client) {
       for (const body of homes) setRows(body, []);
       const rows = visible.map((e) => e.row);
       setRows(resultsBody, rows.slice(0, FIRST_ROWS));
-      if (rows.length > FIRST_ROWS) {
-        fillTimer = setTimeout(() => { if (stamp === highlightStamp && !signal.aborted) setRows(resultsBody, rows); }, 0);
-      }
+      /* The rest once answers stop coming: laying out fifty rows after every keystroke
+         would make the next keystroke wait for it. */
+      let upto = FIRST_ROWS;
+      const step = () => {
+        if (stamp !== highlightStamp || signal.aborted) return;
+        upto += ROWS_PER_FRAME;
+        setRows(resultsBody, rows.slice(0, upto));
+        if (upto < rows.length) requestAnimationFrame(step);
+      };
+      if (rows.length > FIRST_ROWS) fillTimer = setTimeout(() => requestAnimationFrame(step), PAUSE);
     } else {
       if (results) {
         results.hidden = true;
@@ -266,8 +308,11 @@ function start(form, data, signal, client) {
     $(".sgm-finder__log-lines pre").textContent = state.log;
   }
 
-  function updateFacets(matches) {
-    const counts = facetCounts(entries, keys, state.facets, matches);
+  let facetMatches = null;
+  function updateFacets(matched) {
+    facetMatches = matched;
+    if (facetPanel.hidden) return;  // counted when the panel opens: no work while it is shut
+    const counts = facetCounts(entries, keys, state.facets, matched && new Set(matched.map((e) => e.id)));
     for (const box of form.querySelectorAll(".sgm-facet input[type=checkbox]")) {
       const n = counts[box.name]?.get(box.value) || 0;
       const label = box.closest("label");
@@ -305,8 +350,8 @@ function start(form, data, signal, client) {
     } else {
       list = entries.slice();
     }
-    const matches = state.log || query ? new Set(list.map((e) => e.id)) : null;
-    list = list.filter((e) => passes(e, state.facets));
+    const matched = list;  // before the facets: what the facets count
+    if (keys.some((k) => state.facets[k].size)) list = list.filter((e) => passes(e, state.facets));
     const [key, dir] = state.sort.split(":");
     if (data.sorts.includes(key)) {
       const cmp = compareBy(key, statusOrder);
@@ -319,7 +364,7 @@ function start(form, data, signal, client) {
       th.setAttribute("aria-sort", th.dataset.sort === key ? (dir === "desc" ? "descending" : "ascending") : "none");
     }
     const visible = render(list, ranked);
-    updateFacets(matches);
+    updateFacets(state.log || query ? matched : null);
     showLog(analysis || { hits: [], errorLines: [], lineCount: 0 }, listed);
     /* The count, read out to screen readers. */
     shown.textContent = String(list.length);
@@ -360,6 +405,31 @@ function start(form, data, signal, client) {
     performance.clearMeasures("sgm-finder-shown");
     performance.measure("sgm-finder-apply", { start: started });
     performance.measure("sgm-finder-shown", { start: since });
+    if (!announced) announce();
+  }
+
+  /* The rows are on screen: go to the incident the address names (its row did not exist when the
+     browser looked for it), and tell the page (sgm/anchors.js waits for it). */
+  let announced = false;
+  function announce() {
+    announced = true;
+    let id = "";
+    try {
+      id = decodeURIComponent(window.location.hash.slice(1));
+    } catch (_) {
+      id = "";
+    }
+    const entry = byId.get(id);
+    if (entry) {
+      if (!entry.row.isConnected) {
+        showAll = true;
+        apply(performance.now());
+      }
+      entry.row.classList.add("sgm-landed");
+      entry.row.scrollIntoView();
+    }
+    document.documentElement.dataset.sgmRows = "shown";
+    document.dispatchEvent(new CustomEvent("sgm:rows"));
   }
 
   /* Highlight the words the search matched, after the frame that shows the rows. */
@@ -369,7 +439,8 @@ function start(form, data, signal, client) {
     if (!found || !found.results.length) return;
     const marksFor = { terms: new Set(found.highlight.terms), prefix: found.highlight.prefix };
     const stamp = highlightStamp;
-    requestAnimationFrame(() => setTimeout(() => {
+    const later = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
+    requestAnimationFrame(() => later(() => {
       if (stamp !== highlightStamp || signal.aborted) return;
       const marks = new Highlight();
       let budget = MAX_RANGES;
@@ -384,7 +455,7 @@ function start(form, data, signal, client) {
         if (budget <= 0) break;
       }
       CSS.highlights.set(HIGHLIGHT, marks);
-    }, 0));
+    }, { timeout: 300 }));
   }
 
   function setQuery(text) {
@@ -401,11 +472,12 @@ function start(form, data, signal, client) {
   const openFacets = (open) => {
     facetPanel.hidden = !open;
     facetToggle.setAttribute("aria-expanded", String(open));
+    if (open && facetMatches !== undefined) updateFacets(facetMatches);
   };
   openFacets(keys.some((k) => state.facets[k].size));
 
   const on = (target, type, handler, options = {}) => target.addEventListener(type, handler, { signal, ...options });
-  on(input, "input", (event) => { setQuery(input.value); update(event.timeStamp); });
+  on(input, "input", (event) => { lastKey = performance.now(); setQuery(input.value); update(event.timeStamp); });
   on(form, "change", (event) => {
     const box = event.target;
     if (box.type !== "checkbox") return;
@@ -442,6 +514,7 @@ function start(form, data, signal, client) {
     input.focus();
   });
   on(input, "keydown", (event) => {
+    lastKey = performance.now();
     if (event.key !== "Escape") return;
     event.preventDefault();
     setQuery("");
@@ -477,8 +550,10 @@ function start(form, data, signal, client) {
   form.hidden = false;
   update();
   return () => {
+    delete document.documentElement.dataset.sgmRows;
     if (canHighlight) CSS.highlights.delete(HIGHLIGHT);
     clearTimeout(urlTimer);
     clearTimeout(fillTimer);
+    clearTimeout(pauseTimer);
   };
 }

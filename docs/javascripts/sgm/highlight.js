@@ -1,7 +1,7 @@
 /* Which words of a text to highlight for a search, bounded however long the
    text or the query: unique terms only, a cap on the number of ranges, and
    no recursion. DOM-free. */
-import { wordSpans } from "./text.js";
+import { fold, wordSpans } from "./text.js";
 
 export const MAX_RANGES = 300;  // highlighted words per page view
 
@@ -10,6 +10,8 @@ export function highlightSpans(text, highlight, rules, budget = MAX_RANGES) {
   const out = [];
   const { terms, prefix } = highlight;
   if ((!terms || !terms.size) && !prefix) return out;
+  const folded = fold(text);  // most text holds no term at all: skip it without cutting it into words
+  if (!(prefix && folded.includes(prefix)) && ![...terms].some((t) => folded.includes(t))) return out;
   for (const [start, end, word] of wordSpans(text)) {
     if (out.length >= budget) break;
     if (rules.isStop(word)) continue;

@@ -4,13 +4,15 @@
 import { createSearch } from "./search.js";
 
 let search = null;
+const MAX_SENT = 1000;  // incidents per answer: more would only cost the page time to receive
 
 function answer(query) {
   const found = search.search(query);
   return {
     text: found.text,
     words: found.words,
-    results: found.results.map((r) => ({ id: r.id, score: r.score })),
+    results: found.results.slice(0, MAX_SENT).map((r) => ({ id: r.id, score: r.score })),
+    total: found.results.length,
     highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix },
   };
 }

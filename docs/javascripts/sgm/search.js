@@ -67,6 +67,27 @@ class Postings {
   }
 }
 
+/* A term's postings by field, as MiniSearch reads them (fieldData.get(fieldId)), each field's
+   decoded on first use. */
+class FieldPostings {
+  constructor(entries) {
+    this.entries = entries;  // [[field, text], ...]
+    this.decoded = null;
+  }
+
+  get(field) {
+    if (!this.decoded) {
+      this.decoded = [];
+      for (const [f, text] of this.entries) this.decoded[f] = new Postings(text);
+    }
+    return this.decoded[field];
+  }
+
+  get size() {
+    return this.entries.length;
+  }
+}
+
 /* A MiniSearch instance holding the compact index the build wrote (macros/search.py): the
    same index MiniSearch would build from the documents (tests/js checks it), loaded without
    indexing anything. */
@@ -82,11 +103,7 @@ export function loadIndex(index, options) {
     engine._idToShortId.set(id, n);
     engine._fieldLength.set(n, index.fieldLength[n]);
   });
-  index.terms.forEach((term, k) => {
-    const fields = new Map();
-    for (const [field, flat] of index.postings[k]) fields.set(field, new Postings(flat));
-    engine._index.set(term, fields);
-  });
+  index.terms.forEach((term, k) => engine._index.set(term, new FieldPostings(index.postings[k])));
   return engine;
 }
 
