@@ -164,8 +164,11 @@ def builder(project_dir: Path, out: Path, strict: bool = True):
 
 def bench_build(tmp: Path, runs: int) -> tuple[float, str]:
     site, incidents = project()
-    # The plain build gets the incident pages too, as the static Markdown the manual generates.
-    pages = {f"{site.table_url}{i.id}.md": render.incident_page(i, site) for i in incidents}
+    # The plain build gets the incident pages too, as the static pages the manual generates,
+    # stories included: both builds publish the same content, so the ratio is the machinery's cost.
+    stories = real_stories(tmp)
+    pages = {f"{site.table_url}{i.id}.md": render.incident_page(i, site, incidents).replace(
+        render.STORIES_SLOT, render.incident_stories(i, stories.get(i.id, []), site)) for i in incidents}
     plain = plain_copy(ROOT / "docs", tmp / "plain", pages)
     ours, theirs = side_by_side(builder(ROOT, tmp / "site-ours"),
                                 builder(plain, tmp / "site-plain", strict=False), runs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .errors import ManualError, Problem
@@ -77,6 +78,13 @@ class BuildState:
         ids = [i.id for i in self.incidents if section in i.sections]
         for ident, story in extract(html, ids, section, page_url).items():
             self.stories.setdefault(ident, {})[section] = story
+
+    @cached_property
+    def rows(self) -> dict[str, str]:
+        """Each incident's table row as HTML: the incident table shows them, rows.json carries them."""
+        from .render import rows_data
+
+        return rows_data(self.incidents, self.site)
 
     def stories_of(self, incident: Incident) -> list[Story]:
         """The incident's stories, in the order of its sections."""

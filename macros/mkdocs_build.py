@@ -61,9 +61,10 @@ def on_files(state: BuildState, files, config):
     """Add a page per incident and the data files, all generated from the model."""
     site = state.site
     for inc in state.incidents:
-        files.append(File.generated(config, f"{site.table_url}{inc.id}.md",
-                                    content=render.incident_page(inc, site, state.incidents),
-                                    inclusion=InclusionLevel.NOT_IN_NAV))
+        src = f"{site.table_url}{inc.id}.md"
+        # The page's HTML body waits in the build state; Markdown only sees its placeholder.
+        content = render.incident_page(inc, site, state.incidents, block=lambda html, src=src: state.stash(src, html))
+        files.append(File.generated(config, src, content=content, inclusion=InclusionLevel.NOT_IN_NAV))
     for old, new in state.redirects.items():  # an old address keeps working
         files.append(File.generated(config, f"{site.table_url}{old}/index.html",
                                     content=render.redirect_page(old, state.incident(new), site)))
@@ -135,5 +136,5 @@ def on_post_build(state: BuildState, config):
     folder = Path(config["site_dir"]) / site.table_url
     folder.mkdir(parents=True, exist_ok=True)
     (folder / render.FINDER_DATA).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), "utf-8")
-    rows = render.rows_data(state.incidents, site)
+    rows = state.rows
     (folder / render.ROWS_DATA).write_text(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), "utf-8")

@@ -97,7 +97,9 @@ def define_env(env):
 
     @macro
     def incident_table() -> str:
-        return render.incident_table(incidents, site, base(), block=block)
+        if base() != relative_root(site.table_url):
+            fail("incident_table() belongs on the incidents page")
+        return render.incident_table(incidents, site, base(), block=block, rows=state.rows)
 
     @macro
     def finder() -> str:

@@ -7,26 +7,67 @@ look the same. Nothing here knows about MkDocs.
 """
 from __future__ import annotations
 
-from bs4 import BeautifulSoup
+from html.parser import HTMLParser
+
 from markupsafe import escape
 
 LIMIT = 200  # characters: what chat programs show of a description before they cut it
 
 
+class _FirstParagraph(HTMLParser):
+    """Reads a page's HTML until the end of its first paragraph of own prose, and stops there."""
+
+    CONTAINERS = {"div", "table", "ul", "ol", "dl", "details", "nav", "blockquote"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.inside = 0        # containers open around the current point
+        self.skipping = []     # tags of elements whose text does not count (.sgm-no-js, .headerlink)
+        self.paragraph = None  # the text of the paragraph being read
+        self.found = ""
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if self.skipping or "sgm-no-js" in classes or "headerlink" in classes:
+            self.skipping.append(tag)
+        elif tag in self.CONTAINERS:
+            self.inside += 1
+        elif tag == "p" and not self.inside:
+            self.paragraph = []
+
+    def handle_endtag(self, tag):
+        if self.skipping:
+            if tag == self.skipping[-1]:
+                self.skipping.pop()
+        elif tag in self.CONTAINERS:
+            self.inside -= 1
+        elif tag == "p" and self.paragraph is not None:
+            text = " ".join("".join(self.paragraph).split())
+            self.paragraph = None
+            if text:
+                self.found = text
+                raise _Done
+
+    def handle_data(self, data):
+        if self.paragraph is not None and not self.skipping:
+            self.paragraph.append(data)
+
+
+class _Done(Exception):
+    pass
+
+
 def first_paragraph(html: str) -> str:
     """The plain text of the first paragraph of a page's content that is its own prose: not inside
     an admonition, a card, a table or a list, and without text meant only for readers without
-    JavaScript."""
-    soup = BeautifulSoup(html, "html.parser")
-    for el in soup.select(".sgm-no-js, .headerlink"):
-        el.decompose()
-    for para in soup.find_all("p"):
-        if para.find_parent(["div", "table", "ul", "ol", "dl", "details", "nav", "blockquote"]):
-            continue
-        text = " ".join(para.get_text().split())
-        if text:
-            return text
-    return ""
+    JavaScript. Only the HTML up to that paragraph is read."""
+    reader = _FirstParagraph()
+    try:
+        reader.feed(html)
+        reader.close()
+    except _Done:
+        pass
+    return reader.found
 
 
 def trim(text: str, limit: int = LIMIT) -> str:

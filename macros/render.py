@@ -248,27 +248,30 @@ def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, lis
     return [(part, [i for _, i in ordered if i.part == part.number]) for part in site.parts]
 
 
-def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_as_is) -> str:
-    """The full incident table, one table per part, as Markdown with HTML tables (see ``story``)."""
+def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_as_is,
+                   rows: dict[str, str] | None = None) -> str:
+    """The full incident table, one table per part, as Markdown with HTML tables (see ``story``).
+    ``rows``: each incident's row as rows_data() renders it, when the caller has them already."""
     incidents = list(incidents)
+    rows_html = rows if rows is not None else rows_data(incidents, site, base)
     # The finder's ranked results go here, above the parts; without a search it stays hidden and empty.
     chunks = [block(_render("results.html", columns=COLUMNS)) + "\n"]
     for part, rows in by_part(incidents, site):
         if not rows:
             continue
         chunks.append(f"## {inline(part.label)} {{ #{part.anchor} }}\n")
-        chunks.append(block(_render("table.html", rows=rows, links=Links(site, base), part=part,
-                                    site=site, columns=COLUMNS)) + "\n")
+        chunks.append(block(_render("table.html", rows=[Markup(rows_html[i.id]) for i in rows], part=part,
+                                    columns=COLUMNS)) + "\n")
     return "\n".join(chunks)
 
 
 ROWS_DATA = "rows.json"  # beside the incident table's page: each row's HTML, for the finder
 
 
-def rows_data(incidents: Iterable[Incident], site: Site) -> dict[str, str]:
-    """Each incident's table row, as HTML, for the finder to put in the table (the page at
-    site.table_url is where the rows' relative links start)."""
-    links = Links(site, relative_root(site.table_url))
+def rows_data(incidents: Iterable[Incident], site: Site, base: str | None = None) -> dict[str, str]:
+    """Each incident's table row, as HTML, for the finder to put in the table (by default the page
+    at site.table_url is where the rows' relative links start)."""
+    links = Links(site, relative_root(site.table_url) if base is None else base)
     return {inc.id: _render("row.html", inc=inc, links=links, site=site) for inc in incidents}
 
 
@@ -430,21 +433,58 @@ def manual_order(incidents: Iterable[Incident], site: Site) -> list[Incident]:
     return order
 
 
+_NEIGHBOURS: dict[int, tuple] = {}  # the incidents of one build, by section and by component
+
+
+def _by_shared(incidents: Iterable[Incident], site: Site) -> tuple[dict, dict, dict]:
+    """Manual-order rank, and the incidents of each section and each component (worked out once
+    per build, so that related() stays linear however many incidents there are)."""
+    kept = _NEIGHBOURS.get(id(incidents))
+    if kept and kept[0] is incidents:
+        return kept[1]
+    order = manual_order(incidents, site)
+    rank = {inc.id: n for n, inc in enumerate(order)}
+    by_section: dict[str, list[Incident]] = {}
+    by_component: dict[str, list[Incident]] = {}
+    for inc in order:
+        for n in inc.sections:
+            by_section.setdefault(n, []).append(inc)
+        for c in inc.components:
+            by_component.setdefault(c, []).append(inc)
+    if isinstance(incidents, tuple):
+        _NEIGHBOURS.clear()
+        _NEIGHBOURS[id(incidents)] = (incidents, (rank, by_section, by_component))
+    return rank, by_section, by_component
+
+
+NEAR = 12  # neighbours on each side, in the manual's order, that related() weighs per section or component
+
+
 def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit: int = 5) -> list[dict]:
     """A few incidents that share a section or a component with ``incident``, most shared first,
-    then in the manual's order; each with what it shares."""
-    order = manual_order(incidents, site)
-    found = []
-    for rank, other in enumerate(order):
-        if other.id == incident.id:
-            continue
-        sections = [n for n in other.sections if n in incident.sections]
-        components = [c for c in other.components if c in incident.components]
-        if sections or components:
-            found.append((-(len(sections) + len(components)), rank, other, sections, components))
-    found.sort(key=lambda f: f[:2])
+    then the nearest in the manual's order; each with what it shares. Only the nearest few of each
+    section and component are weighed, so a component that every incident shares costs no more."""
+    import bisect
+
+    rank, by_section, by_component = _by_shared(incidents, site)
+    here = rank.get(incident.id, 0)
+    shared: dict[str, tuple[Incident, list, list]] = {}
+
+    def near(members: list[Incident]) -> list[Incident]:
+        at = bisect.bisect_left([rank[m.id] for m in members], here) if len(members) > 2 * NEAR else 0
+        return members[max(0, at - NEAR):at + NEAR + 1] if len(members) > 2 * NEAR else members
+
+    for n in incident.sections:
+        for other in near(by_section.get(n, [])):
+            shared.setdefault(other.id, (other, [], []))[1].append(n)
+    for c in incident.components:
+        for other in near(by_component.get(c, [])):
+            shared.setdefault(other.id, (other, [], []))[2].append(c)
+    shared.pop(incident.id, None)
+    found = sorted(shared.values(), key=lambda s: (-(len(s[1]) + len(s[2])), abs(rank.get(s[0].id, 0) - here),
+                                                   rank.get(s[0].id, 0)))
     out = []
-    for _, _, other, sections, components in found[:limit]:
+    for other, sections, components in found[:limit]:
         why = []
         if sections:
             why.append(("also told in " if len(sections) == 1 else "also told in sections ") + ", ".join(sections))
@@ -457,9 +497,10 @@ def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit
 CHECKS_ANCHOR = "what-to-check-and-do"  # the heading each section page ends with
 
 
-def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = ()) -> str:
+def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (), block=_as_is) -> str:
     """The Markdown source of an incident's own page, front matter included. With ``incidents``
-    (all of them), the page also lists related incidents and links the previous and the next."""
+    (all of them), the page also lists related incidents and links the previous and the next.
+    ``block`` receives the page's finished HTML body (see ``story``)."""
     incidents = incidents if isinstance(incidents, tuple) and incidents else tuple(incidents) or (incident,)
     base = relative_root(site.incident_url(incident.id))
     links = Links(site, base)
@@ -480,14 +521,14 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
     checks = [(sec, f"{links.section(sec.number)}#{CHECKS_ANCHOR}"
                if CHECKS_ANCHOR in site.anchors.get(sec.page, ()) else None) for sec in told]
     order = manual_order(incidents, site)
-    at = next((k for k, i in enumerate(order) if i.id == incident.id), None)
+    at = _by_shared(incidents, site)[0].get(incident.id)
     previous = order[at - 1] if at else None
     following = order[at + 1] if at is not None and at + 1 < len(order) else None
     body = _render("incident_page.html", inc=incident, links=links, site=site,
                    card=Markup(card(incident, site, base)), told=told, checks=checks,
                    related=related(incident, incidents, site), previous=previous, following=following,
                    stories_slot=Markup(STORIES_SLOT))
-    return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{body}\n"
+    return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{block(body)}\n"
 
 
 STORIES_SLOT = '<div data-sgm-stories=""></div>'  # filled once every section page is rendered

@@ -43,6 +43,8 @@ _WORD = re.compile(r"^[a-z]+$")
 
 def fold(text: str) -> str:
     """Lower case without accents: how the finder compares text."""
+    if text.isascii():  # most of the manual: nothing to decompose
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.category(c).startswith("M")).lower()
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from html import unescape
 from urllib.parse import urlsplit, urlunsplit
-
-from bs4 import BeautifulSoup, NavigableString, Tag
-
-_HEADING = re.compile(r"^h([1-6])$")
 
 
 @dataclass(frozen=True)
@@ -27,34 +24,67 @@ class Story:
     level: int = 3   # the level of its heading on the section page
 
 
-def _level(tag) -> int | None:
-    match = _HEADING.match(tag.name or "") if isinstance(tag, Tag) else None
-    return int(match.group(1)) if match else None
+# The finished HTML of a page is read with a few regular expressions rather than a full HTML
+# parser: the build reads every section page and writes every incident page, and parsing them
+# whole cost more than the rest of the build. They only need the tags Markdown and the
+# templates write, whose attributes never hold a ">".
+_ANCHORED = re.compile(r'<h([1-6])\b[^>]*\bid="([^"]+)"[^>]*>')
+_BLOCK = re.compile(r"<(/?)(h[1-6]|div)\b[^>]*>", re.I)
+_CARD = re.compile(r'\bclass="(?:[^"]*\s)?sgm-card(?:\s[^"]*)?"')
+_TAGS = re.compile(r"<[^>]*>")
+
+
+def plain_text(html: str) -> str:
+    """The text of a piece of HTML, one space between words."""
+    return " ".join(unescape(_TAGS.sub(" ", html)).split())
 
 
 def extract(html: str, ids, section: str, page_url: str) -> dict[str, Story]:
-    """The stories of ``ids`` told in a section page's finished ``html``."""
-    soup = BeautifulSoup(html, "html.parser")
+    """The stories of ``ids`` told in a section page's finished ``html``: from each anchored
+    heading to the next heading of the same or a higher level outside any block (or the end of
+    the block the heading sits in), without the incident's card."""
     wanted = set(ids)
     stories: dict[str, Story] = {}
-    for heading in soup.find_all(re.compile(r"^h[1-6]$")):
-        ident = heading.get("id")
+    for heading in _ANCHORED.finditer(html):
+        level, ident = int(heading.group(1)), heading.group(2)
         if ident not in wanted or ident in stories:
             continue
-        level = _level(heading)
-        parts = []
-        for sib in heading.next_siblings:
-            sib_level = _level(sib)
-            if sib_level is not None and sib_level <= level:
+        close = html.find(f"</h{level}>", heading.end())
+        start = close + len(f"</h{level}>") if close >= 0 else heading.end()
+        end, depth, card, cut = len(html), 0, None, []
+        for tag in _BLOCK.finditer(html, start):
+            closing, name = tag.group(1), tag.group(2).lower()
+            if name == "div":
+                if not closing:
+                    if depth == 0 and _CARD.search(tag.group(0)):
+                        card = tag.start()
+                    depth += 1
+                    continue
+                depth -= 1
+                if depth < 0:  # the block the story sits in ends here
+                    end = tag.start()
+                    break
+                if depth == 0 and card is not None:
+                    cut.append((card, tag.end()))
+                    card = None
+            elif not closing and depth == 0 and int(name[1]) <= level:
+                end = tag.start()
                 break
-            if isinstance(sib, Tag) and "sgm-card" in (sib.get("class") or []):
-                continue
-            parts.append(sib)
-        body = "".join(str(p) for p in parts).strip()
-        text = " ".join(" ".join(p.get_text(" ") if isinstance(p, Tag) else str(p) for p in parts
-                                 if not isinstance(p, NavigableString) or p.strip()).split())
-        stories[ident] = Story(ident, section, page_url, body, text, level)
+        pieces, at = [], start
+        for lo, hi in cut:
+            pieces.append(html[at:lo])
+            at = hi
+        pieces.append(html[at:end])
+        body = "".join(pieces).strip()
+        stories[ident] = Story(ident, section, page_url, body, plain_text(body), level)
     return stories
+
+
+_HEADERLINK = re.compile(r'<a\b[^>]*\bclass="headerlink"[^>]*>.*?</a>', re.S)
+_HEADING_TAG = re.compile(r"<(/?)h([1-6])\b")
+_START_TAG = re.compile(r"<[A-Za-z][^>]*>")
+_ID_ATTR = re.compile(r'\s+id="[^"]*"')
+_URL_ATTR = re.compile(r'(\s(?:href|src)=")([^"]*)(")')
 
 
 def rebase(html: str, from_url: str, to_url: str, shift: int = 0) -> str:
@@ -62,19 +92,16 @@ def rebase(html: str, from_url: str, to_url: str, shift: int = 0) -> str:
     relative links and images keep pointing where they did, a bare #anchor points back to
     the first page, and element ids are dropped (the anchors stay on the page that owns them).
     Headings move ``shift`` levels up (a story told under an h3 sits under an h2 on its incident's page)."""
-    soup = BeautifulSoup(html, "html.parser")
-    for link in soup.select("a.headerlink"):
-        link.decompose()
+    html = _HEADERLINK.sub("", html)
     if shift:
-        for heading in soup.find_all(_HEADING):
-            heading.name = f"h{min(6, max(2, int(heading.name[1]) - shift))}"
-    for el in soup.find_all(True):
-        if el.has_attr("id"):
-            del el["id"]
-        for attr in ("href", "src"):
-            if el.has_attr(attr):
-                el[attr] = _moved(el[attr], from_url, to_url)
-    return str(soup)
+        html = _HEADING_TAG.sub(lambda m: f"<{m.group(1)}h{min(6, max(2, int(m.group(2)) - shift))}", html)
+
+    def tag(match):
+        text = _ID_ATTR.sub("", match.group())
+        return _URL_ATTR.sub(lambda m: m.group(1) + _moved(unescape(m.group(2)), from_url, to_url)
+                             .replace("&", "&amp;").replace('"', "&quot;") + m.group(3), text)
+
+    return _START_TAG.sub(tag, html)
 
 
 def _moved(ref: str, from_url: str, to_url: str) -> str:

@@ -111,6 +111,8 @@ _FORBIDDEN = re.compile(
     + "]")
 _NAMES = {"\x7f": "DEL", "\x85": "NEL (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)",
           "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\ufeff": "a byte-order mark (U+FEFF)", "\r": "a carriage return"}
+_ASCII_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same for text that is all ASCII: faster
+_VALUE_FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # in a parsed value, a tab too
 MAX_DEPTH = 32  # nesting of mappings and lists; the manual's data needs about 8
 
 
@@ -138,7 +140,7 @@ def decode(raw: bytes, shown: str, who=lambda text, line: None) -> str:
     text = text.removeprefix("\ufeff")  # a byte-order mark at the start is accepted and dropped
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    bad = _FORBIDDEN.search(text) or (re.search("\r", text))
+    bad = (_ASCII_FORBIDDEN if text.isascii() else _FORBIDDEN).search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
         raise ManualError([Problem(shown, line, who(text, line),
@@ -166,7 +168,13 @@ def _depth_problem(text: str, shown: str):
 
 
 def _escaped_problems(root, node, text: str, shown: str, path=()):
-    """Refused characters that a YAML escape ("\x7f", "\u2028") put into a key or a value of ``root``."""
+    """Refused characters that a YAML escape ("\x7f", "\u2028") put into a key or a value of ``root``,
+    and nesting deeper than MAX_DEPTH."""
+    if len(path) >= MAX_DEPTH:
+        line = line_of(root, list(path))
+        yield Problem(shown, line, incident_at(text, line),
+                      f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that")
+        return
     if isinstance(node, dict):
         items = node.items()
     elif isinstance(node, list):
@@ -175,7 +183,7 @@ def _escaped_problems(root, node, text: str, shown: str, path=()):
         items = ()
     for key, value in items:
         for what in ((key,) if isinstance(key, str) else ()) + ((value,) if isinstance(value, str) else ()):
-            bad = _FORBIDDEN.search(what) or re.search("[\t\r]", what)
+            bad = _VALUE_FORBIDDEN.search(what) if what.isascii() else (_FORBIDDEN.search(what) or re.search("\t", what))
             if bad:
                 line = line_of(root, [*path, key])
                 yield Problem(shown, line, incident_at(text, line),
@@ -203,11 +211,11 @@ def read(path: Path, shown: str):
         line = text[: text.index("\t")].count("\n") + 1
         raise ManualError([Problem(shown, line, incident_at(text, line),
                                    "a tab character; indent YAML with spaces only")])
-    deep = _depth_problem(text, shown)
-    if deep:
-        raise ManualError([deep])
     try:
         data = yaml.load(text, Loader=_StrictLoader)
+    except RecursionError:  # nesting far too deep to build: find where, without recursion
+        deep = _depth_problem(text, shown)
+        raise ManualError([deep or Problem(shown, None, None, "mappings and lists nest too deep")]) from None
     except _Refusal as err:
         raise ManualError([Problem(shown, err.line, incident_at(text, err.line), err.message)])
     except yaml.MarkedYAMLError as err:
