@@ -98,16 +98,15 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import json
 import re
 import subprocess
 import sys
 import tempfile
 import zipfile
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"

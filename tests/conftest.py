@@ -106,6 +106,24 @@ def browser():
         browser.close()
 
 
+@pytest.fixture
+def page(browser):
+    """A fresh Chromium tab that may use the clipboard; the test fails if the page throws."""
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def open_finder(page, server, query=""):
+    """Open the incidents page (with an optional query string) and wait for the finder to mount."""
+    page.goto(f"{server}incidents/{query}")
+    page.wait_for_selector(".sgm-finder:not([hidden])")
+
+
 class StaticSite(SimpleHTTPRequestHandler):
     """Serves a built site quietly, with its 404.html for missing pages, as GitHub Pages does."""
 

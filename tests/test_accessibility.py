@@ -1,8 +1,6 @@
 """axe-core in Chromium on every page type, in both colour schemes; the finder by keyboard alone."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from conftest import ROOT

@@ -2,31 +2,14 @@
 The finder itself is tested in test_finder.py."""
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from conftest import open_finder
 from macros import render
-
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    yield page
-    context.close()
-    assert not errors, errors
 
 
 def visible_ids(page) -> list[str]:
     return page.eval_on_selector_all(".sgm-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
-
-
-def open_finder(page, server, query=""):
-    page.goto(f"{server}incidents/{query}")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
 
 
 

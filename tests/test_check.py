@@ -83,17 +83,6 @@ def test_without_script_the_page_gives_the_command_line(built):
 
 # --------------------------------------------------------------------------- in Chromium
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    yield page
-    context.close()
-    assert not errors, errors
-
-
 def answer(page) -> list[dict]:
     """Each incident the page lists: id (from its link), result, why and cannot-decide, as shown."""
     return page.eval_on_selector_all(".sgm-check__item", """items => items.map(li => ({

@@ -1,7 +1,6 @@
 """The real data: it loads, it matches the schema, and its ids and sources hold."""
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys

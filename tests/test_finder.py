@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, open_finder
 
 QUERIES = yaml.safe_load((ROOT / "tests" / "finder_queries.yaml").read_text("utf-8"))
 # Queries the finder still ranks wrong, kept visible: each fails its test if it starts to pass.
@@ -22,25 +22,9 @@ def _case(c):
     return pytest.param(c, id=c["query"][:40], marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    yield page
-    context.close()
-    assert not errors, errors
-
-
 def ids(page) -> list[str]:
     """The rows on screen, in the order shown (ranked results first, else the parts' tables)."""
     return page.eval_on_selector_all(".sgm-table:not([hidden]) tbody tr", "rows => rows.map(r => r.id)")
-
-
-def open_finder(page, server, query=""):
-    page.goto(f"{server}incidents/{query}")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
 
 
 def search(page, text):

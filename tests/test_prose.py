@@ -4,7 +4,6 @@ a story of at least 80 words under each incident's heading, after its card."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from bs4 import BeautifulSoup
 

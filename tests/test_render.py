@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date
 
 import markdown
 from bs4 import BeautifulSoup
