@@ -212,6 +212,7 @@ class Context:
         self._models: dict = {}
         self._families: dict = {}
         self.version_cache: dict = {}
+        self.leaf_cache: dict = {}
 
     # flags -------------------------------------------------------------
     def arg(self, name: str, program: str) -> dict | None:
@@ -423,7 +424,7 @@ def _model_leaf(c: dict, ctx: Context):
         if role == "draft":
             return F, "no draft model (`--speculative-draft-model-path` is not given)"
         opaque = ctx.opaque()
-        return U, f"no model path given" + (f" ({opaque} may set it)" if opaque else "")
+        return U, "no model path given" + (f" ({opaque} may set it)" if opaque else "")
     if state == "dynamic":
         return U, f"{who} path `{name}` is not a literal value"
     if state == "config":
@@ -600,8 +601,12 @@ def evaluate(cond: dict, ctx: Context):
     if key == "not":
         v, rs, us = evaluate(value, ctx)
         return (None if v is None else not v), rs, us
-    v, reason = LEAVES[key](value, ctx)
-    return (v, [reason], []) if v is not None else (v, [], [reason])
+    memo = (key, value if isinstance(value, str) else repr(value))
+    leaf = ctx.leaf_cache.get(memo)
+    if leaf is None:  # incidents share conditions (a GPU vendor, a flag): each is decided once per check
+        v, reason = LEAVES[key](value, ctx)
+        leaf = ctx.leaf_cache[memo] = (v, [reason], []) if v is not None else (v, [], [reason])
+    return leaf
 
 
 def _versions(ranges: list, ctx: Context):
