@@ -12,7 +12,7 @@ import MiniSearch from "../../docs/javascripts/vendor/minisearch/index.js";
 import { facetCounts, passes } from "../../docs/javascripts/sgm/facets.js";
 import { highlightSpans, MAX_RANGES } from "../../docs/javascripts/sgm/highlight.js";
 import { analyseLog, compilePatterns, logLines, looksLikeLog } from "../../docs/javascripts/sgm/logmatch.js";
-import { createSearch, decodePostings, loadIndex, MAX_QUERY } from "../../docs/javascripts/sgm/search.js";
+import { createSearch, decodePostings, loadIndex, MAX_QUERY, radixTree } from "../../docs/javascripts/sgm/search.js";
 import { fold, stems, textRules, wordSpans } from "../../docs/javascripts/sgm/text.js";
 import { emptyState, readState, writeState } from "../../docs/javascripts/sgm/urlstate.js";
 
@@ -76,6 +76,34 @@ test("loading the compact index answers exactly as MiniSearch's own index", need
       assert.deepEqual(b.map((r) => [r[0], r[2]]), a.map((r) => [r[0], r[2]]), `${q} ${JSON.stringify(opts)}`);
       b.forEach((r, i) => assert.ok(Math.abs(r[1] - a[i][1]) <= 1e-9 * Math.max(1, a[i][1]), `${q} ${r[0]}`));
     }
+  }
+});
+
+test("the radix tree laid out in one pass is the tree MiniSearch grows term by term", needs(data), () => {
+  const shape = (node) => [...node].map(([k, v]) => [k, v instanceof Map ? shape(v) : v])
+    .sort((x, y) => (x[0] < y[0] ? -1 : 1));
+  const tricky = ["", "a", "ab", "abc", "abd", "abde", "b", "ba", "é", "éa", "日本", "日本語", "\uE000x", "😀", "😀a"];
+  const shipped = data.index.terms;
+  for (const terms of [shipped, [...new Set([...shipped, ...tricky])].sort(), tricky.slice(1).sort(), ["only"]]) {
+    const grown = new MiniSearch({ fields: ["x"] })._index;
+    terms.forEach((term, k) => grown.set(term, k));
+    assert.deepEqual(shape(radixTree(terms, (k) => k)), shape(grown._tree), `${terms.length} terms`);
+  }
+});
+
+test("an index whose terms are not in order still loads, term by term", needs(data), () => {
+  const rules = textRules(data.stopWords);
+  const options = { fields: data.fields, tokenize: rules.tokenize, processTerm: rules.processTerm };
+  const reversed = { ...data.index, terms: [...data.index.terms].reverse(), postings: [...data.index.postings].reverse() };
+  // the same incidents and scores (summed in another order: equal to 1e-9)
+  const view = (engine, q) => engine.search(q, { prefix: true }).map((r) => [r.id, r.score])
+    .sort((x, y) => x[0].localeCompare(y[0]));
+  for (const q of ["kv cache", "deadlock", "graph capture"]) {
+    const a = view(loadIndex(data.index, options), q);
+    const b = view(loadIndex(reversed, options), q);
+    assert.ok(a.length > 0, q);
+    assert.deepEqual(b.map((r) => r[0]), a.map((r) => r[0]), q);
+    b.forEach((r, i) => assert.ok(Math.abs(r[1] - a[i][1]) <= 1e-9 * Math.max(1, a[i][1]), `${q} ${r[0]}`));
   }
 });
 

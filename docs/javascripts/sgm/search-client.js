@@ -4,6 +4,11 @@
 
 function inWorker(url) {
   const worker = new Worker(new URL("./search-worker.js", import.meta.url), { type: "module" });
+  /* The data is fetched while the worker starts, and its bytes are moved to it, not copied. */
+  const bytes = fetch(url).then((response) => {
+    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    return response.arrayBuffer();
+  });
   const waiting = new Map();
   let seq = 0;
   let readyResolve;
@@ -25,7 +30,7 @@ function inWorker(url) {
     waiting.set(seq, { resolve, reject });
     worker.postMessage({ ...message, seq });
   });
-  worker.postMessage({ type: "load", url: String(url) });
+  bytes.then((buffer) => worker.postMessage({ type: "load", bytes: buffer }, [buffer]), readyReject);
   return {
     ready,
     search: (query) => ask({ type: "search", query }),
@@ -57,11 +62,13 @@ async function onPage(url) {
 
 export async function searchClient(url) {
   if (typeof Worker === "function") {
+    let client = null;
     try {
-      const client = inWorker(url);
+      client = inWorker(url);
       await client.ready;
       return client;
     } catch (error) {
+      if (client) client.close();
       console.warn("The finder searches on the page instead of a worker:", error);
     }
   }
