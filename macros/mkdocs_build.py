@@ -20,12 +20,12 @@ from .errors import ManualError
 from .loader import SCHEMA
 
 
-_ID = re.compile(r'\sid="([^"]+)"')
+_ID = re.compile(r'id="([^"]+)"')  # a literal start: far faster to scan for than one after \s
 
 
 def duplicate_ids(html: str) -> str | None:
     """What is wrong with the element ids of a page: one used twice, or a heading renamed to dodge one."""
-    ids = _ID.findall(html)
+    ids = [m.group(1) for m in _ID.finditer(html) if m.start() > 0 and html[m.start() - 1].isspace()]
     seen: set[str] = set()
     for ident in ids:
         if ident in seen:

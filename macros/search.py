@@ -13,8 +13,10 @@ Nothing here knows about MkDocs.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 
 # Fields, and how much a match in each counts: what an operator sees first
@@ -46,7 +48,8 @@ def fold(text: str) -> str:
     if text.isascii():  # most of the manual: nothing to decompose
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.category(c).startswith("M")).lower()
+    marks = {ord(c): None for c in set(decomposed) if not c.isascii() and unicodedata.category(c).startswith("M")}
+    return (decomposed.translate(marks) if marks else decomposed).lower()
 
 
 def words(text: str) -> list[str]:
@@ -58,8 +61,7 @@ def words(text: str) -> list[str]:
 def tokenize(text: str) -> list[str]:
     """The tokens of ``text``: each compound, then its parts."""
     out: list[str] = []
-    for match in _TOKEN.finditer(fold(text)):
-        token = match.group()
+    for token in _TOKEN.findall(fold(text)):
         out.append(token)
         if _JOINER.search(token):
             out.extend(p for p in _JOINER.split(token) if p)
@@ -136,16 +138,15 @@ def compact_index(docs: list[dict]) -> dict:
         lengths = []
         for field in FIELDS:
             fid = field_ids[field]
-            tokens = tokenize(doc[field])
-            unique = len(set(tokens))
+            counts = Counter(tokenize(doc[field]))
+            unique = len(counts)
             lengths.append(unique)
             # MiniSearch keeps a running average: (average * count + length) / (count + 1)
             average[fid] = (average[fid] * short_id + unique) / (short_id + 1)
-            for token in tokens:
+            for token, count in counts.items():
                 term = process_term(token)
                 if term:
-                    freqs = index.setdefault(term, {}).setdefault(fid, {})
-                    freqs[short_id] = freqs.get(short_id, 0) + 1
+                    index.setdefault(term, {}).setdefault(fid, {})[short_id] = count
         field_length.append(lengths)
     terms = sorted(index)
     return {
@@ -159,6 +160,7 @@ def compact_index(docs: list[dict]) -> dict:
     }
 
 
+@functools.lru_cache(maxsize=4096)  # gaps and counts are mostly small numbers, asked for again and again
 def _base36(n: int) -> str:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""

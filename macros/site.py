@@ -127,6 +127,9 @@ class PageError(Exception):
         self.line, self.message = line, message
 
 
+_FAST_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml, when present
+
+
 def front_matter(text: str) -> dict:
     """The YAML front matter of a Markdown page, or {}; raise PageError if it is malformed."""
     if not text.startswith("---"):
@@ -135,7 +138,10 @@ def front_matter(text: str) -> dict:
     if end < 0:
         raise PageError(1, "front matter opens with --- but never closes with a line of ---")
     try:
-        data = yaml.safe_load(text[3:end])
+        try:
+            data = yaml.load(text[3:end], Loader=_FAST_SAFE)  # noqa: S506 -- a safe loader
+        except yaml.YAMLError:  # the pure-Python parser words the error and counts its line
+            data = yaml.safe_load(text[3:end])
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]

@@ -105,15 +105,26 @@ def incident_at(text: str, line: int | None) -> str | None:
 # included), the Unicode line and paragraph separators (YAML counts them as line
 # breaks, which would shift every line number after them), lone surrogates,
 # noncharacters, and a byte-order mark anywhere but at the very start.
-_FORBIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufdd0-\ufdef"
-    + "".join(f"\\U{plane:04x}fffe\\U{plane:04x}ffff" for plane in range(0x11))
-    + "]")
+_BMP_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+# The noncharacters above U+FFFF (U+1FFFE, U+1FFFF, ... U+10FFFF) are found among these candidates:
+# one class of 32 single characters would make the regular expression ten times slower.
+_ASTRAL_CANDIDATE = re.compile("[\U0001fffe-\U0010ffff]")
 _NAMES = {"\x7f": "DEL", "\x85": "NEL (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)",
           "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\ufeff": "a byte-order mark (U+FEFF)", "\r": "a carriage return"}
 _ASCII_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same for text that is all ASCII: faster
 _VALUE_FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # in a parsed value, a tab too
 MAX_DEPTH = 32  # nesting of mappings and lists; the manual's data needs about 8
+
+
+def _search_forbidden(text: str):
+    """The first character of ``text`` that the manual refuses, as a match (start(), group()), or None."""
+    if text.isascii():
+        return _ASCII_FORBIDDEN.search(text)
+    bad = _BMP_FORBIDDEN.search(text)
+    for candidate in _ASTRAL_CANDIDATE.finditer(text, 0, bad.start() if bad else len(text)):
+        if ord(candidate.group()) & 0xFFFE == 0xFFFE:
+            return candidate
+    return bad
 
 
 def describe_char(char: str) -> str:
@@ -140,7 +151,7 @@ def decode(raw: bytes, shown: str, who=lambda text, line: None) -> str:
     text = text.removeprefix("\ufeff")  # a byte-order mark at the start is accepted and dropped
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    bad = (_ASCII_FORBIDDEN if text.isascii() else _FORBIDDEN).search(text)
+    bad = _search_forbidden(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
         raise ManualError([Problem(shown, line, who(text, line),
@@ -183,7 +194,7 @@ def _escaped_problems(root, node, text: str, shown: str, path=()):
         items = ()
     for key, value in items:
         for what in ((key,) if isinstance(key, str) else ()) + ((value,) if isinstance(value, str) else ()):
-            bad = _VALUE_FORBIDDEN.search(what) if what.isascii() else (_FORBIDDEN.search(what) or re.search("\t", what))
+            bad = _VALUE_FORBIDDEN.search(what) if what.isascii() else (_search_forbidden(what) or re.search("\t", what))
             if bad:
                 line = line_of(root, [*path, key])
                 yield Problem(shown, line, incident_at(text, line),
