@@ -30,6 +30,8 @@ def ids(page) -> list[str]:
 def search(page, text):
     page.fill(".sgm-finder__q", text)
     page.wait_for_function("t => new URLSearchParams(location.search).get('filter') === t", arg=text.strip() and text)
+    # and the rows on screen are the answer to this very query, not to the one before
+    page.wait_for_function("t => document.querySelector('.sgm-finder').dataset.answered === t", arg=text.strip())
 
 
 def paste(page, text):

@@ -399,6 +399,8 @@ function start(form, data, signal, client, rowsHtml) {
         window.history.replaceState(window.history.state, "", next);
       }
     }, URL_DELAY);
+    /* The query whose answer the rows show (tests wait for it; it is never read by the page). */
+    form.dataset.answered = query && answered.found ? answered.q.trim() : "";
     highlight(found, visible);
     /* For `make bench`: this update's own work, and the time since the change that asked for it. */
     performance.clearMeasures("sgm-finder-apply");  // only the latest: the page never piles them up
