@@ -20,6 +20,7 @@ def main(out: Path, site_dir: str) -> None:
     from mkdocs_macros.plugin import MacrosPlugin
 
     from macros import render
+    from macros.mkdocs_hooks import _KEY
 
     pages: dict[str, dict] = {}
     incident_pages: dict[str, str] = {}  # src -> incident id, whose stories are known once the build ends
@@ -28,7 +29,7 @@ def main(out: Path, site_dir: str) -> None:
 
     def capture(self, markdown, page, config, **kwargs):
         markdown = render_markdown(self, markdown, page, config, **kwargs)
-        state = seen["state"] = config.extra["_sgm_build"]
+        state = seen["state"] = config.extra[_KEY]
         src = page.file.src_uri
         slots = list(state.page(src).slots)
         text = page.file.content_string

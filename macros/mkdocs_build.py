@@ -42,6 +42,7 @@ def duplicate_ids(html: str) -> str | None:
 def start(config) -> BuildState:
     """Load and check the manual's data for a build that starts; stop it cleanly on any problem."""
     project = Path(config.config_file_path).resolve().parent
+    render.keep_compiled_templates(project / ".cache" / "jinja")
     try:
         return BuildState.load(project, Path(config["docs_dir"]), site_url=config["site_url"],
                                repo_url=config.extra.get("repository"))

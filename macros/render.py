@@ -24,9 +24,9 @@ from .site import Site, relative_root
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
-    """The templates compiled by an earlier build, kept in .cache/jinja: Jinja compares each with
-    its source and compiles it again when the source changed. A folder that cannot be written to
-    only means compiling every time."""
+    """Compiled templates kept in a folder between runs: Jinja compares each with its source and
+    compiles it again when the source changed. A folder that cannot be written to only means
+    compiling every time."""
 
     def dump_bytecode(self, bucket):
         try:
@@ -35,18 +35,18 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
             pass
 
 
-def _compiled_templates():
-    folder = TEMPLATES.parent.parent / ".cache" / "jinja"
+def keep_compiled_templates(folder: Path) -> None:
+    """Keep the compiled templates in ``folder`` (a site generator's cache), so that a later build
+    does not compile them again."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return None
-    return _CompiledTemplates(str(folder))
+        return
+    _env.bytecode_cache = _CompiledTemplates(str(folder))
 
 
 _env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(TEMPLATES),
-    bytecode_cache=_compiled_templates(),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
