@@ -533,21 +533,42 @@ SYNONYMS_SCHEMA = ROOT / "data" / "synonyms.schema.json"
 
 
 def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, ...]:
-    """The finder's synonym groups; a term may stand in one group only."""
+    """The finder's synonym groups. A term belongs to one group, unless it means two things: then
+    every group that holds it lists it under ``shared``, and the finder looks for both meanings."""
     data = read(path, shown)
     validate.check(data, SYNONYMS_SCHEMA, shown)
     from .search import fold
 
-    first: dict[str, int] = {}
-    problems = []
+    def key(term: str) -> str:
+        return " ".join(fold(term).split())
+
+    holders: dict[str, list[tuple[int, int]]] = {}  # term -> (group, index) of each place it stands
     for k, group in enumerate(data):
         for j, term in enumerate(group["terms"]):
-            key = " ".join(fold(term).split())
-            if key in first and first[key] != k:
-                problems.append(Problem(shown, line_of(data, [k, "terms", j]), None,
-                                        f"{term!r} is already in the group at line {line_of(data, [first[key]])}; "
-                                        "a term belongs to one group"))
-            first.setdefault(key, k)
+            places = holders.setdefault(key(term), [])
+            if not places or places[-1][0] != k:
+                places.append((k, j))
+    problems = []
+    for k, group in enumerate(data):
+        shared = {key(t) for t in group.get("shared", ())}
+        terms = {key(t) for t in group["terms"]}
+        for j, term in enumerate(group.get("shared", ())):
+            where = line_of(data, [k, "shared", j])
+            if key(term) not in terms:
+                problems.append(Problem(shown, where, None, f"shared: {term!r} is not one of this group's terms"))
+            elif len(holders[key(term)]) < 2:
+                problems.append(Problem(shown, where, None, f"shared: {term!r} stands in no other group"))
+        for j, term in enumerate(group["terms"]):
+            first_k, _ = holders[key(term)][0]
+            if first_k == k:
+                continue
+            first = data[first_k]
+            if key(term) in shared and key(term) in {key(t) for t in first.get("shared", ())}:
+                continue
+            problems.append(Problem(shown, line_of(data, [k, "terms", j]), None,
+                                    f"{term!r} is already in the group at line {line_of(data, [first_k])}; "
+                                    "a term belongs to one group, unless it means two things: then list it "
+                                    "under shared in both groups"))
     if problems:
         raise ManualError(problems)
     return tuple({"terms": list(g["terms"]), **({"note": g["note"]} if "note" in g else {})} for g in data)

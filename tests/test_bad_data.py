@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from macros.errors import ManualError
-from macros.loader import load
+from macros.loader import load, load_synonyms
 
 BAD = Path(__file__).resolve().parent / "bad_data"
 EXPECT = re.compile(r"^# expect: line (?P<line>[0-9]+), incident (?P<incident>.+?), message: (?P<message>.+)$", re.M)
@@ -96,3 +96,26 @@ def test_a_broken_argument_list_gives_one_clear_error(site, tmp_path):
         load(Path(__file__).resolve().parent.parent / "data" / "incidents.yaml", site, data_dir=data)
     assert str(caught.value).startswith("data/sglang-args-0.5.9.json: not an argument list that macros/gen_args.py "
                                         "writes"), str(caught.value)
+
+
+SYNONYMS = BAD / "synonyms"  # broken data/synonyms.yaml
+
+
+@pytest.mark.parametrize("path", sorted(SYNONYMS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_bad_synonyms_file_gives_one_clear_error(path):
+    want = expectation(path)
+    with pytest.raises(ManualError) as caught:
+        load_synonyms(path, shown="data/synonyms.yaml")
+    problems = caught.value.problems
+    assert len(problems) == 1, str(caught.value)
+    line = str(problems[0])
+    assert "\n" not in line and line.startswith(f"data/synonyms.yaml:{want['line']}: "), line
+    assert want["message"] in line, line
+
+
+def test_a_term_with_two_meanings_stands_in_both_groups(tmp_path):
+    path = tmp_path / "synonyms.yaml"
+    path.write_text("- terms: [crash, went down]\n  shared: [went down]\n"
+                    "- terms: [fell, Went Down]\n  shared: [Went Down]\n", "utf-8")
+    groups = load_synonyms(path)
+    assert [g["terms"] for g in groups] == [["crash", "went down"], ["fell", "Went Down"]]

@@ -160,15 +160,20 @@ export function createSearch(data) {
   /* Each synonym phrase with the forms of its words, worked out once. */
   const synonyms = data.synonyms.map((group) => group.map((phrase) => ({ phrase, forms: phrase.map(forms) })));
 
-  /* The longest synonym phrase that starts at words[i] (words given with their forms). */
+  /* The longest synonym phrase that starts at words[i] (words given with their forms), and every
+     group that holds a phrase of that length there: a phrase with two senses ("went down": a
+     server crashed, or a figure fell) stands in two groups and finds either. */
   function phraseAt(words, wordForms, i) {
     let best = null;
     for (const group of synonyms) {
       for (const entry of group) {
         const n = entry.phrase.length;
-        if (n > words.length - i || (best && n <= best.entry.phrase.length)) continue;
-        if (entry.forms.every((f, k) => f.has(words[i + k]) || wordForms[i + k].has(entry.phrase[k]))) {
-          best = { entry, group };
+        if (n > words.length - i || (best && n < best.entry.phrase.length)) continue;
+        if (!entry.forms.every((f, k) => f.has(words[i + k]) || wordForms[i + k].has(entry.phrase[k]))) continue;
+        if (best && n === best.entry.phrase.length) {
+          if (!best.groups.includes(group)) best.groups.push(group);
+        } else {
+          best = { entry, groups: [group] };
         }
       }
     }
@@ -196,7 +201,14 @@ export function createSearch(data) {
         alternatives.push({ words: own, weight: 1, fuzzy: true });
       }
       if (found) {
-        const others = found.group.filter((e) => e !== found.entry);
+        const seen = new Set([found.entry.phrase.join(" ")]);
+        const others = [];
+        for (const group of found.groups) {
+          for (const entry of group) {
+            const key = entry.phrase.join(" ");
+            if (!seen.has(key)) { seen.add(key); others.push(entry); }
+          }
+        }
         for (const other of others) alternatives.push({ words: other.phrase, weight: SYNONYM_WEIGHT / Math.sqrt(others.length) });
       }
       groups.push({ words: own, alternatives });
