@@ -75,7 +75,7 @@ browser:
 
 # Make's variables are fixed when it starts, so a browser installed just now is found by the
 # recursive call that runs the tests.
-test: $(STAMP) $(NODE_STAMP) browser  ## the whole test suite, then the benchmarks' smoke run
+test: $(STAMP) $(NODE_STAMP) browser  ## the whole test suite, the benchmarks' smoke run among it (tests/test_bench.py)
 	@$(MAKE) --no-print-directory run-tests
 
 .PHONY: run-tests
