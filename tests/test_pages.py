@@ -97,3 +97,13 @@ def test_issue_template_exists_for_the_report_link():
     form = yaml.safe_load((ROOT / ".github" / "ISSUE_TEMPLATE" / "incident.yml").read_text("utf-8"))
     ids = [field.get("id") for field in form["body"] if field.get("id")]
     assert {"symptom", "cause", "fix", "sources"} <= set(ids)
+
+
+def test_the_about_pages_synonym_example_is_a_group_of_the_data(built):
+    """The About page shows a synonym group and says it is already in data/synonyms.yaml."""
+    html = BeautifulSoup((built / "about" / "index.html").read_text("utf-8"), "html.parser")
+    intro = next(p for p in html.select("p") if "data/synonyms.yaml" in p.get_text())
+    example = yaml.safe_load(intro.find_next("pre").get_text())
+    groups = yaml.safe_load((ROOT / "data" / "synonyms.yaml").read_text("utf-8"))
+    assert "already in it" in intro.get_text()
+    assert example[0] in groups, example
