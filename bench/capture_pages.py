@@ -21,6 +21,7 @@ def main(out: Path, site_dir: str) -> None:
 
     from macros import render
     from macros.mkdocs_hooks import _KEY
+    from macros.site import body_start
 
     pages: dict[str, dict] = {}
     incident_pages: dict[str, str] = {}  # src -> incident id, whose stories are known once the build ends
@@ -33,9 +34,7 @@ def main(out: Path, site_dir: str) -> None:
         src = page.file.src_uri
         slots = list(state.page(src).slots)
         text = page.file.content_string
-        end = text.find("\n---", 3) if text.startswith("---") else -1
-        front = text[:text.index("\n", end + 1) + 1] if end >= 0 else ""
-        pages[src] = {"markdown": front + markdown, "slots": slots}
+        pages[src] = {"markdown": text[:body_start(text)] + markdown, "slots": slots}
         if page.meta.get("incident"):
             incident_pages[src] = page.meta["incident"]
         return markdown

@@ -542,15 +542,15 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
     def key(term: str) -> str:
         return " ".join(fold(term).split())
 
-    holders: dict[str, list[tuple[int, int]]] = {}  # term -> (group, index) of each place it stands
+    shared = [{key(t) for t in g.get("shared", ())} for g in data]
+    holders: dict[str, list[int]] = {}  # term -> the groups it stands in, in file order
     for k, group in enumerate(data):
-        for j, term in enumerate(group["terms"]):
+        for term in group["terms"]:
             places = holders.setdefault(key(term), [])
-            if not places or places[-1][0] != k:
-                places.append((k, j))
+            if not places or places[-1] != k:
+                places.append(k)
     problems = []
     for k, group in enumerate(data):
-        shared = {key(t) for t in group.get("shared", ())}
         terms = {key(t) for t in group["terms"]}
         for j, term in enumerate(group.get("shared", ())):
             where = line_of(data, [k, "shared", j])
@@ -559,14 +559,11 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
             elif len(holders[key(term)]) < 2:
                 problems.append(Problem(shown, where, None, f"shared: {term!r} stands in no other group"))
         for j, term in enumerate(group["terms"]):
-            first_k, _ = holders[key(term)][0]
-            if first_k == k:
-                continue
-            first = data[first_k]
-            if key(term) in shared and key(term) in {key(t) for t in first.get("shared", ())}:
+            first = holders[key(term)][0]
+            if first == k or key(term) in shared[k] & shared[first]:
                 continue
             problems.append(Problem(shown, line_of(data, [k, "terms", j]), None,
-                                    f"{term!r} is already in the group at line {line_of(data, [first_k])}; "
+                                    f"{term!r} is already in the group at line {line_of(data, [first])}; "
                                     "a term belongs to one group, unless it means two things: then list it "
                                     "under shared in both groups"))
     if problems:

@@ -151,6 +151,17 @@ def front_matter(text: str) -> dict:
     return data or {}
 
 
+def body_start(text: str) -> int:
+    """Where a page's Markdown starts: after the line that closes its front matter, or 0."""
+    if not text.startswith("---"):
+        return 0
+    end = text.find("\n---", 3)
+    if end < 0:
+        return 0
+    line_end = text.find("\n", end + 4)
+    return len(text) if line_end < 0 else line_end + 1
+
+
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _ATTR_ID = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
 
@@ -160,9 +171,7 @@ def anchors(text: str) -> frozenset[str]:
     from markdown.extensions.toc import slugify
 
     found, fence = set(), None
-    if text.startswith("---"):  # front matter is not Markdown
-        end = text.find("\n---", 3)
-        text = text[text.find("\n", end + 4) + 1:] if end >= 0 else text
+    text = text[body_start(text):]  # front matter is not Markdown
     for line in text.splitlines():
         stripped = line.lstrip()
         if stripped.startswith(("```", "~~~")):

@@ -12,13 +12,6 @@ def visible_ids(page) -> list[str]:
     return page.eval_on_selector_all(".sgm-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
 
 
-
-
-
-
-
-
-
 def settle(page):
     """Wait for Material's "Copied to clipboard" message, then a little longer: a navigation that a
     click had started would have changed the address by then."""
