@@ -143,6 +143,14 @@ def define_env(env):
         return render.check_link(command, src)
 
     @macro
+    def synonym_example(term: str) -> str:
+        """The group of data/synonyms.yaml that holds ``term``, as it is written there."""
+        text = render.synonym_group(state.manual.synonyms, term)
+        if text is None:
+            fail(f"synonym_example({term!r}): no group in data/synonyms.yaml holds that term")
+        return text
+
+    @macro
     def vocabulary(field: str) -> str:
         if field not in render.VOCABULARIES:
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")

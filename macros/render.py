@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
+import yaml
 from markupsafe import Markup, escape
 
 from .loader import schema
@@ -594,3 +595,15 @@ def redirect_page(old_id: str, incident: Incident, site: Site) -> str:
     target = f"../{incident.id}/"
     absolute = site.absolute(site.incident_url(incident.id))
     return _render("redirect.html", old_id=old_id, inc=incident, target=target, absolute=absolute) + "\n"
+
+
+def synonym_group(groups: Iterable[dict], term: str) -> str | None:
+    """The synonym group that holds ``term``, written as a group of data/synonyms.yaml is, in a
+    Markdown code block; None when no group holds it."""
+    wanted = term.casefold()
+    for group in groups:
+        if any(t.casefold() == wanted for t in group["terms"]):
+            text = yaml.safe_dump([dict(group)], default_flow_style=None, sort_keys=False, width=10_000,
+                                  allow_unicode=True)
+            return f"```yaml\n{text}```"
+    return None

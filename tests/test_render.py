@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import markdown
+import yaml
 from bs4 import BeautifulSoup
 
 from macros import render
+from macros.loader import load_synonyms
 from macros.model import Incident, Source
 
 
@@ -109,3 +112,12 @@ def test_vocabulary_lists_every_status_with_its_definition():
 def test_source_without_url_says_so():
     view = render.source_view(Source(kind="field-report", publisher="Cloudflare", date="2026-08"))
     assert view["url"] is None and view["remark"] == "URL not recorded"
+
+
+def test_a_synonym_group_is_shown_as_the_data_file_writes_it():
+    groups = load_synonyms(Path(__file__).resolve().parent.parent / "data" / "synonyms.yaml")
+    shared = next(g for g in groups if g.get("shared"))
+    text = render.synonym_group(groups, shared["shared"][0].upper())
+    assert text.startswith("```yaml\n") and text.endswith("\n```")
+    assert yaml.safe_load(text.strip("`").removeprefix("yaml\n")) == [dict(shared)]
+    assert render.synonym_group(groups, "no such term anywhere") is None
