@@ -605,7 +605,7 @@ def evaluate(cond: dict, ctx: Context):
     leaf = ctx.leaf_cache.get(memo)
     if leaf is None:  # incidents share conditions (a GPU vendor, a flag): each is decided once per check
         v, reason = LEAVES[key](value, ctx)
-        leaf = ctx.leaf_cache[memo] = (v, [reason], []) if v is not None else (v, [], [reason])
+        leaf = ctx.leaf_cache[memo] = (v, (reason,), ()) if v is not None else (v, (), (reason,))  # shared: read-only
     return leaf
 
 
