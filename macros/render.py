@@ -605,5 +605,5 @@ def synonym_group(groups: Iterable[dict], term: str) -> str | None:
         if any(t.casefold() == wanted for t in group["terms"]):
             text = yaml.safe_dump([dict(group)], default_flow_style=None, sort_keys=False, width=10_000,
                                   allow_unicode=True)
-            return f"```yaml\n{text}```"
+            return f"```text\n{text}```"
     return None

@@ -118,6 +118,6 @@ def test_a_synonym_group_is_shown_as_the_data_file_writes_it():
     groups = load_synonyms(Path(__file__).resolve().parent.parent / "data" / "synonyms.yaml")
     shared = next(g for g in groups if g.get("shared"))
     text = render.synonym_group(groups, shared["shared"][0].upper())
-    assert text.startswith("```yaml\n") and text.endswith("\n```")
-    assert yaml.safe_load(text.strip("`").removeprefix("yaml\n")) == [dict(shared)]
+    assert text.startswith("```text\n") and text.endswith("\n```")
+    assert yaml.safe_load(text.strip("`").removeprefix("text\n")) == [dict(shared)]
     assert render.synonym_group(groups, "no such term anywhere") is None
