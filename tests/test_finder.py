@@ -277,10 +277,13 @@ def test_a_pasted_log_ranks_by_distinct_lines_and_typing_narrows_it(page, server
     assert ids(page)[:len(listed)] == listed
     assert page.text_content(".sgm-finder__log-summary").startswith("3 lines of your log matter")
     page.wait_for_function("location.search.includes('log=')")
+    from_log = ids(page)
     page.keyboard.type("bootstrap")  # typed text narrows the log's results
+    # the rows answer the whole word, not a prefix typed on the way to it
+    page.wait_for_function("document.querySelector('.sgm-finder').dataset.answered === 'bootstrap'")
     page.wait_for_function("new URLSearchParams(location.search).get('filter') === 'bootstrap'")
     narrowed = ids(page)
-    assert narrowed and set(narrowed) < set(listed) | set(ids(page))
+    assert narrowed and set(narrowed) < set(from_log)
     assert "sglang-8463" not in narrowed
     url = page.url  # the address says exactly what is on screen
     again = page.context.new_page()
@@ -324,3 +327,26 @@ def test_every_log_pattern_compiles_and_matches_its_examples_in_the_browser(page
             p.literal !== undefined ? line.includes(p.literal) : new RegExp(p.regex, 'u').test(line))""",
                             [p, examples[p["id"]]])
         assert got == [ours.matches(line) for line in examples[p["id"]]], p
+
+
+def test_the_address_never_runs_ahead_of_the_rows(page, server):
+    """Each address the finder writes names the query its rows answer at that moment.
+
+    Keys come slower than the address's delay, so the address is written while the next
+    query's answer is still on its way: it must say what is on screen, not what is coming."""
+    open_finder(page, server)
+    page.focus(".sgm-finder__q")
+    page.evaluate("""() => {
+      window.__seen = [];
+      const replace = history.replaceState.bind(history);
+      history.replaceState = (state, title, url) => {
+        replace(state, title, url);
+        window.__seen.push([new URL(url, location.href).searchParams.get('filter'),
+                            document.querySelector('.sgm-finder').dataset.answered]);
+      };
+    }""")
+    page.keyboard.type("bootstrap", delay=200)
+    page.wait_for_function("document.querySelector('.sgm-finder').dataset.answered === 'bootstrap'")
+    page.wait_for_function("window.__seen.length && window.__seen.at(-1)[0] === 'bootstrap'")
+    seen = page.evaluate("window.__seen")
+    assert all(address == answered for address, answered in seen), seen

@@ -390,11 +390,13 @@ function start(form, data, signal, client, rowsHtml) {
     viewButton.hidden = !(state.log || query);
     viewButton.textContent = ranked ? "Group by part" : "Best matches first";
     viewButton.setAttribute("aria-pressed", String(state.view === "parts"));
-    /* The address follows the view, a moment after typing stops. */
+    /* The address follows the view, a moment after typing stops. It is written from the
+       state these rows answer, never from a newer one whose answer is still on its way. */
+    const search = writeState(state, keys);
     clearTimeout(urlTimer);
     urlTimer = setTimeout(() => {
       if (signal.aborted) return;
-      const next = `${window.location.pathname}${writeState(state, keys)}${window.location.hash}`;
+      const next = `${window.location.pathname}${search}${window.location.hash}`;
       if (next !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
         window.history.replaceState(window.history.state, "", next);
       }
