@@ -119,9 +119,12 @@ def page(browser):
 
 
 def open_finder(page, server, query=""):
-    """Open the incidents page (with an optional query string) and wait for the finder to mount."""
+    """Open the incidents page (with an optional query string) and wait until the finder has
+    mounted and its rows answer the address it was opened with (the answer comes from a worker,
+    after the form shows)."""
     page.goto(f"{server}incidents/{query}")
     page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_function("'answered' in document.querySelector('.sgm-finder').dataset")
 
 
 class StaticSite(SimpleHTTPRequestHandler):

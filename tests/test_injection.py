@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import copy_project, mkdocs_build, serve
+from conftest import copy_project, mkdocs_build, open_finder, serve
 
 HOSTILE = {
     "name": "<script>window.__pwned=1</script> [x](javascript:window.__pwned=2) {{ 7*7 }}",
@@ -114,8 +114,7 @@ def test_the_finder_and_search_stay_inert(browser, hostile_server):
     page = context.new_page()
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(hostile_server + "incidents/?filter=pwned")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    open_finder(page, hostile_server, "?filter=pwned")
     assert page.eval_on_selector_all(".sgm-table tbody tr", "rows => rows.map(r => r.id)") == ["capture-hostile-text"]
     page.click(".sgm-copy__chat >> nth=0")
     page.keyboard.press("s")  # Material's search
