@@ -126,9 +126,11 @@ def renamed(tmp_path_factory, site):
     httpd.shutdown()
 
 
-def in_view(page, ident: str) -> bool:
-    return page.evaluate("""id => { const r = document.getElementById(id).getBoundingClientRect();
-        return r.top >= 0 && r.top < innerHeight; }""", ident)
+def settled_on(page, ident: str) -> None:
+    """Wait until the page has scrolled down to `ident` and shows it (scrolling takes its time)."""
+    page.wait_for_function("""id => { const el = document.getElementById(id);
+        const r = el && el.getBoundingClientRect();
+        return Boolean(r) && scrollY > 0 && r.top >= 0 && r.top < innerHeight; }""", arg=ident, timeout=5000)
 
 
 def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed, errors):
@@ -140,13 +142,11 @@ def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed
     # /incidents/#<old>: the row of the new id
     page.goto(f"{url}incidents/#{OLD}")
     page.wait_for_function(f"location.hash === '#{NEW}'")
-    page.wait_for_timeout(300)
-    assert in_view(page, NEW) and page.evaluate("scrollY") > 0
+    settled_on(page, NEW)
     # /<section page>/#<old>: the story of the new id
     page.goto(f"{url}{section.url}#{OLD}")
     page.wait_for_function(f"location.hash === '#{NEW}'")
-    page.wait_for_timeout(300)
-    assert in_view(page, NEW) and page.evaluate("scrollY") > 0
+    settled_on(page, NEW)
     # an old id on a page that does not tell the incident: its own page
     assert section.url != "part-2/2-3-retraction/"
     page.goto(f"{url}part-2/2-3-retraction/#{OLD}")
