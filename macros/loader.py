@@ -568,8 +568,8 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
                                     "under shared in both groups"))
     if problems:
         raise ManualError(problems)
-    return tuple({key: (list(value) if isinstance(value, list) else value)
-                  for key, value in g.items() if key in ("terms", "shared", "note")} for g in data)
+    return tuple({field: (list(value) if isinstance(value, list) else value)
+                  for field, value in g.items() if field in ("terms", "shared", "note")} for g in data)
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,7 @@ def settled_on(page, ident: str) -> None:
     """Wait until the page has scrolled down to `ident` and shows it (scrolling takes its time)."""
     page.wait_for_function("""id => { const el = document.getElementById(id);
         const r = el && el.getBoundingClientRect();
-        return Boolean(r) && scrollY > 0 && r.top >= 0 && r.top < innerHeight; }""", arg=ident, timeout=5000)
+        return Boolean(r) && scrollY > 0 && r.top >= 0 && r.top < innerHeight; }""", arg=ident)
 
 
 def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed, errors):
