@@ -127,11 +127,27 @@ def open_finder(page, server, query=""):
     page.wait_for_function("'answered' in document.querySelector('.sgm-finder').dataset")
 
 
+# The Content-Type of each kind of file the site holds, fixed here: a type guessed from the
+# process's mimetypes database could change with what else the test run has loaded or installed,
+# and a page that is not served as text/html is not parsed for anchors by LinkChecker.
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json", ".xml": "application/xml", ".atom": "application/atom+xml",
+    ".csv": "text/csv; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".yaml": "text/plain; charset=utf-8",
+    ".yml": "text/plain; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon",
+    ".webmanifest": "application/manifest+json", ".woff2": "font/woff2", ".map": "application/json",
+}
+
+
 class StaticSite(SimpleHTTPRequestHandler):
     """Serves a built site quietly, with its 404.html for missing pages, as GitHub Pages does."""
 
     def log_message(self, *args):
         pass
+
+    def guess_type(self, path):
+        return CONTENT_TYPES.get(Path(str(path)).suffix.lower(), "application/octet-stream")
 
     def end_headers(self):
         self.send_header("LinkChecker", "allow")  # lets LinkChecker go faster than 10 requests a second
@@ -150,9 +166,18 @@ class StaticSite(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def shutdown(self):
+        """Stop serving and close the listening socket (ThreadingHTTPServer.shutdown leaves it open)."""
+        super().shutdown()
+        self.server_close()
+
+
 def serve(directory: Path):
-    """Start a server for ``directory``; returns it and its base URL."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(StaticSite, directory=str(directory)))
+    """Start a server for ``directory``; returns it and its base URL. ``shutdown()`` stops and closes it."""
+    httpd = _Server(("127.0.0.1", 0), functools.partial(StaticSite, directory=str(directory)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
