@@ -50,8 +50,20 @@ def start(config) -> BuildState:
         raise PluginError(f"the manual's data has {len(err.problems)} problem(s):\n{err}") from None
 
 
+def html_nav(nav):
+    """The navigation with every title escaped: MkDocs and Material write nav titles as HTML, and the
+    titles of data/manual.yaml are text."""
+    from html import escape
+
+    if isinstance(nav, list):
+        return [html_nav(item) for item in nav]
+    if isinstance(nav, dict):
+        return {escape(title, quote=False): html_nav(value) for title, value in nav.items()}
+    return nav
+
+
 def on_config(state: BuildState, config):
-    config["nav"] = state.site.nav()  # generated from data/manual.yaml
+    config["nav"] = html_nav(state.site.nav())  # generated from data/manual.yaml
     # Renamed incidents, for overrides/main.html: the page's script sends an old id in the
     # address (/incidents/#<old>, /<section page>/#<old>) on to the new one.
     config.extra["sgm_redirects"] = {"table": state.site.table_url, "ids": dict(state.redirects)}

@@ -605,5 +605,6 @@ def synonym_group(groups: Iterable[dict], term: str) -> str | None:
         if any(t.casefold() == wanted for t in group["terms"]):
             text = yaml.safe_dump([dict(group)], default_flow_style=None, sort_keys=False, width=10_000,
                                   allow_unicode=True)
-            return f"```text\n{text}```"
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+            return f"{fence}text\n{text}{fence}"  # a fence longer than any run of backticks in the terms
     return None
