@@ -100,6 +100,7 @@ class Matcher:
                 self.owners[index[needle]].append(
                     (len(self.patterns), None if pat.literal is not None else pat.compiled()))
                 self.patterns.append((inc, k))
+        self.needles = needles
         self.lengths = [len(n) for n in needles]
         self.find = _engine(needles) if needles else None
 
@@ -205,31 +206,52 @@ class Matcher:
             base += carry
 
     def _confirm(self, matches, buf, mv, base, filled, eof, open_at, before, line_max, window):
-        """Yield the patterns that hold on the lines of ``matches``: a literal always, a regex when it matches."""
-        lengths, owners = self.lengths, self.owners
-        key, begin, end, text, prev = -1, open_at - base, filled, None, 0  # begin < 0: the line began earlier
+        """Yield the patterns that hold on the lines of ``matches``: a literal always, a regex when it
+        matches. Each line is handled once, with every match on it: a pattern is decided once per line,
+        so a line that repeats a pattern's fixed text thousands of times costs no more than its length."""
+        begin, prev, i, n = open_at - base, 0, 0, len(matches)  # begin < 0: the line began earlier
+        while i < n:
+            start = matches[i][1]
+            nl = buf.rfind(b"\n", prev, start)  # from the end of the previous line only: linear
+            if nl >= 0:
+                begin = nl + 1
+            end = buf.find(b"\n", start, filled)
+            continues = end < 0 and not eof  # the line goes on past this buffer
+            end = filled if end < 0 else end
+            j = i + 1
+            while j < n and matches[j][1] < end:
+                j += 1
+            yield from self._line(matches[i:j], mv, base, begin, end, continues, before, line_max, window)
+            prev, i = end, j
+
+    def _line(self, matches, mv, base, begin, end, continues, before, line_max, window):
+        """The patterns that hold on one line, given every match of a fixed text on it, in the order of
+        their first match there."""
+        long = begin < 0 or continues or end - begin > line_max
+        first: dict[int, tuple[int, int]] = {}  # pattern -> (its first start on the line, its needle)
+        starts: dict[int, list[int]] = {}  # regex pattern of a long line -> every start of its fixed text
+        regexes: dict[int, re.Pattern] = {}
         for needle, start in matches:
-            nl = buf.rfind(b"\n", prev, start)  # from the previous match only: linear, however many matches
-            prev = start
-            if nl >= 0 or key < 0:
-                if nl >= 0:
-                    begin = nl + 1
-                key, text = base + begin, None
-                end = buf.find(b"\n", start, filled)
-                continues = end < 0 and not eof  # the line goes on past this buffer
-                end = filled if end < 0 else end
-                long = begin < 0 or continues or end - begin > line_max
-            for pattern, regex in owners[needle]:
-                if regex is not None:
-                    if text is None:
-                        text = _Line(mv, begin, end, long, continues, window)
-                    if not text.search(regex, start):
-                        continue
+            for pattern, regex in self.owners[needle]:
+                if pattern not in first:
+                    first[pattern] = (start, needle)
+                    if regex is not None:
+                        regexes[pattern] = regex
+                if long and regex is not None:
+                    starts.setdefault(pattern, []).append(start)
+        text = None
+        key = base + begin
+        for pattern, (start, needle) in sorted(first.items(), key=lambda item: item[1][0]):
+            regex = regexes.get(pattern)
+            if regex is not None:
+                if text is None:
+                    text = _Line(mv, begin, end, long, continues, window)
+                if not text.holds(regex, starts.get(pattern, (start,))):
+                    continue
 
-                def where(start=start, begin=begin, end=end, long=long, length=lengths[needle]):
-                    return (before(base + start) + 1, *_excerpt(mv, begin, end, long, start, length, window))
-                yield pattern, key, where
-
+            def where(start=start, length=self.lengths[needle]):
+                return (before(base + start) + 1, *_excerpt(mv, begin, end, long, start, length, window))
+            yield pattern, key, where
 
 def _start(match) -> int:
     return match[1]
@@ -261,17 +283,30 @@ def _check(buf, mv, keep, filled, vfrom, eof):
 
 
 class _Line:
-    """The text a regex is searched in: the whole line, or for a long line the window around each match."""
+    """The text a regex is searched in: the whole line, or for a long line the windows around the
+    matches of its fixed text, merged where they overlap."""
 
     def __init__(self, mv, begin, end, long, continues, window):
         self.mv, self.begin, self.end, self.long, self.continues, self.window = mv, begin, end, long, continues, window
         self.whole = None if long else str(mv[begin:end], "utf-8").rstrip("\r")
 
-    def search(self, regex, start: int) -> bool:
+    def holds(self, regex, starts) -> bool:
+        """Does ``regex`` match the line (for a long line: within a window around one of ``starts``)?
+        Each byte of the line is searched at most once per pattern."""
         if not self.long:
             return regex.search(self.whole) is not None
-        lo = max(self.begin, start - self.window, 0)
-        hi = min(self.end, start + self.window)
+        lo = hi = None
+        for start in starts:  # in order: windows that overlap are merged and searched as one
+            a, b = max(self.begin, start - self.window, 0), min(self.end, start + self.window)
+            if hi is not None and a <= hi:
+                hi = max(hi, b)
+                continue
+            if hi is not None and self._search(regex, lo, hi):
+                return True
+            lo, hi = a, b
+        return hi is not None and self._search(regex, lo, hi)
+
+    def _search(self, regex, lo: int, hi: int) -> bool:
         text = str(self.mv[lo:hi], "utf-8", "ignore")
         # Where the window cuts the line, "^" and "$" must not match: a NUL (never in a scanned line) guards each cut.
         pos = 0

@@ -424,3 +424,29 @@ def test_real_log_lines_find_their_incidents(incidents, tmp_path):
 def _write(path, line):
     path.write_text(line + "\n", "utf-8")
     return str(path)
+
+
+@pytest.mark.parametrize("repeats", [1_000, 30_000, 100_000], ids=["14 KB", "420 KB", "1.4 MB (searched in windows)"])
+def test_a_line_that_repeats_a_fixed_text_costs_its_length(incidents, repeats):
+    """A line that holds a regex's fixed text thousands of times is searched about once per pattern,
+    not once per occurrence (which made a 400 KB line take minutes). The work is counted, not timed."""
+    import io
+
+    matcher = triage.Matcher(incidents)
+    searched = []
+
+    class Counting:
+        def __init__(self, regex):
+            self.regex = regex
+
+        def search(self, text, pos=0):
+            searched.append(len(text) - pos)
+            return self.regex.search(text, pos)
+
+    matcher.owners = [[(p, Counting(r) if r is not None else None) for p, r in owned] for owned in matcher.owners]
+    fixed = "usually means "
+    owners = matcher.owners[matcher.needles.index(fixed.encode())]
+    line = (fixed * repeats + "\n").encode()
+    matcher.scan("repeats.log", io.BytesIO(line), {})
+    assert searched, "the regex was never tried"
+    assert sum(searched) <= 1.1 * len(line) * len(owners), (sum(searched), len(line), len(owners))
