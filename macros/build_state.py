@@ -6,7 +6,6 @@ about MkDocs, so another site generator can drive the same object.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,18 +20,24 @@ from .stories import Story, extract
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 
 
+BENCH_SCHEMA = Path(__file__).resolve().parent.parent / "bench" / "results.schema.json"
+
+
 def load_bench(path: Path) -> dict | None:
-    """The figures `make bench` wrote, or None before its first run."""
+    """The figures `make bench` wrote, checked against bench/results.schema.json, or None before its
+    first run."""
+    from . import validate
+    from .yamlfile import read_json
+
     if not path.exists():
         return None
+    shown = "bench/results.json" if path.parent.name == "bench" else path.name
+    results = read_json(path, shown)
     try:
-        results = json.loads(path.read_text("utf-8"))
-        for f in results["figures"]:
-            f["key"], f["what"], f["against"], f["value"], f["unit"], f["goal"]["op"], f["goal"]["value"]  # noqa: B018
-        results["date"], results["machine"]["cpus"]  # noqa: B018
-    except (ValueError, KeyError, TypeError) as err:
-        raise ManualError([Problem(path.name if path.parent.name != "bench" else "bench/results.json", None, None,
-                                   f"not the results `make bench` writes ({err!r}); run make bench again")]) from None
+        validate.check(results, BENCH_SCHEMA, shown)
+    except ManualError as err:
+        raise ManualError([Problem(p.file, p.line, p.incident, f"{p.message}; run make bench again")
+                           for p in err.problems]) from None
     return results
 
 

@@ -15,8 +15,20 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
-        who = f" incident {self.incident}:" if self.incident else ""
-        return f"{where}:{who} {self.message}"
+        who = f" incident {self.incident[:80]}:" if self.incident else ""
+        return f"{where}:{who} {clip(self.message)}"
+
+
+MESSAGE_LIMIT = 280  # characters of a message: whatever the data quotes, an error stays one readable line
+
+
+def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` at most ``limit`` characters long: its start and its end, the middle left out."""
+    text = " ".join(text.split("\n"))
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    return f"{text[:limit - tail - 3]} … {text[-tail:]}"
 
 
 class ManualError(Exception):

@@ -18,7 +18,10 @@ from .yamlfile import line_of
 
 @lru_cache(maxsize=None)
 def _schema_text(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ManualError([Problem(path.name, None, None, f"the JSON Schema cannot be read: {err.strerror}")]) from None
 
 
 def load_schema(path: Path) -> dict:

@@ -46,11 +46,62 @@ class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
         return super().construct_object(node, deep=deep)
 
 
-# Dates stay strings: the schema checks their form, the model parses them.
+# Plain scalars are read as YAML 1.2's core schema reads them, not as YAML 1.1 (PyYAML's default)
+# does: only true and false are booleans (not yes, no, on, off), an integer is decimal digits (not
+# 010 as octal 8, 1:20 as 80 or 0x1f), a float has a dot or an exponent. Dates stay strings: the
+# schema checks their form, the model parses them. Whatever is not one of these is text.
+_BOOL, _INT, _FLOAT, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "null"))
+_CORE = (
+    (_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
+    (_INT, re.compile(r"^[-+]?[0-9]+$"), "-+0123456789"),
+    (_FLOAT, re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?$"
+                        r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"), "-+.0123456789"),
+)
 _StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != _TIMESTAMP]
+    first: [(tag, rx) for tag, rx in resolvers if tag == _NULL]
     for first, resolvers in _Base.yaml_implicit_resolvers.items()
 }
+for _tag, _rx, _firsts in _CORE:
+    for _first in _firsts:
+        _StrictLoader.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _rx))
+
+MAX_DIGITS = 15  # the longest integer the manual's data may hold; Python refuses to read 4,300 digits
+
+
+def _construct_int(loader, node):
+    text = node.value.replace("_", "") if isinstance(node.value, str) else ""
+    digits = text.lstrip("+-")
+    line = node.start_mark.line + 1
+    if not digits.isdigit() or not digits.isascii():
+        raise _Refusal(line, f"{node.value!r} is not a decimal integer; write digits only, or quote it as text")
+    if len(digits) > 1 and digits.startswith("0"):
+        raise _Refusal(line, f"{node.value} has a leading zero, which YAML 1.1 reads as an octal number; "
+                             "write it without the zero, or quote it as text")
+    if len(digits) > MAX_DIGITS:
+        raise _Refusal(line, f"a number of {len(digits):,} digits; the data never needs more than {MAX_DIGITS}")
+    return int(text)
+
+
+def _construct_float(loader, node):
+    import math
+
+    line = node.start_mark.line + 1
+    text = node.value if isinstance(node.value, str) else ""
+    special = text.lstrip("+-").lower()
+    try:
+        value = math.nan if special in (".nan", ".inf") else float(text.replace("_", "")) if len(text) <= 32 else math.inf
+    except ValueError:
+        raise _Refusal(line, f"{text!r} is not a number; quote it if it is text") from None
+    if not math.isfinite(value):
+        raise _Refusal(line, f"{text[:40]!r} is not a finite number (YAML reads .nan and .inf as numbers); "
+                             "write a number, or quote it as text")
+    return value
+
+
+def _refuse_tag(loader, node):
+    raise _Refusal(node.start_mark.line + 1, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not "
+                                             "allowed; the data holds only text, numbers, true/false, lists and "
+                                             "mappings")
 
 
 def _construct_map(loader, node):
@@ -85,6 +136,11 @@ def _construct_seq(loader, node):
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _StrictLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+_StrictLoader.add_constructor(_INT, _construct_int)
+_StrictLoader.add_constructor(_FLOAT, _construct_float)
+for _name in ("binary", "set", "omap", "pairs", "timestamp", "value", "yaml"):
+    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_name}", _refuse_tag)
+_StrictLoader.add_constructor(None, _refuse_tag)  # any other tag (!custom, !!python/...)
 
 _ID_LINE = re.compile(r"^\s*-?\s*id:\s*[\"']?([^\"'\s#]+)")
 
@@ -104,13 +160,18 @@ def incident_at(text: str, line: int | None) -> str | None:
 # YAML escape: C0 controls but tab and line feed, DEL, the C1 controls (NEL
 # included), the Unicode line and paragraph separators (YAML counts them as line
 # breaks, which would shift every line number after them), lone surrogates,
-# noncharacters, and a byte-order mark anywhere but at the very start.
-_BMP_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+# noncharacters, a byte-order mark anywhere but at the very start, and the bidirectional
+# controls, which show text in another order than it is stored (a title could read as
+# something it does not say).
+_BMP_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                            "\ufeff\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 # The noncharacters above U+FFFF (U+1FFFE, U+1FFFF, ... U+10FFFF) are found among these candidates:
 # one class of 32 single characters would make the regular expression ten times slower.
 _ASTRAL_CANDIDATE = re.compile("[\U0001fffe-\U0010ffff]")
 _NAMES = {"\x7f": "DEL", "\x85": "NEL (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)",
-          "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\ufeff": "a byte-order mark (U+FEFF)", "\r": "a carriage return"}
+          "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\ufeff": "a byte-order mark (U+FEFF)", "\r": "a carriage return",
+          **{chr(c): f"the bidirectional control U+{c:04X}, which shows text in another order than it is stored"
+             for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
 _ASCII_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same for text that is all ASCII: faster
 _VALUE_FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # in a parsed value, a tab too
 MAX_DEPTH = 32  # nesting of mappings and lists; the manual's data needs about 8
@@ -211,12 +272,54 @@ def _field(path, key) -> str:
     return out or str(key)
 
 
+MAX_FILE = 64 << 20  # bytes: far more than any data file of the manual holds
+
+
+def read_bytes(path: Path, shown: str) -> bytes:
+    """The bytes of a data file: a regular file (never a FIFO or a device, which could block or never
+    end) of at most MAX_FILE bytes. Raises ManualError naming ``shown``."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ManualError([Problem(shown, None, None, "the file is missing")]) from None
+    except OSError as err:
+        raise ManualError([Problem(shown, None, None, f"cannot read the file: {err.strerror}")]) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ManualError([Problem(shown, None, None, "is not a regular file (a FIFO, a device or a folder); "
+                                                          "the manual reads only files")])
+        if info.st_size > MAX_FILE:
+            raise ManualError([Problem(shown, None, None, f"is {info.st_size:,} bytes; no data file of the manual "
+                                                          f"is near {MAX_FILE:,}")])
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(MAX_FILE + 1)
+    except OSError as err:
+        raise ManualError([Problem(shown, None, None, f"cannot read the file: {err.strerror}")]) from None
+    finally:
+        os.close(fd)
+
+
+def read_json(path: Path, shown: str):
+    """Parse the JSON file ``path``; raise :class:`ManualError` naming ``shown`` on any problem, a
+    nesting too deep for the parser included."""
+    import json
+
+    text = decode(read_bytes(path, shown), shown)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ManualError([Problem(shown, None, None, "nests too deep to be read; the data never needs that")]) from None
+    except json.JSONDecodeError as err:
+        raise ManualError([Problem(shown, err.lineno, None, f"not valid JSON: {err.msg}")]) from None
+
+
 def read(path: Path, shown: str):
     """Parse ``path``; raise :class:`ManualError` naming ``shown`` on any problem."""
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise ManualError([Problem(shown, None, None, f"cannot read the file: {err.strerror}")])
+    raw = read_bytes(path, shown)
     text = decode(raw, shown, incident_at)
     if "\t" in text:
         line = text[: text.index("\t")].count("\n") + 1
