@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from datetime import date
@@ -140,6 +141,7 @@ def _status_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
 
 
 _ESCAPABLE = set("^$\\.*+?()[]{}|/")
+MAX_REPEAT = 1000  # the largest count a {n,m} quantifier may give
 
 
 def regex_subset_problem(regex: str) -> str | None:
@@ -168,9 +170,11 @@ def regex_subset_problem(regex: str) -> str | None:
                 return "a ] first in a class ends it in the browser; write \\] for the character"
             continue
         elif ch == "{":
-            quantifier = re.match(r"\{[0-9]+(,[0-9]*)?\}", regex[k:])
+            quantifier = re.match(r"\{([0-9]+)(?:,([0-9]*))?\}", regex[k:])
             if not quantifier:
                 return "a { that is not a quantifier such as {2} or {1,3}; write \\{ for the character"
+            if any(len(n) > 4 or int(n) > MAX_REPEAT for n in quantifier.groups() if n):
+                return f"a repeat count above {MAX_REPEAT} in {quantifier.group()}; a log line never needs one"
             k += quantifier.end()
             continue
         elif ch in "]}":
@@ -181,7 +185,7 @@ def regex_subset_problem(regex: str) -> str | None:
         k += 1
     try:
         tree = parser.parse(regex)
-    except re.error:
+    except (re.error, OverflowError, RecursionError, ValueError):
         return None  # reported as "does not compile"
     if tree.state.flags & ~(c.SRE_FLAG_UNICODE):
         return "inline flags such as (?i) are not allowed"
@@ -214,18 +218,142 @@ def regex_subset_problem(regex: str) -> str | None:
 MIN_PREFILTER = 6  # characters of fixed text a regex must contain, so the triage scan stays fast
 
 
+def _atom_set(op, arg):
+    """The characters a single-character item of a parsed regex matches, as a test function; None for
+    anything longer than one character."""
+    from re import _constants as c
+
+    if op is c.LITERAL:
+        return lambda ch: ord(ch) == arg
+    if op is c.NOT_LITERAL:
+        return lambda ch: ord(ch) != arg
+    if op is c.ANY:
+        return lambda ch: ch != "\n"
+    if op is c.IN:
+        negate = bool(arg) and arg[0][0] is c.NEGATE
+        items = arg[1:] if negate else arg
+
+        def test(ch):
+            o = ord(ch)
+            inside = any((kind is c.LITERAL and o == v) or (kind is c.RANGE and v[0] <= o <= v[1])
+                         or (kind is c.CATEGORY and ch.isdigit() and ch.isascii()) for kind, v in items)
+            return inside != negate
+        return test
+    return None
+
+
+_PROBES = [chr(n) for n in range(32, 127)] + ["\u00e9", "\u4e2d"]  # characters two adjacent repeats are compared on
+
+
+def regex_safety_problem(regex: str) -> str | None:
+    """Why ``regex`` could make a backtracking engine (the browser's, or Python's re) take more than
+    polynomial time, or None.
+
+    Within the subset, exponential backtracking needs a repeat that can match one piece of text in
+    several ways: a repeat inside a repeat ((a+)+), a repeated alternation ((a|ab)+), or two repeats
+    in a row that can take the same characters ([0-9]+[0-9]*, .*.*). Refusing those leaves one way
+    to split a run between neighbours, so each start of a search costs time linear in the line."""
+    from re import _constants as c
+    from re import _parser as parser
+
+    try:
+        tree = parser.parse(regex)
+    except (re.error, OverflowError, RecursionError, ValueError):
+        return None  # reported as "does not compile"
+
+    def repeats(items):
+        return any(op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[1] > 1 for op, arg in items)
+
+    def walk(items, inside_repeat: bool) -> str | None:
+        items = list(items)
+        previous = None  # the character test of the unbounded repeat just before, if any
+        for op, arg in items:
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                lo, hi, body = arg
+                body = list(body)
+                if hi > 1:
+                    if inside_repeat:
+                        return "a repeat inside a repeat, such as (a+)+, can take exponential time on some lines"
+                    if any(o is c.BRANCH for o, _ in body) or any(
+                            o is c.SUBPATTERN and any(p is c.BRANCH for p, _ in a[3]) for o, a in body):
+                        return ("a repeated alternation, such as (a|ab)+, can take exponential time on some "
+                                "lines; repeat a class such as [ab]+ instead")
+                    single = _atom_set(*body[0]) if len(body) == 1 else None
+                    if single is not None and previous is not None and any(
+                            previous(ch) and single(ch) for ch in _PROBES):
+                        return ("two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
+                                "or .*.*, make a search slow on long lines; merge them into one")
+                    problem = walk(body, True)
+                    if problem:
+                        return problem
+                    previous = single
+                    continue
+                problem = walk(body, inside_repeat)
+                if problem:
+                    return problem
+            elif op is c.SUBPATTERN:
+                problem = walk(arg[3], inside_repeat)
+                if problem:
+                    return problem
+            elif op is c.BRANCH:
+                for branch in arg[1]:
+                    problem = walk(branch, inside_repeat)
+                    if problem:
+                        return problem
+            previous = None
+        return None
+
+    return walk(tree, False)
+
+
+# Words every log is full of: a literal made only of them (and spaces or punctuation) says nothing.
+COMMON_LOG_WORDS = frozenset("""
+error errors warning warn info debug critical fatal exception traceback failed failure fail timeout
+killed true false none null ok the a an in on of to at is was""".split())
+# Characters that show as nothing: a literal that holds one cannot be typed or seen as it is.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+MAX_GENERIC_SHARE = 6  # incidents that may share one generic log pattern; about.md says why
+
+
+def literal_problem(text: str) -> str | None:
+    """Why a pattern's fixed text would match lines it says nothing about, or could not be read, or None."""
+    import unicodedata
+
+    bad = _INVISIBLE.search(text)
+    if bad:
+        return (f"the text holds U+{ord(bad.group()):04X} ({unicodedata.name(bad.group(), 'a format character')}), "
+                "which shows as nothing; delete it")
+    for word in re.findall(r"[^\W\d_]+", text):
+        scripts = {unicodedata.name(ch, "UNKNOWN").split(" ")[0] for ch in word}
+        if len(scripts) > 1:
+            return (f"the word {word!r} mixes scripts ({', '.join(sorted(scripts)).lower()}); a letter that only "
+                    "looks like another would never match a real log")
+    meaningful = re.sub(r"[\W_]+", "", text)
+    if len(meaningful) < MIN_PREFILTER:
+        return (f"{text!r} has {len(meaningful)} letters or digits; a pattern needs at least {MIN_PREFILTER} to "
+                "say something about a line")
+    words = {w.lower() for w in re.findall(r"[^\W_]+", text)}
+    if words and words <= COMMON_LOG_WORDS:
+        return f"{text!r} is made of words every log is full of ({', '.join(sorted(words))}); quote more of the line"
+    return None
+
+
 def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
     """Patterns compile, carry enough fixed text, and match the examples kept beside them."""
     problems, usable = [], []
     for k, pat in enumerate(inc.log_patterns):
         where = f"log_patterns[{k}]"
         if pat.regex is not None:
+            outside = regex_subset_problem(pat.regex)  # before compiling: it refuses what re cannot bound
+            if outside:
+                problems.append((line("log_patterns", k), f"{where}: {outside}"))
+                continue
             try:
                 re.compile(pat.regex)
-            except re.error as err:
+            except (re.error, OverflowError, RecursionError, ValueError) as err:
                 problems.append((line("log_patterns", k), f"{where}: the regex does not compile: {err}"))
                 continue
-            outside = regex_subset_problem(pat.regex)
+            outside = regex_safety_problem(pat.regex)
             if outside:
                 problems.append((line("log_patterns", k), f"{where}: {outside}"))
                 continue
@@ -234,6 +362,10 @@ def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
                                  f"{where}: the regex needs a run of at least {MIN_PREFILTER} plain characters "
                                  f"outside groups (it has {pat.prefilter!r}); use a literal where one will do"))
                 continue
+        weak = literal_problem(pat.literal if pat.literal is not None else pat.prefilter)
+        if weak:
+            problems.append((line("log_patterns", k), f"{where}: {weak}"))
+            continue
         usable.append(pat)
         if not any(pat.matches(example) for example in inc.log_examples):
             problems.append((line("log_patterns", k), f"{where}: {pat.text!r} matches none of the log_examples"))
@@ -242,6 +374,21 @@ def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
             if not any(p.matches(example) for p in usable):
                 problems.append((line("log_examples", k), f"log_examples[{k}]: no pattern matches {example!r}"))
     return problems
+
+
+def _sharing_problems(sound, shown: str) -> list[Problem]:
+    """A generic line (one several incidents print) stays useful only while few incidents share it."""
+    sharing: dict[str, list] = {}
+    for inc, where in sound:
+        for k, pat in enumerate(inc.log_patterns):
+            if pat.generic:
+                sharing.setdefault(pat.text, []).append((inc, where, k))
+    return [Problem(shown, where("log_patterns", k), inc.id,
+                    f"log_patterns[{k}]: {text!r} is a generic line of {len(users)} incidents; at most "
+                    f"{MAX_GENERIC_SHARE} may share one (a line that many incidents print points at none of them: "
+                    "give the line a guidance entry instead)")
+            for text, users in sharing.items() if len(users) > MAX_GENERIC_SHARE
+            for inc, where, k in users[MAX_GENERIC_SHARE:MAX_GENERIC_SHARE + 1]]
 
 
 def _engine_problems(sound, shown: str) -> list[Problem]:
@@ -271,13 +418,43 @@ FACT_SCHEMAS = (("gpus.yaml", "gpus.schema.json"), ("models.yaml", "models.schem
 
 @dataclass(frozen=True)
 class Facts:
-    """What exposure conditions may name: each argument list's option names by program and version,
-    the GPU ids and architectures of data/gpus.yaml and the families of data/models.yaml."""
+    """The facts exposure conditions are decided on, read and validated once: the GPUs of
+    data/gpus.yaml, the model families of data/models.yaml, the releases of data/releases.yaml, and
+    each program's argument list by version (data/<program>-args-<version>.json)."""
 
-    options: dict  # list name -> {version: frozenset of names and aliases}
-    gpus: frozenset
-    architectures: frozenset
-    families: frozenset
+    gpu_entries: tuple  # the entries of data/gpus.yaml, as plain mappings
+    models: tuple  # the entries of data/models.yaml
+    releases: dict  # product -> {"source", "listed", "versions"} (newest first)
+    arglists: dict  # list name -> {version: the argument list as macros/gen_args.py writes it}
+
+    @cached_property
+    def options(self) -> dict:
+        """List name -> {version: frozenset of option names and aliases}."""
+        return {program: {version: frozenset(o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
+                          for version, listed in lists.items()} for program, lists in self.arglists.items()}
+
+    @cached_property
+    def gpus(self) -> frozenset:
+        return frozenset(g["id"] for g in self.gpu_entries)
+
+    @cached_property
+    def architectures(self) -> frozenset:
+        return frozenset(g["architecture"] for g in self.gpu_entries)
+
+    @cached_property
+    def families(self) -> frozenset:
+        return frozenset(m["family"] for m in self.models)
+
+    def versions(self, product: str) -> tuple[str, ...]:
+        """The releases of ``product``, newest first (empty when data/releases.yaml lists none)."""
+        return tuple((self.releases.get(product) or {}).get("versions") or ())
+
+    def argument(self, program: str, version: str, name: str) -> dict | None:
+        """The argument ``name`` (or one of its aliases) of a list, as gen_args.py writes it."""
+        for arg in (self.arglists.get(program, {}).get(version) or {}).get("arguments", ()):
+            if arg["name"] == name or name in (arg.get("aliases") or ()):
+                return arg
+        return None
 
 
 def facts(data_dir: Path) -> Facts:
@@ -288,46 +465,81 @@ def facts(data_dir: Path) -> Facts:
     return _facts(data_dir, stamp)
 
 
+def fold_gpu_name(name: str) -> str:
+    """A GPU name as data/gpus.yaml matches it: NFKC, lower case, runs of spaces, hyphens and
+    underscores as one space (the exposure engines fold a typed name the same way)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", str(name)).lower().replace("_", " ").replace("-", " ")
+    return " ".join(text.split())
+
+
 @lru_cache(maxsize=8)
 def _facts(data_dir: Path, stamp) -> Facts:
+    from .model import plain_data
+    from .versions import version_parts
+    from .yamlfile import read_json
+
     problems: list[Problem] = []
     content = {}
     for name, schema_name in FACT_SCHEMAS:
         path = data_dir / name
-        if not path.exists():
-            content[name] = None
-            continue
         shown = f"data/{name}"
         try:
             value = read(path, shown)
+            if value is None:
+                raise ManualError([Problem(shown, 1, None, "the file is empty")])
             validate.check(value, data_dir / schema_name if (data_dir / schema_name).exists()
                            else ROOT / "data" / schema_name, shown)
         except ManualError as err:
             problems.extend(err.problems)
             continue
         content[name] = value
-    options: dict = {}
+    gpus = content.get("gpus.yaml") or []
+    claimed: dict[str, tuple[str, int | None]] = {}  # folded name -> (GPU id, line)
+    for k, gpu in enumerate(gpus):
+        for j, name in enumerate([gpu["name"], *gpu.get("aliases", ())]):
+            key = fold_gpu_name(name)
+            where = line_of(gpus, [k, "name"] if j == 0 else [k, "aliases", j - 1])
+            if key in claimed and claimed[key][0] != gpu["id"]:
+                problems.append(Problem("data/gpus.yaml", where, None,
+                                        f"{gpu['id']}: the name {name!r} is also a name of {claimed[key][0]} "
+                                        f"(line {claimed[key][1]}); a name must say which GPU it is"))
+            claimed.setdefault(key, (gpu["id"], where))
+    releases = content.get("releases.yaml") or {}
+    for product, entry in releases.items():
+        for j, v in enumerate(entry.get("versions") or ()):
+            if version_parts(str(v)) is None:
+                problems.append(Problem("data/releases.yaml", line_of(releases, [product, "versions", j]), None,
+                                        f"{product}: {v!r} is not a release number"))
+    arglists: dict = {}
     for path in sorted(data_dir.glob("*-args-*.json")):
         shown = f"data/{path.name}"
         program = next((p for p in ARG_LISTS if path.name.startswith(p + "-args-")), None)
-        try:
-            listed = json.loads(path.read_text("utf-8"))
-            version = str(listed["version"])
-            options.setdefault(program, {})[version] = frozenset(
-                o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
-        except (ValueError, KeyError, TypeError) as err:
-            problems.append(Problem(shown, None, None, f"not an argument list that macros/gen_args.py writes ({err!r}); "
-                                                       "generate it again"))
-            continue
         if program is None:
             problems.append(Problem(shown, None, None, "the file name must be <program>-args-<version>.json, with "
                                                        f"program one of {', '.join(sorted(ARG_LISTS))}"))
+            continue
+        try:
+            listed = read_json(path, shown)
+            version = listed["version"]
+            arguments = listed["arguments"]
+            if not isinstance(version, str) or not isinstance(arguments, list) or not all(
+                    isinstance(a, dict) and isinstance(a.get("name"), str) for a in arguments):
+                raise TypeError("version must be text and arguments a list of {name, ...}")
+        except ManualError as err:
+            problems.extend(err.problems)
+            continue
+        except (KeyError, TypeError) as err:
+            problems.append(Problem(shown, None, None, f"not an argument list that macros/gen_args.py writes ({err!r}); "
+                                                       "generate it again"))
+            continue
+        arglists.setdefault(program, {})[version] = listed
     if problems:
         raise ManualError(problems)
-    gpus = content.get("gpus.yaml") or []
-    return Facts(options=options, gpus=frozenset(g["id"] for g in gpus),
-                 architectures=frozenset(g["architecture"] for g in gpus),
-                 families=frozenset(m["family"] for m in content.get("models.yaml") or []))
+    return Facts(gpu_entries=tuple(plain_data(g) for g in gpus),
+                 models=tuple(plain_data(m) for m in content.get("models.yaml") or []),
+                 releases=plain_data(releases), arglists=arglists)
 
 
 def _leaves(cond, path: list):
@@ -347,7 +559,7 @@ def _leaves(cond, path: list):
 def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
     """The versions of ``program``'s argument lists that the incident's ranges cover, newest first;
     the manual's release (for SGLang's own lists; else the newest list) where the range is unknown."""
-    from .exposure import version_key  # imported here: the loader's other users do not need it
+    from .versions import version_key
 
     lists = known.options.get(program) or {}
     product = LIST_PRODUCT[program]
@@ -369,19 +581,131 @@ def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
     return sorted((v for v in covered if v is not None), key=version_key, reverse=True)
 
 
+def _number(value) -> float:
+    """A bound as a number: compute capabilities are written as text ("8.9")."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _range_problems(ranges: list, line, known: Facts) -> list[tuple[int | None, str]]:
+    """Every release a range names is a release of its product, and a range never runs backwards."""
+    from .versions import compare
+
+    problems = []
+    for k, r in enumerate(ranges):
+        product = r.get("product")
+        released = known.versions(product)
+        named = [(key, r[key]) for key in ("introduced", "fixed", "last_affected") if key in r and r[key] != "0"]
+        named += [("seen", v) for v in r.get("seen") or ()]
+        for key, version in named:
+            if not released:
+                problems.append((line("exposure", "versions", k, key),
+                                 f"exposure.versions[{k}].{key}: data/releases.yaml lists no {product} releases, so "
+                                 f"{version} cannot be checked; add the product's releases there"))
+                break
+            if not any(compare(version, v) == 0 for v in released):
+                problems.append((line("exposure", "versions", k, key),
+                                 f"exposure.versions[{k}].{key}: {product} has no release {version} "
+                                 f"(data/releases.yaml lists {released[-1]} to {released[0]})"))
+        start = r.get("introduced", "0")
+        for key in ("fixed", "last_affected"):
+            if key in r and start != "0" and released and (compare(start, r[key]) > 0 or
+                                                             (key == "fixed" and compare(start, r[key]) == 0)):
+                problems.append((line("exposure", "versions", k, key),
+                                 f"exposure.versions[{k}]: introduced {start} is not before {key} {r[key]}, so the "
+                                 "range holds no release; swap them or correct one"))
+    return problems
+
+
+def _contradictions(cond, path: list, line) -> list[tuple[int | None, str]]:
+    """Tests of one ``all`` that no command can meet together: a flag both given and not given, two
+    different values, a minimum above a maximum, two programs at once."""
+    if not isinstance(cond, dict) or len(cond) != 1:
+        return []
+    (key, value), = cond.items()
+    problems: list[tuple[int | None, str]] = []
+    if key in ("all", "any") and isinstance(value, list):
+        for k, child in enumerate(value):
+            problems += _contradictions(child, [*path, key, k], line)
+    elif key == "not":
+        problems += _contradictions(value, [*path, key], line)
+    if key != "all" or not isinstance(value, list):
+        return problems
+    programs = [(k, c["program"]) for k, c in enumerate(value) if isinstance(c, dict) and "program" in c]
+    if len({p for _, p in programs}) > 1:
+        k = programs[1][0]
+        problems.append((line(*path, "all", k), f"{validate.field_name([*path, 'all', k])}: a command is one program, "
+                                                f"not both {programs[0][1]} and {programs[1][1]}; use any: for either"))
+    tests: dict[tuple, list] = {}
+    for k, c in enumerate(value):
+        if isinstance(c, dict) and len(c) == 1:
+            (kind, test), = c.items()
+            if kind in ("flag", "env") and isinstance(test, dict):
+                tests.setdefault((kind, test.get("program", "sglang"), test.get("name")), []).append((k, test))
+    for (kind, _, name), found in tests.items():
+        if len(found) < 2:
+            continue
+        merged: dict = {}
+        for _, test in found:
+            for op in ("present", "absent", "equals", "min", "max"):
+                if op in test:
+                    merged.setdefault(op, []).append(test[op])
+            if "in" in test:
+                merged.setdefault("in", []).append([str(v) for v in test["in"]])
+        equals = {str(v) for v in merged.get("equals", [])}
+        lo = max((_number(v) for v in merged.get("min", [])), default=None)
+        hi = min((_number(v) for v in merged.get("max", [])), default=None)
+        why = None
+        if "present" in merged and "absent" in merged:
+            why = "both given and not given"
+        elif len(equals) > 1:
+            why = f"equal to {' and to '.join(sorted(equals))} at once"
+        elif lo is not None and hi is not None and lo > hi:
+            why = f"at least {lo:g} and at most {hi:g}"
+        elif equals and any(next(iter(equals)) not in allowed for allowed in merged.get("in", [])):
+            why = f"equal to {next(iter(equals))} and one of values that leave it out"
+        if why:
+            k = found[-1][0]
+            problems.append((line(*path, "all", k), f"{validate.field_name([*path, 'all', k])}: `{name}` would have to be "
+                                                    f"{why}: no command meets this all:"))
+    return problems
+
+
 def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tuple[int | None, str]]:
     """Every flag a condition names exists at a version the incident's range covers, and every GPU,
     architecture and model family it names is in data/gpus.yaml or data/models.yaml."""
     exposure = inc.exposure or {}
     if "when" not in exposure:
         return []
-    problems = []
+    problems = _range_problems(exposure.get("versions") or [], line, known)
+    if problems:  # the releases the range covers are what the flags are checked at
+        return problems
+    problems += _contradictions(exposure["when"], ["exposure", "when"], line)
     ranges = exposure.get("versions") or []
     for key, value, path in _leaves(exposure["when"], ["exposure", "when"]):
         where, lead = line(*path), validate.field_name(path) + ": "
+        if key in ("gpu",) and isinstance(value, dict):
+            for test, bound in value.items():
+                if isinstance(bound, dict) and "min" in bound and "max" in bound and _number(bound["min"]) > _number(bound["max"]):
+                    problems.append((line(*path, test), f"{lead}{test}: min {bound['min']} is above max {bound['max']}, "
+                                                        "so no GPU can meet it"))
         if key == "flag":
             program = FLAG_LIST[value.get("program", "sglang")]
             versions = _covered(ranges, program, known, site)
+            for test in ("equals", "in"):
+                if test not in value:
+                    continue
+                wanted = [value[test]] if test == "equals" else value[test]
+                for v in versions:
+                    arg = known.argument(program, v, value["name"])
+                    choices = (arg or {}).get("choices")
+                    if choices and any(str(w) not in [str(c) for c in choices] for w in wanted):
+                        odd = next(w for w in wanted if str(w) not in [str(c) for c in choices])
+                        problems.append((line(*path, test), f"{lead}`{odd}` is not a value `{value['name']}` takes "
+                                                            f"at {v}; it takes {', '.join(f'`{c}`' for c in choices)}"))
+                        break
             label = LIST_LABEL[program]
             if not versions:
                 problems.append((where, f"{lead}no argument list of {label} falls in the incident's version range; "
@@ -391,7 +715,7 @@ def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tu
             lists = known.options[program]
             if any(name in lists[v] for v in versions):
                 continue
-            from .exposure import version_key
+            from .versions import version_key
 
             elsewhere = sorted((v for v in lists if name in lists[v]), key=version_key)
             import difflib
@@ -435,6 +759,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
     incidents: list[Incident] = []
     first_line: dict[str, int] = {}
     first_name: dict[str, str] = {}
+    names_seen: set[str] = set()
     sound: list = []  # (incident, its line function) whose patterns passed _pattern_problems
     known = facts(data_dir or ROOT / "data")
     for index, raw in enumerate(data):
@@ -451,9 +776,12 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
             problems.append(Problem(shown, line, inc.id, f"duplicate id (first used at line {first_line[inc.id]})"))
             continue
         first_line[inc.id] = line
-        if inc.name in first_name:
-            problems.append(Problem(shown, line, inc.id, f"duplicate name {inc.name!r} (also incident {first_name[inc.name]})"))
-        first_name.setdefault(inc.name, inc.id)
+        same = unicodedata.normalize("NFKC", inc.name).casefold()  # names that read alike are the same name
+        if same in first_name:
+            problems.append(Problem(shown, line, inc.id, f"duplicate name {inc.name!r} (also incident {first_name[same]}"
+                                                         f"{'' if inc.name in names_seen else ', written with other code points'})"))
+        first_name.setdefault(same, inc.id)
+        names_seen.add(inc.name)
         if inc.checked > today:
             problems.append(Problem(shown, line_of(data, [index, "checked"]), inc.id,
                                     f"checked: {inc.checked} is in the future"))
@@ -474,6 +802,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _exposure_problems(inc, where, known, site))
         incidents.append(inc)
     problems.extend(_engine_problems(sound, shown))
+    problems.extend(_sharing_problems(sound, shown))
     if problems:
         raise ManualError(problems)
     return tuple(incidents)
@@ -508,7 +837,12 @@ def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml")
 
 def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str]:
     """The ids listed in data/published-ids.txt, in order (a leading byte-order mark is dropped)."""
-    text = decode(path.read_bytes(), shown)
+    from .yamlfile import read_bytes
+
+    if not path.exists():
+        raise ManualError([Problem(shown, None, None, "the file is missing; it lists every incident id ever "
+                                                      "published, one per line, and an id never leaves it")])
+    text = decode(read_bytes(path, shown), shown)
     ids, problems = [], []
     for number, line in enumerate(text.splitlines(), 1):
         entry = line.strip()
@@ -580,6 +914,7 @@ class Manual:
     incidents: tuple[Incident, ...]
     redirects: dict[str, str]
     synonyms: tuple[dict, ...] = ()
+    facts: Facts | None = None  # the GPUs, models, releases and argument lists, validated
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:
@@ -592,8 +927,18 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
     site = load_site(data / "manual.yaml", docs_dir or project / "docs")
     incidents = load(data / "incidents.yaml", site, shown="data/incidents.yaml", data_dir=data)
     redirects = load_redirects(data / "redirects.yaml", incidents)
-    lost = lost_ids(published_ids(data / "published-ids.txt"), incidents, redirects)
+    listed = published_ids(data / "published-ids.txt")
+    lost = lost_ids(listed, incidents, redirects)
     if lost:
         raise ManualError([Problem("data/published-ids.txt", None, i, "was published but is no longer an incident; "
                                    "add it to data/redirects.yaml with the id that now tells it") for i in lost])
-    return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"))
+    from .history import ever_published
+
+    history = ever_published(project) or {}
+    gone = [i for i in lost_ids(list(history), incidents, redirects) if i not in listed]
+    if gone:
+        raise ManualError([Problem("data/published-ids.txt", None, i,
+                                   f"was published (added in commit {history[i]}) and has left both this file and "
+                                   "the incidents; an id never leaves: put it back here, and in data/redirects.yaml "
+                                   "with the id that now tells it") for i in gone])
+    return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"), facts(data))

@@ -33,6 +33,9 @@ def define_env(env):
     site, incidents = state.site, state.incidents
     env.variables["manual_version"] = site.version
     env.variables["incident_count"] = len(incidents)
+    from macros.loader import MAX_GENERIC_SHARE
+
+    env.variables["max_generic_share"] = MAX_GENERIC_SHARE
 
     def page():
         return env.page.file.src_uri, str(env.page.meta["section"]) if "section" in env.page.meta else None
@@ -128,7 +131,7 @@ def define_env(env):
         """The "Check a launch command" form, with the GPUs and releases the checker knows."""
         from macros.check import form_choices
 
-        gpus, versions = form_choices(Path(env.conf.config_file_path).resolve().parent / "data")
+        gpus, versions = form_choices(state.manual.facts)
         return block(render.check_form(site, base(), gpus, versions))
 
     @macro
@@ -155,6 +158,22 @@ def define_env(env):
         if field not in render.VOCABULARIES:
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
+
+
+def on_pre_page_macros(env):
+    """Before a page is rendered, its template is checked: a syntax error, an unknown name or a call
+    of a variable stops the build with the page's line, not mkdocs-macros' traceback."""
+    from macros.page_template import problems
+    from macros.site import body_start
+
+    if env.page.meta.get("render_macros") is False or not env.force_page_rendering(env.page.file.src_path):
+        return
+    src = env.page.file.src_uri
+    source = Path(env.page.file.abs_src_path).read_text("utf-8") if env.page.file.abs_src_path else env.markdown
+    first = source.count("\n", 0, body_start(source)) + 1
+    found = problems(env.env, env.markdown, env.macros, env.variables, first)
+    if found:
+        raise PluginError("\n".join(f"docs/{src}:{line}: {message}" for line, message in found))
 
 
 def on_post_page_macros(env):

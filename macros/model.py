@@ -26,6 +26,9 @@ class Source:
         return (match.group(1), int(match.group(3))) if match else None
 
 
+_COMPILED: dict = {}  # regex -> compiled, for matches()
+
+
 @dataclass(frozen=True)
 class LogPattern:
     """A string a log shows for the incident: a literal, or a regex searched in each line."""
@@ -44,13 +47,19 @@ class LogPattern:
         """Text every matching line contains: the literal, or the regex's longest fixed run."""
         return self.literal if self.literal is not None else required_literal(self.regex)
 
-    def compiled(self) -> re.Pattern:
-        return re.compile(re.escape(self.literal) if self.literal is not None else self.regex)
+    def compiled(self):
+        """The pattern on the manual's regex engine (macros/linear_regex.py: RE2, linear in the text)."""
+        from .linear_regex import compile as compile_regex
+
+        return compile_regex(re.escape(self.literal) if self.literal is not None else self.regex)
 
     def matches(self, line: str) -> bool:
         if self.literal is not None:
             return self.literal in line
-        return self.compiled().search(line) is not None
+        compiled = _COMPILED.get(self.regex)
+        if compiled is None:
+            compiled = _COMPILED[self.regex] = self.compiled()
+        return compiled.search(line) is not None
 
 
 def required_literal(regex: str) -> str:

@@ -413,7 +413,8 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
                    for f in facets(ordered, site)],
         "statuses": [{"value": k, "label": v} for k, v in STATUS_LABELS.items()],
         "sorts": list(SORTS),
-        "patterns": [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex}),
+        "patterns": [{"id": i.id, **({"literal": p.literal} if p.literal is not None
+                                     else {"regex": p.regex, "fixed": p.prefilter}),
                       **({"generic": True} if p.generic else {})} for i in ordered for p in i.log_patterns],
     }
 

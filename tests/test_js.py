@@ -72,7 +72,8 @@ def cases(tmp_path_factory, incidents):
     for inc in incidents:
         for p in inc.log_patterns:
             examples = [[e, p.matches(e)] for e in inc.log_examples]
-            patterns.append({**({"literal": p.literal} if p.literal is not None else {"regex": p.regex}),
+            patterns.append({**({"literal": p.literal} if p.literal is not None
+                                else {"regex": p.regex, "fixed": p.prefilter}),
                              "id": inc.id, "examples": examples})
     data = {
         "stopWords": sorted(search.STOP_WORDS),

@@ -20,14 +20,16 @@ export function compilePatterns(list) {
       const literal = p.literal;
       return { id: p.id, generic: !!p.generic, test: (line) => line.includes(literal) };
     }
+    /* The regex runs only on lines that hold its fixed text, as in the triage command. */
     const regex = new RegExp(p.regex, "u");
-    return { id: p.id, generic: !!p.generic, test: (line) => regex.test(line) };
+    const fixed = p.fixed || "";
+    return { id: p.id, generic: !!p.generic, test: (line) => line.includes(fixed) && regex.test(line) };
   });
 }
 
 /* The lines of a paste: split on line breaks; a trailing line break is not a line. */
 export function logLines(text) {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const lines = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n").split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
   return lines.slice(0, MAX_LINES).map((line) => line.slice(0, MAX_LINE));
 }
