@@ -474,15 +474,29 @@ def fmt_value(v) -> str:
 
 # --------------------------------------------------------------------------- flags
 
+MAX_FINDINGS = 30  # findings listed for one command; a paste of thousands of unknown flags stays quick to read
+
+
 def _finding(findings: list, code: str, message: str) -> None:
-    if not any(f["message"] == message for f in findings):
-        findings.append({"code": code, "message": message})
+    if len(findings) >= MAX_FINDINGS or any(f["message"] == message for f in findings):
+        return
+    if len(findings) == MAX_FINDINGS - 1:
+        findings.append({"code": "more-findings", "message": "more findings than are shown here; "
+                                                             "correct these and check again"})
+        return
+    findings.append({"code": code, "message": message})
+
+
+def _full(findings: list) -> bool:
+    """No finding will be added: work that only serves one (a spelling suggestion) can be skipped."""
+    return len(findings) >= MAX_FINDINGS
 
 
 def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: dict, *, serve: bool = False) -> None:
     """Read the words after the program into result["flags"] (canonical name -> entry)."""
     flags, findings = result["flags"], result["findings"]
     check_unknown = program != "miles"  # Miles hands the flags it does not define to Megatron
+    unknown: set[str] = set()
     if serve and words and not words[0].startswith("-"):  # `sglang serve MODEL`: the first word is the model
         words = [_word("--model-path", False), *words]
     i, n = 0, len(words)
@@ -522,7 +536,8 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if ambiguous:
             _finding(findings, "ambiguous-flag", f"`{written}` is ambiguous in {spec.name}: it could be "
                                                  + or_list([a["name"] for a in ambiguous]))
-        elif arg is None and spec is not None and check_unknown:
+        elif arg is None and spec is not None and check_unknown and not _full(findings) and written not in unknown:
+            unknown.add(written)  # each unknown flag is looked up once, however often it is written
             matches = close_matches(written, spec.suggestable)
             hint = f"; did you mean {or_list(matches)}?" if matches else ""
             _finding(findings, "unknown-flag", f"`{written}` is not {spec.label} argument{hint}")

@@ -47,72 +47,8 @@ T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
 
 # --------------------------------------------------------------------------- versions
 
-_KEYS: dict = {}  # a bundle names few versions: each is parsed once
-
-
-def version_key(text: str):
-    """A sortable key for a release number (PEP 440 subset: 0.5.6, 0.5.0rc1, 0.5.6.post2, 0.6.0.dev1)."""
-    key = _KEYS.get(text)
-    if key is None:
-        key = _parse_version(text)
-        if len(_KEYS) < 10000:
-            _KEYS[text] = key
-    return key
-
-
-def _parse_version(text: str):
-    m = version_parts(text)
-    if m is None:
-        raise ValueError(text)
-    numbers, pre_kind, pre_n, post, dev = m
-    release = [int(x) for x in numbers.split(".")]
-    while release and release[-1] == 0:
-        release.pop()
-    pre = {"a": 0, "b": 1, "rc": 2}.get(pre_kind, 3)
-    if dev is not None and pre_kind is None and post is None:
-        pre = -1  # X.devN comes before X's pre-releases
-    return (release, pre, int(pre_n or 0), int(post) if post is not None else -1,
-            int(dev) if dev is not None else float("inf"))
-
-
-def version_parts(text: str):
-    """The parts of v?N(.N)*[(a|b|rc)N][.postN][.devN] (release, pre kind, pre number, post, dev), or None.
-    The JavaScript twin writes the same as one regular expression."""
-    i = 1 if text.startswith("v") else 0
-
-    def number(at):
-        end = at
-        while end < len(text) and text[end] in "0123456789":
-            end += 1
-        return end
-
-    end = number(i)
-    if end == i:
-        return None
-    while end + 1 < len(text) and text[end] == "." and text[end + 1] in "0123456789":
-        end = number(end + 1)
-    release, i = text[i:end], end
-    pre_kind = pre_n = post = dev = None
-    for kind in ("rc", "a", "b"):
-        if text.startswith(kind, i) and number(i + len(kind)) > i + len(kind):
-            pre_kind, end = kind, number(i + len(kind))
-            pre_n, i = text[i + len(kind):end], end
-            break
-    for word in ("post", "dev"):
-        at = i + 1 if text.startswith("." + word, i) else i
-        if text.startswith(word, at) and number(at + len(word)) > at + len(word):
-            end = number(at + len(word))
-            if word == "post":
-                post = text[at + 4:end]
-            else:
-                dev = text[at + 3:end]
-            i = end
-    return (release, pre_kind, pre_n, post, dev) if i == len(text) else None
-
-
-def _cmp(a: str, b: str) -> int:
-    ka, kb = version_key(a), version_key(b)
-    return (ka > kb) - (ka < kb)
+from .versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
+from .versions import version_key, version_parts  # noqa: E402,F401 -- re-exported for the engine's users
 
 
 def describe_range(r: dict) -> str:
@@ -938,61 +874,20 @@ def _slim(arg: dict) -> dict:
 
 def bundle(manual, data_dir=None) -> dict:
     """Everything both engines need, as plain JSON: the incidents' exposure, the argument lists,
-    GPUs, model families, releases and the manual's version."""
-    import json
-    from pathlib import Path
+    GPUs, model families, releases and the manual's version. The facts come from the loaded model
+    (``manual.facts``), validated once; ``data_dir`` is read only for a manual loaded without them."""
+    facts = manual.facts
+    if facts is None:
+        from pathlib import Path
 
-    from .errors import ManualError, Problem
-    from .model import plain_data
-    from .yamlfile import read
+        from .loader import facts as read_facts
 
-    data = Path(data_dir) if data_dir is not None else Path(ROOT) / "data"
-    problems = []
-
-    def load_yaml(name: str, schema: str | None):
-        path = data / name
-        if not path.exists():
-            return None
-        content = read(path, f"data/{name}")
-        content = plain_data(content)
-        if schema and (data / schema).exists():
-            import jsonschema_rs
-
-            validator = jsonschema_rs.validator_for(json.loads((data / schema).read_text("utf-8")))
-            for err in validator.iter_errors(content):
-                problems.append(Problem(f"data/{name}", None, None, f"does not match {schema}: {err}"))
-        return content
-
-    gpus = load_yaml("gpus.yaml", "gpus.schema.json") or []
-    models = load_yaml("models.yaml", "models.schema.json") or []
-    releases = load_yaml("releases.yaml", None) or {}
-    for product, entry in releases.items():
-        if product not in PRODUCT_LABEL or not isinstance(entry, dict) or not entry.get("versions"):
-            problems.append(Problem("data/releases.yaml", None, None,
-                                    f"{product}: expected one of {', '.join(PRODUCT_LABEL)} with a list of versions"))
-            continue
-        for v in entry["versions"]:
-            if not isinstance(v, str) or version_parts(v) is None:
-                problems.append(Problem("data/releases.yaml", None, None, f"{product}: {v!r} is not a release number"))
-    args: dict = {}
-    lists = sorted(set(ARGS_PROGRAM.values()), key=len, reverse=True)  # sglang-router before sglang
-    for path in sorted(data.glob("*-args-*.json")):
-        # The file name says which program's list it is (data/<program>-args-<version>.json).
-        program = next((p for p in lists if path.name.startswith(p + "-args-")), None)
-        content = json.loads(path.read_text("utf-8"))
-        version = content.get("version")
-        said = content.get("program")
-        if program is None or not isinstance(content.get("arguments"), list) or not version or \
-                said not in (program, {"sglang-router": "router", "sglang-bench": "bench"}.get(program)):
-            problems.append(Problem(f"data/{path.name}", None, None,
-                                    "expected {program, version, arguments}, named <program>-args-<version>.json "
-                                    "with program one of " + ", ".join(sorted(lists))))
-            continue
-        args.setdefault(program, {})[str(version)] = {
-            "version": str(version), "source": content.get("source"),
-            "arguments": [_slim(a) for a in content["arguments"]]}
-    if problems:
-        raise ManualError(problems)
+        facts = read_facts(Path(data_dir) if data_dir is not None else Path(ROOT) / "data")
+    gpus, models, releases = facts.gpu_entries, facts.models, facts.releases
+    args = {program: {version: {"version": version, "source": listed.get("source"),
+                                "arguments": [_slim(a) for a in listed["arguments"]]}
+                      for version, listed in lists.items()}
+            for program, lists in facts.arglists.items()}
     site = manual.site
     return {
         "format": FORMAT,
@@ -1148,13 +1043,56 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
 
 def _read_command(words: list[str]) -> str:
     if words == ["-"]:
-        data = sys.stdin.buffer.read(4 * MAX_CHARS + 4)
-        if len(data) > 4 * MAX_CHARS:
-            data += sys.stdin.buffer.read()  # so that the message can say how long it was
+        limit = 4 * MAX_CHARS  # bytes: MAX_CHARS characters of UTF-8 at most
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:  # stop reading: standard input may never end (/dev/zero, a stuck pipe)
+            raise UsageError(f"the command on standard input is longer than {MAX_CHARS:,} characters; "
+                             "a launch command is a few hundred")
         return data.decode("utf-8")
     if len(words) == 1:
         return words[0]
     return " ".join(_quote(w) for w in words)
+
+
+MAX_CONFIG = 4 << 20  # bytes of a model's config.json: real ones are a few kilobytes
+
+
+def read_model_config(path: str, json) -> dict:
+    """A model's config.json, read with bounds: a regular file of at most MAX_CONFIG bytes, nested no
+    deeper than JSON's parser can go. Raises UsageError with the reason."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without waiting
+    except OSError as err:
+        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"the model config {path} is not a regular file (a config.json is)")
+        if info.st_size > MAX_CONFIG:
+            raise UsageError(f"the model config {path} is {info.st_size:,} bytes; a config.json is a few "
+                             f"kilobytes (the limit is {MAX_CONFIG:,})")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_CONFIG + 1)
+    except OSError as err:
+        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CONFIG:
+        raise UsageError(f"the model config {path} is longer than {MAX_CONFIG:,} bytes; a config.json is a few "
+                         "kilobytes")
+    try:
+        cfg = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"the model config {path} is not UTF-8 text") from None
+    except RecursionError:
+        raise UsageError(f"the model config {path} nests too deep to be a config.json") from None
+    except ValueError as err:
+        raise UsageError(f"the model config {path} is not JSON: {err}") from None
+    if not isinstance(cfg, dict):
+        raise UsageError(f"the model config {path} is not a JSON object")
+    return cfg
 
 
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
@@ -1228,20 +1166,14 @@ def main(argv: list[str] | None = None) -> int:
               "[--model-config PATH] [--json] -- COMMAND..., or - to read it from standard input)", file=sys.stderr)
         return 2
     model_traits = None
-    if opts["model_config"]:
-        try:
-            with open(opts["model_config"], encoding="utf-8") as f:
-                cfg = json.load(f)
-        except (OSError, ValueError) as err:
-            print(f"exposure: cannot read the model config {opts['model_config']}: "
-                  f"{getattr(err, 'strerror', None) or err}", file=sys.stderr)
-            return 2
-        if not isinstance(cfg, dict):
-            print(f"exposure: the model config {opts['model_config']} is not a JSON object", file=sys.stderr)
-            return 2
-        model_traits = {"source": os.path.basename(opts["model_config"]), "traits": traits_from_config(cfg)}
     try:
+        if opts["model_config"]:
+            cfg = read_model_config(opts["model_config"], json)
+            model_traits = {"source": os.path.basename(opts["model_config"]), "traits": traits_from_config(cfg)}
         command = _read_command(words)
+    except UsageError as err:
+        print(f"exposure: {err}", file=sys.stderr)
+        return 2
     except UnicodeDecodeError:
         print("exposure: the command on standard input is not UTF-8 text", file=sys.stderr)
         return 2
@@ -1265,17 +1197,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"exposure: internal error ({type(err).__name__}: {err}); please report it with the command",
               file=sys.stderr)
         return 2
+    from .terminal import escape_controls, json_text
+
     base = opts["site_url"].rstrip("/") + "/"
+    shown_err = escape_controls if sys.stderr.isatty() else str
     if out["error"]:
-        print(f"exposure: {out['error']}", file=sys.stderr)
+        print(f"exposure: {shown_err(out['error'])}", file=sys.stderr)
         if opts["json"]:
-            print(json.dumps([{"kind": "error", "id": "error", "result": "error", "why": [out["error"]],
-                               "url": None}], ensure_ascii=False, indent=1))
+            print(json_text([{"kind": "error", "id": "error", "result": "error", "why": [out["error"]], "url": None}]))
         return 2
     if opts["json"]:
-        print(json.dumps(_json_report(out, base), ensure_ascii=False, indent=1))
+        print(json_text(_json_report(out, base)))
     else:
-        print(_text_report(out, base, opts))
+        shown = escape_controls if sys.stdout.isatty() else str
+        print("\n".join(shown(line) for line in _text_report(out, base, opts).split("\n")))
     return 1 if any(r["result"] == "applies" for r in out["results"]) else 0
 
 

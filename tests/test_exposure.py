@@ -28,7 +28,8 @@ def real_bundle():
 
 def command_text(value) -> str:
     if isinstance(value, dict):
-        return value["text"] + value["then"] * value["times"]
+        return (value["text"] + value["then"] * value["times"] + value.get("close", "") * value["times"]
+                + value.get("tail", ""))
     return value
 
 
@@ -263,7 +264,8 @@ BAD = [
     ("empty stdin", ["-"], "", "the command is empty"),
     ("not a command", ["--", "ls", "-la"], None, "not a command this checker reads"),
     ("unbalanced quotes", ["-"], "python -m sglang.launch_server --model-path 'x\n", "unbalanced quote"),
-    ("a 1 MB paste", ["-"], SERVER + " " + "y" * (1 << 20), "the paste is 1,048,63"),
+    ("a 1 MB paste", ["-"], SERVER + " " + "y" * (1 << 20), "longer than 100,000 characters"),
+    ("a paste just over the limit", ["-"], SERVER + " " + "y" * 100_001, "the paste is 100,059 characters long"),
     ("unknown GPU", ["--gpu", "H300", "--", *SERVER.split()], None, "unknown GPU `H300`"),
     ("a version never released", ["--version", "0.5.99", "--", *SERVER.split()], None, "SGLang has no release 0.5.99"),
     ("not a version", ["--version", "nightly", "--", *SERVER.split()], None, "`nightly` is not a version number"),
@@ -433,3 +435,45 @@ def test_written_out_patterns_match_the_regexes():
         for s in samples[:3000]:
             t = s.lower()
             assert glob_match(g, t) == fnmatch.fnmatchcase(t, g.lower()), (g, s)
+
+
+def test_a_terminal_sees_control_characters_of_a_command_escaped():
+    """A command's words come back in findings; on a terminal an escape sequence in them is printed
+    escaped, as the triage command prints a log's."""
+    import pty
+
+    command = "python -m sglang.launch_server --model-path x --bad\x1b[2Jflag"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "macros.exposure", "--", *command.split()])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    assert b"\x1b[2J" not in out
+    assert b"--bad\\x1b[2Jflag" in out
+
+
+def test_thousands_of_unknown_flags_cost_a_bounded_number_of_lookups(monkeypatch):
+    """Each unknown flag was compared with every argument (difflib), once per time it was written:
+    24,000 flags took seconds. Now an unknown flag is looked up once, and only while findings are listed."""
+    from macros import command
+
+    calls = []
+    real = command.close_matches
+    monkeypatch.setattr(command, "close_matches", lambda word, options: calls.append(word) or real(word, options))
+    engine = Engine(CONFORMANCE["bundles"]["mini"])
+    distinct = "python -m sglang.launch_server --model-path x " + " ".join(f"--x{i}" for i in range(12_000))
+    repeated = "python -m sglang.launch_server --model-path x" + " -x" * 24_000
+    for text in (distinct, repeated):
+        calls.clear()
+        parsed = engine.parse(text)
+        assert len(calls) <= command.MAX_FINDINGS
+        assert len(parsed["findings"]) <= command.MAX_FINDINGS

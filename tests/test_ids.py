@@ -49,6 +49,13 @@ def test_a_renamed_incident_keeps_a_page_at_its_old_address(tmp_path):
     assert page.find("link", rel="canonical")["href"] == f"https://manual.example/incidents/{new}/"
     assert page.find("a")["href"] == f"../{new}/"
     assert (out / "incidents" / new / "index.html").exists()
+    # The map of renames is one file, fetched when an address needs it: no page carries it, however
+    # many ids were renamed (50,000 renames would otherwise put 1.5 MB on every page).
+    import json
+
+    assert json.loads((out / "redirects.json").read_text("utf-8")) == {old: new}
+    for html in (out / "index.html", out / "incidents" / "index.html", out / "about" / "index.html"):
+        assert old not in html.read_text("utf-8")
 
 
 def test_removing_an_incident_without_a_redirect_stops_the_build(tmp_path):
@@ -61,3 +68,33 @@ def test_removing_an_incident_without_a_redirect_stops_the_build(tmp_path):
     assert ("data/published-ids.txt: incident capture-l4-thermal-throttle: was published but is no longer "
             "an incident") in log
     assert not (out / "index.html").exists()
+
+
+def test_deleting_an_id_and_its_published_line_is_caught_by_the_history(tmp_path):
+    """An id that leaves data/published-ids.txt together with its incident is still known to git:
+    the loader reads every id the file ever listed and refuses the loss."""
+    import subprocess
+
+    from macros.errors import ManualError
+    from macros.loader import load_manual
+
+    project = copy_project(tmp_path / "project")
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "published"], check=True)
+    old, new = "capture-l4-thermal-throttle", "capture-l4-thermal-sweep"
+    _rename(project, old, new)
+    ids = project / "data" / "published-ids.txt"
+    ids.write_text(ids.read_text("utf-8").replace(f"{old}\n", f"{new}\n"), "utf-8")
+    subprocess.run([*git, "commit", "-qam", "the id is gone, and its line too"], check=True)
+    try:
+        load_manual(project)
+    except ManualError as err:
+        message = str(err)
+    else:
+        raise AssertionError("the lost id passed silently")
+    assert message.startswith(f"data/published-ids.txt: incident {old}: was published (added in commit "), message
+    assert "an id never leaves" in message
+    (project / "data" / "redirects.yaml").write_text(f"{old}: {new}\n", "utf-8")
+    load_manual(project)  # a redirect keeps the address alive: no error

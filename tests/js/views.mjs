@@ -1,5 +1,6 @@
 // What the tests compare of a parse or a check: the same views as tests/test_exposure.py builds.
-export const commandText = (v) => (typeof v === "object" && v !== null ? v.text + v.then.repeat(v.times) : v);
+export const commandText = (v) => (typeof v === "object" && v !== null
+  ? v.text + v.then.repeat(v.times) + (v.close || "").repeat(v.times) + (v.tail || "") : v);
 
 function written(e) {
   if (e.kwarg) return `${e.written}=${e.raw}`;

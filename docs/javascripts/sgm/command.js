@@ -413,9 +413,18 @@ export function fmtValue(v) {
 
 // --------------------------------------------------------------------------- flags
 
+export const MAX_FINDINGS = 30;  // findings listed for one command (as command.py)
+
 function finding(findings, code, message) {
-  if (!findings.some((f) => f.message === message)) findings.push({ code, message });
+  if (findings.length >= MAX_FINDINGS || findings.some((f) => f.message === message)) return;
+  if (findings.length === MAX_FINDINGS - 1) {
+    findings.push({ code: "more-findings", message: "more findings than are shown here; correct these and check again" });
+    return;
+  }
+  findings.push({ code, message });
 }
+
+const full = (findings) => findings.length >= MAX_FINDINGS;
 
 function typedEntry(name, written, values, arg, findings) {
   const raw = values.map((v) => v.t).join(" ");
@@ -460,6 +469,7 @@ function opaque(result, code, subject, what) {
 export function parseFlags(words, spec, program, result, serve = false) {
   const { flags, findings } = result;
   const checkUnknown = program !== "miles";
+  const unknown = new Set();
   if (serve && words.length && !words[0].t.startsWith("-")) words = [word("--model-path", false), ...words];
   let i = 0;
   const n = words.length;
@@ -501,7 +511,8 @@ export function parseFlags(words, spec, program, result, serve = false) {
     if (ambiguous.length) {
       finding(findings, "ambiguous-flag", `\`${written}\` is ambiguous in ${spec.name}: it could be ` +
         orList(ambiguous.map((a) => a.name)));
-    } else if (arg === null && spec && checkUnknown) {
+    } else if (arg === null && spec && checkUnknown && !full(findings) && !unknown.has(written)) {
+      unknown.add(written);  // each unknown flag is looked up once, however often it is written
       const matches = closeMatches(written, spec.suggestable);
       const hint = matches.length ? `; did you mean ${orList(matches)}?` : "";
       finding(findings, "unknown-flag", `\`${written}\` is not ${spec.label} argument${hint}`);
