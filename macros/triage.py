@@ -107,7 +107,7 @@ class Matcher:
     def scan(self, name: str, stream, hits: dict[str, Hit]) -> None:
         """Read ``stream`` (binary) to the end, adding what matches to ``hits``."""
         this = object()  # this scan: a file named twice is counted twice, like grep
-        for pattern, key, where in self.found(name, stream):
+        for pattern, key, where in self.found(name, text_stream(name, stream)):
             inc, k = self.patterns[pattern]
             certain = not inc.log_patterns[k].generic
             hit = hits.get(inc.id)
@@ -460,8 +460,128 @@ def engine_misses(incidents) -> list[tuple[Incident, str, int, str]]:
     return misses
 
 
+HEAD = 1 << 16  # bytes read first to tell how the log is encoded and how its lines end
+
+
+class _Recoded:
+    """A log read as UTF-8 with line feeds: UTF-16 decoded, and carriage returns (alone or before a
+    line feed) turned into one line feed, as the finder reads a paste. Read in blocks, in constant memory."""
+
+    def __init__(self, name: str, raw, head: bytes, encoding: str | None):
+        import codecs
+
+        self.name, self.raw, self.pending = name, raw, head
+        self.decoder = codecs.getincrementaldecoder(encoding)("strict") if encoding else None
+        self.out = b""
+        self.cr = False  # the last block ended in a carriage return
+        self.done = False
+
+    def _more(self) -> None:
+        chunk = self.pending or self.raw.read(BLOCK)
+        self.pending = b""
+        if not chunk:
+            self.done = True
+        if self.decoder is not None:
+            try:
+                text = self.decoder.decode(chunk, final=self.done)
+            except UnicodeDecodeError:
+                raise TriageError(f"{self.name}: the log starts as UTF-16 but holds bytes that are not UTF-16; "
+                                  "convert it to UTF-8 first") from None
+            chunk = text.encode("utf-8", "surrogatepass")
+        if self.cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]  # the line feed of a \r\n cut between two blocks
+        self.cr = chunk.endswith(b"\r")
+        self.out += chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def read(self, size: int) -> bytes:
+        while len(self.out) < size and not self.done:
+            self._more()
+        data, self.out = self.out[:size], self.out[size:]
+        return data
+
+
+def _utf16(head: bytes) -> tuple[str | None, int]:
+    """The UTF-16 variant ``head`` is in and the length of its byte-order mark, or (None, 0)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return ("utf-16-le" if head[0] == 0xFF else "utf-16-be"), 2
+    sample = head[:4096]
+    if len(sample) >= 8:
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        if odd > 0.3 * len(sample) / 2 and even == 0:
+            return "utf-16-le", 0
+        if even > 0.3 * len(sample) / 2 and odd == 0:
+            return "utf-16-be", 0
+    return None, 0
+
+
+def text_stream(name: str, stream):
+    """``stream`` ready for the scan: as it is for a UTF-8 log with \\n or \\r\\n line breaks (the fast
+    path, which keeps a regular file's descriptor for counting lines), past a UTF-8 byte-order mark,
+    or recoded when the log is UTF-16 or ends its lines with a bare carriage return."""
+    read = getattr(stream, "read", None)
+    if read is None:
+        return stream
+    seekable = False
+    try:
+        start = stream.tell()
+        seekable = stream.seekable()
+    except (AttributeError, OSError, ValueError):
+        start = 0
+    head = b""
+    while len(head) < HEAD:
+        chunk = read(HEAD - len(head))
+        if not chunk:
+            break
+        head += chunk
+    encoding, skip = _utf16(head)
+    bare_cr = encoding is None and _bare_cr(head)
+    if encoding or bare_cr:
+        return _Recoded(name, stream, head[skip:], encoding)
+    skip = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    if seekable:
+        stream.seek(start + skip)
+        return stream
+    return _Prefixed(stream, head[skip:])
+
+
+def _bare_cr(head: bytes) -> bool:
+    """Does a line of ``head`` end in a carriage return that no line feed follows?"""
+    at = head.find(b"\r")
+    while at >= 0:
+        if at + 1 < len(head) and head[at + 1] != 0x0A:
+            return True
+        at = head.find(b"\r", at + 1)
+    return False
+
+
+class _Prefixed:
+    """A pipe whose first bytes were read to look at them: those bytes first, then the rest."""
+
+    def __init__(self, raw, head: bytes):
+        self.raw, self.head = raw, head
+
+    def read(self, size: int) -> bytes:
+        if self.head:
+            data, self.head = self.head[:size], self.head[size:]
+            if len(data) < size:
+                data += self.raw.read(size - len(data)) or b""
+            return data
+        return self.raw.read(size)
+
+
+def display_name(name: str) -> str:
+    """A file name as it can be printed: bytes that are not UTF-8 (which the command line hands over
+    as surrogate escapes) written as \\xff."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _open(name: str):
     if name == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise TriageError("(standard input): standard input is closed; give a file, or pipe the log in")
         return sys.stdin.buffer
     path = Path(name)
     if path.is_dir():
@@ -477,22 +597,23 @@ def triage(incidents, names: list[str]) -> tuple[list[Hit], list[str]]:
     matcher = Matcher(incidents)
     hits: dict[str, Hit] = {}
     errors: list[str] = []
-    for name in names:
+    shown = ["(standard input)" if name == "-" else display_name(name) for name in names]
+    for name, label in zip(names, shown):
         try:
             stream = _open(name)
             try:
-                matcher.scan("(standard input)" if name == "-" else name, stream, hits)
+                matcher.scan(label, stream, hits)
             finally:
-                if stream is not sys.stdin.buffer:
+                if name != "-":
                     stream.close()
         except TriageError as err:
-            errors.append(str(err))
+            errors.append(str(err) if name == "-" else str(err).replace(name, label))
         except OSError as err:
-            errors.append(f"{name}: cannot read: {err.strerror or err}")
+            errors.append(f"{label}: cannot read: {err.strerror or err}")
     # Certain matches first, then the incidents that only print a line several incidents share;
     # within each, in order of first appearance.
     order = sorted(hits.values(), key=lambda h: (not h.certain,
-                                                 names.index(h.first_file) if h.first_file in names else -1,
+                                                 shown.index(h.first_file) if h.first_file in shown else -1,
                                                  h.first_line))
     return order, errors
 
@@ -501,22 +622,8 @@ def _site_url() -> str:
     return os.environ.get("SITE_URL") or "http://127.0.0.1:8000/"
 
 
-# Characters that a terminal may act on: C0 controls but tab, DEL, C1 controls, and the invisible
-# format characters that reorder or break text (bidirectional controls, line and paragraph separators).
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-
-
-def escape_controls(text: str) -> str:
-    """``text`` with every control character written as an escape (``\\x1b``, ``\\u202e``)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
-
-
-_RAW_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")  # json leaves them raw
-
-
-def _json_text(data) -> str:
-    """JSON with non-ASCII text kept readable, but every control character escaped (it decodes the same)."""
-    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(data, ensure_ascii=False, indent=1))
+from .terminal import escape_controls  # noqa: E402 -- re-exported: the tests and diagnose use it
+from .terminal import json_text as _json_text  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -450,3 +450,70 @@ def test_a_line_that_repeats_a_fixed_text_costs_its_length(incidents, repeats):
     matcher.scan("repeats.log", io.BytesIO(line), {})
     assert searched, "the regex was never tried"
     assert sum(searched) <= 1.1 * len(line) * len(owners), (sum(searched), len(line), len(owners))
+
+
+def test_log_patterns_run_on_an_engine_linear_in_the_line():
+    """RE2 decides a regex in time linear in the line, whatever it holds: Python's re took quadratic
+    time on a line that repeats a pattern's start, such as "Subprocess scheduler_1 (pid=" a million times."""
+    from macros import linear_regex
+    from macros.model import LogPattern
+
+    assert linear_regex.re2 is not None, "the google-re2 wheel is pinned in requirements.txt"
+    compiled = LogPattern(regex=r"Subprocess scheduler_[0-9]+ \(pid=[^)]*\) crashed").compiled()
+    assert type(compiled).__module__.startswith("re2")
+    assert compiled.search("x Subprocess scheduler_3 (pid=12) crashed") is not None
+    assert compiled.search("Subprocess scheduler_1 (pid=" * 40_000) is None
+
+
+@pytest.mark.parametrize("form", ["bare-cr", "bom", "utf-16-le-bom", "utf-16-be-bom", "utf-16-le", "crlf"])
+def test_other_line_ends_and_encodings_read_as_the_plain_log(tmp_path, form):
+    """A log with bare carriage returns, a byte-order mark on line 1, or in UTF-16 (with or without a
+    byte-order mark) gives what the same log in plain UTF-8 gives, as the finder reads a paste; from a
+    file and through a pipe."""
+    text = "\ufeff" + LOG if form == "bom" else LOG
+    if form == "bare-cr":
+        data = text.replace("\n", "\r").encode("utf-8")
+    elif form == "crlf":
+        data = text.replace("\n", "\r\n").encode("utf-8")
+    elif form.endswith("-bom"):
+        data = ("\ufeff" + text).encode(form[:-4])
+    elif form.startswith("utf-16"):
+        data = text.encode(form)
+    else:
+        data = text.encode("utf-8")
+    plain = tmp_path / "plain.log"
+    plain.write_text(LOG, "utf-8")
+    other = tmp_path / "other.log"
+    other.write_bytes(data)
+    status, want, _ = run("--json", plain)
+    expected = [{**m, "first": {**m["first"], "file": "x"}} for m in json.loads(want)["matches"]]
+    assert expected
+    for args, stdin in (((other,), None), (("-",), data)):
+        status_other, out, err = run("--json", *args, stdin=stdin)
+        assert status_other == status, err
+        got = [{**m, "first": {**m["first"], "file": "x"}} for m in json.loads(out)["matches"]]
+        assert got == expected, (form, args)
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path):
+    name = os.fsencode(str(tmp_path)) + b"/bad\xffname.log"
+    with open(name, "wb") as f:
+        f.write(LOG.encode("utf-8"))
+    for args in ((), ("--json",)):
+        result = subprocess.run([sys.executable, "-m", "macros.triage", *args, name], cwd=ROOT, capture_output=True,
+                                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+        assert result.returncode == 0, result.stderr.decode()
+        shown = json.loads(result.stdout)["matches"][0]["first"]["file"] if args else result.stdout.decode()
+        assert "bad\\xffname.log" in shown and b"Traceback" not in result.stderr
+    missing = os.fsencode(str(tmp_path)) + b"/gone\xff.log"
+    result = subprocess.run([sys.executable, "-m", "macros.triage", missing], cwd=ROOT, capture_output=True,
+                            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+    assert result.returncode == 2
+    assert result.stderr.decode().endswith("gone\\xff.log: cannot read: No such file or directory\n")
+
+
+def test_standard_input_closed_is_one_line():
+    result = subprocess.run(f"{sys.executable} -m macros.triage - <&-", shell=True, cwd=ROOT, capture_output=True,
+                            text=True)
+    assert result.returncode == 2
+    assert result.stderr == ("triage: (standard input): standard input is closed; give a file, or pipe the log in\n")
