@@ -14,13 +14,16 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 
-from . import exports, previews, render
+from . import csp, exports, previews, render
 from .build_state import BuildState
 from .errors import ManualError
 from .loader import SCHEMA
 
 
 _ID = re.compile(r'id="([^"]+)"')  # a literal start: far faster to scan for than one after \s
+
+
+REDIRECTS = "redirects.json"  # old id -> the id that now tells the incident, fetched by anchors.js when needed
 
 
 def duplicate_ids(html: str) -> str | None:
@@ -66,7 +69,7 @@ def on_config(state: BuildState, config):
     config["nav"] = html_nav(state.site.nav())  # generated from data/manual.yaml
     # Renamed incidents, for overrides/main.html: the page's script sends an old id in the
     # address (/incidents/#<old>, /<section page>/#<old>) on to the new one.
-    config.extra["sgm_redirects"] = {"table": state.site.table_url, "ids": dict(state.redirects)}
+    config.extra["sgm_redirects"] = {"table": state.site.table_url, "map": REDIRECTS} if state.redirects else None
     return config
 
 
@@ -81,6 +84,8 @@ def on_files(state: BuildState, files, config):
     for old, new in state.redirects.items():  # an old address keeps working
         files.append(File.generated(config, f"{site.table_url}{old}/index.html",
                                     content=render.redirect_page(old, state.incident(new), site)))
+    if state.redirects:
+        files.append(File.generated(config, REDIRECTS, content=json.dumps(dict(state.redirects), separators=(",", ":"))))
     files.append(File.generated(config, "incidents.json", content=exports.to_json(state.incidents, site)))
     files.append(File.generated(config, "incidents.csv", content=exports.to_csv(state.incidents, site)))
     files.append(File.generated(config, "incidents.atom",
@@ -95,13 +100,10 @@ EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs
 
 def exposure_bundle(state: BuildState, config) -> str:
     """The exposure checker's bundle (macros/exposure.py), as compact JSON."""
-    import json
-
     from .exposure import bundle
 
-    data = Path(config.config_file_path).resolve().parent / "data"
     try:
-        content = bundle(state.manual, data)
+        content = bundle(state.manual)
     except ManualError as err:
         raise PluginError(f"the exposure checker's data has {len(err.problems)} problem(s):\n{err}") from None
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
@@ -138,7 +140,12 @@ def on_post_page(state: BuildState, output: str, page):
     problem = duplicate_ids(output)
     if problem:
         raise PluginError(f"docs/{page.file.src_uri}: {problem}")
-    return output
+    return csp.with_policy(output)
+
+
+def on_post_template(state: BuildState, output: str, template_name: str):
+    """The theme's own pages (404.html) get the same Content-Security-Policy as the others."""
+    return csp.with_policy(output) if template_name.endswith(".html") else output
 
 
 def on_post_build(state: BuildState, config):

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from pathlib import Path
+
+# mkdocs-macros builds its force_render_paths with pathspec's "gitwildmatch" patterns, which pathspec
+# deprecates; the warning (two stack traces per build wherever Python shows DeprecationWarnings) is
+# about the plugin's code, not the manual's, and changes nothing in the build.
+warnings.filterwarnings("ignore", message=r".*GitWildMatchPattern", category=DeprecationWarning)
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # MkDocs loads this file by path
@@ -57,6 +63,10 @@ def on_page_context(context, page, config, nav):
 
 def on_post_page(output, page, config):
     return _build().on_post_page(build_state(config), output, page)
+
+
+def on_post_template(output_content, template_name, config):
+    return _build().on_post_template(build_state(config), output_content, template_name)
 
 
 def on_post_build(config):

@@ -190,7 +190,7 @@ def anchors(text: str) -> frozenset[str]:
 
 def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
     """Section number -> the pages that claim it, and page -> the heading ids it writes itself."""
-    from .yamlfile import decode
+    from .yamlfile import decode, read_bytes
 
     found: dict[str, list[str]] = {}
     ids: dict[str, frozenset[str]] = {}
@@ -199,7 +199,7 @@ def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozense
         src = path.relative_to(docs_dir).as_posix()
         shown = f"docs/{src}"
         try:
-            text = decode(path.read_bytes(), shown)
+            text = decode(read_bytes(path, shown), shown)
             meta = front_matter(text)
         except ManualError as err:
             problems += err.problems

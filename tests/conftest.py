@@ -19,7 +19,7 @@ from macros.loader import load  # noqa: E402
 from macros.site import load_site  # noqa: E402
 
 # What a project copy needs in order to build.
-PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "includes", "overrides")
+PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "includes", "overrides", "bench")
 
 
 @pytest.fixture(scope="session")

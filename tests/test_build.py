@@ -93,3 +93,20 @@ def test_no_request_leaves_the_site(built):
 def test_home_lists_every_section(built, site):
     links = {a["href"] for a in page(built, "").select(".sgm-contents a")}
     assert links == {s.url for s in site.sections.values()}
+
+
+def test_a_clean_build_prints_no_warning_even_where_python_shows_deprecations(tmp_path):
+    """With Python's warnings on (PYTHONWARNINGS=default, as some environments run), a clean build
+    printed two pathspec deprecation stack traces from mkdocs-macros; it prints nothing but its log."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import copy_project
+
+    project = copy_project(tmp_path / "project")
+    env = dict(os.environ, PYTHONWARNINGS="default", NO_MKDOCS_2_WARNING="1", SITE_URL="https://manual.example/")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "--site-dir",
+                             str(tmp_path / "site")], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "Warning" not in result.stderr and "Traceback" not in result.stderr, result.stderr

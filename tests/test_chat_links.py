@@ -168,7 +168,8 @@ def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed
 
 
 def test_without_renames_no_map_is_sent(built):
-    assert 'id="sgm-redirects"' not in (built / "incidents" / "index.html").read_text("utf-8")
+    assert 'name="sgm-redirects"' not in (built / "incidents" / "index.html").read_text("utf-8")
+    assert not (built / "redirects.json").exists()
 
 
 # ---- The 404 page -------------------------------------------------------------------------------

@@ -1,18 +1,17 @@
 /* Old incident ids in the address: `/incidents/#<old>` and `/<section page>/#<old>`.
-   overrides/main.html puts the map of data/redirects.yaml (old id -> the id that now
-   tells the incident) on every page, when there is one. An old id that no element of
-   this page carries is replaced in the address by the new one, and the page scrolls
-   there; on a page that does not tell the new incident, the reader goes to its page. */
+   When data/redirects.yaml renames anything, every page's head names where its map
+   (old id -> the id that now tells the incident) waits; the map is fetched only when the
+   address names an id that no element of this page carries. That id is then replaced in
+   the address by the new one, and the page scrolls there; on a page that does not tell
+   the new incident, the reader goes to its page. */
 
-/* The map and where incident pages live, or null when nothing was renamed. */
+const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;  // what an incident id looks like (data/incidents.schema.json)
+
+/* Where the map and the incident pages live, or null when nothing was renamed. */
 export function readMap(element) {
   if (!element) return null;
-  try {
-    const ids = JSON.parse(element.textContent);
-    return ids && typeof ids === "object" ? { ids, table: element.dataset.table || "" } : null;
-  } catch (_) {
-    return null;
-  }
+  const url = element.getAttribute("content") || "";
+  return url ? { url, table: element.dataset.table || "" } : null;
 }
 
 /* The id a fragment names, or "" for none or a malformed one. */
@@ -24,13 +23,31 @@ export function fragmentId(hash) {
   }
 }
 
+/* Could `id` be an old incident id that this page lacks? Only then is the map fetched. */
+export function worthLookingUp(id, present) {
+  return ID.test(id) && !present;
+}
+
+const maps = new Map();  // map URL -> the promise of its ids, fetched once per page load
+
+function load(url) {
+  if (!maps.has(url)) {
+    maps.set(url, fetch(url).then((r) => (r.ok ? r.json() : {})).catch(() => ({})));
+  }
+  return maps.get(url);
+}
+
 export function mountAnchors(signal) {
-  const map = readMap(document.getElementById("sgm-redirects"));
+  const map = readMap(document.querySelector('meta[name="sgm-redirects"]'));
   if (!map) return;
-  const follow = () => {
+  const follow = async () => {
     const old = fragmentId(window.location.hash);
-    if (!old || !Object.prototype.hasOwnProperty.call(map.ids, old) || document.getElementById(old)) return;
-    const now = map.ids[old];
+    if (!worthLookingUp(old, document.getElementById(old))) return;
+    const ids = await load(map.url);
+    if (signal.aborted || fragmentId(window.location.hash) !== old) return;
+    if (!ids || typeof ids !== "object" || !Object.prototype.hasOwnProperty.call(ids, old)) return;
+    const now = ids[old];
+    if (typeof now !== "string" || !ID.test(now)) return;
     const target = document.getElementById(now);
     if (!target) {
       window.location.replace(`${map.table}${encodeURIComponent(now)}/`);

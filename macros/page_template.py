@@ -1,0 +1,32 @@
+"""A hand-written page's template, checked before it is rendered: a Jinja syntax error, a name that
+is neither a macro nor a variable, or a call of something that is not a macro becomes one line that
+names the page's line, instead of a traceback from the template engine. Knows Jinja, not the site
+generator."""
+from __future__ import annotations
+
+import jinja2
+from jinja2 import meta, nodes
+
+
+def problems(env: jinja2.Environment, text: str, macros, variables, first_line: int = 1) -> list[tuple[int, str]]:
+    """(line, message) for each problem of the template ``text``; ``first_line`` is the line of the
+    page the text starts on (after its front matter)."""
+    shift = first_line - 1
+    try:
+        tree = env.parse(text)
+    except jinja2.TemplateSyntaxError as err:
+        return [((err.lineno or 1) + shift, f"template syntax: {err.message}")]
+    known = set(macros) | set(variables) | set(env.globals)
+    found: list[tuple[int, str]] = []
+    undeclared = meta.find_undeclared_variables(tree) - known
+    for name_node in tree.find_all(nodes.Name):
+        if name_node.ctx == "load" and name_node.name in undeclared:
+            undeclared.discard(name_node.name)
+            found.append((name_node.lineno + shift, f"{name_node.name!r} is not a macro or a variable of the manual; "
+                                                    f"the macros are {', '.join(sorted(macros))}"))
+    for call in tree.find_all(nodes.Call):
+        if isinstance(call.node, nodes.Name) and call.node.name in known and call.node.name not in macros \
+                and not callable(env.globals.get(call.node.name)):
+            found.append((call.lineno + shift, f"{call.node.name}() is called, but {call.node.name!r} is a "
+                                               "variable, not a macro"))
+    return sorted(found)
