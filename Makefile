@@ -34,7 +34,7 @@ define system_install
 	 else echo "make: $(4) is missing and no package manager is known here; install $(4) and run make again" >&2; exit 2; fi
 endef
 
-.PHONY: serve build test bench linkcheck clean browser node install-node
+.PHONY: serve build test lint bench linkcheck clean browser node install-node
 
 $(STAMP): requirements.txt
 	@test -n "$(PYTHON)" || { echo "make: no Python 3.11 or newer (tried python3.13, python3.12, python3.11, python3); install one, or run make PYTHON=/path/to/python" >&2; exit 2; }
@@ -82,6 +82,10 @@ test: $(STAMP) $(NODE_STAMP) browser  ## the whole test suite, the benchmarks' s
 run-tests:
 	@test -n "$(CHROMIUM)" || { echo "make: no Chromium or Chrome found; set CHROMIUM=/path/to/chrome" >&2; exit 2; }
 	$(PY) -m pytest
+
+lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tests/test_lint.py)
+	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"
+	node_modules/.bin/eslint .
 
 bench: $(STAMP) browser  ## every speed figure (bench/bench.py), written to bench/results.json; takes a few minutes
 	$(PY) -m mkdocs build --strict --site-dir site >/dev/null

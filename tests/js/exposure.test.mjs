@@ -46,35 +46,3 @@ for (const c of conformance.cases) {
     assert.deepStrictEqual(plain(got), plain(c.expect));
   });
 }
-
-test("1,000 synthetic incidents: one check takes at most 5 ms", () => {
-  const mini = conformance.bundles.mini;
-  const incidents = [];
-  const kinds = [
-    (k) => ({ flag: { name: "--tp-size", min: 1 + (k % 8) } }),
-    (k) => ({ all: [{ flag: { name: "--enable-mixed-chunk", present: true } }, { gpu: { architecture: ["ada", "hopper"] } }] }),
-    (k) => ({ any: [{ model: { trait: "moe" } }, { env: { name: `SGLANG_X_${k % 10}`, present: true } }] }),
-    (k) => ({ not: { deployment: { pd_role: ["prefill"] } } }),
-    (k) => ({ gpu: { compute_capability: { min: "8.0", max: "9.0" } } }),
-  ];
-  for (let k = 0; k < 1000; k++) {
-    incidents.push({
-      id: `s-${k}`, name: `#${k}`, title: `Synthetic ${k}`, path: `incidents/s-${k}/`,
-      exposure: { versions: [{ product: "sglang", introduced: "0.5.16", fixed: "0.5.23" }], when: kinds[k % kinds.length](k) },
-    });
-  }
-  const engine = new Engine({ ...mini, incidents });
-  const command = "SGLANG_X_3=1 python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --enable-mixed-chunk";
-  for (let k = 0; k < 50; k++) engine.check(command, { gpu: "L4" }); // warm up
-  // The best of five batches, as bench/bench.py takes the best of several runs: other work on the
-  // machine can only slow a batch down.
-  let out, each = Infinity;
-  for (let batch = 0; batch < 5; batch++) {
-    const start = performance.now();
-    for (let k = 0; k < 40; k++) out = engine.check(command, { gpu: "L4" });
-    each = Math.min(each, (performance.now() - start) / 40);
-  }
-  assert.ok(out.results.length > 0);
-  console.log(`# exposure check: ${each.toFixed(3)} ms per command against 1,000 incidents`);
-  assert.ok(each <= 5, `${each} ms`);
-});

@@ -417,7 +417,7 @@ function start(form, data, signal, client, rowsHtml) {
   let announced = false;
   function announce() {
     announced = true;
-    let id = "";
+    let id;
     try {
       id = decodeURIComponent(window.location.hash.slice(1));
     } catch (_) {

@@ -50,7 +50,7 @@ async function onPage(url) {
     return { text: found.text, words: found.words, results: found.results.map((r) => ({ id: r.id, score: r.score })),
       highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix } };
   };
-  const { index, ...rest } = data;
+  const { index: _index, ...rest } = data;  // the index stays here; the page needs the rest
   return {
     ready: Promise.resolve({ data: rest, loaded: performance.now() - started }),
     search: async (query) => answer(query),

@@ -25,7 +25,7 @@ self.onmessage = async (event) => {
       const started = performance.now();
       const data = JSON.parse(new TextDecoder().decode(message.bytes));
       search = createSearch(data);
-      const { index, ...rest } = data;
+      const { index: _index, ...rest } = data;  // the index stays in the worker
       self.postMessage({ type: "ready", data: rest, loaded: performance.now() - started });
     } else if (message.type === "search") {
       self.postMessage({ type: "found", seq: message.seq, found: answer(message.query) });

@@ -9,8 +9,8 @@ export const fold = (text) => text.normalize("NFKD").replace(/\p{M}+/gu, "").toL
 
 /* A token: letters and digits, possibly joined by . _ - + / : into one
    compound (a flag, a file name, a version, a metric name). */
-const TOKEN = /[\p{L}\p{N}]+(?:[._+/:\-][\p{L}\p{N}]+)*/gu;
-const JOINER = /[._+/:\-]/;
+const TOKEN = /[\p{L}\p{N}]+(?:[._+/:-][\p{L}\p{N}]+)*/gu;
+const JOINER = /[._+/:-]/;
 const WORD = /^[a-z]+$/;
 
 function undouble(stem) {
