@@ -15,7 +15,8 @@ from .errors import ManualError, Problem
 from .loader import Manual, load_manual
 from .model import Incident
 from .site import Site
-from .stories import Story, extract
+from .sources import split
+from .stories import Checks, MarkdownPieces, Story
 
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 
@@ -59,13 +60,46 @@ class BuildState:
     bench: dict | None = None  # the figures of the last `make bench`, if any
     pages: dict[str, PageRecord] = field(default_factory=dict)
     stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
+    checks: dict[str, Checks] = field(default_factory=dict)  # section -> its "What to check and do"
 
     @classmethod
-    def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None) -> BuildState:
-        """Load and check the data; raise ManualError naming every problem."""
+    def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None,
+             markdown: tuple[list, dict] | None = None) -> BuildState:
+        """Load and check the data, and read the stories and checks of the section pages (rendered
+        with ``markdown``, the site's Markdown extensions and their settings); raise ManualError
+        naming every problem."""
         manual = load_manual(project, docs_dir)
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
-        return cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
+        state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
+        if markdown is not None:
+            state.read_sections(docs_dir, *markdown)
+        return state
+
+    def read_sections(self, docs_dir: Path, extensions: list, configs: dict) -> None:
+        """Each section page's stories and checks, from its Markdown source, rendered once."""
+        from .render import check_link
+        from .site import body_start
+        from .yamlfile import decode, read_bytes
+
+        site = self.site
+
+        def link(page: str) -> str:
+            number = next(s.number for s in site.sections.values() if s.page == page)
+            return check_link(site.section(number).check or "", page)
+
+        pieces = MarkdownPieces(extensions, configs, macros={"check_link": link},
+                                variables={"manual_version": site.version, "incident_count": len(self.incidents)})
+        ids = {i.id for i in self.incidents}
+        for number, section in site.sections.items():
+            shown = f"docs/{section.page}"
+            text = decode(read_bytes(docs_dir / section.page, shown), shown)
+            start = body_start(text)
+            found, checks = split(text[start:], number, section.page, text.count("\n", 0, start) + 1)
+            for ident, source in found.items():
+                if ident in ids:
+                    self.stories.setdefault(ident, {})[number] = pieces.story(source)
+            if checks is not None:
+                self.checks[number] = pieces.checks(checks)
 
     @property
     def incidents(self) -> tuple[Incident, ...]:
@@ -78,15 +112,9 @@ class BuildState:
     def incident(self, incident_id: str) -> Incident | None:
         return self.manual.by_id.get(incident_id)
 
-    def collect_stories(self, section: str, html: str, page_url: str) -> None:
-        """Read the stories a finished section page tells, for the finder and the incident pages."""
-        ids = [i.id for i in self.incidents if section in i.sections]
-        for ident, story in extract(html, ids, section, page_url).items():
-            self.stories.setdefault(ident, {})[section] = story
-
     @cached_property
     def rows(self) -> dict[str, str]:
-        """Each incident's table row as HTML: the incident table shows them, rows.json carries them."""
+        """Each incident's table row as HTML, as the incident table shows it."""
         from .render import rows_data
 
         return rows_data(self.incidents, self.site)
@@ -95,6 +123,10 @@ class BuildState:
         """The incident's stories, in the order of its sections."""
         told = self.stories.get(incident.id, {})
         return [told[n] for n in incident.sections if n in told]
+
+    def checks_of(self, incident: Incident) -> list[Checks]:
+        """The checks of the sections that tell the incident, in their order."""
+        return [self.checks[n] for n in incident.sections if n in self.checks]
 
     def page(self, src: str) -> PageRecord:
         """The record of the page ``src`` (its path under docs/)."""

@@ -4,7 +4,7 @@
     python -m macros.exposure [--gpu NAME] [--version X.Y.Z] -          (the command on standard input)
 
 Prints each incident that applies (its conditions hold) and then each one that
-possibly applies (a condition cannot be decided from what was given, such as
+may apply (a condition cannot be decided from what was given, such as
 the GPU), with the reasons and a link. Exit status: 0 when nothing applies, 1
 when at least one incident applies, 2 on an error (a command that cannot be
 read, an unknown GPU, a version SGLang never had).
@@ -766,7 +766,7 @@ class Engine:
                                 f"flags are checked against {spec.version}")
         out["findings"] = parsed["findings"]
         ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
-        applies, possible = [], []
+        applies, may_apply = [], []
         for inc in self.incidents:
             exp = inc.get("exposure")
             if not exp:
@@ -780,12 +780,12 @@ class Engine:
             if value is F:
                 continue
             item = {"id": inc["id"], "name": inc["name"], "title": inc["title"], "path": inc["path"],
-                    "result": "applies" if value is T else "possible",
+                    "result": "applies" if value is T else "may apply",
                     "why": _dedupe(reasons), "undecided": _dedupe(undecided)}
             if exp.get("note"):
                 item["note"] = exp["note"]
-            (applies if value is T else possible).append(item)
-        out["results"] = applies + possible
+            (applies if value is T else may_apply).append(item)
+        out["results"] = applies + may_apply
         if out["not_checkable"]:
             n = len(out["not_checkable"])
             out["notes"].append(f"{n} incident{'s are' if n != 1 else ' is'} not checkable from a command "
@@ -1105,10 +1105,25 @@ def _quote(word: str) -> str:
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
+def headline(out: dict) -> str:
+    """One sentence for the answer. It never reads as an all-clear while something may apply."""
+    a = sum(1 for r in out["results"] if r["result"] == "applies")
+    m = len(out["results"]) - a
+    incidents = lambda n: f"{n} incident{'s' if n != 1 else ''}"  # noqa: E731
+    if a and m:
+        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'} and {m} may apply, of {out['checked']} checked."
+    if a:
+        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'}, of {out['checked']} checked."
+    if m:
+        return (f"{incidents(m)} may apply, though none is certain to, of {out['checked']} checked: "
+                "what the command leaves out decides.")
+    return f"No incident applies ({out['checked']} checked)."
+
+
 def _text_report(out: dict, base: str, opts: dict) -> str:
     lines = []
     for r in out["results"]:
-        head = "APPLIES " if r["result"] == "applies" else "POSSIBLE"
+        head = "APPLIES " if r["result"] == "applies" else "MAY APPLY"
         lines.append(f"{head} {r['id']}  {r['name']}: {r['title']}")
         lines.append(f"  why: {'; '.join(r['why'])}" if r["why"] else "  why: (no condition could be confirmed)")
         if r["undecided"]:
@@ -1116,12 +1131,7 @@ def _text_report(out: dict, base: str, opts: dict) -> str:
         if r.get("note"):
             lines.append(f"  note: {r['note']}")
         lines.append(f"  {base}{r['path']}")
-    if not out["results"]:
-        lines.append(f"No incident applies ({out['checked']} checked).")
-    else:
-        a = sum(1 for r in out["results"] if r["result"] == "applies")
-        lines.append(f"{a} appl{'ies' if a == 1 else 'y'}, {len(out['results']) - a} possibly appl"
-                     f"{'ies' if len(out['results']) - a == 1 else 'y'}, of {out['checked']} checked.")
+    lines.append(headline(out))
     if out["findings"]:
         lines.append("Findings:")
         lines += [f"  {f['message']}" for f in out["findings"]]

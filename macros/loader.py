@@ -312,7 +312,7 @@ error errors warning warn info debug critical fatal exception traceback failed f
 killed true false none null ok the a an in on of to at is was""".split())
 # Characters that show as nothing: a literal that holds one cannot be typed or seen as it is.
 _INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-MAX_GENERIC_SHARE = 6  # incidents that may share one generic log pattern; about.md says why
+MAX_GENERIC_SHARE = 5  # incidents that may share one generic log pattern (the schema says so too); about.md says why
 
 
 def literal_problem(text: str) -> str | None:
@@ -338,42 +338,49 @@ def literal_problem(text: str) -> str | None:
     return None
 
 
-def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
-    """Patterns compile, carry enough fixed text, and match the examples kept beside them."""
+def pattern_problems(patterns, examples, line, fields=("log_patterns", "log_examples"),
+                     check_examples: bool = True) -> list[tuple[int | None, str]]:
+    """Patterns compile, keep to the subset, carry enough fixed text, and match the examples kept
+    beside them (``fields`` names the two lists in the data, for the messages)."""
+    field, example_field = fields
     problems, usable = [], []
-    for k, pat in enumerate(inc.log_patterns):
-        where = f"log_patterns[{k}]"
+    for k, pat in enumerate(patterns):
+        where = f"{field}[{k}]"
         if pat.regex is not None:
             outside = regex_subset_problem(pat.regex)  # before compiling: it refuses what re cannot bound
             if outside:
-                problems.append((line("log_patterns", k), f"{where}: {outside}"))
+                problems.append((line(field, k), f"{where}: {outside}"))
                 continue
             try:
                 re.compile(pat.regex)
             except (re.error, OverflowError, RecursionError, ValueError) as err:
-                problems.append((line("log_patterns", k), f"{where}: the regex does not compile: {err}"))
+                problems.append((line(field, k), f"{where}: the regex does not compile: {err}"))
                 continue
             outside = regex_safety_problem(pat.regex)
             if outside:
-                problems.append((line("log_patterns", k), f"{where}: {outside}"))
+                problems.append((line(field, k), f"{where}: {outside}"))
                 continue
             if len(pat.prefilter) < MIN_PREFILTER:
-                problems.append((line("log_patterns", k),
+                problems.append((line(field, k),
                                  f"{where}: the regex needs a run of at least {MIN_PREFILTER} plain characters "
                                  f"outside groups (it has {pat.prefilter!r}); use a literal where one will do"))
                 continue
         weak = literal_problem(pat.literal if pat.literal is not None else pat.prefilter)
         if weak:
-            problems.append((line("log_patterns", k), f"{where}: {weak}"))
+            problems.append((line(field, k), f"{where}: {weak}"))
             continue
         usable.append(pat)
-        if not any(pat.matches(example) for example in inc.log_examples):
-            problems.append((line("log_patterns", k), f"{where}: {pat.text!r} matches none of the log_examples"))
-    if not problems:  # an unmatched example matters only once every pattern is sound
-        for k, example in enumerate(inc.log_examples):
+        if check_examples and not any(pat.matches(example) for example in examples):
+            problems.append((line(field, k), f"{where}: {pat.text!r} matches none of the {example_field}"))
+    if check_examples and not problems:  # an unmatched example matters only once every pattern is sound
+        for k, example in enumerate(examples):
             if not any(p.matches(example) for p in usable):
-                problems.append((line("log_examples", k), f"log_examples[{k}]: no pattern matches {example!r}"))
+                problems.append((line(example_field, k), f"{example_field}[{k}]: no pattern matches {example!r}"))
     return problems
+
+
+def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
+    return pattern_problems(inc.log_patterns, inc.log_examples, line)
 
 
 def _sharing_problems(sound, shown: str) -> list[Problem]:
@@ -906,6 +913,45 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
                   for field, value in g.items() if field in ("terms", "shared", "note")} for g in data)
 
 
+GUIDANCE_SCHEMA = ROOT / "data" / "guidance.schema.json"
+
+
+def load_guidance(path: Path, site: Site, incidents, *, shown: str = "data/guidance.yaml") -> tuple:
+    """The errors that many incidents share, checked: patterns as strict as the incidents' own, each
+    matching an example, a section that exists, and related incidents that exist."""
+    from .model import build_guidance
+
+    data = read(path, shown)
+    if data is None:
+        raise ManualError([Problem(shown, 1, None, "the file is empty; it lists the errors many incidents share")])
+    validate.check(data, GUIDANCE_SCHEMA, shown)
+    known = {i.id for i in incidents}
+    problems, entries, seen = [], [], {}
+    for index, raw in enumerate(data):
+        where = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
+        entry = build_guidance(raw, where())
+        if entry.id in seen or entry.id in known:
+            problems.append(Problem(shown, where("id"), None, f"{entry.id}: the id is already used "
+                                    f"({'by the entry at line ' + str(seen[entry.id]) if entry.id in seen else 'by an incident'})"))
+        seen.setdefault(entry.id, where())
+        for line, message in pattern_problems(entry.lines, entry.examples, where, fields=("lines", "examples")):
+            problems.append(Problem(shown, line, None, f"{entry.id}: {message}"))
+        phase_lines = [p.when for p in entry.phases]
+        for line, message in pattern_problems(phase_lines, (), lambda _f, k, i=index: line_of(
+                data, [i, "phases", k, "when"]), fields=("phases", "examples"), check_examples=False):
+            problems.append(Problem(shown, line, None, f"{entry.id}: {message.replace('phases[', 'phases[', 1)}"))
+        if entry.section not in site.sections:
+            problems.append(Problem(shown, where("section"), None, f"{entry.id}: section {entry.section} has no page"))
+        for k, ident in enumerate(entry.related):
+            if ident not in known:
+                problems.append(Problem(shown, where("related", k), None, f"{entry.id}: related: {ident!r} is not an "
+                                                                          "incident of data/incidents.yaml"))
+        entries.append(entry)
+    if problems:
+        raise ManualError(problems)
+    return tuple(entries)
+
+
 @dataclass(frozen=True)
 class Manual:
     """Everything one build knows: where things live, the incidents, and the old ids that redirect."""
@@ -915,10 +961,17 @@ class Manual:
     redirects: dict[str, str]
     synonyms: tuple[dict, ...] = ()
     facts: Facts | None = None  # the GPUs, models, releases and argument lists, validated
+    guidance: tuple = ()  # the errors many incidents share (data/guidance.yaml)
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:
         return {i.id: i for i in self.incidents}
+
+    @cached_property
+    def ordered(self) -> tuple[Incident, ...]:
+        """The incidents in the manual's order: by the section that first tells them, then as listed."""
+        key = lambda p: (tuple(int(x) for x in p[1].sections[0].split(".")), p[0])  # noqa: E731
+        return tuple(inc for _, inc in sorted(enumerate(self.incidents), key=key))
 
 
 def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
@@ -941,4 +994,5 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
                                    f"was published (added in commit {history[i]}) and has left both this file and "
                                    "the incidents; an id never leaves: put it back here, and in data/redirects.yaml "
                                    "with the id that now tells it") for i in gone])
-    return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"), facts(data))
+    return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"), facts(data),
+                  load_guidance(data / "guidance.yaml", site, incidents))

@@ -46,9 +46,10 @@ def start(config) -> BuildState:
     """Load and check the manual's data for a build that starts; stop it cleanly on any problem."""
     project = Path(config.config_file_path).resolve().parent
     render.keep_compiled_templates(project / ".cache" / "jinja")
+    markdown = (list(config["markdown_extensions"]), dict(config["mdx_configs"]))
     try:
         return BuildState.load(project, Path(config["docs_dir"]), site_url=config["site_url"],
-                               repo_url=config.extra.get("repository"))
+                               repo_url=config.extra.get("repository"), markdown=markdown)
     except ManualError as err:
         raise PluginError(f"the manual's data has {len(err.problems)} problem(s):\n{err}") from None
 
@@ -79,7 +80,8 @@ def on_files(state: BuildState, files, config):
     for inc in state.incidents:
         src = f"{site.table_url}{inc.id}.md"
         # The page's HTML body waits in the build state; Markdown only sees its placeholder.
-        content = render.incident_page(inc, site, state.incidents, block=lambda html, src=src: state.stash(src, html))
+        content = render.incident_page(inc, site, state.incidents, block=lambda html, src=src: state.stash(src, html),
+                                       stories=state.stories_of(inc), checks=state.checks_of(inc))
         files.append(File.generated(config, src, content=content, inclusion=InclusionLevel.NOT_IN_NAV))
     for old, new in state.redirects.items():  # an old address keeps working
         files.append(File.generated(config, f"{site.table_url}{old}/index.html",
@@ -92,6 +94,11 @@ def on_files(state: BuildState, files, config):
                                 content=exports.to_atom(state.incidents, site, config["site_name"])))
     files.append(File.generated(config, "incidents.schema.json", content=SCHEMA.read_bytes()))
     files.append(File.generated(config, EXPOSURE_BUNDLE, content=exposure_bundle(state, config)))
+    # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
+    finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
+                                state.manual.synonyms, state.manual.guidance)
+    files.append(File.generated(config, f"{site.table_url}{render.FINDER_DATA}",
+                                content=json.dumps(finder, ensure_ascii=False, separators=(",", ":"))))
     return files
 
 
@@ -114,24 +121,12 @@ def on_page_content(state: BuildState, html: str, page):
         html = state.restore(page.file.src_uri, html)
     except ManualError as err:
         raise PluginError(str(err)) from None
-    if page.meta.get("section") is not None:
-        state.collect_stories(str(page.meta["section"]), html, page.url)
     if not page.meta.get("description") and not page.meta.get("incident"):
         # Its own preview: the page's first paragraph (overrides/main.html writes it into the head).
         described = previews.description(html)
         if described:
             page.meta["description"] = described
     return html
-
-
-def on_page_context(state: BuildState, context, page):
-    """An incident's own page gets its stories, now that every section page has been rendered."""
-    ident = page.meta.get("incident")
-    inc = state.incident(ident) if ident else None
-    if inc is not None and render.STORIES_SLOT in (page.content or ""):
-        page.content = page.content.replace(
-            render.STORIES_SLOT, render.incident_stories(inc, state.stories_of(inc), state.site), 1)
-    return context
 
 
 def on_post_page(state: BuildState, output: str, page):
@@ -148,13 +143,3 @@ def on_post_template(state: BuildState, output: str, template_name: str):
     return csp.with_policy(output) if template_name.endswith(".html") else output
 
 
-def on_post_build(state: BuildState, config):
-    """Write the finder's data beside the incident table, now that every story has been read."""
-    site = state.site
-    data = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
-                              state.manual.synonyms)
-    folder = Path(config["site_dir"]) / site.table_url
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / render.FINDER_DATA).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), "utf-8")
-    rows = state.rows
-    (folder / render.ROWS_DATA).write_text(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), "utf-8")

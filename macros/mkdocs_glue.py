@@ -113,6 +113,11 @@ def define_env(env):
         return block(render.contents(incidents, site, base()))
 
     @macro
+    def guidance() -> str:
+        """The errors that many incidents share (data/guidance.yaml)."""
+        return block(render.guidance(state.manual.guidance, incidents, site, base()))
+
+    @macro
     def bench_results() -> str:
         """The figures of the last `make bench`."""
         return block(render.bench_results(state.bench))

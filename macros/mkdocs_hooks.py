@@ -57,17 +57,9 @@ def on_page_content(html, page, config, files):
     return _build().on_page_content(build_state(config), html, page)
 
 
-def on_page_context(context, page, config, nav):
-    return _build().on_page_context(build_state(config), context, page)
-
-
 def on_post_page(output, page, config):
     return _build().on_post_page(build_state(config), output, page)
 
 
 def on_post_template(output_content, template_name, config):
     return _build().on_post_template(build_state(config), output_content, template_name)
-
-
-def on_post_build(config):
-    return _build().on_post_build(build_state(config), config)

@@ -151,3 +151,48 @@ def build(raw: dict, line: int) -> Incident:
         exposure=plain_data(raw["exposure"]) if raw.get("exposure") is not None else None,
         line=line,
     )
+
+
+@dataclass(frozen=True)
+class Phase:
+    """How a generic error reads in one phase of a server's life, and what to do then."""
+
+    phase: str  # start-up, capture, serving or shutdown
+    when: LogPattern  # a line that tells the phase
+    advice: str
+
+
+@dataclass(frozen=True)
+class Guidance:
+    """An error that many incidents share (data/guidance.yaml): the lines that print it, what it
+    means, what to check, and where the manual says more."""
+
+    id: str
+    title: str
+    lines: tuple[LogPattern, ...]
+    examples: tuple[str, ...]
+    summary: str
+    checks: tuple[tuple[str, str], ...]  # (text, source URL)
+    section: str
+    related: tuple[str, ...]
+    phases: tuple[Phase, ...] = ()
+    line: int = field(default=0, compare=False)
+
+    @property
+    def log_patterns(self) -> tuple[LogPattern, ...]:
+        """The lines that print the error, as the log scanners read an incident's patterns."""
+        return self.lines
+
+
+def build_guidance(raw: dict, line: int) -> Guidance:
+    return Guidance(
+        id=raw["id"], title=raw["title"],
+        lines=tuple(LogPattern(literal=p.get("literal"), regex=p.get("regex"), generic=True, source=p.get("source"))
+                    for p in raw["lines"]),
+        examples=tuple(raw["examples"]), summary=" ".join(raw["summary"].split()),
+        checks=tuple((c["text"], c["source"]) for c in raw["checks"]), section=raw["section"],
+        related=tuple(raw["related"]),
+        phases=tuple(Phase(p["phase"], LogPattern(literal=p["when"].get("literal"), regex=p["when"].get("regex")),
+                           p["advice"]) for p in raw.get("phases") or ()),
+        line=line,
+    )

@@ -288,12 +288,9 @@ def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_
     return "\n".join(chunks)
 
 
-ROWS_DATA = "rows.json"  # beside the incident table's page: each row's HTML, for the finder
-
-
 def rows_data(incidents: Iterable[Incident], site: Site, base: str | None = None) -> dict[str, str]:
-    """Each incident's table row, as HTML, for the finder to put in the table (by default the page
-    at site.table_url is where the rows' relative links start)."""
+    """Each incident's table row, as HTML (by default the page at site.table_url is where the rows'
+    relative links start)."""
     links = Links(site, relative_root(site.table_url) if base is None else base)
     return {inc.id: _render("row.html", inc=inc, links=links, site=site) for inc in incidents}
 
@@ -389,13 +386,17 @@ FINDER_DATA = "finder.json"  # beside the incident table's page
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA,
-                   rows_url=ROWS_DATA)
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA)
 
 
-def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synonyms) -> dict:
+def _pattern_json(p) -> dict:
+    return {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
+
+
+def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synonyms, guidance=()) -> dict:
     """Everything the finder needs, as JSON: the search index (stories included), the vocabulary
-    (facets, labels, statuses, sort columns), the synonyms and the log patterns."""
+    (facets, labels, statuses, sort columns), the synonyms, the log patterns, and the errors many
+    incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a phase."""
     from . import search
 
     ordered = [i for _, rows in by_part(list(incidents), site) for i in rows]
@@ -413,9 +414,16 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
                    for f in facets(ordered, site)],
         "statuses": [{"value": k, "label": v} for k, v in STATUS_LABELS.items()],
         "sorts": list(SORTS),
-        "patterns": [{"id": i.id, **({"literal": p.literal} if p.literal is not None
-                                     else {"regex": p.regex, "fixed": p.prefilter}),
-                      **({"generic": True} if p.generic else {})} for i in ordered for p in i.log_patterns],
+        "patterns": [{"id": i.id, **_pattern_json(p), **({"generic": True} if p.generic else {})}
+                     for i in ordered for p in i.log_patterns],
+        "guidance": [{"id": g.id, "title": g.title, "summary": g.summary,
+                      "url": f"{relative_root(site.table_url)}{site.guidance_url(g.id)}",
+                      "checks": [text for text, _ in g.checks],
+                      "phases": [{"phase": p.phase, "label": PHASE_LABELS[p.phase], "advice": p.advice}
+                                 for p in g.phases]} for g in guidance],
+        "guidancePatterns": [{"id": g.id, **_pattern_json(p)} for g in guidance for p in g.lines],
+        "phaseMarkers": [{"guidance": g.id, "phase": p.phase, **_pattern_json(p.when)}
+                         for g in guidance for p in g.phases],
     }
 
 def check_form(site: Site, base: str, gpus: list[str], versions: list[str]) -> str:
@@ -521,10 +529,12 @@ def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit
 CHECKS_ANCHOR = "what-to-check-and-do"  # the heading each section page ends with
 
 
-def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (), block=_as_is) -> str:
-    """The Markdown source of an incident's own page, front matter included. With ``incidents``
-    (all of them), the page also lists related incidents and links the previous and the next.
-    ``block`` receives the page's finished HTML body (see ``story``)."""
+def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (), block=_as_is,
+                  stories=(), checks=()) -> str:
+    """The Markdown source of an incident's own page, front matter included: its card, its stories as
+    each section tells them (``stories``), the checks of those sections (``checks``), and, with
+    ``incidents`` (all of them), related incidents and the previous and the next. ``block`` receives
+    the page's finished HTML body (see ``story``)."""
     incidents = incidents if isinstance(incidents, tuple) and incidents else tuple(incidents) or (incident,)
     base = relative_root(site.incident_url(incident.id))
     links = Links(site, base)
@@ -540,35 +550,58 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
         "render_macros": False,
         "hide": ["toc"],
     }
-    front = "\n".join(f"{k}: {inert_json(v)}" for k, v in meta.items())
+    front = "\n".join(f"{k}:" + "".join(f"\n  {sub}: {inert_json(x)}" for sub, x in v.items())
+                      if isinstance(v, dict) else f"{k}: {inert_json(v)}" for k, v in meta.items())
     told = [site.section(n) for n in incident.sections]
-    checks = [(sec, f"{links.section(sec.number)}#{CHECKS_ANCHOR}"
-               if CHECKS_ANCHOR in site.anchors.get(sec.page, ()) else None) for sec in told]
     order = manual_order(incidents, site)
     at = _by_shared(incidents, site)[0].get(incident.id)
     previous = order[at - 1] if at else None
     following = order[at + 1] if at is not None and at + 1 < len(order) else None
     body = _render("incident_page.html", inc=incident, links=links, site=site,
-                   card=Markup(card(incident, site, base)), told=told, checks=checks,
-                   related=related(incident, incidents, site), previous=previous, following=following,
-                   stories_slot=Markup(STORIES_SLOT))
+                   card=Markup(card(incident, site, base)), told=told,
+                   stories=_stories_here(incident, stories, site),
+                   checks=_checks_here(incident, checks, site, links),
+                   related=related(incident, incidents, site), previous=previous, following=following)
     return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{block(body)}\n"
 
 
-STORIES_SLOT = '<div data-sgm-stories=""></div>'  # filled once every section page is rendered
-
-
-def incident_stories(incident: Incident, stories, site: Site) -> str:
-    """The incident's stories, in full, for its own page: each as its section tells it, its
-    headings one level under the page's h2 for it, and no element id of the section page."""
+def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
+    """The incident's stories, in full, for its own page: each as its section tells it, its headings
+    one level under the page's h2 for it, and no element id of the section page."""
     from .stories import rebase
 
     here = site.incident_url(incident.id)
     base = relative_root(here)
-    shown = [{"section": site.section(s.section), "anchor": "story-" + s.section.replace(".", "-"),
-              "html": Markup(rebase(s.html, s.page_url, here, shift=s.level - 2)),
-              "url": f"{base}{s.page_url}#{incident.id}"} for s in stories]
-    return _render("incident_stories.html", inc=incident, stories=shown)
+    return [{"section": site.section(s.section), "anchor": "story-" + s.section.replace(".", "-"),
+             "html": Markup(rebase(s.html, s.page_url, here, shift=s.level - 2)),
+             "url": f"{base}{s.page_url}#{incident.id}"} for s in stories]
+
+
+def _checks_here(incident: Incident, checks, site: Site, links) -> list[dict]:
+    """What to check and do, from each section that tells the incident, made right for its page."""
+    from .stories import rebase
+
+    here = site.incident_url(incident.id)
+    by_section = {c.section: c for c in checks}
+    out = []
+    for number in incident.sections:
+        c = by_section.get(number)
+        out.append({"section": site.section(number),
+                    "html": Markup(rebase(c.html, c.page_url, here)) if c else None,
+                    "url": f"{links.section(number)}#{CHECKS_ANCHOR}" if c else links.section(number)})
+    return out
+
+
+PHASE_LABELS = {"start-up": "At start-up", "capture": "During CUDA graph capture", "serving": "While serving",
+                "shutdown": "At shutdown"}
+GUIDANCE_PAGE = "errors.md"  # the page that renders every entry of data/guidance.yaml
+
+
+def guidance(entries, incidents: Iterable[Incident], site: Site, base: str) -> str:
+    """The errors many incidents share, each with what it means, what to check and where to read on."""
+    names = {i.id: i.name for i in incidents}
+    return _render("guidance.html", entries=entries, names=names, links=Links(site, base), site=site,
+                   phase_labels=PHASE_LABELS, checks_anchor=CHECKS_ANCHOR)
 
 
 def _figure(value: float, unit: str) -> str:

@@ -90,6 +90,12 @@ class Site:
         """The site-root-relative URL of an incident's own page."""
         return f"{self.table_url}{incident_id}/"
 
+    guidance_page: str = "errors.md"  # where data/guidance.yaml's entries are rendered
+
+    def guidance_url(self, guidance_id: str) -> str:
+        """The site-root-relative URL of an entry of the common errors page."""
+        return f"{page_url(self.guidance_page)}#{guidance_id}"
+
     def absolute(self, url: str) -> str:
         return self.site_url.rstrip("/") + "/" + url
 

@@ -1,9 +1,11 @@
-"""The stories the section pages tell, read back out of their finished HTML.
+"""The stories and checks lists of the section pages, rendered for the pages that repeat them.
 
-A story is everything between an incident's heading (anchored by its id)
-and the next heading of the same or a higher level, without the incident's
-card. The finder searches its text; the incident's own page shows it in full.
-Nothing here knows about MkDocs.
+An incident's own page shows its story as every section that tells it writes it, and the checks of
+those sections; the finder searches the stories' text. Both come from the section pages' Markdown
+source (macros/sources.py), rendered here with the site's own Markdown extensions: nothing is read
+back from a finished page. Links are made right for the page that shows the piece: a link to another
+page's Markdown file becomes that page's address, a bare #anchor points back to the section page,
+and element ids stay on the page that owns them. Nothing here knows a site generator.
 """
 from __future__ import annotations
 
@@ -13,24 +15,29 @@ from dataclasses import dataclass
 from html import unescape
 from urllib.parse import urlsplit, urlunsplit
 
+import jinja2
+
+from .site import page_url
+from .sources import ChecksSource, StorySource
+
 
 @dataclass(frozen=True)
 class Story:
     incident: str
     section: str     # the section's number
     page_url: str    # the section page's site-root-relative URL, e.g. "part-2/2-3-retraction/"
-    html: str        # the story's HTML as the section page has it (card left out)
+    html: str        # the story's HTML, its links relative to the section page
     text: str        # its plain text, for the finder
     level: int = 3   # the level of its heading on the section page
 
 
-# The finished HTML of a page is read with a few regular expressions rather than a full HTML
-# parser: the build reads every section page and writes every incident page, and parsing them
-# whole cost more than the rest of the build. They only need the tags Markdown and the
-# templates write, whose attributes never hold a ">".
-_ANCHORED = re.compile(r'<h([1-6])\b[^>]*\bid="([^"]+)"[^>]*>')
-_BLOCK = re.compile(r"<(/?)(h[1-6]|div)\b[^>]*>", re.I)
-_CARD = re.compile(r'\bclass="(?:[^"]*\s)?sgm-card(?:\s[^"]*)?"')
+@dataclass(frozen=True)
+class Checks:
+    section: str
+    page_url: str
+    html: str
+
+
 _TAGS = re.compile(r"<[^>]*>")
 
 
@@ -39,52 +46,75 @@ def plain_text(html: str) -> str:
     return " ".join(unescape(_TAGS.sub(" ", html)).split())
 
 
-def extract(html: str, ids, section: str, page_url: str) -> dict[str, Story]:
-    """The stories of ``ids`` told in a section page's finished ``html``: from each anchored
-    heading to the next heading of the same or a higher level outside any block (or the end of
-    the block the heading sits in), without the incident's card."""
-    wanted = set(ids)
-    stories: dict[str, Story] = {}
-    for heading in _ANCHORED.finditer(html):
-        level, ident = int(heading.group(1)), heading.group(2)
-        if ident not in wanted or ident in stories:
-            continue
-        close = html.find(f"</h{level}>", heading.end())
-        start = close + len(f"</h{level}>") if close >= 0 else heading.end()
-        end, depth, card, cut = len(html), 0, None, []
-        for tag in _BLOCK.finditer(html, start):
-            closing, name = tag.group(1), tag.group(2).lower()
-            if name == "div":
-                if not closing:
-                    if depth == 0 and _CARD.search(tag.group(0)):
-                        card = tag.start()
-                    depth += 1
-                    continue
-                depth -= 1
-                if depth < 0:  # the block the story sits in ends here
-                    end = tag.start()
-                    break
-                if depth == 0 and card is not None:
-                    cut.append((card, tag.end()))
-                    card = None
-            elif not closing and depth == 0 and int(name[1]) <= level:
-                end = tag.start()
-                break
-        pieces, at = [], start
-        for lo, hi in cut:
-            pieces.append(html[at:lo])
-            at = hi
-        pieces.append(html[at:end])
-        body = "".join(pieces).strip()
-        stories[ident] = Story(ident, section, page_url, body, plain_text(body), level)
-    return stories
+class MarkdownPieces:
+    """Renders pieces of the section pages: their macros expanded (``variables`` and ``macros``, the
+    same names the pages use), then Markdown with the site's extensions."""
+
+    def __init__(self, extensions: list, configs: dict, macros: dict, variables: dict,
+                 comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}")):
+        import markdown
+
+        self._md = markdown.Markdown(extensions=list(extensions), extension_configs=dict(configs))
+        self._env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                                       comment_start_string=comments[0], comment_end_string=comments[1],
+                                       keep_trailing_newline=True)
+        self._macros, self._variables = macros, variables
+
+    def html(self, text: str, page: str) -> str:
+        """``text``, written on the page ``page`` (its path under docs/), as HTML whose links still
+        point where they did from that page."""
+        if "{{" in text or "{%" in text:
+            context = dict(self._variables)
+            context.update({name: (lambda fn=fn: fn(page)) for name, fn in self._macros.items()})
+            text = self._env.from_string(text).render(**context)
+        self._md.reset()
+        return md_links_to_urls(self._md.convert(text), page)
+
+    def story(self, source: StorySource) -> Story:
+        html = self.html(source.markdown, source.page)
+        return Story(source.incident, source.section, page_url(source.page), html, plain_text(html), source.level)
+
+    def checks(self, source: ChecksSource) -> Checks:
+        return Checks(source.section, page_url(source.page), self.html(source.markdown, source.page))
+
+
+_URL_ATTR = re.compile(r'(\s(?:href|src)=")([^"]*)(")')
+
+
+def md_links_to_urls(html: str, page: str) -> str:
+    """Relative links written in the Markdown of the page at ``page`` (its path under docs/), made
+    relative to that page's address, as the site generator writes them: a Markdown file becomes the
+    address of its page (``../part-5/5-2-metrics-and-health.md#x`` -> ``../../part-5/5-2-metrics-and-health/#x``)
+    and an image keeps its file (``../images/x.svg`` -> ``../../images/x.svg``)."""
+    here = page_url(page)
+    folder = posixpath.dirname(page)
+
+    def fix(match):
+        ref = unescape(match.group(2))
+        parts = urlsplit(ref)
+        if parts.scheme or not parts.path or ref.startswith(("//", "#", "/", "mailto:")):
+            return match.group(0)
+        target = posixpath.normpath(posixpath.join(folder, parts.path))
+        address = page_url(target) if target.endswith(".md") else target
+        new = urlunsplit(("", "", _relative(address, here), parts.query, parts.fragment))
+        return match.group(1) + new.replace("&", "&amp;").replace('"', "&quot;") + match.group(3)
+
+    return _URL_ATTR.sub(fix, html)
+
+
+def _relative(target: str, from_url: str) -> str:
+    """The address of site-root-relative ``target`` relative to the page at ``from_url``."""
+    here = posixpath.dirname(from_url.rstrip("/") + "/x") if from_url else "."
+    relative = posixpath.relpath(target or ".", here or ".")
+    if (target.endswith("/") or not target) and not relative.endswith("/"):
+        relative += "/"
+    return relative
 
 
 _HEADERLINK = re.compile(r'<a\b[^>]*\bclass="headerlink"[^>]*>.*?</a>', re.S)
 _HEADING_TAG = re.compile(r"<(/?)h([1-6])\b")
 _START_TAG = re.compile(r"<[A-Za-z][^>]*>")
 _ID_ATTR = re.compile(r'\s+id="[^"]*"')
-_URL_ATTR = re.compile(r'(\s(?:href|src)=")([^"]*)(")')
 
 
 def rebase(html: str, from_url: str, to_url: str, shift: int = 0) -> str:

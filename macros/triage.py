@@ -50,7 +50,7 @@ except ImportError:  # no wheel for this platform: fall back to bytes.find
 
 from .errors import ManualError
 from .loader import load_manual
-from .model import Incident
+from .model import Guidance, Incident
 
 BLOCK = 1 << 23     # bytes read at a time: large enough for speed, small enough for any machine
 LINE_MAX = 1 << 20  # a line longer than this is not kept whole: it is searched in windows
@@ -61,6 +61,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 class TriageError(Exception):
     """A file that cannot be scanned; the message names it."""
+
+
+@dataclass(frozen=True)
+class PhaseMarker:
+    """A line that tells which phase of a server's life a generic error came in (data/guidance.yaml)."""
+
+    guidance: str
+    phase: str
+    log_patterns: tuple
+
+    @property
+    def id(self) -> str:
+        return f"{self.guidance} {self.phase}"
 
 
 @dataclass
@@ -74,6 +87,18 @@ class Hit:
     clipped: bool = False  # first_text is an excerpt of a longer line
     last_seen: tuple = field(default=(None, -1), repr=False)  # (scan, offset of the line): a line counts once
     last_certain: bool = field(default=False, repr=False)
+    phase: str | None = None  # for a guidance entry: the phase its first line came in
+    order: int = 0  # the incident's place in the manual's order: the last tie-break
+
+    @property
+    def is_guidance(self) -> bool:
+        return isinstance(self.incident, Guidance)
+
+    def evidence(self, files: list[str]) -> tuple:
+        """The ranking key the finder uses too: incidents whose own lines occur first, the most
+        lines first, then the most shared lines, then the earliest, then the manual's order."""
+        return (not self.certain, -self.count, -self.possible,
+                files.index(self.first_file) if self.first_file in files else -1, self.first_line, self.order)
 
     @property
     def certain(self) -> bool:
@@ -84,8 +109,12 @@ class Hit:
 class Matcher:
     """Every incident's patterns, compiled once into one automaton."""
 
-    def __init__(self, incidents):
-        self.incidents = [i for i in incidents if i.log_patterns]
+    def __init__(self, incidents, guidance=()):
+        """``incidents`` in the manual's order (its ties are broken by that order); ``guidance``, the
+        errors many incidents share, are matched alongside with the markers of their phases."""
+        markers = [PhaseMarker(g.id, p.phase, (p.when,)) for g in guidance for p in g.phases]
+        self.incidents = [i for i in (*incidents, *guidance, *markers) if i.log_patterns]
+        self.order = {inc.id: n for n, inc in enumerate(incidents)}
         self.patterns: list[tuple[Incident, int]] = []  # pattern index -> (incident, its log_patterns index)
         self.owners: list[list[tuple[int, re.Pattern | None]]] = []  # needle -> (pattern index, regex or None)
         needles: list[bytes] = []
@@ -105,15 +134,32 @@ class Matcher:
         self.find = _engine(needles) if needles else None
 
     def scan(self, name: str, stream, hits: dict[str, Hit]) -> None:
-        """Read ``stream`` (binary) to the end, adding what matches to ``hits``."""
+        """Read ``stream`` (binary) to the end, adding what matches to ``hits``. A guidance entry's hit
+        also gets its phase: the phase whose marker line came last at or before its first line."""
         this = object()  # this scan: a file named twice is counted twice, like grep
+        markers: dict[str, dict[str, int]] = {}  # guidance id -> phase -> offset of its last marker line
+        pending: list[tuple[int, Hit]] = []  # guidance hits whose phase is decided once their line is past
+
+        def settle(before: int | None) -> None:
+            while pending and (before is None or pending[0][0] < before):
+                at, hit = pending.pop(0)
+                seen = [(offset, phase) for phase, offset in markers.get(hit.incident.id, {}).items() if offset <= at]
+                hit.phase = max(seen)[1] if seen else None
+
         for pattern, key, where in self.found(name, text_stream(name, stream)):
             inc, k = self.patterns[pattern]
+            settle(key)
+            if isinstance(inc, PhaseMarker):
+                markers.setdefault(inc.guidance, {})[inc.phase] = key
+                continue
             certain = not inc.log_patterns[k].generic
             hit = hits.get(inc.id)
             if hit is None:
                 line, text, clipped = where()
-                hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text, clipped=clipped)
+                hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text, clipped=clipped,
+                                         order=self.order.get(inc.id, 0))
+                if isinstance(inc, Guidance) and inc.phases:
+                    pending.append((key, hit))
             elif hit.last_seen == (this, key):
                 if certain and not hit.last_certain:  # the same line, now matched by the incident's own pattern
                     hit.possible -= 1
@@ -125,6 +171,7 @@ class Matcher:
             else:
                 hit.possible += 1
             hit.last_seen, hit.last_certain = (this, key), certain
+        settle(None)
 
     def found(self, name: str, stream, block: int | None = None, line_max: int | None = None):
         """Yield ``(pattern index, line key, where)`` for each pattern found on a line of ``stream``.
@@ -592,9 +639,11 @@ def _open(name: str):
         raise TriageError(f"{name}: cannot read: {err.strerror}") from None
 
 
-def triage(incidents, names: list[str]) -> tuple[list[Hit], list[str]]:
-    """Scan the files; return the hits in order of first appearance, and the errors."""
-    matcher = Matcher(incidents)
+def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[str]]:
+    """Scan the files; return the hits, best evidence first (incidents whose own lines occur, then
+    the errors many incidents share, then the incidents such a line only makes possible), and the
+    errors."""
+    matcher = Matcher(incidents, guidance)
     hits: dict[str, Hit] = {}
     errors: list[str] = []
     shown = ["(standard input)" if name == "-" else display_name(name) for name in names]
@@ -610,12 +659,10 @@ def triage(incidents, names: list[str]) -> tuple[list[Hit], list[str]]:
             errors.append(str(err) if name == "-" else str(err).replace(name, label))
         except OSError as err:
             errors.append(f"{label}: cannot read: {err.strerror or err}")
-    # Certain matches first, then the incidents that only print a line several incidents share;
-    # within each, in order of first appearance.
-    order = sorted(hits.values(), key=lambda h: (not h.certain,
-                                                 shown.index(h.first_file) if h.first_file in shown else -1,
-                                                 h.first_line))
-    return order, errors
+    found = sorted((h for h in hits.values() if not h.is_guidance), key=lambda h: h.evidence(shown))
+    shared = sorted((h for h in hits.values() if h.is_guidance), key=lambda h: h.evidence(shown))
+    certain = [h for h in found if h.certain]
+    return certain + shared + [h for h in found if not h.certain], errors
 
 
 def _site_url() -> str:
@@ -624,6 +671,50 @@ def _site_url() -> str:
 
 from .terminal import escape_controls  # noqa: E402 -- re-exported: the tests and diagnose use it
 from .terminal import json_text as _json_text  # noqa: E402
+
+
+def results(hits: list[Hit], site, base: str) -> list[dict]:
+    """The hits as the command prints them (and as --json gives them): each incident, or error that
+    many incidents share, with its evidence and its address."""
+    out = []
+    for h in hits:
+        first = {"file": h.first_file, "line": h.first_line, "text": h.first_text, "clipped": h.clipped}
+        if h.is_guidance:
+            g = h.incident
+            out.append({"kind": "guidance", "id": g.id, "title": g.title, "certain": False, "count": h.possible,
+                        "phase": h.phase, "first": first, "url": f"{base}{site.guidance_url(g.id)}"})
+            continue
+        out.append({"kind": "incident", "id": h.incident.id, "name": h.incident.name, "title": h.incident.title,
+                    "status": h.incident.status, "sections": list(h.incident.sections),
+                    "certain": h.certain, "count": h.count if h.certain else h.possible,
+                    "first": first, "url": base + site.incident_url(h.incident.id)})
+    return out
+
+
+def _text(results: list[dict], guidance) -> list[str]:
+    lines = []
+    phases = {"start-up": "at start-up", "capture": "during CUDA graph capture", "serving": "while serving",
+              "shutdown": "at shutdown"}
+    for r in results:
+        first = r["first"]
+        clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
+        many = "line" if r["count"] == 1 else "lines"
+        if r["kind"] == "guidance":
+            when = f", {phases[r['phase']]}" if r.get("phase") else ""
+            lines.append(f"{r['id']}  {r['title']}  [an error many incidents share{when}]")
+            lines.append(f"  {r['count']} {many}; first at {first['file']}:{first['line']}: {first['text']}{clipped}")
+            advice = next((p.advice for p in guidance[r["id"]].phases if p.phase == r.get("phase")), None)
+            if advice:
+                lines.append(f"  {advice.replace('`', '')}")
+            lines.append(f"  {r['url']}")
+            continue
+        if not r["certain"]:
+            many += " that several incidents print (possible, not certain)"
+        where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
+        lines.append(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]")
+        lines.append(f"  {r['count']} {many}; first at {first['file']}:{first['line']}: {first['text']}{clipped}")
+        lines.append(f"  {r['url']}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -637,42 +728,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         manual = load_manual(ROOT)
-        incidents, site = manual.incidents, manual.site
     except ManualError as err:
         print(f"triage: the manual's data has problems:\n{err}", file=sys.stderr)
         return 2
     base = args.site_url.rstrip("/") + "/"
-    hits, errors = triage(incidents, args.files)
+    hits, errors = triage(manual.ordered, args.files, manual.guidance)
     shown_err = escape_controls if sys.stderr.isatty() else str
     for message in errors:
         print(f"triage: {shown_err(message)}", file=sys.stderr)
-    results = [{
-        "id": h.incident.id, "name": h.incident.name, "title": h.incident.title,
-        "status": h.incident.status, "sections": list(h.incident.sections),
-        "certain": h.certain, "count": h.count if h.certain else h.possible,
-        "first": {"file": h.first_file, "line": h.first_line, "text": h.first_text, "clipped": h.clipped},
-        "url": base + site.incident_url(h.incident.id),
-    } for h in hits]
+    found = results(hits, manual.site, base)
     if args.json:
-        sys.stdout.write(_json_text({"matches": results, "errors": errors}) + "\n")
+        sys.stdout.write(_json_text({"matches": found, "errors": errors}) + "\n")
     else:
         shown = escape_controls if sys.stdout.isatty() else str
-        for r in results:
-            lines = "line" if r["count"] == 1 else "lines"
-            if not r["certain"]:
-                lines += " that several incidents print (possible, not certain)"
-            where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
-            first = r["first"]
-            clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
-            print(shown(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]"))
-            print(shown(f"  {r['count']} {lines}; first at {first['file']}:{first['line']}: {first['text']}")
-                  + clipped)
-            print(shown(f"  {r['url']}"))
-        if not results and not errors:
+        guidance = {g.id: g for g in manual.guidance}
+        for line in _text(found, guidance):
+            print(shown(line) if "\n" not in line else line)
+        if not found and not errors:
             print("triage: no incident of the manual matches", file=sys.stderr)
     if errors:
         return 2
-    return 0 if results else 1
+    return 0 if found else 1
 
 
 if __name__ == "__main__":

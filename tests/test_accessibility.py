@@ -39,7 +39,7 @@ def test_no_serious_or_critical_violation(browser, server, name, scheme):
     page.goto(server + PAGES[name])
     page.wait_for_load_state("networkidle")
     if "incidents" in name:
-        page.wait_for_selector(".sgm-finder:not([hidden])")
+        page.wait_for_selector(".sgm-finder[data-ready]")
     if "check" in name:
         page.wait_for_selector(".sgm-check__result:not([hidden])")
     wanted = "slate" if scheme == "dark" else "default"
@@ -53,7 +53,7 @@ def test_the_finder_works_with_the_keyboard_alone(browser, server):
     context = browser.new_context()
     page = context.new_page()
     page.goto(server + "incidents/")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_selector(".sgm-finder[data-ready]")
     rows = lambda: page.eval_on_selector_all(".sgm-table tbody tr", "r => r.map(x => x.id)")  # noqa: E731
 
     def tab_to(selector: str, limit: int = 80) -> None:

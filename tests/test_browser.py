@@ -103,7 +103,7 @@ def test_after_instant_navigations_one_click_copies_once_and_slash_focuses_once(
         page.click('#sglang-8463 a[href*="2-3-retraction"]')
         page.wait_for_url("**/part-2/2-3-retraction/#sglang-8463")
         page.click('.md-nav__link[href$="incidents/"]')
-        page.wait_for_selector(".sgm-finder:not([hidden])")
+        page.wait_for_selector(".sgm-finder[data-ready]")
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full reload happened
     assert page.evaluate("document.querySelectorAll('.sgm-finder').length") == 1
     page.locator("#sglang-36889 .sgm-copy__chat").click()

@@ -48,7 +48,7 @@ def test_without_javascript_the_incidents_intro_offers_what_the_page_has(browser
     context = browser.new_context()
     page = context.new_page()
     page.goto(server + "incidents/")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_selector(".sgm-finder[data-ready]")
     intro = page.inner_text("article > p:first-of-type")
     assert "Filter by a symptom" in intro and "find in page" not in intro
     context.close()
@@ -59,7 +59,7 @@ def test_without_javascript_the_incidents_intro_offers_what_the_page_has(browser
 def test_on_a_phone_the_filter_and_the_first_result_fit_the_first_screen(browser, server, errors, tmp_path):
     page = new_page(browser, errors, viewport=PHONE, has_touch=True, is_mobile=True)
     page.goto(server + "incidents/")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_selector(".sgm-finder[data-ready]")
     shot = tmp_path / "incidents-390x844.png"
 
     def check(condition, message):
@@ -154,7 +154,7 @@ def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed
     # an old id set within a page reached by instant navigation from a page at another depth
     page.goto(url)
     page.click('.md-nav__link[href$="incidents/"]')
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_selector(".sgm-finder[data-ready]")
     page.evaluate(f"location.hash = '#{OLD}'")
     page.wait_for_function(f"location.hash === '#{NEW}'")
     page.click('#part-2 ~ .sgm-table a[href*="2-3-retraction"]')

@@ -87,7 +87,7 @@ def answer(page) -> list[dict]:
     """Each incident the page lists: id (from its link), result, why and cannot-decide, as shown."""
     return page.eval_on_selector_all(".sgm-check__item", """items => items.map(li => ({
         id: li.querySelector('.sgm-check__title a').getAttribute('href').split('/').filter(Boolean).pop(),
-        result: li.classList.contains('sgm-check__item--applies') ? 'applies' : 'possible',
+        result: li.classList.contains('sgm-check__item--applies') ? 'applies' : 'may apply',
         why: [...li.querySelectorAll('.sgm-check__why li')].map(x => x.textContent),
         undecided: [...li.querySelectorAll('.sgm-check__undecided li')].map(x => x.textContent)}))""")
 
@@ -123,7 +123,7 @@ def test_a_pasted_command_gets_the_python_engines_answer(page, server, engine, i
     assert want, "a command the test relies on reports nothing"
     assert answer(page) == want
     results = [r["result"] for r in want]
-    assert results == sorted(results, key=lambda r: r != "applies")  # definite before possible
+    assert results == sorted(results, key=lambda r: r != "applies")  # applies before may apply
     status = page.text_content(".sgm-check__status")
     assert re.match(r"^[0-9]+ incidents? appl", status), status
     assert page.get_attribute(".sgm-check__status", "aria-live") == "polite"

@@ -229,7 +229,7 @@ def test_cli_exit_1_and_json(mini_file):
     items = json.loads(r.stdout)
     assert isinstance(items, list) and all({"id", "why", "url", "kind", "result"} <= set(i) for i in items)
     incidents = [i for i in items if i["kind"] == "incident"]
-    assert [(i["id"], i["result"]) for i in incidents] == [("t-one", "applies"), ("t-maybe", "possible")]
+    assert [(i["id"], i["result"]) for i in incidents] == [("t-one", "applies"), ("t-maybe", "may apply")]
     assert incidents[0]["url"] == "https://manual.example/incidents/t-one/"
     assert incidents[0]["why"][-1] == "`--enable-mixed-chunk` is given"
     assert incidents[1]["undecided"] == ["no GPU given"]
@@ -349,7 +349,7 @@ COMMANDS = ROOT / "tests" / "exposure_commands.yaml"
 
 def only_the_version_undecided(result: dict) -> bool:
     """A result whose conditions all hold but the version: the incident's range is unknown (or the command
-    does not say which router or Miles release runs), so the engine can only say "possible"."""
+    does not say which router or Miles release runs), so the engine can only say "may apply"."""
     return result["result"] == "applies" or all(
         u.startswith("the affected ") or (u.startswith("no ") and u.endswith(" version given"))
         for u in result["undecided"])

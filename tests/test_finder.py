@@ -210,7 +210,7 @@ def finder_page(browser, server):
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{server}incidents/")
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_selector(".sgm-finder[data-ready]")
     yield page
     context.close()
 
@@ -239,15 +239,41 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 ha
 """
 
 
-def test_a_pasted_traceback_finds_the_out_of_memory_incidents(page, server, incidents):
+def triage_order(tmp_path, text: str) -> list[str]:
+    """What the triage command lists for ``text``, in its order (errors many incidents share included)."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "pasted.log"
+    log.write_text(text, "utf-8")
+    out = subprocess.run([sys.executable, "-m", "macros.triage", "--json", str(log)], cwd=ROOT,
+                         capture_output=True, text=True).stdout
+    return [m["id"] for m in json.loads(out)["matches"]]
+
+
+def test_a_pasted_traceback_opens_with_its_common_error_then_the_incidents_in_the_clis_order(
+        page, server, incidents, tmp_path):
+    """A CUDA out-of-memory traceback names no one incident: the finder shows what to check for that
+    error first, then lists each incident that prints the line once, in the same order as the triage
+    command, each row saying why it is there."""
     open_finder(page, server)
     paste(page, TRACEBACK)
     page.wait_for_selector(".sgm-finder__log:not([hidden])")
+    page.wait_for_selector(".sgm-finder__guidance:not([hidden])")
+    assert page.text_content(".sgm-finder__guidance-title").startswith("PyTorch ran out of GPU memory")
+    assert "errors/#cuda-out-of-memory" in page.get_attribute(".sgm-finder__guidance a", "href")
     found = ids(page)
-    assert found, "a CUDA out-of-memory traceback must find something"
     generic = {i.id for i in incidents for p in i.log_patterns if p.generic and p.matches(TRACEBACK.splitlines()[-1])}
     assert generic and set(found[:len(generic)]) == generic
-    assert page.locator(".sgm-finder__possible").count() == len(generic)  # marked possible, not certain
+    assert len(found) == len(set(found))  # each incident listed once
+    cli = [i for i in triage_order(tmp_path, TRACEBACK) if i in generic]
+    assert found[:len(generic)] == cli
+    notes = page.eval_on_selector_all(".sgm-results tbody tr .sgm-row-evidence", "n => n.map(x => x.textContent)")
+    assert notes[:len(generic)] == ["your log: 1 line that other incidents print too"] * len(generic)
+    summary = page.text_content(".sgm-finder__log-summary")
+    assert summary.startswith("1 line of your log was kept. It holds only lines that many incidents print (PyTorch "
+                              "ran out of GPU memory), so no incident is certain")
+    assert page.is_visible(".sgm-finder__log-text")  # the pasted log stays in view
     assert "log=" in page.url or page.wait_for_function("location.search.includes('log=')")
 
 
@@ -268,13 +294,13 @@ def test_a_pasted_log_ranks_by_distinct_lines_and_typing_narrows_it(page, server
         certain = sum(1 for line in lines if any(p.matches(line) and not p.generic for p in inc.log_patterns))
         if certain:
             expected[inc.id] = certain
-    listed = page.eval_on_selector_all(".sgm-finder__log-hits li:not(.sgm-finder__possible) a",
-                                       "links => links.map(a => a.getAttribute('href').slice(1))")
+    listed = ids(page)[:len(expected)]
     assert set(listed) == set(expected)
     counts = [expected[i] for i in listed]
     assert counts == sorted(counts, reverse=True)  # most lines first
-    assert ids(page)[:len(listed)] == listed
-    assert page.text_content(".sgm-finder__log-summary").startswith("3 lines of your log matter")
+    assert page.text_content(".sgm-finder__log-summary").startswith(
+        f"3 lines of your log were kept. {len(expected)} incidents print lines found in it, and come first.")
+    assert page.is_hidden(".sgm-finder__guidance")  # an incident's own lines: no common error first
     page.wait_for_function("location.search.includes('log=')")
     from_log = ids(page)
     page.keyboard.type("bootstrap")  # typed text narrows the log's results

@@ -13,7 +13,7 @@ PAGES = ["", "part-2/2-4-the-overlap-scheduler/", "incidents/", "incidents/?filt
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_type_loads_with_outside_requests_blocked(browser, server, path):
     origin = urlsplit(server).netloc
-    context = browser.new_context()
+    context = browser.new_context(bypass_csp=False)  # the page's own Content-Security-Policy applies
     blocked, errors = [], []
     context.route("**/*", lambda route: (
         route.continue_() if urlsplit(route.request.url).netloc == origin or route.request.url.startswith("data:")
@@ -45,6 +45,6 @@ def test_an_unknown_incident_address_points_to_the_finder(browser, server):
     link = page.get_by_role("link", name="search the incident table for it")
     assert link.evaluate("a => a.pathname + a.search") == "/incidents/?filter=sglang-999999"
     link.click()
-    page.wait_for_selector(".sgm-finder:not([hidden])")
+    page.wait_for_selector(".sgm-finder[data-ready]")
     assert page.input_value(".sgm-finder__q") == "sglang-999999"
     page.close()

@@ -51,7 +51,7 @@ def test_each_example_line_is_found_by_the_command(incidents, tmp_path):
     path.write_text("\n".join(e for i in incidents for e in i.log_examples) + "\n", encoding="utf-8")
     code, out, _ = run("--json", path)
     assert code == 0
-    found = {m["id"] for m in json.loads(out)["matches"]}
+    found = {m["id"] for m in json.loads(out)["matches"] if m["kind"] == "incident"}
     assert found == {i.id for i in incidents if i.log_patterns}
 
 
@@ -389,10 +389,14 @@ def test_a_line_several_incidents_print_is_possible_not_certain(incidents, tmp_p
     out = subprocess.run([sys.executable, "-m", "macros.triage", "--json", str(log)], cwd=ROOT,
                          capture_output=True, text=True, env={**os.environ, "SITE_URL": "https://manual.example/"})
     matches = json.loads(out.stdout)["matches"]
-    possible = [m for m in matches if not m["certain"]]
+    guidance = [m for m in matches if m["kind"] == "guidance"]
+    possible = [m for m in matches if not m["certain"] and m["kind"] == "incident"]
     certain = [m for m in matches if m["certain"]]
     assert certain and possible and 1 <= len(possible) <= 5
-    assert matches == certain + possible  # certain first
+    # Certain first, then the common error the shared line names, then the incidents it makes possible.
+    assert matches == certain + guidance + possible
+    assert [g["id"] for g in guidance] == ["cuda-out-of-memory", "kv-cache-pool-full"]  # first line first
+    assert guidance[0]["url"] == "https://manual.example/errors/#cuda-out-of-memory"
     assert {m["id"] for m in possible} == {i.id for i in incidents for p in i.log_patterns
                                           if p.generic and p.matches("torch.OutOfMemoryError: CUDA out of memory.")}
     text = subprocess.run([sys.executable, "-m", "macros.triage", str(log)], cwd=ROOT, capture_output=True,
@@ -517,3 +521,26 @@ def test_standard_input_closed_is_one_line():
                             text=True)
     assert result.returncode == 2
     assert result.stderr == ("triage: (standard input): standard input is closed; give a file, or pipe the log in\n")
+
+
+def test_a_log_of_only_shared_lines_opens_with_their_common_error(tmp_path):
+    """A CUDA out-of-memory traceback alone names no incident: the common error comes first, with the
+    phase the log shows (the last marker line at or before the error), then the incidents in an
+    order that depends on the evidence and, at a tie, on the manual's order (never on chance)."""
+    serving = tmp_path / "serving.log"
+    serving.write_text("[2026-01-01 10:00:00 TP0] Decode batch, #running-req: 6, token usage: 0.94\n"
+                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                       "capacity of 23.57 GiB of which 1.2 GiB is free.\n", "utf-8")
+    startup = tmp_path / "startup.log"
+    startup.write_text('  File "/sgl/mem_cache/memory_pool.py", line 531, in _create_buffers\n'
+                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB.\n", "utf-8")
+    orders = []
+    for path, phase in ((serving, "serving"), (startup, "start-up")):
+        code, out, _ = run("--json", path)
+        matches = json.loads(out)["matches"]
+        assert matches[0]["kind"] == "guidance" and matches[0]["id"] == "cuda-out-of-memory"
+        assert matches[0]["phase"] == phase
+        orders.append([m["id"] for m in matches[1:]])
+        text = run(path)[1]
+        assert text.startswith("cuda-out-of-memory  PyTorch ran out of GPU memory  [an error many incidents share, ")
+    assert orders[0] == orders[1]  # the same evidence: the same order

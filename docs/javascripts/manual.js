@@ -5,10 +5,16 @@
    with the AbortSignal of its view. The pure logic lives in ./sgm/ modules that
    never touch the DOM; this file and the mount functions are the thin layer. */
 import { mountAnchors } from "./sgm/anchors.js";
-import { mountCheck } from "./sgm/check.js";
-import { mountFinder } from "./sgm/finder.js";
 
 /* ---- One mount per page view ------------------------------------------- */
+
+/* The components a page may hold, each loaded only on a page that has it: the finder's modules on the
+   incident table, the launch-command check's (its parser and engine are most of the script) on the
+   check page. Every other page loads this file and anchors.js, nothing more. */
+const COMPONENTS = [
+  { selector: ".sgm-finder", load: () => import("./sgm/finder.js"), mount: "mountFinder" },
+  { selector: ".sgm-check", load: () => import("./sgm/check.js"), mount: "mountCheck" },
+];
 
 let view = null;
 
@@ -24,16 +30,22 @@ function mount() {
     if (fallback.firstElementChild) fallback.replaceChildren();
   }
   const controller = new AbortController();
+  const { signal } = controller;
   const cleanups = [];
-  const form = document.querySelector(".sgm-finder");
-  if (form) {
-    cleanups.push(mountFinder(form, controller.signal));
+  const pending = [];
+  for (const component of COMPONENTS) {
+    const element = document.querySelector(component.selector);
+    if (!element) continue;
+    pending.push(component.load().then((module) => {
+      if (signal.aborted) return;  // the reader left the page while its module loaded
+      const cleanup = module[component.mount](element, signal);
+      if (cleanup) cleanups.push(cleanup);
+    }));
   }
-  mountAnchors(controller.signal);  // after the finder: its form takes room above the rows
-  const check = document.querySelector(".sgm-check");
-  if (check) {
-    cleanups.push(mountCheck(check, controller.signal));
-  }
+  /* After the finder: its form takes room above the rows. */
+  Promise.all(pending).finally(() => {
+    if (!signal.aborted) mountAnchors(signal);
+  });
   view = () => {
     controller.abort();
     for (const cleanup of cleanups) cleanup();

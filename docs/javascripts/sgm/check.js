@@ -3,7 +3,7 @@
    reads the form, runs the engine on the site's /exposure.json and writes the
    answer. The form's state lives in the address (?cmd=…&gpu=…&version=…), so
    an answer is a link to paste; opening it gives the same answer. */
-import { Engine } from "./exposure.js";
+import { Engine, headline } from "./exposure.js";
 
 const PARAMS = ["cmd", "gpu", "version"];
 const PAUSE = 300;  // ms without typing before the answer follows the edit
@@ -54,13 +54,13 @@ function reasonList(label, items, className) {
 }
 
 function incidentItem(result, base) {
-  const item = el("li", `sgm-check__item sgm-check__item--${result.result}`);
+  const item = el("li", `sgm-check__item sgm-check__item--${result.result.replace(" ", "-")}`);
   const head = el("p", "sgm-check__title");
   const link = el("a", null, result.name);
   link.href = base + result.path;
   head.append(link, ": ");
   inline(head, result.title);
-  head.append(" ", el("span", "sgm-check__badge", result.result === "applies" ? "applies" : "possible"));
+  head.append(" ", el("span", "sgm-check__badge", result.result));
   item.append(head);
   if (result.why.length) item.append(reasonList("Why", result.why, "sgm-check__why"));
   else item.append(el("p", "sgm-check__label", "No condition could be confirmed yet."));
@@ -80,17 +80,6 @@ function group(heading, className) {
   return section;
 }
 
-function plural(n, one, many) {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-function summary(out) {
-  const applies = out.results.filter((r) => r.result === "applies").length;
-  const possible = out.results.length - applies;
-  if (!out.results.length) return `No incident applies (${out.checked} checked).`;
-  return `${plural(applies, "incident applies", "incidents apply")}, ${possible} possibly ` +
-    `appl${possible === 1 ? "ies" : "y"}, of ${out.checked} checked.`;
-}
 
 function render(target, out, engine, base, link) {
   target.replaceChildren();
@@ -103,7 +92,7 @@ function render(target, out, engine, base, link) {
   }
   const titles = new Map(engine.incidents.map((i) => [i.id, i]));
   const applies = out.results.filter((r) => r.result === "applies");
-  const possible = out.results.filter((r) => r.result !== "applies");
+  const mayApply = out.results.filter((r) => r.result !== "applies");
   if (link) {
     const top = el("p", "sgm-check__summary", "This answer has an address of its own: ");
     const a = el("a", "sgm-check__permalink", "link to this answer");
@@ -119,10 +108,10 @@ function render(target, out, engine, base, link) {
     target.append(section);
   }
   for (const [items, heading, cls] of [[applies, "Incidents that apply", "sgm-check__applies"],
-    [possible, "Incidents that may apply", "sgm-check__possible"]]) {
+    [mayApply, "Incidents that may apply", "sgm-check__may-apply"]]) {
     if (!items.length) continue;
     const section = group(`${heading} (${items.length})`, cls);
-    if (cls === "sgm-check__possible") {
+    if (cls === "sgm-check__may-apply") {
       section.append(el("p", "sgm-check__explain",
         "Each of these needs something the command does not say: a GPU, a version, a model the manual does not list, or a setting decided at run time."));
     }
@@ -229,7 +218,7 @@ export function mountCheck(root, signal) {
     if (address && address !== window.location.href) window.history.replaceState(window.history.state, "", address);
     render(result, out, engine, base, out.error ? null : address);
     result.hidden = false;
-    status.textContent = out.error ? `Cannot check this: ${out.error.replace(/`/g, "")}` : summary(out);
+    status.textContent = out.error ? `Cannot check this: ${out.error.replace(/`/g, "")}` : headline(out);
   }
 
   function later() {

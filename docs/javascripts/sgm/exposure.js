@@ -730,7 +730,7 @@ export class Engine {
     }
     out.findings = parsed.findings;
     const ctx = new Context(this, parsed, specs, g, versions, tags, modelTraits);
-    const applies = [], possible = [];
+    const applies = [], mayApply = [];
     for (const inc of this.incidents) {
       const exp = inc.exposure;
       if (!exp) {
@@ -742,16 +742,16 @@ export class Engine {
         continue;
       }
       out.checked++;
-      const [value, reasons, undecided] = all([versionsNode(exp.versions, ctx), evaluate(exp.when, ctx)]);
+      const [value, reasons, undecidedReasons] = all([versionsNode(exp.versions, ctx), evaluate(exp.when, ctx)]);
       if (value === F) continue;
       const item = {
         id: inc.id, name: inc.name, title: inc.title, path: inc.path,
-        result: value === T ? "applies" : "possible", why: dedupe(reasons), undecided: dedupe(undecided),
+        result: value === T ? "applies" : "may apply", why: dedupe(reasons), undecided: dedupe(undecidedReasons),
       };
       if (exp.note) item.note = exp.note;
-      (value === T ? applies : possible).push(item);
+      (value === T ? applies : mayApply).push(item);
     }
-    out.results = applies.concat(possible);
+    out.results = applies.concat(mayApply);
     if (out.not_checkable.length) {
       const n = out.not_checkable.length;
       out.notes.push(`${n} incident${n !== 1 ? "s are" : " is"} not checkable from a command (not configuration-triggered)`);
@@ -766,4 +766,19 @@ export class Engine {
 
 export function check(bundle, command, options = {}) {
   return new Engine(bundle).check(command, options);
+}
+
+/* One sentence for the answer (as macros/exposure.py headline()). It never reads as an all-clear
+   while something may apply. */
+export function headline(out) {
+  const a = out.results.filter((r) => r.result === "applies").length;
+  const m = out.results.length - a;
+  const incidents = (n) => `${n} incident${n !== 1 ? "s" : ""}`;
+  if (a && m) return `${incidents(a)} appl${a === 1 ? "ies" : "y"} and ${m} may apply, of ${out.checked} checked.`;
+  if (a) return `${incidents(a)} appl${a === 1 ? "ies" : "y"}, of ${out.checked} checked.`;
+  if (m) {
+    return `${incidents(m)} may apply, though none is certain to, of ${out.checked} checked: ` +
+      "what the command leaves out decides.";
+  }
+  return `No incident applies (${out.checked} checked).`;
 }

@@ -1,11 +1,13 @@
-/* The incident finder on the incidents page: the thin layer that reads the
-   form, asks the pure modules (search, facets, URL state, log matching,
-   highlighting) and moves the table's rows. Everything the finder knows about
-   the incidents (the search index, facets, labels, sort columns, synonyms, log
-   patterns) comes from finder.json, which the build writes from the YAML. */
-import { facetCounts, passes } from "./facets.js";
+/* The incident finder on the incidents page: the thin layer that reads the form, asks the search
+   through the scheduler (sgm/scheduler.js), lets sgm/finder-state.js decide what to show, and moves
+   the table's rows. The rows are the page's own (the build renders them once); everything else the
+   finder knows (the search index, facets, labels, sort columns, synonyms, log patterns and the
+   errors many incidents share) comes from finder.json, which the build writes from the YAML. */
+import { facetCounts } from "./facets.js";
+import { computeView, evidenceText, logResults, logSummary, question } from "./finder-state.js";
 import { highlightSpans, MAX_RANGES } from "./highlight.js";
 import { analyseLog, compilePatterns, looksLikeLog, logLines } from "./logmatch.js";
+import { createScheduler } from "./scheduler.js";
 import { searchClient } from "./search-client.js";
 import { textRules } from "./text.js";
 import { MAX_QUERY, readState, writeState } from "./urlstate.js";
@@ -17,16 +19,12 @@ const HIGHLIGHT = "sgm-hit";
 const SMALL_TABLE = 150;
 const LIMIT = 50;
 const FIRST_ROWS = 8;      // ranked rows in place at once: the first screen
-const ROWS_PER_FRAME = 8;  // the rest a few per frame, once typing pauses
-const PAUSE = 150;         // ms without a newer answer before the rest of the rows come
-const TYPING = 60;         // ms: while keys come faster than this, answers wait for a pause
-const URL_DELAY = 150;     // ms without typing before the address follows
+const ROWS_PER_FRAME = 8;  // the rest a few per frame
+const URL_DELAY = 150;     // ms without a newer answer before the address follows
 const HIGHLIGHT_ROWS = 20; // rows whose matches are highlighted
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-/* Compare two rows for a column sort; the keys are read from the cells once, when first needed. */
-function sortKey(row, key, statusOrder) {
+/* A column's value, read from the row's cells once, when first needed. */
+function cellKeys(row, statusOrder) {
   if (!row.sgmKeys) {
     const cells = row.cells;
     const text = (n) => (cells[n] ? cells[n].textContent.trim().toLowerCase() : "");
@@ -37,17 +35,7 @@ function sortKey(row, key, statusOrder) {
       sections: section,
     };
   }
-  return row.sgmKeys[key];
-}
-
-function compareBy(key, statusOrder) {
-  return (a, b) => {
-    const x = sortKey(a.row, key, statusOrder);
-    const y = sortKey(b.row, key, statusOrder);
-    if (Array.isArray(x)) return (x[0] - y[0]) || (x[1] - y[1]);
-    if (typeof x === "number") return x - y;
-    return x.localeCompare(y);
-  };
+  return row.sgmKeys;
 }
 
 /* Material's own search, opened with `query` in its box: for when the incidents hold nothing. */
@@ -63,13 +51,26 @@ function openHeaderSearch(query) {
   return true;
 }
 
+/* Text with `code` spans, as the data writes it. */
+function withCode(parent, text) {
+  text.split("`").forEach((part, n) => {
+    if (!part) return;
+    if (n % 2) {
+      const code = document.createElement("code");
+      code.textContent = part;
+      parent.append(code);
+    } else {
+      parent.append(part);
+    }
+  });
+  return parent;
+}
+
 export function mountFinder(form, signal) {
   let cleanup = () => {};
   let client = null;
   const url = new URL(form.dataset.index, window.location.href);
-  const rowsUrl = new URL(form.dataset.rows, window.location.href);
   const loading = performance.now();
-  const rows = fetch(rowsUrl, { signal }).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${rowsUrl}: ${r.status}`))));
   searchClient(url)
     .then(async (c) => {
       client = c;
@@ -77,9 +78,7 @@ export function mountFinder(form, signal) {
       if (signal.aborted) return;
       /* For `make bench`: loading finder.json and its search index, until the search can answer. */
       performance.measure("sgm-finder-index", { start: loading });
-      const html = await rows;
-      if (signal.aborted) return;
-      cleanup = start(form, data, signal, client, html);
+      cleanup = start(form, data, signal, client);
     })
     .catch((error) => { if (!signal.aborted) console.warn("The finder could not load its index:", error); });
   return () => {
@@ -88,18 +87,30 @@ export function mountFinder(form, signal) {
   };
 }
 
-function start(form, data, signal, client, rowsHtml) {
+function start(form, data, signal, client) {
   const keys = data.facets.map((f) => f.key);
   const statusOrder = data.statuses.map((s) => s.value);
   const rules = textRules(data.stopWords);
-  const patterns = [];
-  for (const p of data.patterns) {
-    try {
-      patterns.push(...compilePatterns([p]));
-    } catch (error) {
-      console.warn(`A log pattern of ${p.id} does not compile here:`, error);  // the loader refuses these
+  const compile = (list) => {
+    const out = [];
+    for (const p of list) {
+      try {
+        out.push(...compilePatterns([p]));
+      } catch (error) {
+        console.warn(`A log pattern of ${p.id || p.guidance} does not compile here:`, error);  // the loader refuses these
+      }
     }
-  }
+    return out;
+  };
+  const patterns = compile(data.patterns);
+  const shared = {
+    patterns: compile(data.guidancePatterns || []),
+    markers: compile((data.phaseMarkers || []).map((m) => ({ ...m, id: m.guidance })))
+      .map((m, n) => ({ ...m, guidance: data.phaseMarkers[n].guidance, phase: data.phaseMarkers[n].phase })),
+  };
+  const guidanceById = new Map((data.guidance || []).map((g) => [g.id, g]));
+  const titles = new Map([...guidanceById.values()].map((g) => [g.id, g.title]));
+  const order = new Map(data.incidents.map((inc, n) => [inc.id, n]));
   const $ = (selector) => form.querySelector(selector);
   const input = $(".sgm-finder__q");
   const shown = $(".sgm-finder__shown");
@@ -109,47 +120,33 @@ function start(form, data, signal, client, rowsHtml) {
   const viewButton = $(".sgm-finder__view");
   const more = $(".sgm-finder__more");
   const logBox = $(".sgm-finder__log");
-  const logList = $(".sgm-finder__log-hits");
+  const guideBox = $(".sgm-finder__guidance");
   const facetToggle = $(".sgm-facets__toggle");
   const facetPanel = $(".sgm-facets__panel");
   const results = document.querySelector(".sgm-results");
   const resultsBody = results ? results.querySelector("tbody") : null;
-  const tables = [...document.querySelectorAll(".sgm-table.sgm-js-only[data-part]")];
+  const tables = [...document.querySelectorAll(".sgm-table[data-part]")];
   const headers = [...document.querySelectorAll(".sgm-table th[data-sort]")];
   const canHighlight = typeof Highlight === "function" && window.CSS && CSS.highlights;
 
-  /* Each incident once: the table body it belongs in, its facets, its place in the manual, and
-     its row, made from rows.json when it is first shown (the build renders the same rows into
-     the page for readers without JavaScript). */
-  const maker = document.createElement("template");
-  const homeOf = new Map(tables.map((t) => [t.dataset.part, t.querySelector("tbody")]));
+  /* Each incident once: its row (the page's own), the table body it lives in, its facets and its
+     place in the manual. */
   const entries = [];
   const byId = new Map();
   data.incidents.forEach((inc, n) => {
-    const home = homeOf.get(inc.part);
-    if (!home || !rowsHtml[inc.id]) return;
-    let row = null;
-    const entry = {
-      id: inc.id, facets: inc.facets, order: n, home,
-      get row() {
-        if (!row) {
-          maker.innerHTML = rowsHtml[inc.id];
-          row = maker.content.firstElementChild;
-        }
-        return row;
-      },
-    };
+    const row = document.getElementById(inc.id);
+    if (!row || row.tagName !== "TR") return;
+    const entry = { id: inc.id, facets: inc.facets, order: n, row, home: row.parentElement };
     entries.push(entry);
     byId.set(inc.id, entry);
   });
   const homes = [...new Set(entries.map((e) => e.home))];
   const state = readState(window.location.search, keys);
   let showAll = false;
-  let lastLog = null;
-  let lastAnalysis = null;
   let urlTimer = 0;
   let fillTimer = 0;
   let highlightStamp = 0;
+  let lastAnalysis = { log: null, analysis: null };
 
   /* Sort buttons, added here so that the table without script has none. */
   for (const th of headers) {
@@ -162,66 +159,32 @@ function start(form, data, signal, client, rowsHtml) {
   }
 
   function analyse(log) {
-    if (log !== lastLog) {
-      lastLog = log;
-      lastAnalysis = analyseLog(log, patterns);
-    }
-    return lastAnalysis;
+    if (lastAnalysis.log !== log) lastAnalysis = { log, analysis: analyseLog(log, patterns, shared, order) };
+    return lastAnalysis.analysis;
   }
 
-  /* The incidents a pasted log points at, best first: those whose log lines it holds (certain,
-     then possible), then those a text search finds for its error lines. */
-  async function logResults(log) {
-    const analysis = analyse(log);
-    const ranked = analysis.hits.map((h) => ({ id: h.id, hit: h }));
-    const seen = new Set(ranked.map((r) => r.id));
-    const scores = new Map();
-    const answers = analysis.errorLines.length ? await client.many(analysis.errorLines.map((l) => `${l} `)) : [];
-    for (const found of answers) {
-      found.results.slice(0, 5).forEach((r, n) => {
-        if (!seen.has(r.id)) scores.set(r.id, (scores.get(r.id) || 0) + r.score / (n + 1));
-      });
+  /* The search's answer to a question: its query's ranked incidents and its log's analysis. The
+     worker answers one question at a time; the scheduler drops the stale ones. */
+  const cache = { q: null, found: null, log: null, fromLog: null };
+  async function run(ask) {
+    if (ask.q && cache.q !== ask.q) {
+      cache.found = await client.search(ask.q);
+      cache.q = ask.q;
     }
-    const text = [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => ({ id, text: true }));
-    return { analysis, listed: [...ranked, ...text] };
+    if (ask.log && cache.log !== ask.log) {
+      const analysis = analyse(ask.log);
+      const answers = analysis.errorLines.length ? await client.many(analysis.errorLines.map((l) => `${l} `)) : [];
+      cache.fromLog = { analysis, listed: logResults(analysis, answers) };
+      cache.log = ask.log;
+    }
+    return { q: ask.q, found: ask.q ? cache.found : null, fromLog: ask.log ? cache.fromLog : null };
   }
-
-  /* What the search answered last, for the query and the log on screen. */
-  const answered = { q: null, found: null, log: null, fromLog: null };
-  let asked = 0;
-
-  /* Ask the search for what the state needs, then show it; an answer that a newer
-     question replaced is dropped. `since` is when the change was made (a key's time). */
+  let asked = 0;  // when the newest question was asked (a key's time), for `make bench`
+  const scheduler = createScheduler(run, (ask, answer) => apply(ask, answer),
+    (error) => console.warn("The finder's search failed:", error));
   function update(since = performance.now()) {
-    const jobs = [];
-    const q = state.q.trim() ? state.q : "";
-    if (q && answered.q !== q) jobs.push(client.search(q).then((found) => { answered.q = q; answered.found = found; }));
-    if (state.log && answered.log !== state.log) {
-      const log = state.log;
-      jobs.push(logResults(log).then((fromLog) => { answered.log = log; answered.fromLog = fromLog; }));
-    }
-    if (!jobs.length) {
-      const mine = (asked += 1);  // any answer still on its way is older than this view
-      whenTypingPauses(() => { if (mine === asked) apply(since); });
-      return;
-    }
-    const mine = (asked += 1);
-    Promise.all(jobs).then(() => {
-      if (mine === asked && !signal.aborted) whenTypingPauses(() => { if (mine === asked) apply(since); });
-    }).catch((error) => console.warn("The finder's search failed:", error));
-  }
-
-  /* Show an answer once the keys pause: laying out rows between two keystrokes that come
-     faster than anyone reads only makes the next keystroke wait. */
-  let lastKey = 0;
-  let pauseTimer = 0;
-  function whenTypingPauses(show) {
-    clearTimeout(pauseTimer);
-    const tick = () => {
-      const wait = TYPING - (performance.now() - lastKey);
-      if (wait <= 0) show(); else pauseTimer = setTimeout(tick, wait);
-    };
-    tick();
+    asked = since;
+    scheduler.ask(question(state));
   }
 
   /* Put `rows` into `body` in order, touching only what changed. */
@@ -232,22 +195,24 @@ function start(form, data, signal, client, rowsHtml) {
       same += 1;
       child = child.nextElementSibling;
     }
-    while (body.children.length > same) body.lastElementChild.remove();
+    while (body.children.length > same) {
+      const last = body.lastElementChild;
+      if (body === resultsBody) last.sgmEntry?.home.append(last); else last.remove();
+    }
     if (same < rows.length) body.append(...rows.slice(same));
   }
 
+  /* The rows of `list` where they belong: ranked in the results table, or each in its part. */
   function render(list, ranked) {
     const limit = showAll || (!ranked && entries.length <= SMALL_TABLE) ? Infinity : LIMIT;
     const visible = list.slice(0, limit);
     const stamp = (highlightStamp += 1);
     clearTimeout(fillTimer);
+    for (const e of entries) e.row.sgmEntry = e;
     if (ranked && results) {
       results.hidden = false;
-      for (const body of homes) setRows(body, []);
       const rows = visible.map((e) => e.row);
       setRows(resultsBody, rows.slice(0, FIRST_ROWS));
-      /* The rest once answers stop coming: laying out fifty rows after every keystroke
-         would make the next keystroke wait for it. */
       let upto = FIRST_ROWS;
       const step = () => {
         if (stamp !== highlightStamp || signal.aborted) return;
@@ -255,7 +220,7 @@ function start(form, data, signal, client, rowsHtml) {
         setRows(resultsBody, rows.slice(0, upto));
         if (upto < rows.length) requestAnimationFrame(step);
       };
-      if (rows.length > FIRST_ROWS) fillTimer = setTimeout(() => requestAnimationFrame(step), PAUSE);
+      if (rows.length > FIRST_ROWS) requestAnimationFrame(step);
     } else {
       if (results) {
         results.hidden = true;
@@ -280,32 +245,56 @@ function start(form, data, signal, client, rowsHtml) {
     return visible;
   }
 
-  function showLog(analysis, listed) {
+  /* The log box: one sentence about the log, and the log itself, kept in view. */
+  function showLog(analysis) {
     logBox.hidden = !state.log;
     if (!state.log) return;
-    const certain = analysis.hits.filter((h) => !h.possible).length;
-    const possible = analysis.hits.length - certain;
-    $(".sgm-finder__log-summary").textContent = `${plural(analysis.lineCount, "line")} of your log matter: `
-      + `${plural(certain, "incident")} print lines found in it`
-      + (possible ? `, ${possible} more possibly (lines that several incidents share)` : "")
-      + (analysis.errorLines.length ? `; ${plural(analysis.errorLines.length, "error line")} searched as text.` : ".");
-    logList.textContent = "";
-    for (const item of listed) {
-      if (!item.hit) continue;
-      const entry = byId.get(item.id);
-      if (!entry) continue;
-      const li = document.createElement("li");
-      const link = document.createElement("a");
-      link.href = `#${item.id}`;
-      link.textContent = entry.row.querySelector(".sgm-row-link")?.textContent || item.id;
-      const title = entry.row.querySelector(".sgm-title")?.textContent || "";
-      const lines = item.hit.possible ? `possible: ${plural(item.hit.possibleLines, "line")} that other incidents print too`
-        : plural(item.hit.lines, "line");
-      li.append(link, `: ${title} (${lines})`);
-      if (item.hit.possible) li.className = "sgm-finder__possible";
-      logList.append(li);
+    $(".sgm-finder__log-summary").textContent = logSummary(analysis, titles);
+    $(".sgm-finder__log-text").textContent = state.log;
+  }
+
+  /* The error many incidents share, first, when the log holds only such lines. */
+  function showGuidance(analysis) {
+    const first = analysis && !analysis.hits.some((h) => !h.possible) ? analysis.guidance[0] : null;
+    const entry = first ? guidanceById.get(first.id) : null;
+    guideBox.hidden = !entry;
+    if (!entry) return;
+    guideBox.replaceChildren();
+    const head = document.createElement("p");
+    head.className = "sgm-finder__guidance-title";
+    const strong = document.createElement("strong");
+    strong.textContent = entry.title;
+    head.append(strong);
+    const phase = entry.phases.find((p) => p.phase === first.phase);
+    if (phase) head.append(` (${phase.label.toLowerCase()})`);
+    guideBox.append(head, withCode(document.createElement("p"), entry.summary));
+    if (phase) guideBox.append(withCode(document.createElement("p"), phase.advice));
+    const list = document.createElement("ul");
+    for (const check of entry.checks) list.append(withCode(document.createElement("li"), check));
+    const link = document.createElement("a");
+    link.href = entry.url;
+    link.textContent = "What to check for this error, with its sources";
+    const tail = document.createElement("p");
+    tail.append(link);
+    guideBox.append(list, tail);
+  }
+
+  /* Each ranked row says what the log showed for it; a row in its part says nothing. */
+  function showEvidence(evidence, ranked) {
+    for (const e of entries) {
+      const text = ranked ? evidenceText(evidence.get(e.id)) : "";
+      let note = e.row.querySelector(".sgm-row-evidence");
+      if (!text) {
+        if (note) note.remove();
+        continue;
+      }
+      if (!note) {
+        note = document.createElement("span");
+        note.className = "sgm-row-evidence";
+        e.row.cells[0].append(note);
+      }
+      if (note.textContent !== text) note.textContent = text;
     }
-    $(".sgm-finder__log-lines pre").textContent = state.log;
   }
 
   let facetMatches = null;
@@ -327,71 +316,47 @@ function start(form, data, signal, client, rowsHtml) {
     }
   }
 
-  function apply(since) {
+  /* Show the answer to `ask` (always the newest question's: the scheduler drops the others). */
+  function apply(ask, answer) {
+    if (signal.aborted) return;
     const started = performance.now();
-    let list;
-    let ranked = false;
-    let found = null;
-    let analysis = null;
-    let listed = [];
-    const query = state.q.trim();
-    if (state.log) {
-      ({ analysis, listed } = answered.fromLog);
-      if (query) {  // typed text narrows the log's results
-        const narrowed = new Set(answered.found.results.map((r) => r.id));
-        listed = listed.filter((item) => narrowed.has(item.id));
-      }
-      list = listed.map((item) => byId.get(item.id)).filter(Boolean);
-      ranked = state.view !== "parts";
-    } else if (query) {
-      found = answered.found;
-      list = found.results.map((r) => byId.get(r.id)).filter(Boolean);
-      ranked = state.view !== "parts";
-    } else {
-      list = entries.slice();
-    }
-    const matched = list;  // before the facets: what the facets count
-    if (keys.some((k) => state.facets[k].size)) list = list.filter((e) => passes(e, state.facets));
-    const [key, dir] = state.sort.split(":");
-    if (data.sorts.includes(key)) {
-      const cmp = compareBy(key, statusOrder);
-      const sign = dir === "desc" ? -1 : 1;
-      list = list.slice().sort((a, b) => sign * cmp(a, b) || a.order - b.order);
-    } else if (!ranked && (state.log || query)) {
-      list = list.slice().sort((a, b) => a.order - b.order);  // grouped by part: the manual's order
-    }
+    const view = computeView(state, answer, entries, {
+      keys, sorts: data.sorts, sortKey: (e, key) => cellKeys(e.row, statusOrder)[key],
+    });
     for (const th of headers) {
-      th.setAttribute("aria-sort", th.dataset.sort === key ? (dir === "desc" ? "descending" : "ascending") : "none");
+      const mine = th.dataset.sort === view.sortKey;
+      th.setAttribute("aria-sort", mine ? (view.sortDir === "desc" ? "descending" : "ascending") : "none");
     }
-    const visible = render(list, ranked);
-    updateFacets(state.log || query ? matched : null);
-    showLog(analysis || { hits: [], errorLines: [], lineCount: 0 }, listed);
+    const visible = render(view.list, view.ranked);
+    const analysis = state.log && answer.fromLog ? answer.fromLog.analysis : null;
+    showEvidence(view.evidence, view.ranked);
+    updateFacets(view.matched);
+    showLog(analysis || { hits: [], guidance: [], errorLines: [], lineCount: 0 });
+    showGuidance(analysis);
     /* The count, read out to screen readers. */
-    shown.textContent = String(list.length);
-    count.lastChild.textContent = state.log || query ? ` of ${entries.length} incidents match` : ` of ${entries.length} incidents`;
+    shown.textContent = String(view.list.length);
+    count.lastChild.textContent = view.countText;
     /* Nothing matched: say so, and offer a way on. */
-    const empty = list.length === 0 && Boolean(query || state.log);
-    none.hidden = !empty;
-    if (empty) {
-      const what = query ? `“${query.slice(0, 80)}”` : "your log";
-      $(".sgm-finder__none-text").textContent = `No incident matches ${what}`
-        + (keys.some((k) => state.facets[k].size) ? " with the facets you checked." : ".");
+    none.hidden = !view.empty;
+    if (view.empty) {
+      $(".sgm-finder__none-text").textContent = view.noneText;
       nearest.hidden = true;
-      if (query && !state.log) {
-        const asking = asked;
+      if (view.query && !state.log) {
+        const mine = scheduler.latest;
         client.nearest(state.q).then((near) => {
-          if (!near || asking !== asked || signal.aborted) return;
-          nearest.textContent = `Try “${near.query}” instead (${plural(near.found, "incident")}, without “${near.dropped}”)`;
+          if (!near || mine !== scheduler.latest || signal.aborted) return;
+          nearest.textContent = `Try “${near.query}” instead (${near.found} incident${near.found === 1 ? "" : "s"}, ` +
+            `without “${near.dropped}”)`;
           nearest.dataset.query = near.query;
           nearest.hidden = false;
         });
       }
     }
-    viewButton.hidden = !(state.log || query);
-    viewButton.textContent = ranked ? "Group by part" : "Best matches first";
+    viewButton.hidden = !(state.log || view.query);
+    viewButton.textContent = view.viewLabel;
     viewButton.setAttribute("aria-pressed", String(state.view === "parts"));
-    /* The address follows the view, a moment after typing stops. It is written from the
-       state these rows answer, never from a newer one whose answer is still on its way. */
+    /* The address follows the view a moment later. It is written from the state these rows answer,
+       never from a newer one whose answer is still on its way. */
     const search = writeState(state, keys);
     clearTimeout(urlTimer);
     urlTimer = setTimeout(() => {
@@ -402,18 +367,18 @@ function start(form, data, signal, client, rowsHtml) {
       }
     }, URL_DELAY);
     /* The query whose answer the rows show (tests wait for it; it is never read by the page). */
-    form.dataset.answered = query && answered.found ? answered.q.trim() : "";
-    highlight(found, visible);
+    form.dataset.answered = ask.q ? ask.q.trim() : "";
+    highlight(answer.found, visible);
     /* For `make bench`: this update's own work, and the time since the change that asked for it. */
     performance.clearMeasures("sgm-finder-apply");  // only the latest: the page never piles them up
     performance.clearMeasures("sgm-finder-shown");
     performance.measure("sgm-finder-apply", { start: started });
-    performance.measure("sgm-finder-shown", { start: since });
+    performance.measure("sgm-finder-shown", { start: asked });
     if (!announced) announce();
   }
 
-  /* The rows are on screen: go to the incident the address names (its row did not exist when the
-     browser looked for it), and tell the page (sgm/anchors.js waits for it). */
+  /* The rows are in place: go to the incident the address names if the finder moved its row, and
+     tell the page (sgm/anchors.js waits for it). */
   let announced = false;
   function announce() {
     announced = true;
@@ -425,9 +390,11 @@ function start(form, data, signal, client, rowsHtml) {
     }
     const entry = byId.get(id);
     if (entry) {
-      if (!entry.row.isConnected) {
+      if (!entry.row.isConnected || entry.row.closest("[hidden]")) {
         showAll = true;
-        apply(performance.now());
+        state.q = "";
+        state.log = "";
+        update();
       }
       entry.row.classList.add("sgm-landed");
       entry.row.scrollIntoView();
@@ -468,7 +435,8 @@ function start(form, data, signal, client, rowsHtml) {
     showAll = false;
   }
 
-  /* Restore what the address says. */
+  /* Restore what the address says; words typed before the finder was ready are kept. */
+  if (!state.q && !state.log && input.value.trim()) state.q = input.value;
   setQuery(state.q);
   for (const box of form.querySelectorAll(".sgm-facet input[type=checkbox]")) {
     box.checked = state.facets[box.name]?.has(box.value) || false;
@@ -476,12 +444,12 @@ function start(form, data, signal, client, rowsHtml) {
   const openFacets = (open) => {
     facetPanel.hidden = !open;
     facetToggle.setAttribute("aria-expanded", String(open));
-    if (open && facetMatches !== undefined) updateFacets(facetMatches);
+    if (open) updateFacets(facetMatches);
   };
   openFacets(keys.some((k) => state.facets[k].size));
 
   const on = (target, type, handler, options = {}) => target.addEventListener(type, handler, { signal, ...options });
-  on(input, "input", (event) => { lastKey = performance.now(); setQuery(input.value); update(event.timeStamp); });
+  on(input, "input", (event) => { setQuery(input.value); update(event.timeStamp); });
   on(form, "change", (event) => {
     const box = event.target;
     if (box.type !== "checkbox") return;
@@ -495,7 +463,7 @@ function start(form, data, signal, client, rowsHtml) {
     const text = event.clipboardData ? event.clipboardData.getData("text") : "";
     if (looksLikeLog(text)) {
       event.preventDefault();
-      const analysis = analyseLog(text, patterns);
+      const analysis = analyseLog(text, patterns, shared, order);
       state.log = analysis.kept.join("\n") || logLines(text).filter((l) => l.trim()).slice(-3).join("\n");
       setQuery("");
       update(event.timeStamp);
@@ -518,7 +486,6 @@ function start(form, data, signal, client, rowsHtml) {
     input.focus();
   });
   on(input, "keydown", (event) => {
-    lastKey = performance.now();
     if (event.key !== "Escape") return;
     event.preventDefault();
     setQuery("");
@@ -551,13 +518,15 @@ function start(form, data, signal, client, rowsHtml) {
     }
   }, { capture: true });
 
-  form.hidden = false;
+  form.dataset.ready = "true";
   update();
   return () => {
+    scheduler.close();
     delete document.documentElement.dataset.sgmRows;
     if (canHighlight) CSS.highlights.delete(HIGHLIGHT);
     clearTimeout(urlTimer);
     clearTimeout(fillTimer);
-    clearTimeout(pauseTimer);
+    /* Rows the finder moved go home, so the page is whole again when it is shown from the cache. */
+    for (const e of entries) if (e.row.parentElement !== e.home) e.home.append(e.row);
   };
 }

@@ -45,10 +45,19 @@ function meaningful(line) {
   return (core.match(/[A-Za-z]{2,}/g) || []).length >= 2 && core.length >= 12 ? core : null;
 }
 
-export function analyseLog(text, patterns) {
+/* A pasted log against the incidents' patterns and, when given, the errors many incidents share
+   (`shared`: {patterns: [{id, test}], markers: [{guidance, phase, test}]}, compiled like the
+   incidents'). `order` maps an incident id to its place in the manual, the last tie-break. The
+   ranking is the triage command's (macros/triage.py Hit.evidence): own lines first, most lines
+   first, then most shared lines, then the earliest line, then the manual's order. */
+export function analyseLog(text, patterns, shared = null, order = null) {
   const lines = logLines(text);
   const byId = new Map();  // id -> {id, lines: Set, possibleLines: Set, first}
+  const guidance = new Map();  // guidance id -> {id, lines, first, phase}
+  const markers = new Map();  // guidance id -> Map(phase -> last line index)
   const kept = [];
+  const rank = order || new Map();
+  if (!order) patterns.forEach((p, n) => { if (!rank.has(p.id)) rank.set(p.id, n); });
   lines.forEach((line, n) => {
     let matched = false;
     const own = new Map();  // id -> certain on this line?
@@ -61,14 +70,36 @@ export function analyseLog(text, patterns) {
       if (!byId.has(id)) byId.set(id, { id, lines: new Set(), possibleLines: new Set(), first: n });
       (certain ? byId.get(id).lines : byId.get(id).possibleLines).add(n);
     }
+    if (shared) {
+      for (const m of shared.markers) {
+        if (!m.test(line)) continue;
+        if (!markers.has(m.guidance)) markers.set(m.guidance, new Map());
+        markers.get(m.guidance).set(m.phase, n);
+      }
+      const here = new Set();
+      for (const g of shared.patterns) if (g.test(line)) here.add(g.id);
+      for (const id of here) {
+        matched = true;
+        if (!guidance.has(id)) {
+          /* The phase whose marker line came last at or before this line (this line included). */
+          let phase = null;
+          let at = -1;
+          for (const [name, seen] of markers.get(id) || []) if (seen <= n && seen > at) { phase = name; at = seen; }
+          guidance.set(id, { id, lines: 0, first: n, phase });
+        }
+        guidance.get(id).lines += 1;
+      }
+    }
     if (matched && kept.length < MAX_KEPT) kept.push(line);
   });
   const hits = [...byId.values()].map((h) => ({
     id: h.id, lines: h.lines.size, possibleLines: h.possibleLines.size, first: h.first,
     possible: h.lines.size === 0,
   }));
+  const place = (id) => (rank.has(id) ? rank.get(id) : Infinity);
   hits.sort((a, b) => (a.possible - b.possible) || (b.lines - a.lines) || (b.possibleLines - a.possibleLines)
-    || (a.first - b.first));
+    || (a.first - b.first) || (place(a.id) - place(b.id)));
+  const common = [...guidance.values()].sort((a, b) => (b.lines - a.lines) || (a.first - b.first));
   /* Lines that look like errors: exception lines, the last line of a traceback, Error, failed... */
   const errors = [];
   const add = (line) => {
@@ -90,5 +121,5 @@ export function analyseLog(text, patterns) {
     if (kept.length >= MAX_KEPT) break;
     if (!kept.some((k) => k.includes(line))) kept.push(line);
   }
-  return { lineCount: lines.length, hits, errorLines: errors, kept };
+  return { lineCount: lines.length, hits, guidance: common, errorLines: errors, kept };
 }
