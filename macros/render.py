@@ -119,8 +119,8 @@ def source_view(src: Source) -> dict:
         host = src.url.split("/")[2].removeprefix("www.")
         return view | {"label": host, "url": src.url, "title": src.title, "remark": "article"}
     if src.kind == "capture":
-        return view | {"label": "Our capture", "path": src.path,
-                       "remark": src.note or "not published; paired with this incident by its file name"}
+        return view | {"label": "Test machine log", "path": src.path,
+                       "remark": src.note or "a log from the manual's test machines, not published"}
     return view | {"label": src.title, "url": src.url,
                    "remark": {"sglang-docs": "SGLang docs", "sglang-code": "SGLang source"}.get(src.kind)}
 
@@ -329,7 +329,7 @@ FACETS = (  # (key, label): the finder's facets, in the order they are shown
 KIND_LABELS = {  # a source kind as a reader names it
     "sglang-issue": "SGLang issue", "sglang-pr": "SGLang pull request", "miles-issue": "Miles issue",
     "miles-pr": "Miles pull request", "vllm-discussion": "vLLM discussion", "github-thread": "Other GitHub thread",
-    "field-report": "Field report", "article": "Article", "capture": "Our capture", "sglang-docs": "SGLang docs",
+    "field-report": "Field report", "article": "Article", "capture": "Test machine log", "sglang-docs": "SGLang docs",
     "sglang-code": "SGLang source",
 }
 SORTS = ("name", "symptom", "cause", "fix", "status", "sections")  # the columns a reader can sort by

@@ -83,3 +83,55 @@ def test_data_matches_the_index():
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     assert re.search(r"\b([0-9]+) of \1 index rows match", result.stdout), result.stdout
+
+
+# A fix cell that opens with one of these verbs, or with a flag or a variable assignment, tells the reader
+# what to do, which is a workaround's wording, not the name of what fixed the cause.
+WORKAROUND_OPENING = re.compile(
+    r"^(?:(?:Use|Set|Raise|Lower|Avoid|Keep|Disable|Enable|Pass|Run|Add|Start|Stop|Send|Switch|Upgrade|"
+    r"Downgrade|Turn|Cap|Edit|Serve|Leave|Treat|Restart|Pin|Reduce|Increase|Limit|Try|Remove|Install|"
+    r"Replace|Drop|Check|Watch|Measure|Compute)\b|`?--[a-z]|`?[A-Z][A-Z0-9_]+=)")
+
+
+def names_its_fix(cell: str, fixed_in) -> bool:
+    """Whether ``cell`` names one of ``fixed_in``: a pull request's number, a commit's hash or a release."""
+    for kind, value in fixed_in:
+        if kind == "pr":
+            number = value.rsplit("/", 1)[1]
+            if re.search(rf"(?<![0-9.]){number}(?![0-9])", cell):
+                return True
+        elif kind == "commit":
+            if value.rsplit("/", 1)[1][:7] in cell:
+                return True
+        elif re.search(rf"(?<![0-9.]){re.escape(value)}(?![0-9]|\.[0-9])", cell):
+            return True
+    return False
+
+
+def fix_cell_problem(fix: str, fixed_in, workaround: str | None = None) -> str | None:
+    """Why the fix cell of a `fixed` incident reads as a workaround rather than naming its fix, or None."""
+    cell = " ".join(fix.split())
+    if workaround and cell.startswith(" ".join(workaround.split())[:40]):
+        return "the fix cell repeats the workaround"
+    if WORKAROUND_OPENING.match(cell) and not names_its_fix(cell, fixed_in):
+        return "the fix cell opens like a workaround and names none of fixed_in (a pull request, commit or release)"
+    return None
+
+
+def test_the_fix_cell_rule_tells_a_fix_from_a_workaround():
+    assert fix_cell_problem("Set `--mem-fraction-static`", [("version", "0.5.22")])  # sglang-39675 before
+    assert fix_cell_problem("`--mem-fraction-static 0.4`", [("version", "0.5.22")])
+    assert fix_cell_problem("`SGLANG_X=0` avoids it", [("pr", "https://github.com/a/b/pull/123")])
+    assert fix_cell_problem("Keep the chunk small", [("version", "0.5.22")], workaround="Keep the chunk small")
+    assert fix_cell_problem("Upgrade to 0.5.220", [("version", "0.5.22")])  # another release
+    assert not fix_cell_problem("Upgrade to 0.5.22", [("version", "0.5.22")])
+    assert not fix_cell_problem("Set by pull request #123", [("pr", "https://github.com/a/b/pull/123")])
+    assert not fix_cell_problem("SGLang made `fa3` the Hopper default", [("pr", "https://github.com/a/b/pull/1")])
+
+
+def test_a_fixed_incident_names_its_fix_not_a_workaround(incidents):
+    fixed = [i for i in incidents if i.status == "fixed"]
+    assert fixed
+    for inc in fixed:
+        problem = fix_cell_problem(inc.fix, inc.fixed_in, inc.workaround)
+        assert problem is None, f"{inc.id}: {problem}: {inc.fix!r}"
