@@ -89,9 +89,13 @@ def test_each_incident_page_has_everything_a_chat_link_should_open(built, incide
             assert story.h2.get_text() == f"The story in {site.section(number).label}"
             assert len(story.select("p")) >= 2, (inc.id, number)  # the story's text, then the link
             assert story.select_one(".sgm-story__context a")["href"] == f"../../{site.section(number).url}#{inc.id}"
-        # each section's "What to check and do"
-        checks = [a["href"] for a in article.select(".sgm-checks a")]
-        assert checks == [f"../../{site.section(n).url}#what-to-check-and-do" for n in inc.sections], inc.id
+        # each section's "What to check and do", its items inline, and the way to them in context
+        checks = article.select("section.sgm-checks")
+        assert [c["data-section"] for c in checks] == list(inc.sections), inc.id
+        for box, number in zip(checks, inc.sections):
+            assert len(box.select("ul > li")) >= 2, (inc.id, number)  # the section's own items
+            assert box.select_one(".sgm-checks__context a")["href"] == \
+                f"../../{site.section(number).url}#what-to-check-and-do"
         # related incidents: each shares a section or a component; at most five
         related = [a["href"].split("/")[-2] for a in article.select(".sgm-related li > a")]
         assert 0 < len(related) <= 5 and inc.id not in related, inc.id
@@ -178,7 +182,7 @@ def test_a_summary_only_incident_says_so_in_reader_terms(built, incidents, site)
                                   else "Summary only: the details are in the source named above."), inc.id
 
 
-def test_a_declared_correction_shows_a_mark_that_opens_the_original_the_reason_and_the_source(
+def test_a_declared_correction_shows_a_mark_that_opens_the_reason_and_the_source(
         built, incidents, site):
     corrected = [i for i in incidents if i.corrections]
     assert corrected
@@ -190,7 +194,8 @@ def test_a_declared_correction_shows_a_mark_that_opens_the_original_the_reason_a
                 assert mark.summary.get_text() == "corrected" and not mark.has_attr("open")
                 body = text(mark.select_one(".sgm-correction__body"))
                 original = correction.index if isinstance(correction.index, str) else ", ".join(correction.index)
-                assert f"Originally: “{' '.join(render.plain(original).split())}”" in body
+                # The replaced wording is the index's, about how the manual was made: it stays in the data.
+                assert "Originally" not in body and " ".join(render.plain(original).split()) not in body
                 assert " ".join(render.plain(correction.reason).split()) in body
                 assert mark.select_one(".sgm-correction__body a")["href"] == correction.source
     plain = next(i for i in incidents if not i.corrections)
@@ -215,3 +220,24 @@ def test_what_fixed_it_and_the_workaround_show_on_the_card(built, incidents, sit
                 assert text(workaround) == " ".join(render.plain(inc.workaround).split()), inc.id
             else:
                 assert workaround is None, inc.id
+
+
+def test_an_incident_page_repeats_its_sections_checks_word_for_word(built, incidents, site):
+    """The checks on an incident's page are the section page's own list, read from its source: the
+    same items, the same words, and links that still reach the same pages."""
+    from bs4 import BeautifulSoup
+
+    seen = set()
+    for inc in incidents:
+        page = BeautifulSoup((built / site.incident_url(inc.id) / "index.html").read_text("utf-8"), "html.parser")
+        for box in page.select("section.sgm-checks"):
+            number = box["data-section"]
+            if number in seen:
+                continue
+            seen.add(number)
+            section = BeautifulSoup((built / site.section(number).url / "index.html").read_text("utf-8"),
+                                    "html.parser")
+            heading = section.find(id="what-to-check-and-do")
+            items = heading.find_next("ul").select(":scope > li")
+            assert [text(li) for li in box.select("ul > li")] == [text(li) for li in items], number
+    assert seen == {n for i in incidents for n in i.sections}
