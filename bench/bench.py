@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -241,8 +242,11 @@ def synthetic_project(tmp: Path, count: int) -> Path:
             "    - {kind: capture, path: capture/out/server-default.log}",
         ]
     (dest / "data" / "incidents.yaml").write_text("\n".join(out) + "\n", "utf-8")
-    # The synthetic data replaces the real incidents, so it publishes its own ids.
+    # The synthetic data replaces the real incidents, so it publishes its own ids, and the common
+    # errors point at none of the real ones.
     (dest / "data" / "published-ids.txt").write_text("".join(f"capture-synthetic-{k}\n" for k in range(count)), "utf-8")
+    guidance = dest / "data" / "guidance.yaml"
+    guidance.write_text(re.sub(r"(?m)^  related: \[.*\]$", "  related: []", guidance.read_text("utf-8")), "utf-8")
     (dest / "data" / "redirects.yaml").write_text("{}\n", "utf-8")
     for number, section in site.sections.items():
         text = f'---\nsection: "{number}"\n---\n\nA synthetic section page.\n\n{{{{ callout() }}}}\n\n## Incidents\n\n'
@@ -267,18 +271,18 @@ _REAL_STORIES: dict = {}
 
 
 def real_stories(tmp: Path) -> dict:
-    """The manual's own stories, read out of a build of the real site (for realistic story text)."""
+    """The manual's own stories, read from the section pages as a build reads them (for realistic
+    story text)."""
     if not _REAL_STORIES:
-        from macros.stories import extract
+        from mkdocs.config import load_config
 
-        site, incidents = project()
-        out = tmp / "site-stories"
-        run([PY, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)])
-        for number, section in site.sections.items():
-            html = (out / section.url / "index.html").read_text("utf-8")
-            ids = [i.id for i in incidents if number in i.sections]
-            for ident, story in extract(html, ids, number, section.url).items():
-                _REAL_STORIES.setdefault(ident, []).append(story)
+        from macros.build_state import BuildState
+
+        config = load_config(str(ROOT / "mkdocs.yml"))
+        state = BuildState.load(ROOT, ROOT / "docs", None, None,
+                                markdown=(list(config["markdown_extensions"]), dict(config["mdx_configs"])))
+        for inc in state.incidents:
+            _REAL_STORIES[inc.id] = state.stories_of(inc)
     return _REAL_STORIES
 
 
@@ -308,7 +312,6 @@ def finder_site(tmp: Path, count: int) -> Path:
     page.parent.mkdir(parents=True)
     data = render.finder_data(many, site, told, load_manual(ROOT).synonyms)
     (page.parent / render.FINDER_DATA).write_text(json.dumps(data, separators=(",", ":")), "utf-8")
-    (page.parent / render.ROWS_DATA).write_text(json.dumps(render.rows_data(many, site), separators=(",", ":")), "utf-8")
     body = render.finder(many, site) + "\n\n" + render.incident_table(many, site, "../")
     html = markdown.markdown(body, extensions=["attr_list", "md_in_html", "tables"])
     shutil.copytree(ROOT / "docs" / "javascripts", dest / "javascripts")

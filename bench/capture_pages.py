@@ -1,6 +1,5 @@
 """Builds a project of the manual once and writes every page as the build hands it to Markdown
-(front matter, text and placeholders) with the HTML that each placeholder stands for, each incident
-page's stories filled in: the same pages and content for the plain builds of `make bench`, which put
+(front matter, text and placeholders) with the HTML that each placeholder stands for: the same pages and content for the plain builds of `make bench`, which put
 the HTML back with a hook of a few lines (PLAIN_HOOK in bench/bench.py).
 
     python bench/capture_pages.py OUT.json SITE_DIR      (run in the project's folder)
@@ -19,12 +18,10 @@ def main(out: Path, site_dir: str) -> None:
     from mkdocs.__main__ import cli
     from mkdocs_macros.plugin import MacrosPlugin
 
-    from macros import render
     from macros.mkdocs_hooks import _KEY
     from macros.site import body_start
 
     pages: dict[str, dict] = {}
-    incident_pages: dict[str, str] = {}  # src -> incident id, whose stories are known once the build ends
     seen: dict = {}
     render_markdown = MacrosPlugin.on_page_markdown
 
@@ -35,8 +32,6 @@ def main(out: Path, site_dir: str) -> None:
         slots = list(state.page(src).slots)
         text = page.file.content_string
         pages[src] = {"markdown": text[:body_start(text)] + markdown, "slots": slots}
-        if page.meta.get("incident"):
-            incident_pages[src] = page.meta["incident"]
         return markdown
 
     MacrosPlugin.on_page_markdown = capture
@@ -46,11 +41,6 @@ def main(out: Path, site_dir: str) -> None:
     except SystemExit as done:
         if done.code:
             raise
-    state = seen["state"]
-    for src, ident in incident_pages.items():
-        inc = state.incident(ident)
-        stories = render.incident_stories(inc, state.stories_of(inc), state.site)
-        pages[src]["slots"] = [s.replace(render.STORIES_SLOT, stories, 1) for s in pages[src]["slots"]]
     out.write_text(json.dumps(pages), "utf-8")
 
 

@@ -401,12 +401,14 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
 
     ordered = [i for _, rows in by_part(list(incidents), site) for i in rows]
     docs = search.documents(ordered, stories, STATUS_LABELS)
+    groups = search.synonym_groups(synonyms)
     return {
         "version": 1,
         "fields": list(search.FIELDS),
         "boost": search.BOOSTS,
         "stopWords": sorted(search.STOP_WORDS),
-        "synonyms": search.synonym_groups(synonyms),
+        "synonyms": groups,
+        "phrases": search.phrase_index(docs, groups),
         "index": search.compact_index(docs),
         "incidents": [{"id": i.id, "part": i.part, "facets": facet_values(i)} for i in ordered],
         "facets": [{"key": f["key"], "label": f["label"], "options": [{"value": o["value"], "label": o["label"]}

@@ -182,6 +182,60 @@ def encode_postings(freqs: dict[int, int]) -> str:
     return ",".join(out)
 
 
+def inflections(word: str) -> list[str]:
+    """The regular inflections the finder adds to a word at query time (text.js inflections)."""
+    if not _WORD.match(word) or len(word) < 3:
+        return []
+    out = []
+    if word.endswith("y") and word[-2] not in "aeiou":
+        out += [word[:-1] + "ies", word[:-1] + "ied"]
+    elif re.search(r"(s|x|z|ch|sh)$", word):
+        out += [word + "es", word + "ed"]
+    else:
+        out.append(word + "s")
+    if word.endswith("e"):
+        out += [word + "d", word[:-1] + "ing"]
+    else:
+        out += [word + "ed", word + "ing"]
+        if re.search(r"[^aeiou][aeiou][bdgkmnprt]$", word):
+            out += [word + word[-1] + "ed", word + word[-1] + "ing"]
+    return out
+
+
+def variants(word: str) -> set[str]:
+    """The forms a query word matches: itself, its stems, and the inflections of both (text.js variants)."""
+    out = {word}
+    for base in [word, *stems(word)]:
+        out.add(base)
+        out.update(f for f in inflections(base) if len(f) >= 2)
+    return out
+
+
+def _parts(sequence: list[str]) -> list[str]:
+    """A compound (out-of-memory, prefill/decode) stands for its parts, stop words left out."""
+    out: list[str] = []
+    for token in sequence:
+        out += [p for p in _JOINER.split(token) if p and p not in STOP_WORDS] if _JOINER.search(token) else [token]
+    return out
+
+
+def phrase_index(docs: list[dict], groups: list[list[list[str]]]) -> dict[str, list[int]]:
+    """For each synonym phrase of several words, the documents (by position) where its words stand
+    together, in order, within one field. The finder counts a document as matching such a phrase
+    only there: its words apart ("startup" here, "time" there) do not say the phrase."""
+    phrases = {" ".join(p): _parts(p) for group in groups for p in group if len(p) > 1}
+    forms = {w: variants(w) for seq in phrases.values() for w in seq}
+    found: dict[str, list[int]] = {}
+    for n, doc in enumerate(docs):
+        sequences = [_parts(words(doc[field])) for field in FIELDS]
+        for key, phrase in phrases.items():
+            k = len(phrase)
+            if any(all(seq[i + j] in forms[phrase[j]] for j in range(k))
+                   for seq in sequences for i in range(len(seq) - k + 1) if seq[i] in forms[phrase[0]]):
+                found.setdefault(key, []).append(n)
+    return {key: found[key] for key in sorted(found)}
+
+
 def synonym_groups(groups: Iterable[dict]) -> list[list[list[str]]]:
     """Each synonym group as its phrases' words, as the browser matches them in a query."""
     out = []

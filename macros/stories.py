@@ -66,7 +66,10 @@ class MarkdownPieces:
         if "{{" in text or "{%" in text:
             context = dict(self._variables)
             context.update({name: (lambda fn=fn: fn(page)) for name, fn in self._macros.items()})
-            text = self._env.from_string(text).render(**context)
+            try:
+                text = self._env.from_string(text).render(**context)
+            except jinja2.TemplateError:
+                pass  # the page's own template check names the line, when the page is built
         self._md.reset()
         return md_links_to_urls(self._md.convert(text), page)
 

@@ -39,23 +39,8 @@ def query_variants(token: str):
 
 
 def inflections(word: str) -> list[str]:
-    """The regular inflections text.js adds at query time (written out again here as the check)."""
-    if not re.fullmatch(r"[a-z]+", word) or len(word) < 3:
-        return []
-    out = []
-    if word.endswith("y") and word[-2] not in "aeiou":
-        out += [word[:-1] + "ies", word[:-1] + "ied"]
-    elif re.search(r"(s|x|z|ch|sh)$", word):
-        out += [word + "es", word + "ed"]
-    else:
-        out.append(word + "s")
-    if word.endswith("e"):
-        out += [word + "d", word[:-1] + "ing"]
-    else:
-        out += [word + "ed", word + "ing"]
-        if re.search(r"[^aeiou][aeiou][bdgkmnprt]$", word):
-            out += [word + word[-1] + "ed", word + word[-1] + "ing"]
-    return out
+    """The regular inflections text.js adds at query time, as macros/search.py writes them."""
+    return search.inflections(word)
 
 
 @pytest.fixture(scope="module")

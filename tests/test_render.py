@@ -121,3 +121,16 @@ def test_a_synonym_group_is_shown_as_the_data_file_writes_it():
     assert text.startswith("```text\n") and text.endswith("\n```")
     assert yaml.safe_load(text.strip("`").removeprefix("text\n")) == [dict(shared)]
     assert render.synonym_group(groups, "no such term anywhere") is None
+
+
+def test_a_phrase_is_indexed_only_where_its_words_stand_together():
+    from macros import search
+
+    groups = [[["cold", "start"], ["slow", "startup"]]]
+    docs = [dict.fromkeys(search.FIELDS, "") for _ in range(3)]
+    docs[0]["story"] = "A cold start of 695 s."
+    docs[1]["story"] = "A cold cache, then the start of the server."  # the words apart
+    docs[2]["symptom"] = "slow startups"  # an inflection of the phrase
+    assert search.phrase_index(docs, groups) == {"cold start": [0], "slow startup": [2]}
+    docs[1]["title"] = "out-of-memory at start"
+    assert search.phrase_index(docs, [[["out", "memory"]]]) == {"out memory": [1]}  # a compound's parts

@@ -12,7 +12,7 @@ import MiniSearch from "../../docs/javascripts/vendor/minisearch/index.js";
 import { facetCounts, passes } from "../../docs/javascripts/sgm/facets.js";
 import { highlightSpans, MAX_RANGES } from "../../docs/javascripts/sgm/highlight.js";
 import { analyseLog, compilePatterns, logLines, looksLikeLog } from "../../docs/javascripts/sgm/logmatch.js";
-import { createSearch, decodePostings, loadIndex, MAX_QUERY, radixTree } from "../../docs/javascripts/sgm/search.js";
+import { createSearch, decodePostings, loadIndex, MAX_QUERY, oneEditApart, radixTree } from "../../docs/javascripts/sgm/search.js";
 import { fold, stems, textRules, wordSpans } from "../../docs/javascripts/sgm/text.js";
 import { emptyState, readState, writeState } from "../../docs/javascripts/sgm/urlstate.js";
 
@@ -208,4 +208,20 @@ test("highlighting is bounded and never recurses", needs(data), () => {
   assert.equal(spans.length, MAX_RANGES);
   assert.deepEqual(highlightSpans("The Café hung", { terms: new Set(["cafe"]), prefix: "hu" }, rules), [[4, 8], [9, 13]]);
   assert.deepEqual(wordSpans("ﬁne day").map((s) => s.slice(0, 2)), [[0, 3], [4, 7]]);
+});
+
+test("a phrase of several words counts only where its words stand together", needs(data), () => {
+  const { search, plan } = createSearch(data);
+  assert.ok(oneEditApart("memory", "memroy") === false && oneEditApart("memory", "memor") && oneEditApart("hang", "hung"));
+  /* Every multi-word synonym phrase the index lists is found whole in each document it names. */
+  const ids = data.index.documentIds;
+  for (const [phrase, docs] of Object.entries(data.phrases)) {
+    assert.ok(phrase.includes(" ") && docs.every((n) => n >= 0 && n < ids.length), phrase);
+  }
+  /* A query whose phrase's words stand apart in a document does not find it through the phrase. */
+  const q = plan("cold start");
+  assert.ok(q.groups[0].alternatives.some((a) => a.phrase === "cold start"));
+  const found = new Set(search("cold start ").results.map((r) => r.id));
+  const whole = new Set((data.phrases["cold start"] || []).map((n) => ids[n]));
+  for (const id of whole) assert.ok(found.has(id), id);
 });

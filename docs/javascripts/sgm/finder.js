@@ -195,10 +195,7 @@ function start(form, data, signal, client) {
       same += 1;
       child = child.nextElementSibling;
     }
-    while (body.children.length > same) {
-      const last = body.lastElementChild;
-      if (body === resultsBody) last.sgmEntry?.home.append(last); else last.remove();
-    }
+    while (body.children.length > same) body.lastElementChild.remove();
     if (same < rows.length) body.append(...rows.slice(same));
   }
 
@@ -208,9 +205,9 @@ function start(form, data, signal, client) {
     const visible = list.slice(0, limit);
     const stamp = (highlightStamp += 1);
     clearTimeout(fillTimer);
-    for (const e of entries) e.row.sgmEntry = e;
     if (ranked && results) {
       results.hidden = false;
+      for (const body of homes) setRows(body, []);  // one ranked list: the parts' tables hold no row
       const rows = visible.map((e) => e.row);
       setRows(resultsBody, rows.slice(0, FIRST_ROWS));
       let upto = FIRST_ROWS;
@@ -416,7 +413,11 @@ function start(form, data, signal, client) {
       const marks = new Highlight();
       let budget = MAX_RANGES;
       for (const entry of visible.slice(0, HIGHLIGHT_ROWS)) {
-        const walker = document.createTreeWalker(entry.row, NodeFilter.SHOW_TEXT);
+        /* Not in the sources cell: its labels ("pull request #…") are not what the search matched. */
+        const walker = document.createTreeWalker(entry.row, NodeFilter.SHOW_TEXT, {
+          acceptNode: (node) => (node.parentElement?.closest(".sgm-sources-cell, .sgm-row-evidence")
+            ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+        });
         for (let node = walker.nextNode(); node && budget > 0; node = walker.nextNode()) {
           for (const [start, end] of highlightSpans(node.nodeValue, marksFor, rules, budget)) {
             marks.add(new StaticRange({ startContainer: node, startOffset: start, endContainer: node, endOffset: end }));
@@ -526,7 +527,7 @@ function start(form, data, signal, client) {
     if (canHighlight) CSS.highlights.delete(HIGHLIGHT);
     clearTimeout(urlTimer);
     clearTimeout(fillTimer);
-    /* Rows the finder moved go home, so the page is whole again when it is shown from the cache. */
-    for (const e of entries) if (e.row.parentElement !== e.home) e.home.append(e.row);
+    /* Every row goes home, in the manual's order, so the page is whole again if it is shown later. */
+    for (const e of entries) e.home.append(e.row);
   };
 }

@@ -146,6 +146,16 @@ export function radixTree(terms, value) {
   return terms.length ? node(0, terms.length, 0) : new Map();
 }
 
+/* Are two words at most one insertion, deletion or substitution apart? */
+export function oneEditApart(a, b) {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
 export function createSearch(data) {
   const rules = textRules(data.stopWords);
   const engine = loadIndex(data.index, {
@@ -196,7 +206,8 @@ export function createSearch(data) {
       const span = found ? found.entry.phrase.length : 1;
       const own = words.slice(i, i + span);
       const last = i + span === words.length;
-      const alternatives = [{ words: own, weight: 1, prefix: open && last && own[span - 1].length >= MIN_PREFIX }];
+      const alternatives = [{ words: own, weight: 1, prefix: open && last && own[span - 1].length >= MIN_PREFIX,
+        phrase: span > 1 ? found.entry.phrase.join(" ") : null }];
       if (span === 1 && /^[a-z]+$/.test(own[0]) && own[0].length >= MIN_FUZZY) {
         alternatives.push({ words: own, weight: 1, fuzzy: true });
       }
@@ -209,7 +220,10 @@ export function createSearch(data) {
             if (!seen.has(key)) { seen.add(key); others.push(entry); }
           }
         }
-        for (const other of others) alternatives.push({ words: other.phrase, weight: SYNONYM_WEIGHT / Math.sqrt(others.length) });
+        for (const other of others) {
+          alternatives.push({ words: other.phrase, weight: SYNONYM_WEIGHT / Math.sqrt(others.length),
+            phrase: other.phrase.length > 1 ? other.phrase.join(" ") : null });
+        }
       }
       groups.push({ words: own, alternatives });
       i += span;
@@ -240,6 +254,23 @@ export function createSearch(data) {
     return alt.words.length === 1 ? word(alt.words[0], 0) : { combineWith: "AND", queries: alt.words.map(word) };
   }
 
+  /* The documents where each phrase of several words stands whole (built with the index). */
+  const ids = data.index.documentIds;
+  const phrases = new Map(Object.entries(data.phrases || {}).map(([key, docs]) => [key, new Set(docs.map((n) => ids[n]))]));
+
+  /* Does a hit say what the group says? Through one of its single words (a form of it, or a prefix
+     or a one-letter typo where the word allows that), or through a phrase of several words that
+     stands whole in the document; the words of a phrase scattered apart do not say it. */
+  function saysGroup(group) {
+    const whole = group.alternatives.filter((alt) => alt.phrase).map((alt) => phrases.get(alt.phrase) || new Set());
+    if (!whole.length) return () => true;
+    const singles = group.alternatives.filter((alt) => !alt.phrase && alt.words.length === 1);
+    const exact = new Set(singles.flatMap((alt) => [...forms(alt.words[0])]));
+    const saysWord = (t) => exact.has(t) || singles.some((alt) =>
+      (alt.prefix && t.startsWith(alt.words[0])) || (alt.fuzzy && oneEditApart(t, alt.words[0])));
+    return (hit) => hit.terms.some(saysWord) || whole.some((docs) => docs.has(hit.id));
+  }
+
   /* Incidents for `query`, best first: [{id, score, share, terms, covered}], and what to highlight.
      Each word group is one MiniSearch query (any of its alternatives, each with all its words),
      so each incident knows which groups it matches, and where: a group counts as much as it is
@@ -251,7 +282,8 @@ export function createSearch(data) {
     const byId = new Map();
     let all = 0;
     for (const group of groups) {
-      const hits = engine.search({ combineWith: "OR", queries: group.alternatives.map(subquery) }).slice(0, MAX_SCORED);
+      const hits = engine.search({ combineWith: "OR", queries: group.alternatives.map(subquery) })
+        .filter(saysGroup(group)).slice(0, MAX_SCORED);
       const weight = hits.length ? Math.log(1 + (total - hits.length + 0.5) / (hits.length + 0.5)) : 0;
       all += weight;
       for (const hit of hits) {
@@ -268,7 +300,7 @@ export function createSearch(data) {
     const scored = [...byId.values()];
     for (const doc of scored) {
       doc.share /= all || 1;
-      doc.score *= doc.share * doc.share;
+      doc.score *= doc.share * doc.share * doc.share;  // coverage of the query's weight counts most
       doc.terms = [...doc.terms];
     }
     /* An incident must cover a quarter of the query's weight, or half of what the best one covers. */
