@@ -155,31 +155,43 @@ class Links:
         return f"{self.base}{self.site.section(number).url}"
 
 
-def _md_text(text: str) -> str:
-    """``text`` made safe for the label of a Markdown link."""
-    return re.sub(r"([\\\[\]])", r"\\\1", text)
+def chat_name(incident: Incident) -> str:
+    """The incident's name as it reads out of context, in a chat: with its project ("SGLang #36889",
+    "Miles #860"), where the name alone is a bare thread number."""
+    name = plain(incident.name)
+    if name.startswith("#") and name[1:2].isdigit():
+        return f"SGLang {name}"
+    if name.startswith("radixark/miles#"):
+        return f"Miles #{name.split('#', 1)[1]}"
+    return name
 
 
-def chat_line(incident: Incident, site: Site) -> str:
-    """One line of Markdown to paste in chat: name, title, link, status and sections."""
+def _chat_tail(incident: Incident) -> str:
     where = ("section " if len(incident.sections) == 1 else "sections ") + ", ".join(incident.sections)
-    url = site.absolute(site.incident_url(incident.id))
-    return (f"[{_md_text(incident.name)}: {_md_text(incident.title)}]({url})"
-            f" — {STATUS_LABELS[incident.status].lower()}, {where}")
+    return f"{STATUS_LABELS[incident.status].lower()}, {where}"
 
 
 def chat_plain(incident: Incident, site: Site) -> str:
-    """One line of plain text to paste where Markdown links stay raw (Slack, Teams): name, title,
-    status and the bare address, last, so that the chat program links it."""
+    """What Copy for chat gives where text is plain (a terminal, a plain text box): the name with its
+    project, the title, status and sections, and the bare address last, which chat programs link."""
     url = site.absolute(site.incident_url(incident.id))
-    return (f"{plain(incident.name)}: {plain(incident.title)} — "
-            f"{STATUS_LABELS[incident.status].lower()} — {url}")
+    return f"{chat_name(incident)}: {plain(incident.title)} — {_chat_tail(incident)} — {url}"
+
+
+def chat_html(incident: Incident, site: Site) -> str:
+    """What Copy for chat gives where text is formatted (Slack, Teams, a document): a real link named
+    for the incident, then its status and sections."""
+    url = site.absolute(site.incident_url(incident.id))
+    label = f"{chat_name(incident)}: {plain(incident.title)}"
+    return f'<a href="{escape(url)}">{escape(label)}</a> — {escape(_chat_tail(incident))}'
 
 
 def chat_example(incident: Incident, site: Site, plain_text: bool = False) -> Markup:
-    """A chat line as inline code, for a page that shows what the copy buttons give."""
-    line = chat_plain(incident, site) if plain_text else chat_line(incident, site)
-    return Markup(f"<code>{_inert(line)}</code>")
+    """What Copy for chat gives, for a page that shows it: as plain text (in code), or as the link a
+    formatted paste shows."""
+    if plain_text:
+        return Markup(f"<code>{_inert(chat_plain(incident, site))}</code>")
+    return Markup(chat_html(incident, site))
 
 
 _SHORT_REPO = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}
@@ -219,7 +231,7 @@ def sentence(text: str) -> str:
 
 def _render(template: str, **context) -> str:
     return _env.get_template(template).render(
-        status_badge=status_badge, source_view=source_view, chat_line=chat_line, chat_plain=chat_plain,
+        status_badge=status_badge, source_view=source_view, chat_html=chat_html, chat_plain=chat_plain,
         link_label=link_label, fix_refs=fix_refs, sentence=sentence, **context).strip()
 
 

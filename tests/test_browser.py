@@ -27,9 +27,19 @@ def clipboard(page) -> str:
     return page.evaluate("navigator.clipboard.readText()")
 
 
+def clipboard_html(page) -> str:
+    """The text/html of the clipboard, or "" when it holds none."""
+    return page.evaluate("""async () => {
+        for (const item of await navigator.clipboard.read())
+            if (item.types.includes('text/html')) return await (await item.getType('text/html')).text();
+        return '';
+    }""")
+
+
 def test_copy_buttons_copy_the_link_and_the_chat_line(page, server, incidents):
     """On a site served at its own SITE_URL (where instant navigation takes same-origin links),
-    copying by click or by Enter changes neither the address nor the scroll position."""
+    copying by click or by Enter changes neither the address nor the scroll position. Copy for chat
+    writes a real link for formatted pastes and a plain line for the rest, in one copy."""
     inc = next(i for i in incidents if i.id == "sglang-8463")
     link = f"{server}incidents/{inc.id}/"
     status = render.STATUS_LABELS[inc.status].lower()
@@ -43,10 +53,9 @@ def test_copy_buttons_copy_the_link_and_the_chat_line(page, server, incidents):
     row.locator(".sgm-copy__chat").focus()
     page.keyboard.press("Enter")
     settle(page)
-    assert clipboard(page) == f"[#8463: {inc.title}]({link}) — {status}, section 2.3"
-    row.locator(".sgm-copy__plain").click()
-    settle(page)
-    assert clipboard(page) == f"#8463: {inc.title} — {status} — {link}"
+    assert clipboard(page) == f"SGLang #8463: {inc.title} — {status}, section 2.3 — {link}"
+    html = clipboard_html(page)
+    assert f'<a href="{link}">SGLang #8463: {inc.title}</a> — {status}, section 2.3' in html
     assert page.url == before
     # a section page, scrolled down to a card
     page.goto(f"{server}part-3/3-4-earning-cache-hits/")
@@ -63,7 +72,7 @@ def test_copy_buttons_copy_the_link_and_the_chat_line(page, server, incidents):
     card.locator(".sgm-copy__chat").focus()
     page.keyboard.press("Enter")
     settle(page)
-    assert clipboard(page).endswith(" — workaround, sections 3.4, 6.4")
+    assert clipboard(page).endswith(f" — workaround, sections 3.4, 6.4 — {server}incidents/report-jarvislabs-2026-08/")
     assert (page.url, page.evaluate("scrollY")) == (where, scroll)
 
 
@@ -83,8 +92,10 @@ COUNT_EFFECTS = """
 (() => {
   window.__copies = 0;
   window.__focuses = 0;
-  const write = navigator.clipboard.writeText.bind(navigator.clipboard);
-  navigator.clipboard.writeText = (text) => { window.__copies += 1; return write(text); };
+  const writeText = navigator.clipboard.writeText.bind(navigator.clipboard);
+  navigator.clipboard.writeText = (text) => { window.__copies += 1; return writeText(text); };
+  const write = navigator.clipboard.write.bind(navigator.clipboard);
+  navigator.clipboard.write = (items) => { window.__copies += 1; return write(items); };
   document.addEventListener("copy", () => { window.__copies += 1; }, true);
   const focus = HTMLElement.prototype.focus;
   HTMLElement.prototype.focus = function (...args) {

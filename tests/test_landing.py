@@ -24,45 +24,48 @@ def text(el) -> str:
 
 # ---- Copy controls and the two chat formats ---------------------------------------------------
 
-def test_copy_controls_are_buttons_that_material_copies(built, server, incidents, site):
-    """Buttons with data-clipboard-text (Material's clipboard integration), never links."""
+def test_copy_controls_are_buttons_and_copy_for_chat_carries_both_forms(built, server, incidents, site):
+    """Buttons, never links. Copy link is Material's (data-clipboard-text); Copy for chat carries the
+    formatted link and the plain line the build made, named with the project."""
     inc = next(i for i in incidents if i.id == "sglang-36889")
     url = f"{server}incidents/{inc.id}/"
     places = [page(built, "incidents").select_one(f"#{inc.id} .sgm-copy"),
               page(built, site.section(inc.sections[0]).url).select_one(f'.sgm-card[data-incident="{inc.id}"] .sgm-copy'),
               page(built, f"incidents/{inc.id}").select_one(".sgm-card .sgm-copy")]
+    here = site.with_addresses(server, None)
     for copy in places:
         assert copy is not None and copy.find("a") is None
         buttons = {b["class"][0]: b for b in copy.select("button")}
+        assert set(buttons) == {"sgm-copy__link", "sgm-copy__chat"}
         assert all(b["type"] == "button" for b in buttons.values())
         assert buttons["sgm-copy__link"]["data-clipboard-text"] == url
-        assert buttons["sgm-copy__chat"]["data-clipboard-text"] == render.chat_line(inc, site.with_addresses(server, None))
-        assert buttons["sgm-copy__plain"]["data-clipboard-text"] == (
-            f"#36889: {inc.title} — {render.STATUS_LABELS[inc.status].lower()} — {url}")
-    ours = "".join(p.read_text("utf-8") for p in (built / "javascripts").rglob("*.js"))
-    assert "execCommand" not in ours and "writeText" not in ours  # Material does the copying
+        chat = buttons["sgm-copy__chat"]
+        assert chat["data-chat-text"] == f"SGLang #36889: {inc.title} — workaround, section 2.2 — {url}"
+        assert chat["data-chat-html"] == render.chat_html(inc, here)
+        link = BeautifulSoup(chat["data-chat-html"], "html.parser").a
+        assert link["href"] == url and link.get_text() == f"SGLang #36889: {inc.title}"
 
 
-def test_the_plain_chat_line_has_no_markdown_and_ends_with_the_bare_address(incidents, site):
+def test_the_chat_line_names_the_project_and_ends_with_the_bare_address(incidents, site):
     for inc in incidents:
         line = render.chat_plain(inc, site)
         url = site.absolute(site.incident_url(inc.id))
         assert line.endswith(f" — {url}") and "](" not in line and "`" not in line
-        assert line.startswith(f"{render.plain(inc.name)}: {render.plain(inc.title)} — ")
-        assert f"— {render.STATUS_LABELS[inc.status].lower()} —" in line
-        markdown = render.chat_line(inc, site)
-        assert markdown.startswith("[") and f"]({url})" in markdown
+        assert not line.startswith("#") and not line.startswith("radixark/")  # a bare number names no project
+        assert f": {render.plain(inc.title)} — {render.STATUS_LABELS[inc.status].lower()}, " in line
+    miles = next(i for i in incidents if i.id.startswith("miles-"))
+    assert render.chat_plain(miles, site).startswith(f"Miles #{miles.id.split('-')[1]}: ")
 
 
-def test_the_about_page_says_which_chat_format_to_use_where(built, server, incidents, site):
+def test_the_about_page_says_what_copy_for_chat_gives_where(built, server, incidents, site):
     table = page(built, "about").select_one("#chat").find_next("table")
     about = text(table)
-    assert "Copy for chat" in about and "Discord" in about and "Mattermost" in about and "GitHub" in about
-    assert "as plain text" in about and "Slack" in about and "Teams" in about
-    # its examples are what the buttons copy today
+    assert "Copy for chat" in about and "Slack" in about and "Teams" in about and "terminal" in about
+    # its examples are what the button copies today
     inc = next(i for _, rows in render.by_part(incidents, site) for i in rows)  # the table's first
     here = site.with_addresses(server, None)
-    assert [c.get_text() for c in table.select("code")] == [render.chat_line(inc, here), render.chat_plain(inc, here)]
+    assert [c.get_text() for c in table.select("code")] == [render.chat_plain(inc, here)]
+    assert table.select_one("a")["href"] == here.absolute(here.incident_url(inc.id))
 
 
 # ---- The incident page as a landing page ------------------------------------------------------
@@ -81,7 +84,7 @@ def test_each_incident_page_has_everything_a_chat_link_should_open(built, incide
         assert facts["Status"].select_one(f".sgm-status--{inc.status}")
         assert facts["Status"].time["datetime"] == inc.checked.isoformat()
         assert len(facts["Sources"].select("li")) == len(inc.sources)
-        assert len(card.select(".sgm-copy button")) == 3
+        assert len(card.select(".sgm-copy button")) == 2  # Copy link, Copy for chat
         # the story in full, from each section that tells it, with a link to read it in context
         stories = article.select("section.sgm-story")
         assert [s["data-section"] for s in stories] == list(inc.sections), inc.id

@@ -5,6 +5,7 @@
    with the AbortSignal of its view. The pure logic lives in ./sgm/ modules that
    never touch the DOM; this file and the mount functions are the thin layer. */
 import { mountAnchors } from "./sgm/anchors.js";
+import { mountCopy } from "./sgm/copy.js";
 
 /* ---- One mount per page view ------------------------------------------- */
 
@@ -31,6 +32,7 @@ function mount() {
   }
   const controller = new AbortController();
   const { signal } = controller;
+  mountCopy(signal);
   const cleanups = [];
   const pending = [];
   for (const component of COMPONENTS) {
