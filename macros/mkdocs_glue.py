@@ -109,6 +109,11 @@ def define_env(env):
         return block(render.finder(incidents, site))
 
     @macro
+    def home_search() -> str:
+        """A search box that opens the incident finder with what the reader typed or pasted."""
+        return block(render.home_search(site, base()))
+
+    @macro
     def contents() -> str:
         return block(render.contents(incidents, site, base()))
 

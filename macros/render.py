@@ -606,6 +606,11 @@ def _checks_here(incident: Incident, checks, site: Site, links) -> list[dict]:
     return out
 
 
+def home_search(site: Site, base: str) -> str:
+    """The home page's search box: it opens the incident finder with the query (or a pasted log)."""
+    return _render("home_search.html", action=f"{base}{site.table_url}")
+
+
 PHASE_LABELS = {"start-up": "At start-up", "capture": "During CUDA graph capture", "serving": "While serving",
                 "shutdown": "At shutdown"}
 GUIDANCE_PAGE = "errors.md"  # the page that renders every entry of data/guidance.yaml
