@@ -25,7 +25,8 @@ line longer than 1 MiB is searched in windows, and a regex on such a line is
 checked against the 4 KiB either side of its fixed text. All fixed strings are
 found in one pass by Hyperscan (a SIMD multi-pattern matcher; where its wheel is
 missing, a slower pure-Python search gives the same results); a regex runs only
-on the lines that contain its fixed text. Line breaks are counted only up to
+on the lines that contain its fixed text. Only the stretches that are not ASCII
+are decoded to check that they are UTF-8. Line breaks are counted only up to
 the first match of each incident, the only lines whose number is printed.
 
 The loader runs every incident's ``log_examples`` through this same engine
@@ -35,6 +36,7 @@ differently stops the build.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import re
@@ -56,6 +58,8 @@ BLOCK = 1 << 23     # bytes read at a time: large enough for speed, small enough
 LINE_MAX = 1 << 20  # a line longer than this is not kept whole: it is searched in windows
 WINDOW = 1 << 12    # bytes kept on each side of a match in such a line (more than the longest needle)
 SHOWN = 500         # characters of a line that are printed
+SPAN = 1 << 12      # bytes decoded at a time to check a stretch that is not ASCII ...
+SPAN_MAX = 1 << 18  # ... doubling up to this while such stretches follow each other closely
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -264,22 +268,82 @@ def _check(buf, mv, keep, filled, vfrom, eof):
     NUL byte or byte that is not UTF-8, or None; the bytes before ``valid_to``
     are checked (at the end of a block, a character cut in two waits for the
     next one).
+
+    Only the stretches that are not ASCII are decoded: each starts at a byte
+    that is not ASCII, which follows ASCII or a whole character, so the decoder
+    starts where a decoder of the whole block would be, and reports the same
+    first bad byte. A stretch is decoded incrementally, so a character it cuts
+    at its end is taken up again by the next one.
     """
     nul = buf.find(b"\0", keep, filled)
     end = filled if nul < 0 else nul
-    vto = end
-    if not (buf.isascii() if filled * 2 > len(buf) else mv[vfrom:filled].tobytes().isascii()):
-        if nul < 0 and not eof:
-            vto = _char_start(buf, end, max(vfrom, end - 4))
+    final = nul >= 0 or eof  # nothing after `end` can finish a character cut there
+    at, span = vfrom, SPAN
+    find = _non_ascii if hyperscan is None else _hs_non_ascii
+    while True:
+        start = find(buf, at, end)
+        if start < 0:
+            at = end
+            break
+        span = min(span * 2, SPAN_MAX) if start - at < 256 else SPAN  # text that is mostly not ASCII: longer spans
+        stop = min(end, start + span)
         try:
-            str(mv[vfrom:vto], "utf-8")
+            used = codecs.utf_8_decode(mv[start:stop], "strict", final and stop == end)[1]
         except UnicodeDecodeError as err:
-            at = vfrom + err.start
-            return (at, f"bytes that are not UTF-8 (0x{buf[at]:02x}); convert the log to UTF-8 first"), at
+            bad = start + err.start
+            return (bad, f"bytes that are not UTF-8 (0x{buf[bad]:02x}); convert the log to UTF-8 first"), bad
+        at = start + used
+        if stop == end and at < end:  # a character cut by the end of the block: it waits for the next one
+            return None, at
     if nul >= 0:
         return (nul, "binary data (a NUL byte): not a text log, so the rest of the file was not scanned; "
                      "the matches before this line are shown"), nul
-    return None, vto
+    return None, at
+
+
+def _hs_non_ascii(buf, lo: int, hi: int) -> int:
+    """The offset of the first byte of ``buf[lo:hi]`` that is not ASCII, or -1: Hyperscan stops at it."""
+    if lo >= hi:
+        return -1
+    if not _HS_NON_ASCII:
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        database.compile(expressions=[rb"[\x80-\xff]"], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_SINGLEMATCH])
+        _HS_NON_ASCII.extend((database, hyperscan.Scratch(database), []))
+    database, scratch, found = _HS_NON_ASCII
+    found.clear()
+    try:
+        database.scan(memoryview(buf)[lo:hi], match_event_handler=_stop_at_first, context=found, scratch=scratch)
+    except hyperscan.ScanTerminated:
+        pass
+    return lo + found[0] - 1 if found else -1
+
+
+_HS_NON_ASCII: list = []  # (database, scratch, the list a scan writes to), made at the first use
+
+
+def _stop_at_first(_id, _start, end, _flags, found) -> bool:
+    found.append(end)
+    return True  # stop the scan
+
+
+def _non_ascii(buf, lo: int, hi: int) -> int:
+    """The offset of the first byte of ``buf[lo:hi]`` that is not ASCII, or -1, without Hyperscan.
+    ``isascii`` runs on slices that grow from 4 KiB to 64 KiB (a copy that size is cheap); the first
+    one that is not ASCII is cut in halves down to its first such byte."""
+    step = 1 << 12
+    while lo < hi:
+        top = min(hi, lo + step)
+        if not buf[lo:top].isascii():
+            while top - lo > 1:
+                mid = (lo + top) >> 1
+                if buf[lo:mid].isascii():
+                    lo = mid
+                else:
+                    top = mid
+            return lo
+        lo = top
+        step = min(step << 1, 1 << 16)
+    return -1
 
 
 class _Line:
@@ -333,15 +397,6 @@ def _excerpt(mv, begin, end, long, start, length, window) -> tuple[str, bool]:
         at = len(before)
     first = max(0, min(at - 100, len(text) - SHOWN))
     return text[first:first + SHOWN], True
-
-
-def _char_start(buf, at: int, floor: int) -> int:
-    """``at`` moved back to the start of the UTF-8 character it may cut (bytes before ``floor`` stay)."""
-    while at > max(floor, 0) and 0x80 <= buf[at - 1] < 0xC0:
-        at -= 1
-    if at > max(floor, 0) and buf[at - 1] >= 0xC0:
-        at -= 1
-    return at
 
 
 def _reader(stream):
