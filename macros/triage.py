@@ -26,8 +26,8 @@ checked against the 4 KiB either side of its fixed text. All fixed strings are
 found in one pass by Hyperscan (a SIMD multi-pattern matcher; where its wheel is
 missing, a slower pure-Python search gives the same results); a regex runs only
 on the lines that contain its fixed text. Only the stretches that are not ASCII
-are decoded to check that they are UTF-8. Line breaks are counted only up to
-the first match of each incident, the only lines whose number is printed.
+are decoded to check that they are UTF-8, and line breaks are counted as the
+blocks go by, so no byte is read twice.
 
 The loader runs every incident's ``log_examples`` through this same engine
 (:func:`engine_misses`), so a pattern that Hyperscan and Python's ``re`` read
@@ -40,7 +40,6 @@ import codecs
 import json
 import os
 import re
-import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,9 +141,9 @@ class Matcher:
         where they lie; the unfinished line at the end of a block is carried to
         the start of the buffer (all of it while it is at most ``line_max``
         bytes, else a window of 2 * WINDOW bytes around the cut), so nothing
-        grows with the length of a line. Line breaks are counted only when a
-        line number is asked for: in a regular file, the bytes that have left
-        the buffer are read again for that; a pipe's are counted block by block.
+        grows with the length of a line. Line breaks are counted as the bytes
+        leave the buffer (or sooner, up to a line whose number is asked for),
+        so each byte is read once and counted once.
         """
         if self.find is None:
             return
@@ -154,21 +153,17 @@ class Matcher:
         buf = bytearray(line_max + step)
         mv = memoryview(buf)
         read = _reader(stream)
-        reread = _rereader(stream)
         base = 0        # file offset of buf[0]
         keep = 0        # bytes carried to the start of buf
         done = 0        # file offset: every match that starts before it is handled
         open_at = 0     # file offset where the line that holds `done` starts
         valid = 0       # file offset up to which the bytes are known to be UTF-8 and free of NUL
-        counted = 0     # file offset up to which the line breaks are counted ...
+        counted = 0     # file offset up to which the line breaks are counted (never before base) ...
         lines = 0       # ... and how many there are
 
         def before(offset: int) -> int:
-            """The line breaks before file offset ``offset`` (at or after ``counted``)."""
+            """The line breaks before file offset ``offset`` (at or after ``counted``, in the buffer)."""
             nonlocal counted, lines
-            if counted < base:  # those bytes have left the buffer: read them again
-                lines += reread(counted, base)
-                counted = base
             lines += buf.count(b"\n", counted - base, offset - base)
             counted = offset
             return lines
@@ -200,11 +195,11 @@ class Matcher:
                 raise TriageError(f"{name}:{before(base + stop[0]) + 1}: {stop[1]}")
             if eof:
                 return
-            if reread is None:  # a pipe: count now, the bytes will not come back
-                before(base + cut)
             done = base + cut
             carry = cut - window if base + filled - open_at > line_max else open_at - base
             carry = max(0, min(carry, cut))
+            if counted < base + carry:  # count the bytes that leave the buffer: they will not come back
+                before(base + carry)
             keep = filled - carry
             buf[:keep] = mv[carry:filled].tobytes()  # at most line_max bytes: the unfinished line
             base += carry
@@ -423,32 +418,6 @@ def _reader(stream):
     return read
 
 
-def _rereader(stream):
-    """For a regular file, a function that counts the line breaks in file[lo:hi]
-    by reading them again; None for a pipe or a stream in memory."""
-    try:
-        fd = stream.fileno()
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        origin = stream.tell()
-    except (AttributeError, OSError, ValueError):
-        return None
-    chunk = bytearray()
-
-    def reread(lo: int, hi: int) -> int:
-        if not chunk:
-            chunk.extend(bytes(1 << 22))
-        count = 0
-        while lo < hi:
-            n = os.preadv(fd, [memoryview(chunk)[:min(len(chunk), hi - lo)]], origin + lo)
-            if n <= 0:
-                raise OSError("the file became shorter while it was read")
-            count += chunk.count(b"\n", 0, n)
-            lo += n
-        return count
-    return reread
-
-
 def _engine(needles: list[bytes]):
     """A function that returns every (needle index, start offset) in buf[:filled]."""
     if hyperscan is not None:
@@ -570,18 +539,12 @@ def _utf16(head: bytes) -> tuple[str | None, int]:
 
 
 def text_stream(name: str, stream):
-    """``stream`` ready for the scan: as it is for a UTF-8 log with \\n or \\r\\n line breaks (the fast
-    path, which keeps a regular file's descriptor for counting lines), past a UTF-8 byte-order mark,
-    or recoded when the log is UTF-16 or ends its lines with a bare carriage return."""
+    """``stream`` ready for the scan: for a UTF-8 log with \\n or \\r\\n line breaks (the fast path), the
+    bytes read to tell the encoding and then the rest, so that no byte is read twice, past a UTF-8
+    byte-order mark; recoded when the log is UTF-16 or ends its lines with a bare carriage return."""
     read = getattr(stream, "read", None)
     if read is None:
         return stream
-    seekable = False
-    try:
-        start = stream.tell()
-        seekable = stream.seekable()
-    except (AttributeError, OSError, ValueError):
-        start = 0
     head = b""
     while len(head) < HEAD:
         chunk = read(HEAD - len(head))
@@ -593,9 +556,6 @@ def text_stream(name: str, stream):
     if encoding or bare_cr:
         return _Recoded(name, stream, head[skip:], encoding)
     skip = 3 if head.startswith(b"\xef\xbb\xbf") else 0
-    if seekable:
-        stream.seek(start + skip)
-        return stream
     return _Prefixed(stream, head[skip:])
 
 
@@ -610,7 +570,7 @@ def _bare_cr(head: bytes) -> bool:
 
 
 class _Prefixed:
-    """A pipe whose first bytes were read to look at them: those bytes first, then the rest."""
+    """A stream whose first bytes were read to look at them: those bytes first, then the rest."""
 
     def __init__(self, raw, head: bytes):
         self.raw, self.head = raw, head
@@ -622,6 +582,22 @@ class _Prefixed:
                 data += self.raw.read(size - len(data)) or b""
             return data
         return self.raw.read(size)
+
+    def readinto(self, view) -> int:
+        if self.head:
+            n = min(len(view), len(self.head))
+            view[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        readinto = getattr(self.raw, "readinto", None)
+        if readinto is None:
+            data = self.raw.read(len(view)) or b""
+            view[:len(data)] = data
+            return len(data)
+        return readinto(view) or 0
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
 
 
 def display_name(name: str) -> str:

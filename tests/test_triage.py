@@ -310,6 +310,49 @@ def test_bad_bytes_are_reported_at_their_line_wherever_they_fall(incidents, monk
             assert got == want, (case, data)
 
 
+def test_a_file_is_read_once(incidents, monkeypatch, tmp_path):
+    """Line numbers are counted as the blocks go by: no byte is read twice, even when the first match of
+    an incident comes many blocks in, and the numbers are still right."""
+    monkeypatch.setattr(triage, "BLOCK", 1 << 12)
+    monkeypatch.setattr(os, "pread", None)
+    monkeypatch.setattr(os, "preadv", None)
+    lines = ["[TP0] Decode batch, #running-req: 6, token usage: 0.94 \u4e1c\u4eac"] * 5000
+    lines[3000] = "[TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1"
+    lines[4500] = "Total generated tokens (retokenized):    0"
+    path = tmp_path / "once.log"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+    class Counted:
+        def __init__(self, raw):
+            self.raw, self.bytes, self.seeks = raw, 0, 0
+
+        def readinto(self, view):
+            n = self.raw.readinto(view)
+            self.bytes += n
+            return n
+
+        def read(self, size=-1):
+            data = self.raw.read(size)
+            self.bytes += len(data)
+            return data
+
+        def seek(self, *args):
+            self.seeks += 1
+            return self.raw.seek(*args)
+
+        def __getattr__(self, name):
+            return getattr(self.raw, name)
+
+    with path.open("rb", buffering=0) as raw:
+        stream = Counted(raw)
+        found: dict = {}
+        triage.Matcher(incidents).scan("once.log", stream, found)
+    size = path.stat().st_size
+    assert stream.bytes == size and stream.seeks == 0
+    assert found["sglang-8463"].first_line == 3001
+    assert 4501 in {h.first_line for h in found.values()}
+
+
 def run_on_a_terminal(*args) -> bytes:
     """Run the command with its standard output on a pseudo-terminal; return what the terminal got."""
     import os
@@ -380,7 +423,7 @@ def reference(incidents, text: str) -> dict:
 
 def test_long_lines_pipes_and_files_agree_with_python_re(incidents, monkeypatch, tmp_path):
     """Small blocks and a small line limit, so that lines are cut, carried and windowed on every
-    path: a file (line numbers counted by reading again) and a pipe (counted block by block)."""
+    path: a file and a stream in memory (line numbers counted block by block in both)."""
     import io
     import random
 
