@@ -4,7 +4,8 @@ or against a fixed budget in milliseconds.
     make bench                 (or: .venv/bin/python bench/bench.py [--only NAME] [--size-mb N] [--smoke])
 
 The benchmarks, their baselines and their goals are listed in BENCHES below; a
-full run writes them to bench/results.json, which the How fast page shows.
+full run writes them to bench/results.json, which the How fast page shows. A
+benchmark whose baseline tool is not installed (ripgrep) is skipped with one line.
 --smoke runs every one of them at tiny sizes, so that `make test` notices a
 benchmark that no longer runs (its figures are not judged).
 
@@ -51,11 +52,17 @@ def best(fn, runs: int) -> float:
 
 def side_by_side(first, second, runs: int) -> tuple[float, float]:
     """Best times of two commands, run alternately so that both see the same machine."""
-    a, b = [], []
+    first_time, second_time = alternately([first, second], runs)
+    return first_time, second_time
+
+
+def alternately(commands, runs: int) -> list[float]:
+    """Best times of several commands, run in turn so that all see the same machine."""
+    times = [[] for _ in commands]
     for _ in range(runs):
-        a.append(best(first, 1))
-        b.append(best(second, 1))
-    return min(a), min(b)
+        for fn, seen in zip(commands, times):
+            seen.append(best(fn, 1))
+    return [min(seen) for seen in times]
 
 
 def run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, ok=(0,)):
@@ -70,13 +77,50 @@ def project():
     return manual.site, manual.incidents
 
 
-# --- 1. triage against grep ---------------------------------------------------
+# --- 1. triage against grep and ripgrep -------------------------------------
 
-def make_log(path: Path, size: int, incidents) -> None:
-    """A server log of ``size`` bytes: ordinary scheduler lines, with the
-    incidents' example lines scattered through it."""
-    rng = random.Random(7)
-    examples = [e for i in incidents for e in i.log_examples]
+# Text a real server log holds besides the scheduler's lines: prompts in several scripts (logged by
+# --log-requests, whole requests on one line) and a launcher banner drawn with emoji.
+PROMPTS = [
+    "请用三句话解释一下什么是KV缓存，以及为什么它会被占满。",
+    "東京の天気を教えてください。明日は雨が降りますか？",
+    "대규모 언어 모델의 추론 속도를 높이는 방법은 무엇인가요?",
+    "Объясни, пожалуйста, как работает спекулятивное декодирование.",
+    "ما هو الفرق بين التدريب والاستدلال في نماذج اللغة؟",
+    "कृपया इस लेख का सारांश हिंदी में लिखें।",
+    "Γράψε ένα σύντομο ποίημα για τη θάλασσα.",
+    "ช่วยแปลประโยคนี้เป็นภาษาอังกฤษหน่อยครับ",
+    "Résumé: le modèle a répondu « trop tard » après 3 s d'attente — pourquoi ?",
+    "Write a haiku about GPUs 🔥🚀 and end it with an emoji 😅",
+]
+BANNER = [
+    "🚀 SGLang router starting",
+    "  ✅ policy: cache_aware   🌐 host: 0.0.0.0:30000   👷 workers: 8",
+    "  📊 metrics: http://0.0.0.0:29000/metrics   ⏱️ request timeout: 1800 s",
+    "✨ router ready: accepting requests ✨",
+]
+NON_ASCII = 0.0013  # the share of a log's lines that are not ASCII
+LONG = 0.002        # the share that are whole requests of several KB
+
+
+def request_line(rng: random.Random, n: int, prompt: str, size: int) -> str:
+    """A request logged by --log-requests: its prompt and its output (in the prompt's language) on one
+    line of about ``size`` characters."""
+    words = ("the scheduler keeps the radix cache warm while decode batches grow and the "
+             "KV pool drains slowly under sustained load").split() if prompt.isascii() else prompt.split()
+    output, length = [], 0
+    while length < size:
+        output.append(rng.choice(words))
+        length += len(output[-1]) + 1
+    return (f"[2026-10-16 12:{n // 60 % 60:02d}:{n % 60:02d}] Finish: obj=GenerateReqInput(text='{prompt}', "
+            f"sampling_params={{'max_new_tokens': 2048, 'temperature': 0.{n % 10}}}, rid='{n:032x}', stream=False), "
+            f"out={{'text': '{' '.join(output)}', 'meta_info': {{'id': '{n:032x}', 'finish_reason': "
+            f"{{'type': 'length', 'length': 2048}}, 'prompt_tokens': {40 + n % 300}, 'completion_tokens': 2048}}}}")
+
+
+def log_block(rng: random.Random) -> tuple[bytes, int, int]:
+    """One stretch of a server log (about 4 MB) and how many of its lines are not ASCII, and how many
+    are requests of several KB."""
     lines = []
     for n in range(20000):
         lines.append(
@@ -86,32 +130,81 @@ def make_log(path: Path, size: int, incidents) -> None:
         if n % 7 == 0:
             lines.append(f"[2026-10-16 12:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: {n % 4096}, "
                          f"#cached-token: {n % 2048}, token usage: 0.{n % 90:02d}, #running-req: {n % 64}")
-    block = ("\n".join(lines) + "\n").encode()
+    total = len(lines) * (1 + NON_ASCII + LONG)
+    extra = [request_line(rng, n, "Summarize the following report in one paragraph.", rng.randint(2000, 12000))
+             for n in range(round(total * LONG))]
+    other = round(total * NON_ASCII)
+    for n in range(other):
+        if n % 10 == 0:  # a banner line
+            extra.append(BANNER[n // 10 % len(BANNER)])
+        elif n % 3 == 0:  # a long request whose prompt is not ASCII
+            extra.append(request_line(rng, n, rng.choice(PROMPTS), rng.randint(2000, 8000)))
+        else:
+            prompt = rng.choice(PROMPTS)
+            extra.append(f"[2026-10-16 12:00:{n % 60:02d}] Receive: obj=GenerateReqInput(text='{prompt}', "
+                         f"sampling_params={{'max_new_tokens': 512}}, rid='{n:032x}', stream=True)")
+    for line in extra:
+        lines.insert(rng.randrange(len(lines) + 1), line)
+    return ("\n".join(lines) + "\n").encode(), other, sum(len(line) > 2000 for line in extra)
+
+
+def make_log(path: Path, size: int, incidents) -> str:
+    """A server log of ``size`` bytes: ordinary scheduler lines, some long requests and some lines
+    that are not ASCII, with the incidents' example lines scattered through it. Returns what it holds."""
+    rng = random.Random(7)
+    examples = [e for i in incidents for e in i.log_examples]
+    block, other, long = log_block(rng)
+    lines = block.count(b"\n")
     with path.open("wb") as out:
         written = 0
         while written < size:
             out.write(block)
             written += len(block)
             out.write((rng.choice(examples) + "\n").encode())
+    return f"{100 * other / lines:.2f} % of lines non-ASCII, {100 * long / lines:.2f} % of several KB"
 
 
-def bench_triage(tmp: Path, size_mb: int, runs: int) -> tuple[float, str]:
+def ripgrep() -> str | None:
+    return shutil.which("rg")
+
+
+_TRIAGE_TIMES: dict = {}
+
+
+def triage_times(tmp: Path, size_mb: int, runs: int) -> dict:
+    """The best times of grep -F, rg -F (when installed) and triage on one generated log, run in turn
+    so that all three see the same machine. Measured once for both figures."""
+    key = (str(tmp), size_mb, runs)
+    if key in _TRIAGE_TIMES:
+        return _TRIAGE_TIMES[key]
     _, incidents = project()
     log = tmp / "big.log"
-    make_log(log, size_mb * 1024 * 1024, incidents)
+    holds = make_log(log, size_mb * 1024 * 1024, incidents)
     literals = tmp / "literals.txt"
     literals.write_text("".join(p.literal + "\n" for i in incidents for p in i.log_patterns
                                 if p.literal is not None), encoding="utf-8")
-    # Both write to a pipe: with its output on /dev/null, GNU grep stops at the first match.
-    grep, triage = side_by_side(
-        lambda: run(["grep", "-F", "-c", "-f", str(literals), str(log)], stdout=subprocess.PIPE, ok=(0, 1)),
-        lambda: run([PY, "-m", "macros.triage", "--json", str(log)], stdout=subprocess.PIPE, ok=(0, 1)), runs)
-    size = log.stat().st_size / 1e9
-    detail = (f"{size:.2f} GB: grep -F {grep:.2f} s ({size / grep:.2f} GB/s), "
-              f"triage {triage:.2f} s ({size / triage:.2f} GB/s)")
+    # All write to a pipe: with its output on /dev/null, GNU grep stops at the first match.
+    commands = {
+        "grep -F": lambda: run(["grep", "-F", "-c", "-f", str(literals), str(log)], stdout=subprocess.PIPE, ok=(0, 1)),
+        "triage": lambda: run([PY, "-m", "macros.triage", "--json", str(log)], stdout=subprocess.PIPE, ok=(0, 1)),
+    }
+    rg = ripgrep()
+    if rg:
+        commands["rg -F"] = lambda: run([rg, "--no-config", "-F", "-c", "-f", str(literals), str(log)],
+                                        stdout=subprocess.PIPE, ok=(0, 1))
+    times = dict(zip(commands, alternately(list(commands.values()), runs)))
+    times["size"], times["holds"] = log.stat().st_size / 1e9, holds
     log.unlink()
     os.sync()  # write the disk's backlog now, not during the next benchmark's timings
-    return grep / triage, detail
+    _TRIAGE_TIMES[key] = times
+    return times
+
+
+def bench_triage(tmp: Path, size_mb: int, runs: int, against: str) -> tuple[float, str]:
+    times = triage_times(tmp, size_mb, runs)
+    size, theirs, ours = times["size"], times[against], times["triage"]
+    return theirs / ours, (f"{size:.2f} GB ({times['holds']}): {against} {theirs:.2f} s ({size / theirs:.2f} GB/s), "
+                           f"triage {ours:.2f} s ({size / ours:.2f} GB/s)")
 
 
 # --- 2. the manual's build against a plain build -----------------------------
@@ -708,13 +801,23 @@ class Bench:
     goal: float
     unit: str           # "x" for ratios, " ms" for times
     run: Callable       # (tmp, smoke, runs, args) -> (value, detail)
+    needs: tuple[str, str] | None = None  # (command, its package) the baseline runs, when not always installed
+
+    def missing(self) -> str | None:
+        """Why the figure cannot be measured here (its baseline's tool is not installed), or None."""
+        return f"{self.needs[1]} not installed" if self.needs and not shutil.which(self.needs[0]) else None
 
 
 BENCHES = {
     "triage": Bench("triage throughput / grep -F throughput",
                     "The triage command on a generated 1 GB log",
                     "`grep -F -f` with the same literal patterns, on the same file", ">=", 1.0, "x",
-                    lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs)),
+                    lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs, "grep -F")),
+    "triage-rg": Bench("triage throughput / rg -F throughput",
+                       "The triage command on a generated 1 GB log",
+                       "`rg -F -f` (ripgrep) with the same literal patterns, on the same file", ">=", 1.0, "x",
+                       lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs, "rg -F"),
+                       needs=("rg", "ripgrep")),
     "build": Bench("manual build time / plain build time", "The strict build of the manual",
                    "a plain Material build of the same pages and content: a hook of a few lines puts the HTML back",
                    "<=", 1.2, "x",
@@ -776,6 +879,7 @@ def machine() -> dict:
 
     return {"cpus": os.cpu_count(), "cpu": cpu, "arch": platform.machine(), "os": platform.system(),
             "python": platform.python_version(), "grep": version(["grep", "--version"]),
+            "ripgrep": version([ripgrep(), "--version"]) if ripgrep() else None,
             "chromium": version([chromium(), "--version"])}
 
 
@@ -802,11 +906,16 @@ def main(argv=None) -> int:
     wanted = args.only or list(BENCHES)
     runs = 1 if args.smoke else args.runs
     results_path = args.results or (None if args.smoke or args.only else RESULTS)
-    figures, missed = [], 0
+    figures, missed, skipped = [], 0, {}
     with tempfile.TemporaryDirectory(prefix="sgm-bench-") as name:
         tmp = Path(name)
         for key in wanted:
             bench = BENCHES[key]
+            why = bench.missing()
+            if why:
+                print(f"{key:7} {bench.label}: not measured, {why}", flush=True)
+                skipped[key] = why
+                continue
             value, detail = bench.run(tmp, args.smoke, runs, args)
             ok = value >= bench.goal if bench.op == ">=" else value <= bench.goal
             missed += not ok
@@ -822,7 +931,8 @@ def main(argv=None) -> int:
 
         results_path.write_text(json.dumps({
             "date": datetime.date.today().isoformat(), "smoke": args.smoke, "runs": runs,
-            "machine": machine(), "figures": figures}, indent=1) + "\n", "utf-8")
+            "machine": machine(), "figures": figures, **({"skipped": skipped} if skipped else {})},
+            indent=1) + "\n", "utf-8")
         print(f"bench: wrote {results_path}")
     return 0 if args.smoke or not missed else 1
 

@@ -25,8 +25,9 @@ line longer than 1 MiB is searched in windows, and a regex on such a line is
 checked against the 4 KiB either side of its fixed text. All fixed strings are
 found in one pass by Hyperscan (a SIMD multi-pattern matcher; where its wheel is
 missing, a slower pure-Python search gives the same results); a regex runs only
-on the lines that contain its fixed text. Line breaks are counted only up to
-the first match of each incident, the only lines whose number is printed.
+on the lines that contain its fixed text. Only the stretches that are not ASCII
+are decoded to check that they are UTF-8, and line breaks are counted as the
+blocks go by, so no byte is read twice.
 
 The loader runs every incident's ``log_examples`` through this same engine
 (:func:`engine_misses`), so a pattern that Hyperscan and Python's ``re`` read
@@ -35,10 +36,10 @@ differently stops the build.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import re
-import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,8 @@ BLOCK = 1 << 23     # bytes read at a time: large enough for speed, small enough
 LINE_MAX = 1 << 20  # a line longer than this is not kept whole: it is searched in windows
 WINDOW = 1 << 12    # bytes kept on each side of a match in such a line (more than the longest needle)
 SHOWN = 500         # characters of a line that are printed
+SPAN = 1 << 12      # bytes decoded at a time to check a stretch that is not ASCII ...
+SPAN_MAX = 1 << 18  # ... doubling up to this while such stretches follow each other closely
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -185,9 +188,9 @@ class Matcher:
         where they lie; the unfinished line at the end of a block is carried to
         the start of the buffer (all of it while it is at most ``line_max``
         bytes, else a window of 2 * WINDOW bytes around the cut), so nothing
-        grows with the length of a line. Line breaks are counted only when a
-        line number is asked for: in a regular file, the bytes that have left
-        the buffer are read again for that; a pipe's are counted block by block.
+        grows with the length of a line. Line breaks are counted as the bytes
+        leave the buffer (or sooner, up to a line whose number is asked for),
+        so each byte is read once and counted once.
         """
         if self.find is None:
             return
@@ -197,21 +200,17 @@ class Matcher:
         buf = bytearray(line_max + step)
         mv = memoryview(buf)
         read = _reader(stream)
-        reread = _rereader(stream)
         base = 0        # file offset of buf[0]
         keep = 0        # bytes carried to the start of buf
         done = 0        # file offset: every match that starts before it is handled
         open_at = 0     # file offset where the line that holds `done` starts
         valid = 0       # file offset up to which the bytes are known to be UTF-8 and free of NUL
-        counted = 0     # file offset up to which the line breaks are counted ...
+        counted = 0     # file offset up to which the line breaks are counted (never before base) ...
         lines = 0       # ... and how many there are
 
         def before(offset: int) -> int:
-            """The line breaks before file offset ``offset`` (at or after ``counted``)."""
+            """The line breaks before file offset ``offset`` (at or after ``counted``, in the buffer)."""
             nonlocal counted, lines
-            if counted < base:  # those bytes have left the buffer: read them again
-                lines += reread(counted, base)
-                counted = base
             lines += buf.count(b"\n", counted - base, offset - base)
             counted = offset
             return lines
@@ -243,11 +242,11 @@ class Matcher:
                 raise TriageError(f"{name}:{before(base + stop[0]) + 1}: {stop[1]}")
             if eof:
                 return
-            if reread is None:  # a pipe: count now, the bytes will not come back
-                before(base + cut)
             done = base + cut
             carry = cut - window if base + filled - open_at > line_max else open_at - base
             carry = max(0, min(carry, cut))
+            if counted < base + carry:  # count the bytes that leave the buffer: they will not come back
+                before(base + carry)
             keep = filled - carry
             buf[:keep] = mv[carry:filled].tobytes()  # at most line_max bytes: the unfinished line
             base += carry
@@ -311,22 +310,82 @@ def _check(buf, mv, keep, filled, vfrom, eof):
     NUL byte or byte that is not UTF-8, or None; the bytes before ``valid_to``
     are checked (at the end of a block, a character cut in two waits for the
     next one).
+
+    Only the stretches that are not ASCII are decoded: each starts at a byte
+    that is not ASCII, which follows ASCII or a whole character, so the decoder
+    starts where a decoder of the whole block would be, and reports the same
+    first bad byte. A stretch is decoded incrementally, so a character it cuts
+    at its end is taken up again by the next one.
     """
     nul = buf.find(b"\0", keep, filled)
     end = filled if nul < 0 else nul
-    vto = end
-    if not (buf.isascii() if filled * 2 > len(buf) else mv[vfrom:filled].tobytes().isascii()):
-        if nul < 0 and not eof:
-            vto = _char_start(buf, end, max(vfrom, end - 4))
+    final = nul >= 0 or eof  # nothing after `end` can finish a character cut there
+    at, span = vfrom, SPAN
+    find = _non_ascii if hyperscan is None else _hs_non_ascii
+    while True:
+        start = find(buf, at, end)
+        if start < 0:
+            at = end
+            break
+        span = min(span * 2, SPAN_MAX) if start - at < 256 else SPAN  # text that is mostly not ASCII: longer spans
+        stop = min(end, start + span)
         try:
-            str(mv[vfrom:vto], "utf-8")
+            used = codecs.utf_8_decode(mv[start:stop], "strict", final and stop == end)[1]
         except UnicodeDecodeError as err:
-            at = vfrom + err.start
-            return (at, f"bytes that are not UTF-8 (0x{buf[at]:02x}); convert the log to UTF-8 first"), at
+            bad = start + err.start
+            return (bad, f"bytes that are not UTF-8 (0x{buf[bad]:02x}); convert the log to UTF-8 first"), bad
+        at = start + used
+        if stop == end and at < end:  # a character cut by the end of the block: it waits for the next one
+            return None, at
     if nul >= 0:
         return (nul, "binary data (a NUL byte): not a text log, so the rest of the file was not scanned; "
                      "the matches before this line are shown"), nul
-    return None, vto
+    return None, at
+
+
+def _hs_non_ascii(buf, lo: int, hi: int) -> int:
+    """The offset of the first byte of ``buf[lo:hi]`` that is not ASCII, or -1: Hyperscan stops at it."""
+    if lo >= hi:
+        return -1
+    if not _HS_NON_ASCII:
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        database.compile(expressions=[rb"[\x80-\xff]"], ids=[0], elements=1, flags=[hyperscan.HS_FLAG_SINGLEMATCH])
+        _HS_NON_ASCII.extend((database, hyperscan.Scratch(database), []))
+    database, scratch, found = _HS_NON_ASCII
+    found.clear()
+    try:
+        database.scan(memoryview(buf)[lo:hi], match_event_handler=_stop_at_first, context=found, scratch=scratch)
+    except hyperscan.ScanTerminated:
+        pass
+    return lo + found[0] - 1 if found else -1
+
+
+_HS_NON_ASCII: list = []  # (database, scratch, the list a scan writes to), made at the first use
+
+
+def _stop_at_first(_id, _start, end, _flags, found) -> bool:
+    found.append(end)
+    return True  # stop the scan
+
+
+def _non_ascii(buf, lo: int, hi: int) -> int:
+    """The offset of the first byte of ``buf[lo:hi]`` that is not ASCII, or -1, without Hyperscan.
+    ``isascii`` runs on slices that grow from 4 KiB to 64 KiB (a copy that size is cheap); the first
+    one that is not ASCII is cut in halves down to its first such byte."""
+    step = 1 << 12
+    while lo < hi:
+        top = min(hi, lo + step)
+        if not buf[lo:top].isascii():
+            while top - lo > 1:
+                mid = (lo + top) >> 1
+                if buf[lo:mid].isascii():
+                    lo = mid
+                else:
+                    top = mid
+            return lo
+        lo = top
+        step = min(step << 1, 1 << 16)
+    return -1
 
 
 class _Line:
@@ -382,15 +441,6 @@ def _excerpt(mv, begin, end, long, start, length, window) -> tuple[str, bool]:
     return text[first:first + SHOWN], True
 
 
-def _char_start(buf, at: int, floor: int) -> int:
-    """``at`` moved back to the start of the UTF-8 character it may cut (bytes before ``floor`` stay)."""
-    while at > max(floor, 0) and 0x80 <= buf[at - 1] < 0xC0:
-        at -= 1
-    if at > max(floor, 0) and buf[at - 1] >= 0xC0:
-        at -= 1
-    return at
-
-
 def _reader(stream):
     """A function that fills a memoryview from ``stream`` and returns how many bytes it read (short only at the end)."""
     readinto = getattr(stream, "readinto", None)
@@ -413,32 +463,6 @@ def _reader(stream):
             total += n
         return total
     return read
-
-
-def _rereader(stream):
-    """For a regular file, a function that counts the line breaks in file[lo:hi]
-    by reading them again; None for a pipe or a stream in memory."""
-    try:
-        fd = stream.fileno()
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        origin = stream.tell()
-    except (AttributeError, OSError, ValueError):
-        return None
-    chunk = bytearray()
-
-    def reread(lo: int, hi: int) -> int:
-        if not chunk:
-            chunk.extend(bytes(1 << 22))
-        count = 0
-        while lo < hi:
-            n = os.preadv(fd, [memoryview(chunk)[:min(len(chunk), hi - lo)]], origin + lo)
-            if n <= 0:
-                raise OSError("the file became shorter while it was read")
-            count += chunk.count(b"\n", 0, n)
-            lo += n
-        return count
-    return reread
 
 
 def _engine(needles: list[bytes]):
@@ -562,18 +586,12 @@ def _utf16(head: bytes) -> tuple[str | None, int]:
 
 
 def text_stream(name: str, stream):
-    """``stream`` ready for the scan: as it is for a UTF-8 log with \\n or \\r\\n line breaks (the fast
-    path, which keeps a regular file's descriptor for counting lines), past a UTF-8 byte-order mark,
-    or recoded when the log is UTF-16 or ends its lines with a bare carriage return."""
+    """``stream`` ready for the scan: for a UTF-8 log with \\n or \\r\\n line breaks (the fast path), the
+    bytes read to tell the encoding and then the rest, so that no byte is read twice, past a UTF-8
+    byte-order mark; recoded when the log is UTF-16 or ends its lines with a bare carriage return."""
     read = getattr(stream, "read", None)
     if read is None:
         return stream
-    seekable = False
-    try:
-        start = stream.tell()
-        seekable = stream.seekable()
-    except (AttributeError, OSError, ValueError):
-        start = 0
     head = b""
     while len(head) < HEAD:
         chunk = read(HEAD - len(head))
@@ -585,9 +603,6 @@ def text_stream(name: str, stream):
     if encoding or bare_cr:
         return _Recoded(name, stream, head[skip:], encoding)
     skip = 3 if head.startswith(b"\xef\xbb\xbf") else 0
-    if seekable:
-        stream.seek(start + skip)
-        return stream
     return _Prefixed(stream, head[skip:])
 
 
@@ -602,7 +617,7 @@ def _bare_cr(head: bytes) -> bool:
 
 
 class _Prefixed:
-    """A pipe whose first bytes were read to look at them: those bytes first, then the rest."""
+    """A stream whose first bytes were read to look at them: those bytes first, then the rest."""
 
     def __init__(self, raw, head: bytes):
         self.raw, self.head = raw, head
@@ -614,6 +629,22 @@ class _Prefixed:
                 data += self.raw.read(size - len(data)) or b""
             return data
         return self.raw.read(size)
+
+    def readinto(self, view) -> int:
+        if self.head:
+            n = min(len(view), len(self.head))
+            view[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        readinto = getattr(self.raw, "readinto", None)
+        if readinto is None:
+            data = self.raw.read(len(view)) or b""
+            view[:len(data)] = data
+            return len(data)
+        return readinto(view) or 0
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
 
 
 def display_name(name: str) -> str:

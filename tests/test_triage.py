@@ -256,6 +256,103 @@ def test_bytes_that_are_not_utf8_deep_in_a_file_name_their_line(tmp_path):
     assert err.startswith(f"triage: {path}:2000002: bytes that are not UTF-8 (0xe9)")
 
 
+def _first_bad(data: bytes) -> tuple[int, int] | None:
+    """What the command must report for ``data``: (line, byte) of the first NUL or byte that is not
+    UTF-8, as Python decodes the whole file; None when there is none."""
+    nul = data.find(b"\0")
+    try:
+        data[:nul if nul >= 0 else len(data)].decode("utf-8")
+        at = nul
+    except UnicodeDecodeError as err:
+        at = err.start
+    return None if at < 0 else (data.count(b"\n", 0, at) + 1, data[at])
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "python"])
+def test_bad_bytes_are_reported_at_their_line_wherever_they_fall(incidents, monkeypatch, tmp_path, engine):
+    """Only the stretches that are not ASCII are decoded: a bad byte right after a long ASCII run, inside
+    a stretch of other scripts, at the edge of a decoded span or of a block, or a character cut by such
+    an edge, is reported (or not) at the same line as when the whole file is decoded."""
+    import io
+    import random
+
+    if engine == "python":
+        monkeypatch.setattr(triage, "hyperscan", None)
+    monkeypatch.setattr(triage, "BLOCK", 61)
+    monkeypatch.setattr(triage, "LINE_MAX", 200)
+    monkeypatch.setattr(triage, "WINDOW", 16)
+    monkeypatch.setattr(triage, "SPAN", 5)
+    monkeypatch.setattr(triage, "SPAN_MAX", 23)
+    rng = random.Random(5)
+    pieces = ["ok line", "x" * 300, "caf\u00e9", "\u4e1c\u4eac\u7684\u5929\u6c14" * 9, "\U0001f680 router",
+              "\u0928\u092e\u0938\u094d\u0924\u0947", "KV cache pool is full. Retract requests."]
+    bad = [b"\xff", b"\xe9t", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x9a", b"\x80", b"\xed\xa0\x80", b"\xc0\xaf",
+           b"\xf4\x90\x80\x80", b"\0"]
+    matcher = triage.Matcher(incidents)
+    for case in range(150):
+        lines = [rng.choice(pieces) * rng.randint(1, 3) for _ in range(rng.randint(1, 40))]
+        data = bytearray(("\n".join(lines) + "\n").encode())
+        if case % 5:  # else: valid text, whose characters the small blocks and spans cut everywhere
+            at = rng.randrange(len(data) + 1)
+            data[at:at] = rng.choice(bad)
+        data = bytes(data)
+        want = _first_bad(data)
+        path = tmp_path / "case.log"
+        path.write_bytes(data)
+        for source in (io.BytesIO(data), path.open("rb", buffering=0)):
+            got = None
+            try:
+                matcher.scan("log", source, {})
+            except triage.TriageError as err:
+                line, reason = str(err).split(":", 2)[1:]
+                got = (int(line), int(reason.split("(0x")[1][:2], 16) if "(0x" in reason else 0)
+                assert ("NUL" in reason) == (want is not None and want[1] == 0), (case, str(err))
+            assert got == want, (case, data)
+
+
+def test_a_file_is_read_once(incidents, monkeypatch, tmp_path):
+    """Line numbers are counted as the blocks go by: no byte is read twice, even when the first match of
+    an incident comes many blocks in, and the numbers are still right."""
+    monkeypatch.setattr(triage, "BLOCK", 1 << 12)
+    monkeypatch.setattr(os, "pread", None)
+    monkeypatch.setattr(os, "preadv", None)
+    lines = ["[TP0] Decode batch, #running-req: 6, token usage: 0.94 \u4e1c\u4eac"] * 5000
+    lines[3000] = "[TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1"
+    lines[4500] = "Total generated tokens (retokenized):    0"
+    path = tmp_path / "once.log"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+    class Counted:
+        def __init__(self, raw):
+            self.raw, self.bytes, self.seeks = raw, 0, 0
+
+        def readinto(self, view):
+            n = self.raw.readinto(view)
+            self.bytes += n
+            return n
+
+        def read(self, size=-1):
+            data = self.raw.read(size)
+            self.bytes += len(data)
+            return data
+
+        def seek(self, *args):
+            self.seeks += 1
+            return self.raw.seek(*args)
+
+        def __getattr__(self, name):
+            return getattr(self.raw, name)
+
+    with path.open("rb", buffering=0) as raw:
+        stream = Counted(raw)
+        found: dict = {}
+        triage.Matcher(incidents).scan("once.log", stream, found)
+    size = path.stat().st_size
+    assert stream.bytes == size and stream.seeks == 0
+    assert found["sglang-8463"].first_line == 3001
+    assert 4501 in {h.first_line for h in found.values()}
+
+
 def run_on_a_terminal(*args) -> bytes:
     """Run the command with its standard output on a pseudo-terminal; return what the terminal got."""
     import os
@@ -326,7 +423,7 @@ def reference(incidents, text: str) -> dict:
 
 def test_long_lines_pipes_and_files_agree_with_python_re(incidents, monkeypatch, tmp_path):
     """Small blocks and a small line limit, so that lines are cut, carried and windowed on every
-    path: a file (line numbers counted by reading again) and a pipe (counted block by block)."""
+    path: a file and a stream in memory (line numbers counted block by block in both)."""
     import io
     import random
 
