@@ -24,7 +24,7 @@ def test_every_benchmark_runs_in_smoke_mode(tmp_path):
     for key, b in bench.BENCHES.items():
         if b.missing():
             assert f"{key:7} {b.label}: not measured, {b.missing()}" in result.stdout
-    assert all(f["value"] > 0 for f in figures), figures
+    assert all(f["value"] >= 0 for f in figures), figures  # a layout shift may well be 0
 
 
 def test_without_ripgrep_the_triage_benchmark_still_runs_and_says_so(tmp_path):
