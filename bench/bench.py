@@ -33,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from macros import render  # noqa: E402
-from macros.loader import load_manual  # noqa: E402
-from macros.site import load_site  # noqa: E402
+from opsmanual.render import html as render  # noqa: E402
+from opsmanual.data.loader import load_manual  # noqa: E402
+from opsmanual.data.site import load_site  # noqa: E402
 
 PY = sys.executable
 ENV = dict(os.environ, NO_MKDOCS_2_WARNING="1")
@@ -301,7 +301,7 @@ def synthetic_project(tmp: Path, count: int) -> Path:
     """A copy of the manual whose data holds ``count`` synthetic incidents, told on its section pages."""
     dest = tmp / "synthetic"
     dest.mkdir()
-    for name in ("mkdocs.yml", "data", "macros", "includes", "overrides"):
+    for name in ("mkdocs.yml", "data", "macros", "opsmanual", "includes", "overrides"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, dest / name)
     shutil.copytree(ROOT / "docs", dest / "docs")
@@ -369,7 +369,7 @@ def real_stories(tmp: Path) -> dict:
     if not _REAL_STORIES:
         from mkdocs.config import load_config
 
-        from macros.build_state import BuildState
+        from opsmanual.site.state import BuildState
 
         config = load_config(str(ROOT / "mkdocs.yml"))
         state = BuildState.load(ROOT, ROOT / "docs", None, None,
@@ -386,7 +386,7 @@ def finder_site(tmp: Path, count: int) -> Path:
 
     import markdown
 
-    from macros.stories import Story
+    from opsmanual.render.stories import Story
 
     site, incidents = project()
     stories = real_stories(tmp)
@@ -722,7 +722,7 @@ def exposure_project(tmp: Path, count: int) -> Path:
 
 def bench_exposure_cli(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     project = exposure_project(tmp, count)
-    run([PY, "-m", "compileall", "-q", str(ROOT / "macros")])  # as any checkout has after its first run
+    run([PY, "-m", "compileall", "-q", str(ROOT / "macros"), str(ROOT / "opsmanual")])  # as any checkout has after its first run
     cmd = [PY, "-m", "macros.exposure", "--project", str(project), "--", *EXPOSURE_COMMAND]
     run(cmd, ok=(0, 1))  # the first run builds the cache
     times = sorted(best(lambda: run(cmd, ok=(0, 1)), 1) for _ in range(max(runs, 15)))
@@ -759,7 +759,7 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
 
     from playwright.sync_api import sync_playwright
 
-    from macros.exposure import bundle
+    from opsmanual.render.bundle import bundle
 
     project = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
     page_dir = tmp / "exposure-page"

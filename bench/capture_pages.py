@@ -18,8 +18,8 @@ def main(out: Path, site_dir: str) -> None:
     from mkdocs.__main__ import cli
     from mkdocs_macros.plugin import MacrosPlugin
 
-    from macros.mkdocs_hooks import _KEY
-    from macros.site import body_start
+    from opsmanual.builders.mkdocs_hooks import _KEY
+    from opsmanual.data.site import body_start
 
     pages: dict[str, dict] = {}
     seen: dict = {}

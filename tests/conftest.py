@@ -15,11 +15,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from macros.loader import load  # noqa: E402
-from macros.site import load_site  # noqa: E402
+from opsmanual.data.loader import load  # noqa: E402
+from opsmanual.data.site import load_site  # noqa: E402
 
 # What a project copy needs in order to build.
-PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "includes", "overrides", "bench")
+PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "opsmanual", "includes", "overrides", "bench")
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from macros.errors import ManualError
-from macros.loader import load, load_synonyms
+from opsmanual.data.errors import ManualError
+from opsmanual.data.loader import load, load_synonyms
 
 BAD = Path(__file__).resolve().parent / "bad_data"
 EXPECT = re.compile(r"^# expect: line (?P<line>[0-9]+), incident (?P<incident>.+?), message: (?P<message>.+)$", re.M)
@@ -94,7 +94,7 @@ def test_a_broken_argument_list_gives_one_clear_error(site, tmp_path):
     (data / "sglang-args-0.5.9.json").write_text('{"program": "sglang", "version": "0.5.9"}', "utf-8")
     with pytest.raises(ManualError) as caught:
         load(Path(__file__).resolve().parent.parent / "data" / "incidents.yaml", site, data_dir=data)
-    assert str(caught.value).startswith("data/sglang-args-0.5.9.json: not an argument list that macros/gen_args.py "
+    assert str(caught.value).startswith("data/sglang-args-0.5.9.json: not an argument list that tools/gen_args.py "
                                         "writes"), str(caught.value)
 
 

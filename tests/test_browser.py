@@ -5,9 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import open_finder
-from macros import render
-
-
+from opsmanual.render import html as render
 def visible_ids(page) -> list[str]:
     return page.eval_on_selector_all(".sgm-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
 

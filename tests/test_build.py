@@ -7,7 +7,7 @@ from urllib.parse import unquote, urlsplit
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
-from macros.render import section_incidents
+from opsmanual.render.html import section_incidents
 
 
 def page(built: Path, url: str) -> BeautifulSoup:

@@ -111,7 +111,7 @@ OLD, NEW = "capture-gb10-temperature-0", "capture-gb10-greedy-twice"
 @pytest.fixture(scope="module")
 def renamed(tmp_path_factory, site):
     """A copy of the manual in which one incident was renamed, served at its own SITE_URL."""
-    from macros.loader import load
+    from opsmanual.data.loader import load
 
     tmp = tmp_path_factory.mktemp("renamed")
     project = copy_project(tmp / "project")

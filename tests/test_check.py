@@ -12,8 +12,9 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from macros.exposure import Engine, bundle
-from macros.loader import load_manual
+from opsmanual.engines.exposure import Engine
+from opsmanual.render.bundle import bundle
+from opsmanual.data.loader import load_manual
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = yaml.safe_load((ROOT / "tests" / "exposure_commands.yaml").read_text("utf-8"))

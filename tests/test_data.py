@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conftest import ROOT
-from macros.loader import schema
+from opsmanual.data.loader import schema
 
 
 def test_schema_is_a_valid_json_schema():

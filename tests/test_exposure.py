@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from macros.exposure import Engine, bundle, traits_from_config, version_key
-from macros.loader import load_manual
+from opsmanual.engines.exposure import Engine, traits_from_config, version_key
+from opsmanual.render.bundle import bundle
+from opsmanual.data.loader import load_manual
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = json.loads((ROOT / "tests" / "exposure_conformance.json").read_text("utf-8"))
@@ -315,7 +316,7 @@ def test_cli_on_the_repository(tmp_path):
     """The real data, through the cache: built on the first run, reused on the next, rebuilt after a change."""
     project = tmp_path / "p"
     project.mkdir()
-    for name in ("data", "docs", "macros"):
+    for name in ("data", "docs", "macros", "opsmanual"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__", ".cache"))
     args = ["--project", str(project), "--json", "--", *SERVER.split()]
     first = cli(*args)
@@ -400,8 +401,9 @@ def test_written_out_patterns_match_the_regexes():
     import random
     import re
 
-    from macros import command
-    from macros.exposure import _is_args_file, _norm, glob_match, version_parts
+    from opsmanual.engines import command
+    from opsmanual.cli.exposure import _is_args_file
+    from opsmanual.engines.exposure import _norm, glob_match, version_parts
 
     pairs = [
         (lambda s: command.assignment(s) is not None, re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=.*$", re.S)),
@@ -464,8 +466,7 @@ def test_a_terminal_sees_control_characters_of_a_command_escaped():
 def test_thousands_of_unknown_flags_cost_a_bounded_number_of_lookups(monkeypatch):
     """Each unknown flag was compared with every argument (difflib), once per time it was written:
     24,000 flags took seconds. Now an unknown flag is looked up once, and only while findings are listed."""
-    from macros import command
-
+    from opsmanual.engines import command
     calls = []
     real = command.close_matches
     monkeypatch.setattr(command, "close_matches", lambda word, options: calls.append(word) or real(word, options))

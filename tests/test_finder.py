@@ -60,8 +60,7 @@ def highlighted(page) -> list[str]:
 
 
 def synonyms_of(word: str) -> set[str]:
-    from macros import search as words
-
+    from opsmanual.render import search_index as words
     groups = yaml.safe_load((ROOT / "data" / "synonyms.yaml").read_text("utf-8"))
     found = {word}
     for group in groups:
@@ -74,7 +73,7 @@ def test_words_match_as_words_not_substrings(page, server):
     open_finder(page, server)
     search(page, "hang ")  # a whole word: "hang" is not inside "changed"
     marks = highlighted(page)
-    from macros.search import tokenize
+    from opsmanual.render.search_index import tokenize
 
     allowed = synonyms_of("hang") | {"hangs", "hung", "hanging", "hanged"}
     assert marks and all(set(tokenize(m)) & allowed for m in marks), marks
@@ -87,7 +86,7 @@ def test_words_match_as_words_not_substrings(page, server):
 def test_matches_are_highlighted_as_whole_words(page, server):
     open_finder(page, server)
     search(page, "mooncake")
-    from macros.search import tokenize
+    from opsmanual.render.search_index import tokenize
 
     marks = highlighted(page)
     allowed = synonyms_of("mooncake")
@@ -123,7 +122,7 @@ def test_slash_focuses_and_escape_clears(page, server, incidents):
 
 
 def _facet_ids(incidents, **wanted):
-    from macros.render import facet_values
+    from opsmanual.render.html import facet_values
 
     return {i.id for i in incidents
             if all(any(v in facet_values(i)[k] for v in values) for k, values in wanted.items())}
@@ -141,7 +140,7 @@ def test_facets_combine_with_and_across_and_or_within(page, server, incidents):
 
 
 def test_facet_counts_follow_the_query_and_the_other_facets(page, server, incidents):
-    from macros.render import facet_values
+    from opsmanual.render.html import facet_values
 
     open_finder(page, server)
     page.click(".sgm-facets__toggle")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from macros import gen_args
-from macros.gen_args import DirTree, MemTree, generate, read_sglang
+from tools import gen_args
+from tools.gen_args import DirTree, MemTree, generate, read_sglang
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"

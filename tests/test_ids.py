@@ -4,7 +4,7 @@ from __future__ import annotations
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, copy_project, mkdocs_build
-from macros.loader import load_redirects, lost_ids, published_ids
+from opsmanual.data.loader import load_redirects, lost_ids, published_ids
 
 PUBLISHED = ROOT / "data" / "published-ids.txt"
 
@@ -75,8 +75,8 @@ def test_deleting_an_id_and_its_published_line_is_caught_by_the_history(tmp_path
     the loader reads every id the file ever listed and refuses the loss."""
     import subprocess
 
-    from macros.errors import ManualError
-    from macros.loader import load_manual
+    from opsmanual.data.errors import ManualError
+    from opsmanual.data.loader import load_manual
 
     project = copy_project(tmp_path / "project")
     git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]

@@ -159,8 +159,8 @@ REFUSED = ["\x00", "\x01", "\x1b", "\x7f", "\x85", "\x9b", "\u2028", "\u2029", "
 
 @pytest.mark.parametrize("char", REFUSED, ids=lambda c: f"U+{ord(c):04X}")
 def test_a_refused_character_stops_the_load(char, tmp_path, site):
-    from macros.errors import ManualError
-    from macros.loader import load
+    from opsmanual.data.errors import ManualError
+    from opsmanual.data.loader import load
 
     escape = json.dumps(char)[1:-1] if char not in "\t" else "\\t"
     data = tmp_path / "incidents.yaml"
@@ -194,8 +194,7 @@ def test_generated_front_matter_is_printable_ascii_and_reads_back(char, incident
 
     import yaml
 
-    from macros import render
-
+    from opsmanual.render import html as render
     hostile = dataclasses.replace(incidents[0], title=f"A {char} here {{{{ 7*7 }}}} {{% if 1 %}}",
                                   symptom=f"{{# comment #}} {char} <script>")
     page = render.incident_page(hostile, site)
@@ -210,7 +209,7 @@ def test_an_incident_page_stays_inert_without_its_front_matter(tmp_path):
     """The generated pages are never templates: break their front matter on purpose, and the
     page still shows the canary as text."""
     project = copy_project(tmp_path / "project")
-    render_py = project / "macros" / "render.py"
+    render_py = project / "opsmanual" / "render" / "html.py"
     text = render_py.read_text("utf-8")
     text = text.replace('return f"---\\n{front}\\n---\\n\\n# {inline(incident.name)}',
                         'return f"---\\n{front}\\n\\x7f: [\\n---\\n\\n# {inline(incident.name)}', 1)

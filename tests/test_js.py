@@ -12,8 +12,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from macros import search
-
+from opsmanual.render import search_index as search
 NODE = shutil.which("node")
 SAMPLES = [
     "--mem-fraction-static 0.4", "KV cache pool is full. Retract requests.", "Hanging servers crashed twice",
@@ -39,7 +38,7 @@ def query_variants(token: str):
 
 
 def inflections(word: str) -> list[str]:
-    """The regular inflections text.js adds at query time, as macros/search.py writes them."""
+    """The regular inflections text.js adds at query time, as opsmanual/text/words.py writes them."""
     return search.inflections(word)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup
 
-from macros import render
-from macros.stories import rebase
+from opsmanual.render import html as render
+from opsmanual.render.stories import rebase
 
-TRIM = 200  # macros/previews.py: the most a description holds
+TRIM = 200  # opsmanual/render/previews.py: the most a description holds
 
 
 def page(built, url: str) -> BeautifulSoup:

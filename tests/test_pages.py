@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 
 from conftest import ROOT
 
-from macros.loader import schema
+from opsmanual.data.loader import schema
 
 
 

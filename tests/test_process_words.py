@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-from macros import validate
-from macros.yamlfile import read
+from opsmanual.data import validate
+from opsmanual.data.yamlfile import read
 
 WORDS = ROOT / "tests" / "process-words.yaml"
 

@@ -8,8 +8,8 @@ import re
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
-from macros.render import section_incidents
-from macros.site import front_matter
+from opsmanual.render.html import section_incidents
+from opsmanual.data.site import front_matter
 
 MIN_PAGE_WORDS = 400
 MIN_STORY_WORDS = 80

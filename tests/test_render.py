@@ -8,9 +8,9 @@ import markdown
 import yaml
 from bs4 import BeautifulSoup
 
-from macros import render
-from macros.loader import load_synonyms
-from macros.model import Incident, Source
+from opsmanual.render import html as render
+from opsmanual.data.loader import load_synonyms
+from opsmanual.data.model import Incident, Source
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -124,8 +124,7 @@ def test_a_synonym_group_is_shown_as_the_data_file_writes_it():
 
 
 def test_a_phrase_is_indexed_only_where_its_words_stand_together():
-    from macros import search
-
+    from opsmanual.render import search_index as search
     groups = [[["cold", "start"], ["slow", "startup"]]]
     docs = [dict.fromkeys(search.FIELDS, "") for _ in range(3)]
     docs[0]["story"] = "A cold start of 695 s."

@@ -65,13 +65,13 @@ def _edit(path, old: str, new: str) -> None:
 
 def test_an_edit_to_a_python_renderer_shows(served):
     project, url, server = served
-    _edit(project / "macros" / "render.py", '"open": "Open",', '"open": "Open (edited renderer)",')
+    _edit(project / "opsmanual" / "render" / "html.py", '"open": "Open",', '"open": "Open (edited renderer)",')
     _wait_for(f"{url}incidents/", "Open (edited renderer)", server)
 
 
 def test_an_edit_to_a_template_shows(served):
     project, url, server = served
-    _edit(project / "macros" / "templates" / "callout.html", "Incidents in this section", "Incidents in this section (edited template)")
+    _edit(project / "opsmanual" / "render" / "templates" / "callout.html", "Incidents in this section", "Incidents in this section (edited template)")
     _wait_for(f"{url}part-2/2-2-admission-and-batch-limits/", "Incidents in this section (edited template)", server)
 
 

@@ -10,9 +10,8 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from macros import triage
-
-
+from opsmanual.cli.triage import triage as triage_files
+from opsmanual.engines import logscan as triage
 def run(*args, stdin: bytes | None = None):
     result = subprocess.run([sys.executable, "-m", "macros.triage", *map(str, args)], cwd=ROOT,
                             input=stdin, capture_output=True,
@@ -465,7 +464,7 @@ def test_the_engine_check_reports_a_pattern_that_misses_its_own_example(incident
     The loader calls this check, so such a pattern stops the build (tests/bad_data has the file)."""
     from dataclasses import replace
 
-    from macros.model import LogPattern
+    from opsmanual.data.model import LogPattern
 
     assert triage.engine_misses(incidents) == []  # the manual's own patterns
     base = next(i for i in incidents if i.log_patterns)
@@ -510,7 +509,7 @@ def test_real_log_lines_find_their_incidents(incidents, tmp_path):
     found, wrong = 0, []
     to_find = [item for item in LOG_LINES if item["expect"]]
     for n, item in enumerate(LOG_LINES):
-        hits, errors = triage.triage(incidents, [_write(tmp_path / f"{n}.log", item["line"])])
+        hits, errors = triage_files(incidents, [_write(tmp_path / f"{n}.log", item["line"])])
         assert not errors
         ids = {h.incident.id for h in hits}
         if not item["expect"]:
@@ -556,8 +555,8 @@ def test_a_line_that_repeats_a_fixed_text_costs_its_length(incidents, repeats):
 def test_log_patterns_run_on_an_engine_linear_in_the_line():
     """RE2 decides a regex in time linear in the line, whatever it holds: Python's re took quadratic
     time on a line that repeats a pattern's start, such as "Subprocess scheduler_1 (pid=" a million times."""
-    from macros import linear_regex
-    from macros.model import LogPattern
+    from opsmanual.text import regex as linear_regex
+    from opsmanual.data.model import LogPattern
 
     assert linear_regex.re2 is not None, "the google-re2 wheel is pinned in requirements.txt"
     compiled = LogPattern(regex=r"Subprocess scheduler_[0-9]+ \(pid=[^)]*\) crashed").compiled()

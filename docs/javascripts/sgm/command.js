@@ -1,6 +1,6 @@
 // Read a pasted launch command the way the shell and SGLang's argument parser would.
 //
-// The twin of macros/command.py: the same forms, the same results, the same
+// The twin of opsmanual/engines/command.py: the same forms, the same results, the same
 // messages; tests/exposure_conformance.json holds the cases both must pass.
 // No DOM, no dependencies. Python reads an Engine(...) call with its `ast`
 // module; this file has a small tolerant reader of Python literals instead.

@@ -1,6 +1,6 @@
 // Am I exposed? Check a launch command against the incidents' exposure conditions.
 //
-// The twin of macros/exposure.py: it takes the same bundle (built by
+// The twin of opsmanual/engines/exposure.py: it takes the same bundle (built by
 // exposure.bundle() in Python and shipped as JSON) and gives the same results
 // with the same reasons; tests/exposure_conformance.json holds the cases both
 // must pass. No facts live here: GPUs, models, releases and argument lists all
@@ -768,7 +768,7 @@ export function check(bundle, command, options = {}) {
   return new Engine(bundle).check(command, options);
 }
 
-/* One sentence for the answer (as macros/exposure.py headline()). It never reads as an all-clear
+/* One sentence for the answer (as opsmanual/engines/exposure.py headline()). It never reads as an all-clear
    while something may apply. */
 export function headline(out) {
   const a = out.results.filter((r) => r.result === "applies").length;

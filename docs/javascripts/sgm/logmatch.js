@@ -48,7 +48,7 @@ function meaningful(line) {
 /* A pasted log against the incidents' patterns and, when given, the errors many incidents share
    (`shared`: {patterns: [{id, test}], markers: [{guidance, phase, test}]}, compiled like the
    incidents'). `order` maps an incident id to its place in the manual, the last tie-break. The
-   ranking is the triage command's (macros/triage.py Hit.evidence): own lines first, most lines
+   ranking is the triage command's (opsmanual/engines/logscan.py Hit.evidence): own lines first, most lines
    first, then most shared lines, then the earliest line, then the manual's order. */
 export function analyseLog(text, patterns, shared = null, order = null) {
   const lines = logLines(text);

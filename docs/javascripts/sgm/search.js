@@ -15,7 +15,7 @@ const MIN_PREFIX = 3;          // the word being typed matches as a prefix from 
 const MIN_FUZZY = 6;           // words this long also match with one typo
 const MAX_SCORED = 2000;       // incidents per word group, best first, that are weighed (the rest cannot rank)
 
-/* The postings of one term in one field, as the build wrote them (macros/search.py
+/* The postings of one term in one field, as the build wrote them (opsmanual/render/search_index.py
    encode_postings: gaps between documents in base 36, a count after a colon when above one),
    decoded on first use. MiniSearch asks a term's postings for .size, .keys() and .get(doc)
    (the doc its keys() just gave), so a query decodes only the terms it touches. */
@@ -88,7 +88,7 @@ class FieldPostings {
   }
 }
 
-/* A MiniSearch instance holding the compact index the build wrote (macros/search.py): the
+/* A MiniSearch instance holding the compact index the build wrote (opsmanual/render/search_index.py): the
    same index MiniSearch would build from the documents (tests/js checks it), loaded without
    indexing anything. */
 export function loadIndex(index, options) {

@@ -6,6 +6,8 @@ URLs are relative to the site root and follow MkDocs' directory URLs
 """
 from __future__ import annotations
 
+from opsmanual import ROOT
+
 import dataclasses
 import re
 from dataclasses import dataclass
@@ -14,11 +16,11 @@ from pathlib import Path
 
 import yaml
 
-from .errors import ManualError, Problem
-from . import validate
-from .yamlfile import line_of, read
+from opsmanual.data.errors import ManualError, Problem
+from opsmanual.data import validate
+from opsmanual.data.yamlfile import line_of, read
 
-MANUAL_SCHEMA = Path(__file__).resolve().parent.parent / "data" / "manual.schema.json"
+MANUAL_SCHEMA = Path(ROOT) / "data" / "manual.schema.json"
 
 _NUMBER = re.compile(r"^[1-9][0-9]*(\.[1-9][0-9]*)?$")
 
@@ -196,7 +198,7 @@ def anchors(text: str) -> frozenset[str]:
 
 def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
     """Section number -> the pages that claim it, and page -> the heading ids it writes itself."""
-    from .yamlfile import decode, read_bytes
+    from opsmanual.data.yamlfile import decode, read_bytes
 
     found: dict[str, list[str]] = {}
     ids: dict[str, frozenset[str]] = {}

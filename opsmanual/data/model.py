@@ -48,8 +48,8 @@ class LogPattern:
         return self.literal if self.literal is not None else required_literal(self.regex)
 
     def compiled(self):
-        """The pattern on the manual's regex engine (macros/linear_regex.py: RE2, linear in the text)."""
-        from .linear_regex import compile as compile_regex
+        """The pattern on the manual's regex engine (opsmanual/text/regex.py: RE2, linear in the text)."""
+        from opsmanual.text.regex import compile as compile_regex
 
         return compile_regex(re.escape(self.literal) if self.literal is not None else self.regex)
 
@@ -121,6 +121,8 @@ class Incident:
     corrections: tuple[Correction, ...] = ()
     exposure: dict | None = field(default=None, compare=False, hash=False)
     line: int = field(default=0, compare=False)
+    # (field, index) -> the line of that item in the data file (log_patterns, log_examples)
+    lines: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def correction(self, name: str) -> Correction | None:
         """The declared correction of field ``name``, if any."""

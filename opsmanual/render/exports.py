@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from datetime import datetime, time, timezone
 
-from .model import Incident
-from .render import STATUS_LABELS, plain
-from .site import Site
+from opsmanual.data.model import Incident
+from opsmanual.render.html import STATUS_LABELS, plain
+from opsmanual.data.site import Site
 
 def _record(incident: Incident) -> dict:
     """The incident in the schema's shape: what the YAML holds, with empty optional fields left out."""

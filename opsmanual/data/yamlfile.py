@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import ManualError, Problem
+from opsmanual.data.errors import ManualError, Problem
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's C parser when present
 

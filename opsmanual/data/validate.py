@@ -12,8 +12,8 @@ from pathlib import Path
 
 import jsonschema_rs
 
-from .errors import ManualError, Problem
-from .yamlfile import line_of
+from opsmanual.data.errors import ManualError, Problem
+from opsmanual.data.yamlfile import line_of
 
 
 @lru_cache(maxsize=None)

@@ -7,7 +7,8 @@ none.
 """
 from __future__ import annotations
 
-import json
+from opsmanual import ROOT as PROJECT
+
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -15,13 +16,13 @@ from functools import cached_property, lru_cache
 from datetime import date
 from pathlib import Path
 
-from . import validate
-from .errors import ManualError, Problem
-from .model import Incident, build
-from .site import Site, load_site
-from .yamlfile import decode, line_of, read
+from opsmanual.data import validate
+from opsmanual.data.errors import ManualError, Problem
+from opsmanual.data.model import Incident, build
+from opsmanual.data.site import Site, load_site
+from opsmanual.data.yamlfile import decode, line_of, read
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(PROJECT)
 SCHEMA = ROOT / "data" / "incidents.schema.json"
 
 # Which repository and source kinds a GitHub-named incident points at.
@@ -96,7 +97,7 @@ RESERVED_IDS = frozenset({"index"})  # incidents/index.html is the table's own p
 def element_ids() -> frozenset[str]:
     """The fixed element ids the manual's templates write (the finder's field, "told-in", ...)."""
     found = set()
-    for folder in (ROOT / "macros" / "templates", ROOT / "overrides"):
+    for folder in (ROOT / "opsmanual" / "render" / "templates", ROOT / "overrides"):
         for path in folder.rglob("*.html"):
             found.update(re.findall(r'\bid="([a-z0-9]+(?:-[a-z0-9]+)*)"', path.read_text("utf-8")))
     return frozenset(found)
@@ -398,18 +399,6 @@ def _sharing_problems(sound, shown: str) -> list[Problem]:
             for inc, where, k in users[MAX_GENERIC_SHARE:MAX_GENERIC_SHARE + 1]]
 
 
-def _engine_problems(sound, shown: str) -> list[Problem]:
-    """The triage command's own engine (Hyperscan pre-check, then the regex) must find every
-    pattern on the examples that Python's re matches it on, and only there."""
-    if not sound:
-        return []
-    from .triage import engine_misses  # imported here: the triage command imports this module
-
-    line = {inc.id: where for inc, where in sound}
-    return [Problem(shown, line[inc.id](field, k), inc.id, message)
-            for inc, field, k, message in engine_misses([inc for inc, _ in sound])]
-
-
 # --------------------------------------------------------------------------- exposure conditions
 
 ARG_LISTS = ("sglang-router", "sglang-bench", "sglang", "miles")  # data/<list>-args-<version>.json; longest first
@@ -432,7 +421,7 @@ class Facts:
     gpu_entries: tuple  # the entries of data/gpus.yaml, as plain mappings
     models: tuple  # the entries of data/models.yaml
     releases: dict  # product -> {"source", "listed", "versions"} (newest first)
-    arglists: dict  # list name -> {version: the argument list as macros/gen_args.py writes it}
+    arglists: dict  # list name -> {version: the argument list as tools/gen_args.py writes it}
 
     @cached_property
     def options(self) -> dict:
@@ -483,9 +472,9 @@ def fold_gpu_name(name: str) -> str:
 
 @lru_cache(maxsize=8)
 def _facts(data_dir: Path, stamp) -> Facts:
-    from .model import plain_data
-    from .versions import version_parts
-    from .yamlfile import read_json
+    from opsmanual.data.model import plain_data
+    from opsmanual.text.versions import version_parts
+    from opsmanual.data.yamlfile import read_json
 
     problems: list[Problem] = []
     content = {}
@@ -538,7 +527,7 @@ def _facts(data_dir: Path, stamp) -> Facts:
             problems.extend(err.problems)
             continue
         except (KeyError, TypeError) as err:
-            problems.append(Problem(shown, None, None, f"not an argument list that macros/gen_args.py writes ({err!r}); "
+            problems.append(Problem(shown, None, None, f"not an argument list that tools/gen_args.py writes ({err!r}); "
                                                        "generate it again"))
             continue
         arglists.setdefault(program, {})[version] = listed
@@ -566,7 +555,7 @@ def _leaves(cond, path: list):
 def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
     """The versions of ``program``'s argument lists that the incident's ranges cover, newest first;
     the manual's release (for SGLang's own lists; else the newest list) where the range is unknown."""
-    from .versions import version_key
+    from opsmanual.text.versions import version_key
 
     lists = known.options.get(program) or {}
     product = LIST_PRODUCT[program]
@@ -598,7 +587,7 @@ def _number(value) -> float:
 
 def _range_problems(ranges: list, line, known: Facts) -> list[tuple[int | None, str]]:
     """Every release a range names is a release of its product, and a range never runs backwards."""
-    from .versions import compare
+    from opsmanual.text.versions import compare
 
     problems = []
     for k, r in enumerate(ranges):
@@ -716,13 +705,13 @@ def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tu
             label = LIST_LABEL[program]
             if not versions:
                 problems.append((where, f"{lead}no argument list of {label} falls in the incident's version range; "
-                                        "generate one with macros/gen_args.py, or correct the range"))
+                                        "generate one with tools/gen_args.py, or correct the range"))
                 continue
             name = value["name"]
             lists = known.options[program]
             if any(name in lists[v] for v in versions):
                 continue
-            from .versions import version_key
+            from opsmanual.text.versions import version_key
 
             elsewhere = sorted((v for v in lists if name in lists[v]), key=version_key)
             import difflib
@@ -804,11 +793,13 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in pattern_problems)
         if inc.log_patterns and not pattern_problems:
             sound.append((inc, where))
+            inc.lines.update({(f, k): where(f, k) for f, items in (("log_patterns", inc.log_patterns),
+                                                                    ("log_examples", inc.log_examples))
+                              for k in range(len(items))})
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _status_problems(inc, where))
         problems.extend(Problem(shown, where("id"), inc.id, msg) for msg in _id_problems(inc, site))
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _exposure_problems(inc, where, known, site))
         incidents.append(inc)
-    problems.extend(_engine_problems(sound, shown))
     problems.extend(_sharing_problems(sound, shown))
     if problems:
         raise ManualError(problems)
@@ -844,7 +835,7 @@ def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml")
 
 def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str]:
     """The ids listed in data/published-ids.txt, in order (a leading byte-order mark is dropped)."""
-    from .yamlfile import read_bytes
+    from opsmanual.data.yamlfile import read_bytes
 
     if not path.exists():
         raise ManualError([Problem(shown, None, None, "the file is missing; it lists every incident id ever "
@@ -878,7 +869,7 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
     every group that holds it lists it under ``shared``, and the finder looks for both meanings."""
     data = read(path, shown)
     validate.check(data, SYNONYMS_SCHEMA, shown)
-    from .search import fold
+    from opsmanual.render.search_index import fold
 
     def key(term: str) -> str:
         return " ".join(fold(term).split())
@@ -919,7 +910,7 @@ GUIDANCE_SCHEMA = ROOT / "data" / "guidance.schema.json"
 def load_guidance(path: Path, site: Site, incidents, *, shown: str = "data/guidance.yaml") -> tuple:
     """The errors that many incidents share, checked: patterns as strict as the incidents' own, each
     matching an example, a section that exists, and related incidents that exist."""
-    from .model import build_guidance
+    from opsmanual.data.model import build_guidance
 
     data = read(path, shown)
     if data is None:
@@ -985,7 +976,7 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
     if lost:
         raise ManualError([Problem("data/published-ids.txt", None, i, "was published but is no longer an incident; "
                                    "add it to data/redirects.yaml with the id that now tells it") for i in lost])
-    from .history import ever_published
+    from opsmanual.data.history import ever_published
 
     history = ever_published(project) or {}
     gone = [i for i in lost_ids(list(history), incidents, redirects) if i not in listed]

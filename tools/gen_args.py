@@ -15,20 +15,20 @@ Run from the project root; each command writes ``data/<program>-args-<version>.j
 (``--out PATH`` writes elsewhere, ``--out -`` to standard output)::
 
     # SGLang's server arguments (launch_server, `sglang serve`, sgl.Engine keywords)
-    .venv/bin/python -m macros.gen_args sglang --version 0.5.23      # pip download sglang==0.5.23 --no-deps
-    .venv/bin/python -m macros.gen_args sglang --wheel sglang-0.5.23-cp311-...whl
-    .venv/bin/python -m macros.gen_args sglang --src /work/scratch/src/sglang-0.5.22   # an unpacked wheel
+    .venv/bin/python -m tools.gen_args sglang --version 0.5.23      # pip download sglang==0.5.23 --no-deps
+    .venv/bin/python -m tools.gen_args sglang --wheel sglang-0.5.23-cp311-...whl
+    .venv/bin/python -m tools.gen_args sglang --src /work/scratch/src/sglang-0.5.22   # an unpacked wheel
 
     # sglang.bench_serving (its parser lives in sglang/benchmark/serving.py since 0.5.2x)
-    .venv/bin/python -m macros.gen_args bench --version 0.5.22
+    .venv/bin/python -m tools.gen_args bench --version 0.5.22
 
     # the router's Python launcher, python -m sglang_router.launch_router
-    .venv/bin/python -m macros.gen_args router --version 0.3.2
+    .venv/bin/python -m tools.gen_args router --version 0.3.2
 
     # Miles, from a git checkout or bare repository at a tag or commit. Miles copies SGLang's
     # parser as --sglang-* / --eval-sglang-* and the router's as --router-*: pass the unpacked
     # releases its image builds on (docker/Dockerfile, SGLANG_IMAGE_TAG) with --with-src
-    .venv/bin/python -m macros.gen_args miles --git /path/to/miles/.git --ref v0.1.0 --label 0.1.0 \
+    .venv/bin/python -m tools.gen_args miles --git /path/to/miles/.git --ref v0.1.0 --label 0.1.0 \
         --with-src /work/scratch/src/sglang-0.5.16 --with-src /work/scratch/src/sglang-router-0.3.2
 
 With ``--version`` the wheel comes from ``pip download <package>==<version>
@@ -1749,7 +1749,7 @@ def _download(package: str, version: str, into: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m macros.gen_args", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.gen_args", description=__doc__.split("\n\n")[0])
     ap.add_argument("program", choices=sorted(READERS))
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--version", help="download this release with pip (sglang, bench, router)")

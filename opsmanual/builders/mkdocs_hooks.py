@@ -1,11 +1,10 @@
 """The MkDocs hooks file. MkDocs imports it once per process and keeps it, so it
-holds no logic: each event goes to macros/mkdocs_build.py, imported afresh for
-every build. Under `mkdocs serve`, an edit to any module or template under
-macros/ therefore shows on the next rebuild, without a restart.
+holds no logic: each event goes to opsmanual/builders/mkdocs_build.py, imported
+afresh for every build. Under `mkdocs serve`, an edit to any module or template
+of the opsmanual package therefore shows on the next rebuild, without a restart.
 
-With mkdocs_build.py and mkdocs_glue.py (the mkdocs-macros module), this is
-the only code that knows MkDocs; a move to another site generator replaces
-these three files and nothing else.
+With mkdocs_build.py, this is the only code that knows MkDocs' hooks; the
+mkdocs-macros module (macros/__init__.py) is the other glue.
 """
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from pathlib import Path
 # about the plugin's code, not the manual's, and changes nothing in the build.
 warnings.filterwarnings("ignore", message=r".*GitWildMatchPattern", category=DeprecationWarning)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # MkDocs loads this file by path
     sys.path.insert(0, str(ROOT))
 
@@ -29,20 +28,21 @@ _KEY = "_sgm_build"  # where this build's state waits on the MkDocs config
 def build_state(config):
     """This build's state, created on the first call of the build.
 
-    That first call drops every module of the ``macros`` package that an
-    earlier build imported, so that this build runs the code as it is now.
+    That first call drops every module of the ``opsmanual`` and ``macros``
+    packages that an earlier build imported, so that this build runs the code as
+    it is now.
     """
     state = config.extra.get(_KEY)
     if state is None:
-        for name in [n for n in sys.modules if n == "macros" or n.startswith("macros.")]:
+        for name in [n for n in sys.modules if n.split(".")[0] in ("opsmanual", "macros")]:
             del sys.modules[name]
-        build = importlib.import_module("macros.mkdocs_build")
+        build = importlib.import_module("opsmanual.builders.mkdocs_build")
         state = config.extra[_KEY] = build.start(config)
     return state
 
 
 def _build():
-    return importlib.import_module("macros.mkdocs_build")
+    return importlib.import_module("opsmanual.builders.mkdocs_build")
 
 
 def on_config(config):

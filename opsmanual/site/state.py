@@ -6,29 +6,32 @@ about MkDocs, so another site generator can drive the same object.
 """
 from __future__ import annotations
 
+from opsmanual import ROOT
+
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .errors import ManualError, Problem
-from .loader import Manual, load_manual
-from .model import Incident
-from .site import Site
-from .sources import split
-from .stories import Checks, MarkdownPieces, Story
+from opsmanual.data.errors import ManualError, Problem
+from opsmanual.data.loader import Manual, load_manual
+from opsmanual.site.checks import check_manual
+from opsmanual.data.model import Incident
+from opsmanual.data.site import Site
+from opsmanual.data.sources import split
+from opsmanual.render.stories import Checks, MarkdownPieces, Story
 
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 
 
-BENCH_SCHEMA = Path(__file__).resolve().parent.parent / "bench" / "results.schema.json"
+BENCH_SCHEMA = Path(ROOT) / "bench" / "results.schema.json"
 
 
 def load_bench(path: Path) -> dict | None:
     """The figures `make bench` wrote, checked against bench/results.schema.json, or None before its
     first run."""
-    from . import validate
-    from .yamlfile import read_json
+    from opsmanual.data import validate
+    from opsmanual.data.yamlfile import read_json
 
     if not path.exists():
         return None
@@ -69,6 +72,7 @@ class BuildState:
         with ``markdown``, the site's Markdown extensions and their settings); raise ManualError
         naming every problem."""
         manual = load_manual(project, docs_dir)
+        check_manual(manual)
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
         state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
         if markdown is not None:
@@ -77,9 +81,9 @@ class BuildState:
 
     def read_sections(self, docs_dir: Path, extensions: list, configs: dict) -> None:
         """Each section page's stories and checks, from its Markdown source, rendered once."""
-        from .render import check_link
-        from .site import body_start
-        from .yamlfile import decode, read_bytes
+        from opsmanual.render.html import check_link
+        from opsmanual.data.site import body_start
+        from opsmanual.data.yamlfile import decode, read_bytes
 
         site = self.site
 
@@ -115,7 +119,7 @@ class BuildState:
     @cached_property
     def rows(self) -> dict[str, str]:
         """Each incident's table row as HTML, as the incident table shows it."""
-        from .render import rows_data
+        from opsmanual.render.html import rows_data
 
         return rows_data(self.incidents, self.site)
 

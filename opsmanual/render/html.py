@@ -18,9 +18,9 @@ import jinja2
 import yaml
 from markupsafe import Markup, escape
 
-from .loader import schema
-from .model import Incident, Source
-from .site import Site, relative_root
+from opsmanual.data.loader import schema
+from opsmanual.data.model import Incident, Source
+from opsmanual.data.site import Site, relative_root
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -201,7 +201,7 @@ _GITHUB_COMMIT = re.compile(r"^https://github\.com/([^/]+/[^/]+)/commit/([0-9a-f
 
 def link_label(url: str) -> str:
     """A short name for a link to check something: a thread, a file, a commit or a site."""
-    from .model import GITHUB
+    from opsmanual.data.model import GITHUB
 
     thread = GITHUB.match(url)
     if thread:
@@ -409,7 +409,7 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
     """Everything the finder needs, as JSON: the search index (stories included), the vocabulary
     (facets, labels, statuses, sort columns), the synonyms, the log patterns, and the errors many
     incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a phase."""
-    from . import search
+    from opsmanual.render import search_index as search
 
     ordered = [i for _, rows in by_part(list(incidents), site) for i in rows]
     docs = search.documents(ordered, stories, STATUS_LABELS)
@@ -440,10 +440,12 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
                          for g in guidance for p in g.phases],
     }
 
-def check_form(site: Site, base: str, gpus: list[str], versions: list[str]) -> str:
-    """The "Check a launch command" form. Without script it shows the command-line check instead."""
+def check_form(site: Site, base: str, facts) -> str:
+    """The "Check a launch command" form, which suggests the GPUs and SGLang releases the facts
+    know (newest release first). Without script it shows the command-line check instead."""
+    gpus = sorted({g["name"] for g in facts.gpu_entries}, key=str.lower)
     return _render("check.html", base=base, bundle_url=f"{base}exposure.json", version=site.version,
-                   gpus=gpus, versions=versions)
+                   gpus=gpus, versions=list(facts.versions("sglang")))
 
 
 def check_link(command: str, page_src: str) -> str:
@@ -582,7 +584,7 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
 def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
     """The incident's stories, in full, for its own page: each as its section tells it, its headings
     one level under the page's h2 for it, and no element id of the section page."""
-    from .stories import rebase
+    from opsmanual.render.stories import rebase
 
     here = site.incident_url(incident.id)
     base = relative_root(here)
@@ -593,7 +595,7 @@ def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
 
 def _checks_here(incident: Incident, checks, site: Site, links) -> list[dict]:
     """What to check and do, from each section that tells the incident, made right for its page."""
-    from .stories import rebase
+    from opsmanual.render.stories import rebase
 
     here = site.incident_url(incident.id)
     by_section = {c.section: c for c in checks}

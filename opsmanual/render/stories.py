@@ -2,7 +2,7 @@
 
 An incident's own page shows its story as every section that tells it writes it, and the checks of
 those sections; the finder searches the stories' text. Both come from the section pages' Markdown
-source (macros/sources.py), rendered here with the site's own Markdown extensions: nothing is read
+source (opsmanual/data/sources.py), rendered here with the site's own Markdown extensions: nothing is read
 back from a finished page. Links are made right for the page that shows the piece: a link to another
 page's Markdown file becomes that page's address, a bare #anchor points back to the section page,
 and element ids stay on the page that owns them. Nothing here knows a site generator.
@@ -17,8 +17,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
 
-from .site import page_url
-from .sources import ChecksSource, StorySource
+from opsmanual.data.site import page_url
+from opsmanual.data.sources import ChecksSource, StorySource
 
 
 @dataclass(frozen=True)

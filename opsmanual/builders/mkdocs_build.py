@@ -2,8 +2,8 @@
 sets the navigation, adds the generated files (a page per incident, the data
 for machines) and puts the macros' HTML back after Markdown.
 
-macros/mkdocs_hooks.py forwards MkDocs' events here, with this build's
-:class:`~macros.build_state.BuildState`.
+opsmanual/builders/mkdocs_hooks.py forwards MkDocs' events here, with this build's
+:class:`~opsmanual.site.state.BuildState`.
 """
 from __future__ import annotations
 
@@ -14,10 +14,16 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 
-from . import csp, exports, previews, render
-from .build_state import BuildState
-from .errors import ManualError
-from .loader import SCHEMA
+from opsmanual.render import csp
+
+from opsmanual.render import exports
+
+from opsmanual.render import previews
+
+from opsmanual.render import html as render
+from opsmanual.site.state import BuildState
+from opsmanual.data.errors import ManualError
+from opsmanual.data.loader import SCHEMA
 
 
 _ID = re.compile(r'id="([^"]+)"')  # a literal start: far faster to scan for than one after \s
@@ -106,8 +112,8 @@ EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs
 
 
 def exposure_bundle(state: BuildState, config) -> str:
-    """The exposure checker's bundle (macros/exposure.py), as compact JSON."""
-    from .exposure import bundle
+    """The exposure checker's bundle (opsmanual/render/bundle.py), as compact JSON."""
+    from opsmanual.render.bundle import bundle
 
     try:
         content = bundle(state.manual)

@@ -1,0 +1,375 @@
+"""Am I exposed? The command line of the launch-command check.
+
+    python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] -- COMMAND...
+    python -m macros.exposure [--gpu NAME] [--version X.Y.Z] -          (the command on standard input)
+
+Prints each incident that applies (its conditions hold) and then each one that
+may apply (a condition cannot be decided from what was given, such as
+the GPU), with the reasons and a link. Exit status: 0 when nothing applies, 1
+when at least one incident applies, 2 on an error (a command that cannot be
+read, an unknown GPU, a version SGLang never had).
+
+The engine is opsmanual/engines/exposure.py. The command reads its bundle from
+.cache/exposure-bundle.bin, rebuilt through the schema-validated loader whenever a
+data file or the code that makes the bundle changes, so that a check does not pay
+for YAML, Jinja or JSON Schema.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from opsmanual import ROOT
+from opsmanual.data import BUNDLE_FORMAT as FORMAT
+from opsmanual.engines.command import MAX_CHARS
+from opsmanual.engines.exposure import Engine, headline, traits_from_config
+
+# The code the cached bundle depends on: a change to any of them makes the cache stale.
+_BUNDLE_CODE = (os.path.join(ROOT, "opsmanual", "render", "bundle.py"), os.path.abspath(__file__))
+
+
+def _is_args_file(name: str) -> bool:
+    """<program>-args-<version>.json, the program in lower-case letters and hyphens."""
+    program, sep, rest = name.partition("-args-")
+    return bool(sep) and bool(program) and all(c in "abcdefghijklmnopqrstuvwxyz-" for c in program) \
+        and len(rest) > len(".json") and rest.endswith(".json")
+
+
+def _input_files(project: str) -> list[str]:
+    data = os.path.join(project, "data")
+    names = ["incidents.yaml", "manual.yaml", "releases.yaml", "gpus.yaml", "models.yaml"]
+    try:
+        names += sorted(n for n in os.listdir(data) if _is_args_file(n))
+    except OSError:
+        pass
+    return [os.path.join(data, n) for n in names]
+
+
+def _cache_key(project: str) -> str:
+    """A digest of everything the bundle is built from: this file and the data files.
+
+    CRC-32 of each file's bytes, with its size: a cache key, not a defence, and
+    cheap enough (zlib is built in; hashlib would cost more to import than the
+    whole check) to compute on every run.
+    """
+    import marshal
+    import zlib
+
+    parts = [f"exposure-bundle {FORMAT} python {sys.version_info[0]}.{sys.version_info[1]} marshal {marshal.version}"]
+    for path in [*_BUNDLE_CODE, *_input_files(project)]:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            parts.append(f"{os.path.basename(path)} missing")
+            continue
+        parts.append(f"{os.path.basename(path)} {len(data)} {zlib.crc32(data):08x}")
+    return "|".join(parts)
+
+
+class _Blob:
+    """An argument list kept apart in the cache file, unmarshalled when a check first needs it."""
+
+    def __init__(self, data: bytes, start: int, end: int):
+        self.data, self.start, self.end = data, start, end
+
+    def load(self) -> dict:
+        import marshal
+
+        return marshal.loads(self.data[self.start:self.end])
+
+
+def load_bundle(project: str = ROOT) -> dict:
+    """The bundle for ``project``: from .cache/exposure-bundle.bin when the data has not changed,
+    else built through the schema-validated loader (and cached). Raises ManualError on bad data.
+
+    The cache holds the key on its first line and the bundle in :mod:`marshal` form, which
+    loads several times faster than JSON; the key names the Python version that wrote it.
+    """
+    import marshal
+
+    key = _cache_key(project)
+    cache = os.path.join(project, ".cache", "exposure-bundle.bin")
+    try:
+        with open(cache, "rb") as f:
+            data = f.read()
+        head, _, rest = data.partition(b"\n")
+        if head.decode("utf-8", "replace") == key:
+            size = int.from_bytes(rest[:8], "little")
+            core = marshal.loads(rest[8:8 + size])
+            base = len(head) + 1 + 8 + size
+            core["args"] = {program: {version: _Blob(data, base + a, base + b) for version, (a, b) in lists.items()}
+                            for program, lists in core["args"].items()}
+            return core
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        pass
+    from pathlib import Path
+
+    from opsmanual.data.loader import load_manual
+    from opsmanual.render.bundle import bundle
+
+    result = bundle(load_manual(Path(project)), Path(project) / "data")
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        # key line, then the bundle without its argument lists (8-byte length first), then each list
+        blobs, offsets, at = [], {}, 0
+        for program, lists in result["args"].items():
+            for version, content in lists.items():
+                blob = marshal.dumps(content)
+                offsets.setdefault(program, {})[version] = (at, at + len(blob))
+                blobs.append(blob)
+                at += len(blob)
+        core = marshal.dumps(dict(result, args=offsets))
+        with open(tmp, "wb") as f:
+            f.write(key.encode("utf-8") + b"\n" + len(core).to_bytes(8, "little") + core + b"".join(blobs))
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only checkout still works, only slower
+    return result
+
+
+USAGE = ("usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
+         "[--site-url URL] -- COMMAND...\n"
+         "       python -m macros.exposure [options] -     (the command on standard input)")
+
+
+class _Json:
+    """The json module, imported on first use: a plain check never needs it."""
+
+    def __getattr__(self, name):
+        import json
+
+        return getattr(json, name)
+
+
+class UsageError(Exception):
+    pass
+
+
+def _options(argv: list[str]) -> tuple[dict, list[str]]:
+    opts = {"gpu": None, "version": None, "model_config": None, "json": False,
+            "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": ROOT, "bundle": None}
+    # --project (another checkout) and --bundle (a bundle file, no cache) serve the tests and `make bench`.
+    valued = {"--gpu": "gpu", "--version": "version", "--model-config": "model_config",
+              "--site-url": "site_url", "--project": "project", "--bundle": "bundle"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return opts, argv[i + 1:]
+        if a == "-":
+            return opts, ["-"] + argv[i + 1:]
+        if a in ("-h", "--help"):
+            raise SystemExit(print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE) or 0)
+        if a == "--json":
+            opts["json"] = True
+            i += 1
+            continue
+        name, eq, val = a.partition("=")
+        if name in valued:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{name} needs a value")
+                val = argv[i + 1]
+                i += 1
+            opts[valued[name]] = val
+            i += 1
+            continue
+        if a.startswith("-"):
+            raise UsageError(f"unknown option {a}; put the command after --")
+        return opts, argv[i:]
+    return opts, []
+
+
+def _read_command(words: list[str]) -> str:
+    if words == ["-"]:
+        limit = 4 * MAX_CHARS  # bytes: MAX_CHARS characters of UTF-8 at most
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:  # stop reading: standard input may never end (/dev/zero, a stuck pipe)
+            raise UsageError(f"the command on standard input is longer than {MAX_CHARS:,} characters; "
+                             "a launch command is a few hundred")
+        return data.decode("utf-8")
+    if len(words) == 1:
+        return words[0]
+    return " ".join(_quote(w) for w in words)
+
+
+MAX_CONFIG = 4 << 20  # bytes of a model's config.json: real ones are a few kilobytes
+
+
+def read_model_config(path: str, json) -> dict:
+    """A model's config.json, read with bounds: a regular file of at most MAX_CONFIG bytes, nested no
+    deeper than JSON's parser can go. Raises UsageError with the reason."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without waiting
+    except OSError as err:
+        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"the model config {path} is not a regular file (a config.json is)")
+        if info.st_size > MAX_CONFIG:
+            raise UsageError(f"the model config {path} is {info.st_size:,} bytes; a config.json is a few "
+                             f"kilobytes (the limit is {MAX_CONFIG:,})")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_CONFIG + 1)
+    except OSError as err:
+        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CONFIG:
+        raise UsageError(f"the model config {path} is longer than {MAX_CONFIG:,} bytes; a config.json is a few "
+                         "kilobytes")
+    try:
+        cfg = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"the model config {path} is not UTF-8 text") from None
+    except RecursionError:
+        raise UsageError(f"the model config {path} nests too deep to be a config.json") from None
+    except ValueError as err:
+        raise UsageError(f"the model config {path} is not JSON: {err}") from None
+    if not isinstance(cfg, dict):
+        raise UsageError(f"the model config {path} is not a JSON object")
+    return cfg
+
+
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+
+
+def _quote(word: str) -> str:
+    """shlex.quote without importing shlex (and re): the word as the shell would need it written."""
+    if word and all(c in _SAFE for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _text_report(out: dict, base: str, opts: dict) -> str:
+    lines = []
+    for r in out["results"]:
+        head = "APPLIES " if r["result"] == "applies" else "MAY APPLY"
+        lines.append(f"{head} {r['id']}  {r['name']}: {r['title']}")
+        lines.append(f"  why: {'; '.join(r['why'])}" if r["why"] else "  why: (no condition could be confirmed)")
+        if r["undecided"]:
+            lines.append(f"  cannot decide: {'; '.join(r['undecided'])}")
+        if r.get("note"):
+            lines.append(f"  note: {r['note']}")
+        lines.append(f"  {base}{r['path']}")
+    lines.append(headline(out))
+    if out["findings"]:
+        lines.append("Findings:")
+        lines += [f"  {f['message']}" for f in out["findings"]]
+    lines += [f"Note: {n}" for n in out["notes"]]
+    return "\n".join(lines)
+
+
+def _json_report(out: dict, base: str) -> list:
+    items = []
+    for r in out["results"]:
+        item = {"kind": "incident", "id": r["id"], "result": r["result"], "name": r["name"], "title": r["title"],
+                "why": r["why"], "undecided": r["undecided"], "url": base + r["path"]}
+        if r.get("note"):
+            item["note"] = r["note"]
+        items.append(item)
+    for f in out["findings"]:
+        items.append({"kind": "finding", "id": f["code"], "result": "finding", "why": [f["message"]], "url": None})
+    counts = [("not-checkable", out["not_checkable"]), ("unconditioned", out["unconditioned"])]
+    counts = [(name, ids) for name, ids in counts if ids]  # their notes come last, in this order
+    first = len(out["notes"]) - len(counts)
+    for k, n in enumerate(out["notes"]):
+        item = {"kind": "note", "id": "note", "result": "note", "why": [n], "url": None}
+        if k >= first:
+            name, ids = counts[k - first]
+            item.update(id=name, ids=ids)
+        items.append(item)
+    return items
+
+
+def main(argv: list[str] | None = None) -> int:
+    import gc
+
+    gc.disable()  # a short run allocates the whole bundle at once; collecting it early only costs time
+    argv = sys.argv[1:] if argv is None else argv
+    json = _Json()  # imported only when the run reads or prints JSON
+    try:
+        opts, words = _options(argv)
+        if not words:
+            raise UsageError("no command given")
+    except UsageError as err:
+        print(f"exposure: {err} (usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] "
+              "[--model-config PATH] [--json] -- COMMAND..., or - to read it from standard input)", file=sys.stderr)
+        return 2
+    model_traits = None
+    try:
+        if opts["model_config"]:
+            cfg = read_model_config(opts["model_config"], json)
+            model_traits = {"source": os.path.basename(opts["model_config"]), "traits": traits_from_config(cfg)}
+        command = _read_command(words)
+    except UsageError as err:
+        print(f"exposure: {err}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print("exposure: the command on standard input is not UTF-8 text", file=sys.stderr)
+        return 2
+    try:
+        if opts["bundle"]:
+            with open(opts["bundle"], encoding="utf-8") as f:
+                b = json.load(f)
+        else:
+            b = load_bundle(opts["project"])
+    except Exception as err:  # noqa: BLE001 -- bad data is reported, never a traceback
+        from opsmanual.data.errors import ManualError
+
+        if isinstance(err, ManualError):
+            print(f"exposure: the manual's data has problems:\n{err}", file=sys.stderr)
+        else:
+            print(f"exposure: cannot load the manual's data: {err}", file=sys.stderr)
+        return 2
+    try:
+        out = Engine(b).check(command, gpu=opts["gpu"], version=opts["version"], model_traits=model_traits)
+    except Exception as err:  # noqa: BLE001 -- a bug must still end in one line, not a traceback
+        print(f"exposure: internal error ({type(err).__name__}: {err}); please report it with the command",
+              file=sys.stderr)
+        return 2
+    from opsmanual.text.terminal import escape_controls, json_text
+
+    base = opts["site_url"].rstrip("/") + "/"
+    shown_err = escape_controls if sys.stderr.isatty() else str
+    if out["error"]:
+        print(f"exposure: {shown_err(out['error'])}", file=sys.stderr)
+        if opts["json"]:
+            print(json_text([{"kind": "error", "id": "error", "result": "error", "why": [out["error"]], "url": None}]))
+        return 2
+    if opts["json"]:
+        print(json_text(_json_report(out, base)))
+    else:
+        shown = escape_controls if sys.stdout.isatty() else str
+        print("\n".join(shown(line) for line in _text_report(out, base, opts).split("\n")))
+    return 1 if any(r["result"] == "applies" for r in out["results"]) else 0
+
+
+def _exit(code: int) -> None:
+    """Leave without tearing down the interpreter: freeing a bundle object by object takes longer
+    than the check itself, and the process ends anyway."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
+
+
+def run() -> None:
+    """The command, as `python -m macros.exposure` and the `exposure` script run it."""
+    try:
+        _exit(main())
+    except KeyboardInterrupt:
+        _exit(130)
+    except BrokenPipeError:
+        _exit(0)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,184 @@
+"""The triage command: find the manual's incidents in log files.
+
+    python -m macros.triage FILE [FILE ...]      (- reads standard input)
+    python -m macros.triage --json server.log
+
+Each incident whose log patterns occur is printed once, with how many lines
+matched, the first line (file, line number, text) and the incident's URL. A
+printed line longer than 500 characters is clipped to the 500 around the match,
+and the output says so ("clipped": true in JSON).
+
+The exit status follows grep: 0 when something matched, 1 when nothing did, 2 on
+an error: an unreadable file, bytes that are not UTF-8, or binary data. Binary
+data is a NUL byte anywhere in a file. The scan of that file stops at the line
+that holds it; the matches before it are still printed, with a message naming
+the file and line, and the status is 2. (grep would print "binary file
+matches"; a log is text, so the command says where the text ends instead.)
+
+When standard output is a terminal, control characters from the log (an escape
+sequence, a carriage return, a bidirectional override) are printed escaped, as
+``\\x1b`` or ``\\u202e``, so that a log cannot drive the terminal. JSON output
+escapes them the JSON way (``\\u001b``), so it still decodes to the exact text.
+
+The scanning itself is opsmanual/engines/logscan.py: files are read once, in
+constant memory, whatever the line lengths.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from opsmanual import ROOT
+from opsmanual.data.errors import ManualError
+from opsmanual.data.loader import load_manual
+from opsmanual.engines.logscan import SHOWN, Hit, Matcher, TriageError
+
+def display_name(name: str) -> str:
+    """A file name as it can be printed: bytes that are not UTF-8 (which the command line hands over
+    as surrogate escapes) written as \\xff."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _open(name: str):
+    if name == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise TriageError("(standard input): standard input is closed; give a file, or pipe the log in")
+        return sys.stdin.buffer
+    path = Path(name)
+    if path.is_dir():
+        raise TriageError(f"{name}: is a directory")
+    try:
+        return path.open("rb", buffering=0)
+    except OSError as err:
+        raise TriageError(f"{name}: cannot read: {err.strerror}") from None
+
+
+def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[str]]:
+    """Scan the files; return the hits, best evidence first (incidents whose own lines occur, then
+    the errors many incidents share, then the incidents such a line only makes possible), and the
+    errors."""
+    matcher = Matcher(incidents, guidance)
+    hits: dict[str, Hit] = {}
+    errors: list[str] = []
+    shown = ["(standard input)" if name == "-" else display_name(name) for name in names]
+    for name, label in zip(names, shown):
+        try:
+            stream = _open(name)
+            try:
+                matcher.scan(label, stream, hits)
+            finally:
+                if name != "-":
+                    stream.close()
+        except TriageError as err:
+            errors.append(str(err) if name == "-" else str(err).replace(name, label))
+        except OSError as err:
+            errors.append(f"{label}: cannot read: {err.strerror or err}")
+    found = sorted((h for h in hits.values() if not h.is_guidance), key=lambda h: h.evidence(shown))
+    shared = sorted((h for h in hits.values() if h.is_guidance), key=lambda h: h.evidence(shown))
+    certain = [h for h in found if h.certain]
+    return certain + shared + [h for h in found if not h.certain], errors
+
+
+def _site_url() -> str:
+    return os.environ.get("SITE_URL") or "http://127.0.0.1:8000/"
+
+
+from opsmanual.text.terminal import escape_controls  # noqa: E402
+from opsmanual.text.terminal import json_text as _json_text  # noqa: E402
+
+
+def results(hits: list[Hit], site, base: str) -> list[dict]:
+    """The hits as the command prints them (and as --json gives them): each incident, or error that
+    many incidents share, with its evidence and its address."""
+    out = []
+    for h in hits:
+        first = {"file": h.first_file, "line": h.first_line, "text": h.first_text, "clipped": h.clipped}
+        if h.is_guidance:
+            g = h.incident
+            out.append({"kind": "guidance", "id": g.id, "title": g.title, "certain": False, "count": h.possible,
+                        "phase": h.phase, "first": first, "url": f"{base}{site.guidance_url(g.id)}"})
+            continue
+        out.append({"kind": "incident", "id": h.incident.id, "name": h.incident.name, "title": h.incident.title,
+                    "status": h.incident.status, "sections": list(h.incident.sections),
+                    "certain": h.certain, "count": h.count if h.certain else h.possible,
+                    "first": first, "url": base + site.incident_url(h.incident.id)})
+    return out
+
+
+def _text(results: list[dict], guidance) -> list[str]:
+    lines = []
+    phases = {"start-up": "at start-up", "capture": "during CUDA graph capture", "serving": "while serving",
+              "shutdown": "at shutdown"}
+    for r in results:
+        first = r["first"]
+        clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
+        many = "line" if r["count"] == 1 else "lines"
+        if r["kind"] == "guidance":
+            when = f", {phases[r['phase']]}" if r.get("phase") else ""
+            lines.append(f"{r['id']}  {r['title']}  [an error many incidents share{when}]")
+            lines.append(f"  {r['count']} {many}; first at {first['file']}:{first['line']}: {first['text']}{clipped}")
+            advice = next((p.advice for p in guidance[r["id"]].phases if p.phase == r.get("phase")), None)
+            if advice:
+                lines.append(f"  {advice.replace('`', '')}")
+            lines.append(f"  {r['url']}")
+            continue
+        if not r["certain"]:
+            many += " that several incidents print (possible, not certain)"
+        where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
+        lines.append(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]")
+        lines.append(f"  {r['count']} {many}; first at {first['file']}:{first['line']}: {first['text']}{clipped}")
+        lines.append(f"  {r['url']}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m macros.triage",
+        description="Find the manual's incidents in log files (- reads standard input).")
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--site-url", default=_site_url(),
+                        help="the manual's address, for the links (default: $SITE_URL or %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        manual = load_manual(Path(ROOT))
+    except ManualError as err:
+        print(f"triage: the manual's data has problems:\n{err}", file=sys.stderr)
+        return 2
+    base = args.site_url.rstrip("/") + "/"
+    hits, errors = triage(manual.ordered, args.files, manual.guidance)
+    shown_err = escape_controls if sys.stderr.isatty() else str
+    for message in errors:
+        print(f"triage: {shown_err(message)}", file=sys.stderr)
+    found = results(hits, manual.site, base)
+    if args.json:
+        sys.stdout.write(_json_text({"matches": found, "errors": errors}) + "\n")
+    else:
+        shown = escape_controls if sys.stdout.isatty() else str
+        guidance = {g.id: g for g in manual.guidance}
+        for line in _text(found, guidance):
+            print(shown(line) if "\n" not in line else line)
+        if not found and not errors:
+            print("triage: no incident of the manual matches", file=sys.stderr)
+    if errors:
+        return 2
+    return 0 if found else 1
+
+
+def run() -> None:
+    """The command, as `python -m macros.triage` and the `triage` script run it."""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,848 @@
+"""Am I exposed? The engine that checks a launch command against the incidents' exposure
+conditions: an incident applies (every condition holds, the version is in its range), may apply
+(nothing is false, but something the command leaves out decides), or is left out.
+
+The conditions are the ``exposure`` blocks of data/incidents.yaml; their vocabulary is documented
+on the About page. Everything the check needs is one JSON *bundle* (opsmanual/render/bundle.py):
+the incidents' exposure blocks, the argument lists, GPUs, model families and releases. The site
+ships the same bundle to the browser, whose engine (docs/javascripts/sgm/exposure.js) gives the same
+answers with the same words; tests/exposure_conformance.json holds the cases both must pass. No I/O:
+the command line (opsmanual/cli/exposure.py) reads the command and the bundle.
+"""
+from __future__ import annotations
+
+
+from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_matches, digits, fmt_value, is_float, or_list,
+                      parse)
+
+from opsmanual.data import BUNDLE_FORMAT as FORMAT  # noqa: E402 -- the bundle's shape
+
+PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
+PRODUCT_LABEL = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
+PROGRAM_WORDS = {"sglang": "an SGLang server launch", "router": "an SGLang router launch",
+                 "bench": "an SGLang bench_serving run", "engine": "a Python `Engine(...)` call",
+                 "miles": "a Miles run"}
+TRAIT_WORDS = {"hybrid-linear-attention": "hybrid linear attention", "mamba": "Mamba layers",
+               "sliding-window": "sliding-window attention", "moe": "mixture of experts",
+               "mla": "multi-head latent attention (MLA)", "fp8": "FP8 weights", "fp4": "FP4 weights"}
+QUANT_TRAITS = ("fp8", "fp4")
+ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
+T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
+
+
+# --------------------------------------------------------------------------- versions
+
+from opsmanual.text.versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
+from opsmanual.text.versions import version_key, version_parts  # noqa: E402,F401 -- re-exported for the engine's users
+
+
+def describe_range(r: dict) -> str:
+    intro = r.get("introduced", "0")
+    if "fixed" in r:
+        return f"every release before {r['fixed']}" if intro == "0" else f"{intro} to before {r['fixed']}"
+    if "last_affected" in r:
+        return f"every release up to {r['last_affected']}" if intro == "0" else f"{intro} to {r['last_affected']}"
+    return "every release" if intro == "0" else f"{intro} and later"
+
+
+def _version_leaf(r: dict, ctx: "Context"):
+    product = r["product"]
+    label = PRODUCT_LABEL[product]
+    v = ctx.versions.get(product)
+    if v is None:
+        return U, f"no {label} version given"
+    shown = f"{label} {v}" + ctx.version_tags.get(product, "")
+    if r.get("unknown"):
+        seen = r.get("seen") or []
+        if any(_cmp(v, s) == 0 for s in seen):
+            return T, f"{shown} is a version where it was seen"
+        where = f" (seen on {', '.join(seen)})" if seen else ""
+        return U, f"the affected {label} versions are not known{where}"
+    lo = r.get("introduced", "0")
+    inside = _cmp(v, lo) >= 0
+    if inside and "fixed" in r:
+        inside = _cmp(v, r["fixed"]) < 0
+    elif inside and "last_affected" in r:
+        inside = _cmp(v, r["last_affected"]) <= 0
+    what = describe_range(r) if lo != "0" else f"({describe_range(r)})"
+    return (T, f"{shown} is in the affected range {what}") if inside else \
+        (F, f"{shown} is outside the affected range {what}")
+
+
+# --------------------------------------------------------------------------- values
+
+def show(v) -> str:
+    """A condition's value in a reason: text in backticks, numbers and booleans bare."""
+    if isinstance(v, str):
+        return f"`{v}`"
+    if isinstance(v, list):
+        return ", ".join(show(x) for x in v)
+    return fmt_value(v)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _as_number(v):
+    if _is_number(v):
+        return v
+    if isinstance(v, str) and is_float(v.strip(), underscores=False):
+        return float(v)
+    return None
+
+
+def _equals(val, want) -> bool:
+    if isinstance(val, list):
+        return any(_equals(x, want) for x in val)
+    if _is_number(val) and _is_number(want):
+        return float(val) == float(want)
+    return fmt_value(val) == fmt_value(want)
+
+
+def _compare(test: dict, val, subject: str):
+    """Apply equals / in / min / max to a known value; (truth, reason)."""
+    if "equals" in test:
+        ok = _equals(val, test["equals"])
+        return ok, f"{subject} {'equals' if ok else 'does not equal'} {show(test['equals'])}"
+    if "in" in test:
+        ok = any(_equals(val, w) for w in test["in"])
+        return ok, f"{subject} {'is one of' if ok else 'is not one of'} {show(test['in'])}"
+    key = "min" if "min" in test else "max"
+    items = val if isinstance(val, list) else [val]
+    nums = [_as_number(x) for x in items]
+    if not items or any(x is None for x in nums):
+        return U, f"{subject} is not a number"
+    bound = test[key]
+    ok = any((x >= bound) if key == "min" else (x <= bound) for x in nums)
+    word = ("is at least" if ok else "is less than") if key == "min" else ("is at most" if ok else "is more than")
+    return ok, f"{subject} {word} {fmt_value(bound)}"
+
+
+# --------------------------------------------------------------------------- context
+
+class Context:
+    """What one check knows: the parsed command, the GPU, the versions, the model."""
+
+    def __init__(self, engine: "Engine", parsed: dict, specs: dict, gpu: dict | None,
+                 versions: dict, version_tags: dict, model_traits: dict | None):
+        self.engine, self.parsed, self.specs = engine, parsed, specs
+        self.program = parsed["program"]
+        self.gpu, self.versions, self.version_tags = gpu, versions, version_tags
+        self.model_traits = model_traits
+        self._models: dict = {}
+        self._families: dict = {}
+        self.version_cache: dict = {}
+        self.leaf_cache: dict = {}
+
+    # flags -------------------------------------------------------------
+    def arg(self, name: str, program: str) -> dict | None:
+        """The argument named ``name`` in the selected list of ``program``, else in any other release's."""
+        key = ARGS_PROGRAM[program]
+        spec = self.specs.get(key)
+        if spec is not None and name in spec.by_option:
+            return spec.by_option[name]
+        for other in self.engine.arglists(key):
+            if name in other.by_option:
+                return other.by_option[name]
+        return None
+
+    def flag_name(self, name: str, arg: dict | None, *, engine_call: bool) -> str:
+        if engine_call and arg is not None and arg.get("field"):
+            return f"`{arg['field']}`"
+        return f"`{name}`"
+
+    @staticmethod
+    def flag_shown(entry: dict) -> str:
+        if entry.get("kwarg"):
+            return f"`{entry['written']}={entry['raw']}`"
+        name, written = entry["name"], entry["written"]
+        if entry["raw"] is None and written.startswith("--no-") and not name.startswith("--no-"):
+            return f"`{written}`"
+        text = f"`{name}`" if entry["raw"] is None or entry["raw"] == "" else f"`{name} {entry['raw']}`"
+        if written != name:
+            text += f" (written `{written}`)"
+        return text
+
+    def lookup(self, name: str, program: str):
+        """(arg, entry or None, display name) of a flag of ``program`` in the command."""
+        arg = self.arg(name, program)
+        canonical = arg["name"] if arg is not None else name
+        entry = self.parsed["flags"].get(canonical)
+        if entry is None and self.program == "engine" and canonical.startswith("--"):
+            # A keyword that is not a ServerArgs field, named after a command-line option
+            # (disable_piecewise_cuda_graph for --disable-piecewise-cuda-graph): the call passes it.
+            kwarg = self.parsed["flags"].get(canonical[2:].replace("-", "_"))
+            if kwarg is not None and kwarg.get("kwarg") and kwarg.get("unknown"):
+                entry = kwarg
+        return arg, entry, self.flag_name(canonical, arg, engine_call=self.program == "engine")
+
+    def opaque(self) -> str | None:
+        return self.parsed["opaque"][0] if self.parsed["opaque"] else None
+
+    def runs(self, program: str) -> bool:
+        return self.program == program or (program == "sglang" and self.program == "engine")
+
+    # models ------------------------------------------------------------
+    def model(self, role: str):
+        """(state, name, entries) for the target or draft model; state is given|none|dynamic|config."""
+        if role in self._models:
+            return self._models[role]
+        flag = "--model-path" if role == "target" else "--speculative-draft-model-path"
+        _, entry, _ = self.lookup(flag, "sglang")
+        if role == "target" and self.model_traits is not None:
+            found = ("config", self.model_traits.get("source") or "config.json", [])
+        elif entry is None or entry.get("raw") in (None, ""):
+            found = ("none", None, [])
+        elif entry["dynamic"]:
+            found = ("dynamic", entry["raw"], [])
+        else:
+            name = str(entry["value"])
+            found = ("given", name, self.engine.match_model(name))
+        self._models[role] = found
+        return found
+
+    def families(self, entries: list) -> list:
+        """The family entries among a model's matches (not the weight-format ones)."""
+        key = id(entries)
+        if key not in self._families:
+            self._families[key] = (entries, [e for e in entries if not e["quant"]])
+        return self._families[key][1]
+
+
+# --------------------------------------------------------------------------- leaves
+
+def _flag_leaf(c: dict, ctx: Context):
+    program = c.get("program", "sglang")
+    if not ctx.runs(program):
+        return F, f"the command is not {PROGRAM_WORDS[program]}"
+    arg, entry, shown_name = ctx.lookup(c["name"], program)
+    opaque = ctx.opaque()
+    if "present" in c or "absent" in c:
+        if entry is not None:
+            given = T
+            reason_given = f"{ctx.flag_shown(entry)} is given"
+        elif opaque:
+            return U, f"{shown_name} is not given, but {opaque} may set it"
+        else:
+            given = F
+            reason_given = f"{shown_name} is not given"
+        return (given if "present" in c else (not given)), reason_given
+    if entry is not None:
+        subject = ctx.flag_shown(entry)
+        if entry["dynamic"]:
+            return U, f"{subject} is not a literal value"
+        return _compare(c, entry["value"], subject)
+    if opaque:
+        return U, f"{shown_name} is not given, but {opaque} may set it"
+    if arg is None:
+        return U, f"{shown_name} is not given and the manual has no default for it"
+    if arg.get("default") is None:
+        return U, f"{shown_name} is not given and its default is decided at run time"
+    return _compare(c, arg["default"], f"{shown_name} is not given, so its default {show(arg['default'])}")
+
+
+_TRUTHY = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
+           "off": False, "": False}
+
+
+def _env_leaf(c: dict, ctx: Context):
+    name = c["name"]
+    entry = ctx.parsed["env"].get(name)
+    opaque = ctx.parsed["env_opaque"][0] if ctx.parsed["env_opaque"] else None
+    if entry is None:
+        if opaque:
+            return U, f"`{name}` is not set in the command, but {opaque} may set it"
+        if "absent" in c:
+            return T, f"`{name}` is not set"
+        return F, f"`{name}` is not set"
+    if entry.get("host"):
+        shown = f"`{name}` (passed through from the host)"
+    else:
+        shown = f"`{name}={entry['value']}`"
+    if "present" in c:
+        return T, f"{shown} is set"
+    if "absent" in c:
+        return F, f"{shown} is set"
+    if entry.get("host"):
+        return U, f"`{name}` is passed through from the host; its value is not in the command"
+    if entry["dynamic"]:
+        return U, f"{shown} is not a literal value"
+    value = entry["value"]
+    want = c.get("equals", (c.get("in") or [None])[0])
+    if isinstance(want, bool) and "equals" in c:
+        truth = _TRUTHY.get(value.strip().lower())
+        ok = truth is want
+        return ok, f"{shown} {'equals' if ok else 'does not equal'} {show(want)}"
+    if ("equals" in c or "in" in c):
+        wanted = [c["equals"]] if "equals" in c else c["in"]
+        ok = False
+        for w in wanted:
+            if _is_number(w):
+                num = _as_number(value)
+                ok = ok or (num is not None and num == w)
+            elif isinstance(w, bool):
+                ok = ok or _TRUTHY.get(value.strip().lower()) is w
+            else:
+                ok = ok or value == w
+        if "equals" in c:
+            return ok, f"{shown} {'equals' if ok else 'does not equal'} {show(c['equals'])}"
+        return ok, f"{shown} {'is one of' if ok else 'is not one of'} {show(c['in'])}"
+    return _compare(c, value, shown)
+
+
+def _range_words(r: dict) -> str:
+    if "min" in r and "max" in r:
+        return f"{r['min']} to {r['max']}"
+    return f"at least {r['min']}" if "min" in r else f"at most {r['max']}"
+
+
+def _gpu_leaf(c: dict, ctx: Context):
+    g = ctx.gpu
+    if g is None:
+        return U, "no GPU given"
+    name = g["name"]
+    if "name" in c:
+        ok = g["id"] in c["name"]
+        if ok:
+            return T, f"GPU {name}"
+        names = [ctx.engine.gpus_by_id[i]["name"] if i in ctx.engine.gpus_by_id else i for i in c["name"]]
+        return F, f"GPU {name} is not {' or '.join(names)}"
+    if "architecture" in c:
+        ok = g.get("architecture") in c["architecture"]
+        return (T, f"GPU {name}: architecture {g.get('architecture')}") if ok else \
+            (F, f"GPU {name}: architecture {g.get('architecture')}, not {' or '.join(c['architecture'])}")
+    if "vendor" in c:
+        ok = g.get("vendor") in c["vendor"]
+        return (T, f"GPU {name}: vendor {g.get('vendor')}") if ok else \
+            (F, f"GPU {name}: vendor {g.get('vendor')}, not {' or '.join(c['vendor'])}")
+    if "compute_capability" in c:
+        cc = g.get("compute_capability")
+        if not cc:
+            return F, f"GPU {name} has no CUDA compute capability"
+        r = c["compute_capability"]
+
+        def key(x):
+            return tuple(int(p) for p in str(x).split("."))
+        ok = ("min" not in r or key(cc) >= key(r["min"])) and ("max" not in r or key(cc) <= key(r["max"]))
+        return (T, f"GPU {name}: compute capability {cc}") if ok else \
+            (F, f"GPU {name}: compute capability {cc}, not {_range_words(r)}")
+    r = c["memory_gb"]
+    mem = g.get("memory_gb")
+    if mem is None:
+        return U, f"GPU {name}: the manual does not know its memory size"
+    ok = ("min" not in r or mem >= r["min"]) and ("max" not in r or mem <= r["max"])
+    shown = fmt_value(mem)
+    return (T, f"GPU {name}: {shown} GB of memory") if ok else \
+        (F, f"GPU {name}: {shown} GB of memory, not {_range_words(r)}")
+
+
+def _model_leaf(c: dict, ctx: Context):
+    role = c.get("role", "target")
+    state, name, entries = ctx.model(role)
+    who = "draft model" if role == "draft" else "model"
+    if state == "none":
+        if role == "draft":
+            return F, "no draft model (`--speculative-draft-model-path` is not given)"
+        opaque = ctx.opaque()
+        return U, "no model path given" + (f" ({opaque} may set it)" if opaque else "")
+    if state == "dynamic":
+        return U, f"{who} path `{name}` is not a literal value"
+    if state == "config":
+        if "trait" in c:
+            words = TRAIT_WORDS[c["trait"]]
+            traits = ctx.model_traits.get("traits") or []
+            return (T, f"model config {name}: {words}") if c["trait"] in traits else \
+                (F, f"model config {name}: no {words}")
+        path = ctx.lookup("--model-path", "sglang")[1]  # a config.json does not name the family; the path may
+        if path is None or path["dynamic"] or path["raw"] in (None, ""):
+            return U, f"model config {name} does not name the model family"
+        name = str(path["value"])
+        entries = ctx.engine.match_model(name)
+    families = ctx.families(entries)
+    if "trait" in c:
+        trait = c["trait"]
+        words = TRAIT_WORDS[trait]
+        carriers = [e for e in entries if trait in e["traits"]]
+        if carriers:
+            return T, f"{who} {name}: {words} ({carriers[0]['family']})"
+        deciding = entries if trait in QUANT_TRAITS else families
+        if deciding:
+            return F, f"{who} {name} ({', '.join(e['family'] for e in families or entries)}): no {words}"
+        return U, f"{who} {name} is not in the manual's model list"
+    wanted = c["family"]
+    hit = [e for e in entries if e["family"] in wanted]
+    if hit:
+        return T, f"{who} {name}: family {hit[0]['family']}"
+    if families:
+        return F, f"{who} {name}: family {', '.join(e['family'] for e in families)}, not {' or '.join(wanted)}"
+    return U, f"{who} {name} is not in the manual's model list"
+
+
+def _ipv6(text: str) -> bool:
+    """True when ``text`` is an IPv6 literal (hex groups, at most one ::, optional dotted IPv4 tail)."""
+    text = text.split("%", 1)[0]
+    if text.count("::") > 1 or ":" not in text:
+        return False
+    head, sep, tail = text.partition("::")
+    parts = []
+    for side in (head, tail) if sep else (head,):
+        parts.append([] if side == "" else side.split(":"))
+    groups = [g for side in parts for g in side]
+    need = 8
+    if groups and "." in groups[-1]:
+        quad = groups[-1].split(".")
+        if len(quad) != 4 or not all(digits(q) and len(q) <= 3 and int(q) <= 255 for q in quad):
+            return False
+        groups, need = groups[:-1], 6
+    if not all(1 <= len(g) <= 4 and all(ch in "0123456789abcdefABCDEF" for ch in g) for g in groups):
+        return False
+    return len(groups) < need if sep else len(groups) == need
+
+
+def _has_ipv6(value: str) -> bool:
+    for part in str(value).replace(",", " ").split():
+        scheme, sep, rest = part.partition("://")  # drop a URL scheme such as http://
+        v = rest if sep and scheme[:1].isascii() and scheme[:1].isalpha() and all(
+            c.isascii() and (c.isalnum() or c in "+.-") for c in scheme) else part
+        if v.startswith("["):
+            end = v.find("]")
+            if end > 0 and _ipv6(v[1:end]):
+                return True
+            continue
+        if _ipv6(v.split("/", 1)[0]):
+            return True
+    return False
+
+
+def _deployment_leaf(c: dict, ctx: Context):
+    if "router_policy" in c:
+        if ctx.program != "router":
+            return F, f"the command is not {PROGRAM_WORDS['router']}"
+        arg, entry, shown_name = ctx.lookup("--policy", "router")
+        if entry is not None:
+            if entry["dynamic"]:
+                return U, f"{ctx.flag_shown(entry)} is not a literal value"
+            policy, how = entry["value"], ctx.flag_shown(entry)
+        elif ctx.opaque():
+            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it"
+        elif arg is not None and arg.get("default") is not None:
+            policy, how = arg["default"], f"the default; {shown_name} is not given"
+        else:
+            return U, f"{shown_name} is not given and its default is not known"
+        ok = str(policy) in c["router_policy"]
+        return (T, f"router policy {policy} ({how})") if ok else \
+            (F, f"router policy {policy} ({how}), not {' or '.join(c['router_policy'])}")
+    if "ipv6" in c:
+        found, dynamic = None, None
+        for name, entry in ctx.parsed["flags"].items():
+            key = entry["written"] if entry.get("kwarg") else name
+            if not key.replace("_", "-").endswith(ADDRESS_ENDINGS):
+                continue
+            if entry["dynamic"]:
+                dynamic = dynamic or entry
+            elif entry["raw"] and _has_ipv6(" ".join(map(str, entry["value"])) if isinstance(entry["value"], list)
+                                           else str(entry["value"])):
+                found = found or entry
+        if found:
+            return T, f"IPv6 address in {ctx.flag_shown(found)}"
+        if dynamic:
+            return U, f"{ctx.flag_shown(dynamic)} is not a literal value"
+        if ctx.opaque():
+            return U, f"no IPv6 address in the command, but {ctx.opaque()} may set an address"
+        return F, "no IPv6 address in the command's address flags"
+    if not ctx.runs("sglang"):
+        return F, f"the command is not {PROGRAM_WORDS['sglang']}"
+    if "pd_role" in c:
+        arg, entry, shown_name = ctx.lookup("--disaggregation-mode", "sglang")
+        if entry is not None:
+            if entry["dynamic"]:
+                return U, f"{ctx.flag_shown(entry)} is not a literal value"
+            role = str(entry["value"])
+            ok = role in c["pd_role"]
+            if ok:
+                return T, f"PD role {role} ({ctx.flag_shown(entry)})"
+            return F, (f"PD role {role} ({ctx.flag_shown(entry)}), not {' or '.join(c['pd_role'])}"
+                       if role in ("prefill", "decode") else f"no PD role ({ctx.flag_shown(entry)})")
+        if ctx.opaque():
+            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it"
+        return F, f"no PD role ({shown_name} is not given)"
+    # multi_node
+    _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
+    _, nodes, nodes_name = ctx.lookup("--nnodes", "sglang")
+    if addr is not None and not (addr["raw"] in (None, "")):
+        return T, f"multi-node: {ctx.flag_shown(addr)} is given"
+    if nodes is not None:
+        if nodes["dynamic"]:
+            return U, f"{ctx.flag_shown(nodes)} is not a literal value"
+        num = _as_number(nodes["value"])
+        if num is not None and num > 1:
+            return T, f"multi-node: {ctx.flag_shown(nodes)}"
+    if ctx.opaque():
+        return U, f"{nodes_name} and {addr_name} are not given, but {ctx.opaque()} may set them"
+    return F, f"a single node ({nodes_name} is not above 1 and {addr_name} is not given)"
+
+
+def _program_leaf(want: str, ctx: Context):
+    return (T, f"the command is {PROGRAM_WORDS[want]}") if ctx.program == want else \
+        (F, f"the command is not {PROGRAM_WORDS[want]}")
+
+
+LEAVES = {"program": _program_leaf, "flag": _flag_leaf, "env": _env_leaf, "gpu": _gpu_leaf,
+          "model": _model_leaf, "deployment": _deployment_leaf}  # each takes the condition's value
+
+
+def _all(children):
+    """Kleene AND over evaluated children [(value, reasons, undecided)]: false wins, else unknown."""
+    values = [c[0] for c in children]
+    if F in values:
+        return F, [r for v, rs, _ in children if v is F for r in rs], []
+    if U in values:
+        return U, [r for v, rs, _ in children if v is T for r in rs], [u for v, _, us in children if v is U for u in us]
+    return T, [r for _, rs, _ in children for r in rs], []
+
+
+def _any(children):
+    """Kleene OR: true wins, else unknown."""
+    values = [c[0] for c in children]
+    if T in values:
+        return T, [r for v, rs, _ in children if v is T for r in rs], []
+    if U in values:
+        return U, [], [u for v, _, us in children if v is U for u in us]
+    return F, [r for _, rs, _ in children for r in rs], []
+
+
+def evaluate(cond: dict, ctx: Context):
+    """(value, reasons for it, what could not be decided) of one condition."""
+    (key, value), = cond.items()
+    if key == "all":
+        return _all([evaluate(c, ctx) for c in value])
+    if key == "any":
+        return _any([evaluate(c, ctx) for c in value])
+    if key == "not":
+        v, rs, us = evaluate(value, ctx)
+        return (None if v is None else not v), rs, us
+    memo = (key, value if isinstance(value, str) else repr(value))
+    leaf = ctx.leaf_cache.get(memo)
+    if leaf is None:  # incidents share conditions (a GPU vendor, a flag): each is decided once per check
+        v, reason = LEAVES[key](value, ctx)
+        leaf = ctx.leaf_cache[memo] = (v, (reason,), ()) if v is not None else (v, (), (reason,))  # shared: read-only
+    return leaf
+
+
+def _versions(ranges: list, ctx: Context):
+    children = []
+    for r in ranges:
+        key = (r["product"], r.get("introduced"), r.get("fixed"), r.get("last_affected"), r.get("unknown"),
+               tuple(r.get("seen") or ()))
+        leaf = ctx.version_cache.get(key)
+        if leaf is None:  # incidents share ranges: each is decided once per check
+            v, reason = _version_leaf(r, ctx)
+            leaf = ctx.version_cache[key] = (v, [reason], []) if v is not None else (v, [], [reason])
+        children.append(leaf)
+    return _any(children)
+
+
+def _dedupe(items):
+    return list(dict.fromkeys(items))
+
+
+# --------------------------------------------------------------------------- the engine
+
+_GLOBS: dict = {}
+
+
+def _glob_tokens(pattern: str) -> list:
+    """A glob as tokens: "*", "?", ("set", negated, text) for [...] and one character otherwise."""
+    tokens, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        end = pattern.find("]", i + 2) if c == "[" else -1
+        if c in "*?":
+            tokens.append(c)
+        elif c == "[" and end >= 0:
+            body = pattern[i + 1:end]
+            negated = body.startswith("!")
+            tokens.append(("set", negated, body[1:] if negated else body))
+            i = end
+        else:
+            tokens.append(("char", c))
+        i += 1
+    return tokens
+
+
+def _in_set(token: tuple, ch: str) -> bool:
+    _, negated, body = token
+    hit, k = False, 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            hit = hit or body[k] <= ch <= body[k + 2]
+            k += 3
+        else:
+            hit = hit or body[k] == ch
+            k += 1
+    return hit != negated
+
+
+def glob_match(pattern: str, text: str) -> bool:
+    """Whether ``text`` matches the shell glob ``pattern`` as a whole, ignoring case (``*``, ``?``, ``[...]``).
+    The lowered text is expected; the pattern is lowered here."""
+    tokens = _GLOBS.get(pattern)
+    if tokens is None:
+        tokens = _GLOBS[pattern] = _glob_tokens(pattern.lower())
+    t = p = 0
+    star, mark = -1, 0
+    while t < len(text):
+        tok = tokens[p] if p < len(tokens) else None
+        if tok == "*":
+            star, mark = p, t
+            p += 1
+        elif tok is not None and (tok == "?" or (tok[0] == "char" and tok[1] == text[t])
+                                  or (tok[0] == "set" and _in_set(tok, text[t]))):
+            p += 1
+            t += 1
+        elif star >= 0:
+            p, mark = star + 1, mark + 1
+            t = mark
+        else:
+            return False
+    while p < len(tokens) and tokens[p] == "*":
+        p += 1
+    return p == len(tokens)
+
+
+def _norm(name: str) -> str:
+    """A GPU name as data/gpus.yaml matches it: lower case, runs of spaces, hyphens and underscores as one space."""
+    return " ".join(str(name).lower().replace("_", " ").replace("-", " ").split())
+
+
+class Engine:
+    """A bundle, indexed once for many checks."""
+
+    def __init__(self, bundle: dict):
+        if bundle.get("format") != FORMAT:
+            raise ValueError(f"bundle format {bundle.get('format')!r}, expected {FORMAT}")
+        self.bundle = bundle
+        self.version = bundle["version"]
+        self.incidents = bundle["incidents"]
+        self.gpus = bundle.get("gpus") or []
+        self.gpus_by_id = {g["id"]: g for g in self.gpus}
+        self.gpu_names: dict[str, dict] = {}
+        for g in self.gpus:
+            for n in [g["id"], g["name"], *(g.get("aliases") or [])]:
+                self.gpu_names.setdefault(_norm(n), g)
+        self.models = [dict(m, traits=list(m.get("traits") or []),
+                            quant=bool(m.get("traits")) and set(m["traits"]) <= set(QUANT_TRAITS))
+                       for m in bundle.get("models") or []]
+        self.releases = bundle.get("releases") or {}
+        self._args: dict = {}
+
+    def _list(self, program: str, version: str) -> ArgList:
+        """One release's argument list, indexed on first use (a check needs one or two of them)."""
+        key = (program, version)
+        if key not in self._args:
+            data = self.bundle["args"][program][version]
+            if callable(getattr(data, "load", None)):  # kept apart in the command line's cache: read when needed
+                data = data.load()
+            self._args[key] = ArgList(program, data)
+        return self._args[key]
+
+    def _versions_of(self, program: str) -> list[str]:
+        return sorted((self.bundle.get("args") or {}).get(program) or {}, key=version_key, reverse=True)
+
+    def arglists(self, program: str):
+        """Every release's argument list of ``program``, newest first, each indexed when reached."""
+        for v in self._versions_of(program):
+            yield self._list(program, v)
+
+    def arglist(self, program: str, version: str | None) -> ArgList | None:
+        versions = self._versions_of(program)
+        if not versions:
+            return None
+        for want in (version, self.version if program in ("sglang", "sglang-bench") else None):
+            if want is not None and want in versions:
+                return self._list(program, want)
+        return self._list(program, versions[0])
+
+    def specs(self, version: str | None) -> Specs:
+        """The argument list of each program for ``version`` (else the manual's, else the newest),
+        each indexed only when the command needs it."""
+        return Specs({p: (lambda p=p: self.arglist(p, version))
+                      for p in ("sglang", "sglang-router", "sglang-bench", "miles")})
+
+    def parse(self, command: str, version: str | None = None) -> dict:
+        return parse(command, self.specs(version))
+
+    def find_gpu(self, name: str) -> dict | None:
+        return self.gpu_names.get(_norm(name))
+
+    def match_model(self, path: str) -> list[dict]:
+        """The entries of data/models.yaml that describe ``path``: the first family entry whose pattern
+        matches the whole value, and every weight-format entry (traits only fp8/fp4) that matches."""
+        value = path.strip().rstrip("/").lower()
+        found, family = [], False
+        for m in self.models:
+            quant = m["quant"]
+            if (quant or not family) and any(glob_match(p, value) for p in m["patterns"]):
+                found.append(m)
+                family = family or not quant
+        return found
+
+    def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
+              model_traits: dict | None = None) -> dict:
+        out = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
+               "unconditioned": [],
+               "checked": 0}
+        given = version.strip() if isinstance(version, str) and version.strip() else None
+        if given is not None and version_parts(given) is None:
+            out["error"] = f"`{given}` is not a version number such as {self.version}"
+            return out
+        given = given[1:] if given and given[0] == "v" else given
+        specs = self.specs(given)
+        parsed = parse(command, specs)
+        if parsed["error"]:
+            out["error"] = parsed["error"]
+            return out
+        program = parsed["program"]
+        out["program"] = program
+        product = PRODUCT[program]
+        versions, tags = {}, {}
+        if given is not None:
+            known = (self.releases.get(product) or {}).get("versions")
+            if known and not any(_cmp(given, k) == 0 for k in known):
+                order = sorted(known, key=version_key)
+                out["error"] = (f"{PRODUCT_LABEL[product]} has no release {given}; its releases run from "
+                                f"{order[0]} to {order[-1]}")
+                return out
+            versions[product] = given
+        elif parsed["image"] and product == "sglang" and any(
+                _cmp(parsed["image"]["version"], k) == 0
+                for k in (self.releases.get("sglang") or {}).get("versions", [])):
+            versions["sglang"] = parsed["image"]["version"]
+            tags["sglang"] = " (from the image tag)"
+            out["notes"].append(f"SGLang {versions['sglang']} is taken from the image tag "
+                                f"`{parsed['image']['name']}`")
+        if "sglang" not in versions:
+            versions["sglang"] = self.version
+            tags["sglang"] = " (assumed)"
+            out["notes"].append(f"No SGLang version given: {self.version} is assumed, "
+                                "the release this manual describes")
+        g = None
+        if isinstance(gpu, str) and gpu.strip():
+            g = self.find_gpu(gpu)
+            if g is None:
+                names = sorted({x["name"] for x in self.gpus})
+                lowered: dict[str, str] = {}
+                for x in self.gpus:
+                    lowered.setdefault(_norm(x["name"]), x["name"])
+                for x in self.gpus:
+                    for a in x.get("aliases") or []:
+                        lowered.setdefault(_norm(a), x["name"])
+                near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
+                hint = f"; did you mean {or_list(near)}?" if near else \
+                    (f"; the manual knows {len(names)} GPUs, such as `{names[0]}`" if names else
+                     "; the manual has no GPU list")
+                out["error"] = f"unknown GPU `{gpu.strip()[:100]}`{hint}"
+                return out
+        key = ARGS_PROGRAM[program]
+        spec = specs.get(key)
+        if spec is not None and product in versions and spec.version != versions[product] and given is not None:
+            out["notes"].append(f"The manual has no argument list for {PRODUCT_LABEL[product]} {versions[product]}; "
+                                f"flags are checked against {spec.version}")
+        out["findings"] = parsed["findings"]
+        ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
+        applies, may_apply = [], []
+        for inc in self.incidents:
+            exp = inc.get("exposure")
+            if not exp:
+                out["unconditioned"].append(inc["id"])
+                continue
+            if "not_configuration" in exp:
+                out["not_checkable"].append(inc["id"])
+                continue
+            out["checked"] += 1
+            value, reasons, undecided = _all([_versions(exp["versions"], ctx), evaluate(exp["when"], ctx)])
+            if value is F:
+                continue
+            item = {"id": inc["id"], "name": inc["name"], "title": inc["title"], "path": inc["path"],
+                    "result": "applies" if value is T else "may apply",
+                    "why": _dedupe(reasons), "undecided": _dedupe(undecided)}
+            if exp.get("note"):
+                item["note"] = exp["note"]
+            (applies if value is T else may_apply).append(item)
+        out["results"] = applies + may_apply
+        if out["not_checkable"]:
+            n = len(out["not_checkable"])
+            out["notes"].append(f"{n} incident{'s are' if n != 1 else ' is'} not checkable from a command "
+                                f"(not configuration-triggered)")
+        if out["unconditioned"]:
+            n = len(out["unconditioned"])
+            out["notes"].append(f"{n} incident{'s have' if n != 1 else ' has'} no exposure conditions yet")
+        return out
+
+
+def check(bundle: dict, command: str, **kw) -> dict:
+    return Engine(bundle).check(command, **kw)
+
+
+# --------------------------------------------------------------------------- model config
+
+HYBRID_ARCHITECTURES = ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+                        "Qwen3_5MoeForConditionalGeneration", "KimiLinearForCausalLM")
+MAMBA_ARCHITECTURES = ("NemotronHForCausalLM", "FalconH1ForCausalLM", "JambaForCausalLM", "MambaForCausalLM",
+                       "Mamba2ForCausalLM", "FalconMambaForCausalLM")
+SLIDING_ARCHITECTURES = ("GptOssForCausalLM", "DeepseekV4ForCausalLM", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM",
+                         "Llama4ForConditionalGeneration", "Gemma4ForCausalLM")
+
+
+def traits_from_config(cfg: dict) -> list[str]:
+    """The traits a model's config.json states, by the rules data/models.schema.json describes:
+    the config itself and, if present, its ``text_config``."""
+    if not isinstance(cfg, dict):
+        return []
+    traits = set()
+    for c in [cfg] + ([cfg["text_config"]] if isinstance(cfg.get("text_config"), dict) else []):
+        kinds = [str(x) for x in c.get("layer_types") or [] if x is not None] \
+            if isinstance(c.get("layer_types"), list) else []
+        archs = [str(a) for a in c.get("architectures") or []] if isinstance(c.get("architectures"), list) else []
+        linear = c.get("linear_attn_config") if isinstance(c.get("linear_attn_config"), dict) else {}
+        if "linear_attention" in kinds or linear.get("kda_layers") or any(a in HYBRID_ARCHITECTURES for a in archs):
+            traits.add("hybrid-linear-attention")
+        if ("mamba" in kinds or "M" in str(c.get("hybrid_override_pattern") or "")
+                or c.get("mamba2_cache_params") is not None or c.get("ssm_cfg") is not None
+                or any(a in MAMBA_ARCHITECTURES for a in archs)):
+            traits.add("mamba")
+        window = c.get("sliding_window")
+        if ((isinstance(window, (int, float)) and not isinstance(window, bool) and window > 0
+             and c.get("use_sliding_window") is not False)
+                or "sliding_attention" in kinds or any(a in SLIDING_ARCHITECTURES for a in archs)):
+            traits.add("sliding-window")
+        if any(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0
+               for k in ("num_experts", "num_local_experts", "n_routed_experts")):
+            traits.add("moe")
+        if c.get("kv_lora_rank") is not None:
+            traits.add("mla")
+        q = c.get("quantization_config")
+        if isinstance(q, dict):
+            method = str(q.get("quant_method") or "").lower()
+            algo = str(q.get("quant_algo") or "").upper()
+            if method == "fp8" or algo == "FP8":
+                traits.add("fp8")
+            if method == "mxfp4" or algo == "NVFP4":
+                traits.add("fp4")
+    return sorted(traits)
+
+
+def headline(out: dict) -> str:
+    """One sentence for the answer. It never reads as an all-clear while something may apply."""
+    a = sum(1 for r in out["results"] if r["result"] == "applies")
+    m = len(out["results"]) - a
+    incidents = lambda n: f"{n} incident{'s' if n != 1 else ''}"  # noqa: E731
+    if a and m:
+        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'} and {m} may apply, of {out['checked']} checked."
+    if a:
+        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'}, of {out['checked']} checked."
+    if m:
+        return (f"{incidents(m)} may apply, though none is certain to, of {out['checked']} checked: "
+                "what the command leaves out decides.")
+    return f"No incident applies ({out['checked']} checked)."
