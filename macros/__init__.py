@@ -41,7 +41,7 @@ def define_env(env):
     site, incidents = state.site, state.incidents
     env.variables["manual_version"] = site.version
     env.variables["incident_count"] = len(incidents)
-    from opsmanual.data.loader import MAX_GENERIC_SHARE
+    from opsmanual.data.patterns import MAX_GENERIC_SHARE
 
     env.variables["max_generic_share"] = MAX_GENERIC_SHARE
 

@@ -60,7 +60,7 @@ def highlighted(page) -> list[str]:
 
 
 def synonyms_of(word: str) -> set[str]:
-    from opsmanual.render import search_index as words
+    from opsmanual.text import words
     groups = yaml.safe_load((ROOT / "data" / "synonyms.yaml").read_text("utf-8"))
     found = {word}
     for group in groups:
@@ -73,7 +73,7 @@ def test_words_match_as_words_not_substrings(page, server):
     open_finder(page, server)
     search(page, "hang ")  # a whole word: "hang" is not inside "changed"
     marks = highlighted(page)
-    from opsmanual.render.search_index import tokenize
+    from opsmanual.text.words import tokenize
 
     allowed = synonyms_of("hang") | {"hangs", "hung", "hanging", "hanged"}
     assert marks and all(set(tokenize(m)) & allowed for m in marks), marks
@@ -86,7 +86,7 @@ def test_words_match_as_words_not_substrings(page, server):
 def test_matches_are_highlighted_as_whole_words(page, server):
     open_finder(page, server)
     search(page, "mooncake")
-    from opsmanual.render.search_index import tokenize
+    from opsmanual.text.words import tokenize
 
     marks = highlighted(page)
     allowed = synonyms_of("mooncake")

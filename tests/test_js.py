@@ -13,6 +13,7 @@ import yaml
 
 from conftest import ROOT
 from opsmanual.render import search_index as search
+from opsmanual.text import words as text
 NODE = shutil.which("node")
 SAMPLES = [
     "--mem-fraction-static 0.4", "KV cache pool is full. Retract requests.", "Hanging servers crashed twice",
@@ -27,10 +28,10 @@ STEM_WORDS = ["hangs", "hanging", "hanged", "caches", "caching", "crashes", "fli
 
 def query_variants(token: str):
     """What text.js's variants() must give: the token, its stems, and their inflections."""
-    if token in search.STOP_WORDS:
+    if token in text.STOP_WORDS:
         return None
     out = [token]
-    for base in [token, *search.stems(token)]:
+    for base in [token, *text.stems(token)]:
         for form in [base, *inflections(base)]:
             if len(form) >= 2 and form not in out:
                 out.append(form)
@@ -39,7 +40,7 @@ def query_variants(token: str):
 
 def inflections(word: str) -> list[str]:
     """The regular inflections text.js adds at query time, as opsmanual/text/words.py writes them."""
-    return search.inflections(word)
+    return text.inflections(word)
 
 
 @pytest.fixture(scope="module")
@@ -60,11 +61,11 @@ def cases(tmp_path_factory, incidents):
                                 else {"regex": p.regex, "fixed": p.prefilter}),
                              "id": inc.id, "examples": examples})
     data = {
-        "stopWords": sorted(search.STOP_WORDS),
-        "text": [{"text": s, "fold": search.fold(s), "tokenize": search.tokenize(s), "words": search.words(s),
-                  "process": [search.process_term(t) for t in search.tokenize(s)],
-                  "variants": [query_variants(t) for t in search.tokenize(s)]} for s in SAMPLES],
-        "stems": [{"word": w, "stems": search.stems(w)} for w in STEM_WORDS],
+        "stopWords": sorted(text.STOP_WORDS),
+        "text": [{"text": s, "fold": text.fold(s), "tokenize": text.tokenize(s), "words": text.words(s),
+                  "process": [text.process_term(t) for t in text.tokenize(s)],
+                  "variants": [query_variants(t) for t in text.tokenize(s)]} for s in SAMPLES],
+        "stems": [{"word": w, "stems": text.stems(w)} for w in STEM_WORDS],
         "fields": list(search.FIELDS),
         "docs": docs,
         "index": search.compact_index(docs),

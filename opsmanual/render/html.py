@@ -410,6 +410,7 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
     (facets, labels, statuses, sort columns), the synonyms, the log patterns, and the errors many
     incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a phase."""
     from opsmanual.render import search_index as search
+    from opsmanual.text.words import STOP_WORDS
 
     ordered = [i for _, rows in by_part(list(incidents), site) for i in rows]
     docs = search.documents(ordered, stories, STATUS_LABELS)
@@ -418,7 +419,7 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
         "version": 1,
         "fields": list(search.FIELDS),
         "boost": search.BOOSTS,
-        "stopWords": sorted(search.STOP_WORDS),
+        "stopWords": sorted(STOP_WORDS),
         "synonyms": groups,
         "phrases": search.phrase_index(docs, groups),
         "index": search.compact_index(docs),

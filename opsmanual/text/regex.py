@@ -1,13 +1,13 @@
 """The engine the manual's log patterns run on: RE2, whose time is linear in the length of the text
 whatever the pattern, so no log line can make a check slow.
 
-The patterns keep to a subset (loader.regex_subset_problem) in which RE2, Python's re and the
+The patterns keep to a subset (opsmanual/data/patterns.py regex_subset_problem) in which RE2, Python's re and the
 browser's RegExp (flag u) read the same: literal characters, ., classes, \\d (ASCII digits in RE2 and
 the browser; Python's re is told ASCII), quantifiers, groups, alternation, ^ and $. Whether a line
 holds a match does not depend on how an engine searches, so the three agree on every line; the
 loader and tests/js check them on the incidents' own examples. Where the RE2 wheel is missing,
 Python's re takes over; the loader's refusal of nested and ambiguous repeats
-(loader.regex_safety_problem) keeps it from exponential backtracking.
+(opsmanual/data/patterns.py regex_safety_problem) keeps it from exponential backtracking.
 """
 from __future__ import annotations
 

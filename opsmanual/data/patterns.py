@@ -1,0 +1,245 @@
+"""The rules every log pattern keeps (an incident's log_patterns, an entry of data/guidance.yaml):
+a regex in the subset that RE2, Python and the browser read alike, with repeats that cannot
+backtrack without end; enough fixed text to mean something; no invisible or mixed-script
+characters; and each pattern matched by an example kept beside it."""
+from __future__ import annotations
+
+import re
+
+_ESCAPABLE = set("^$\\.*+?()[]{}|/")
+MAX_REPEAT = 1000  # the largest count a {n,m} quantifier may give
+
+
+def regex_subset_problem(regex: str) -> str | None:
+    """Why ``regex`` falls outside the subset that Python's re and JavaScript's RegExp (flag u) read
+    alike, or None. The subset: literal characters, ., classes of literals and ranges, \\d,
+    quantifiers (greedy or lazy), plain and non-capturing groups, alternation, ^ and $."""
+    from re import _constants as c
+    from re import _parser as parser
+
+    in_class, k = False, 0
+    while k < len(regex):
+        ch = regex[k]
+        if ch == "\\":
+            nxt = regex[k + 1:k + 2]
+            if not (nxt == "d" or nxt in _ESCAPABLE or (in_class and nxt == "-")):
+                return (f"the escape \\{nxt} reads differently in Python and in the browser; "
+                        "use \\d, a class such as [ ], or escape only ^ $ \\ . * + ? ( ) [ ] { } | /")
+            k += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            k += 1 + (regex[k + 1:k + 2] == "^")
+            if regex[k:k + 1] == "]":
+                return "a ] first in a class ends it in the browser; write \\] for the character"
+            continue
+        elif ch == "{":
+            quantifier = re.match(r"\{([0-9]+)(?:,([0-9]*))?\}", regex[k:])
+            if not quantifier:
+                return "a { that is not a quantifier such as {2} or {1,3}; write \\{ for the character"
+            if any(len(n) > 4 or int(n) > MAX_REPEAT for n in quantifier.groups() if n):
+                return f"a repeat count above {MAX_REPEAT} in {quantifier.group()}; a log line never needs one"
+            k += quantifier.end()
+            continue
+        elif ch in "]}":
+            return f"an unescaped {ch} outside a class; write \\{ch} for the character"
+        elif regex.startswith(("(?P", "(?<", "(?=", "(?!", "(?>", "(?#"), k) or (
+                regex.startswith("(?", k) and not regex.startswith("(?:", k)):
+            return "only plain ( ) and (?: ) groups are allowed: no flags, names, lookaround or comments"
+        k += 1
+    try:
+        tree = parser.parse(regex)
+    except (re.error, OverflowError, RecursionError, ValueError):
+        return None  # reported as "does not compile"
+    if tree.state.flags & ~(c.SRE_FLAG_UNICODE):
+        return "inline flags such as (?i) are not allowed"
+    allowed_at = {c.AT_BEGINNING, c.AT_END}
+    stack = [list(tree)]
+    while stack:
+        for op, arg in stack.pop():
+            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY):
+                continue
+            if op is c.IN:
+                for item_op, item in arg:
+                    if item_op is c.CATEGORY and item is not c.CATEGORY_DIGIT:
+                        return "classes such as \\w, \\s or \\b differ between Python and the browser; use [ ] or \\d"
+                continue
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                stack.append(list(arg[2]))
+            elif op is c.SUBPATTERN:
+                if arg[1] or arg[2]:
+                    return "inline flags such as (?i:...) are not allowed"
+                stack.append(list(arg[3]))
+            elif op is c.BRANCH:
+                stack.extend(list(b) for b in arg[1])
+            elif op is c.AT and arg in allowed_at:
+                continue
+            else:
+                return f"{str(op).lower()} is outside the subset Python and the browser read alike"
+    return None
+
+
+MIN_PREFILTER = 6  # characters of fixed text a regex must contain, so the triage scan stays fast
+
+
+def _atom_set(op, arg):
+    """The characters a single-character item of a parsed regex matches, as a test function; None for
+    anything longer than one character."""
+    from re import _constants as c
+
+    if op is c.LITERAL:
+        return lambda ch: ord(ch) == arg
+    if op is c.NOT_LITERAL:
+        return lambda ch: ord(ch) != arg
+    if op is c.ANY:
+        return lambda ch: ch != "\n"
+    if op is c.IN:
+        negate = bool(arg) and arg[0][0] is c.NEGATE
+        items = arg[1:] if negate else arg
+
+        def test(ch):
+            o = ord(ch)
+            inside = any((kind is c.LITERAL and o == v) or (kind is c.RANGE and v[0] <= o <= v[1])
+                         or (kind is c.CATEGORY and ch.isdigit() and ch.isascii()) for kind, v in items)
+            return inside != negate
+        return test
+    return None
+
+
+_PROBES = [chr(n) for n in range(32, 127)] + ["\u00e9", "\u4e2d"]  # characters two adjacent repeats are compared on
+
+
+def regex_safety_problem(regex: str) -> str | None:
+    """Why ``regex`` could make a backtracking engine (the browser's, or Python's re) take more than
+    polynomial time, or None.
+
+    Within the subset, exponential backtracking needs a repeat that can match one piece of text in
+    several ways: a repeat inside a repeat ((a+)+), a repeated alternation ((a|ab)+), or two repeats
+    in a row that can take the same characters ([0-9]+[0-9]*, .*.*). Refusing those leaves one way
+    to split a run between neighbours, so each start of a search costs time linear in the line."""
+    from re import _constants as c
+    from re import _parser as parser
+
+    try:
+        tree = parser.parse(regex)
+    except (re.error, OverflowError, RecursionError, ValueError):
+        return None  # reported as "does not compile"
+
+    def repeats(items):
+        return any(op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[1] > 1 for op, arg in items)
+
+    def walk(items, inside_repeat: bool) -> str | None:
+        items = list(items)
+        previous = None  # the character test of the unbounded repeat just before, if any
+        for op, arg in items:
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                lo, hi, body = arg
+                body = list(body)
+                if hi > 1:
+                    if inside_repeat:
+                        return "a repeat inside a repeat, such as (a+)+, can take exponential time on some lines"
+                    if any(o is c.BRANCH for o, _ in body) or any(
+                            o is c.SUBPATTERN and any(p is c.BRANCH for p, _ in a[3]) for o, a in body):
+                        return ("a repeated alternation, such as (a|ab)+, can take exponential time on some "
+                                "lines; repeat a class such as [ab]+ instead")
+                    single = _atom_set(*body[0]) if len(body) == 1 else None
+                    if single is not None and previous is not None and any(
+                            previous(ch) and single(ch) for ch in _PROBES):
+                        return ("two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
+                                "or .*.*, make a search slow on long lines; merge them into one")
+                    problem = walk(body, True)
+                    if problem:
+                        return problem
+                    previous = single
+                    continue
+                problem = walk(body, inside_repeat)
+                if problem:
+                    return problem
+            elif op is c.SUBPATTERN:
+                problem = walk(arg[3], inside_repeat)
+                if problem:
+                    return problem
+            elif op is c.BRANCH:
+                for branch in arg[1]:
+                    problem = walk(branch, inside_repeat)
+                    if problem:
+                        return problem
+            previous = None
+        return None
+
+    return walk(tree, False)
+
+
+# Words every log is full of: a literal made only of them (and spaces or punctuation) says nothing.
+COMMON_LOG_WORDS = frozenset("""
+error errors warning warn info debug critical fatal exception traceback failed failure fail timeout
+killed true false none null ok the a an in on of to at is was""".split())
+# Characters that show as nothing: a literal that holds one cannot be typed or seen as it is.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+MAX_GENERIC_SHARE = 5  # incidents that may share one generic log pattern (the schema says so too); about.md says why
+
+
+def literal_problem(text: str) -> str | None:
+    """Why a pattern's fixed text would match lines it says nothing about, or could not be read, or None."""
+    import unicodedata
+
+    bad = _INVISIBLE.search(text)
+    if bad:
+        return (f"the text holds U+{ord(bad.group()):04X} ({unicodedata.name(bad.group(), 'a format character')}), "
+                "which shows as nothing; delete it")
+    for word in re.findall(r"[^\W\d_]+", text):
+        scripts = {unicodedata.name(ch, "UNKNOWN").split(" ")[0] for ch in word}
+        if len(scripts) > 1:
+            return (f"the word {word!r} mixes scripts ({', '.join(sorted(scripts)).lower()}); a letter that only "
+                    "looks like another would never match a real log")
+    meaningful = re.sub(r"[\W_]+", "", text)
+    if len(meaningful) < MIN_PREFILTER:
+        return (f"{text!r} has {len(meaningful)} letters or digits; a pattern needs at least {MIN_PREFILTER} to "
+                "say something about a line")
+    words = {w.lower() for w in re.findall(r"[^\W_]+", text)}
+    if words and words <= COMMON_LOG_WORDS:
+        return f"{text!r} is made of words every log is full of ({', '.join(sorted(words))}); quote more of the line"
+    return None
+
+
+def pattern_problems(patterns, examples, line, fields=("log_patterns", "log_examples"),
+                     check_examples: bool = True) -> list[tuple[int | None, str]]:
+    """Patterns compile, keep to the subset, carry enough fixed text, and match the examples kept
+    beside them (``fields`` names the two lists in the data, for the messages)."""
+    field, example_field = fields
+    problems, usable = [], []
+    for k, pat in enumerate(patterns):
+        where = f"{field}[{k}]"
+        if pat.regex is not None:
+            outside = regex_subset_problem(pat.regex)  # before compiling: it refuses what re cannot bound
+            if outside:
+                problems.append((line(field, k), f"{where}: {outside}"))
+                continue
+            try:
+                re.compile(pat.regex)
+            except (re.error, OverflowError, RecursionError, ValueError) as err:
+                problems.append((line(field, k), f"{where}: the regex does not compile: {err}"))
+                continue
+            outside = regex_safety_problem(pat.regex)
+            if outside:
+                problems.append((line(field, k), f"{where}: {outside}"))
+                continue
+            if len(pat.prefilter) < MIN_PREFILTER:
+                problems.append((line(field, k),
+                                 f"{where}: the regex needs a run of at least {MIN_PREFILTER} plain characters "
+                                 f"outside groups (it has {pat.prefilter!r}); use a literal where one will do"))
+                continue
+        weak = literal_problem(pat.literal if pat.literal is not None else pat.prefilter)
+        if weak:
+            problems.append((line(field, k), f"{where}: {weak}"))
+            continue
+        usable.append(pat)
+        if check_examples and not any(pat.matches(example) for example in examples):
+            problems.append((line(field, k), f"{where}: {pat.text!r} matches none of the {example_field}"))
+    if check_examples and not problems:  # an unmatched example matters only once every pattern is sound
+        for k, example in enumerate(examples):
+            if not any(p.matches(example) for p in usable):
+                problems.append((line(example_field, k), f"{example_field}[{k}]: no pattern matches {example!r}"))
+    return problems
