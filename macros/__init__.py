@@ -26,18 +26,35 @@ def _stop(message: str):
     return PluginError(message)
 
 
-def _state(config):
+def _state(conf):
+    """This build's state: MkDocs keeps it on its configuration (opsmanual/builders/mkdocs_hooks.py);
+    a generator that builds the generated tree, such as Zensical, hands a plain dict
+    (opsmanual/builders/generated.py)."""
+    if isinstance(conf, dict):
+        from opsmanual.builders.generated import state_for
+
+        return state_for(conf)
     from opsmanual.builders.mkdocs_hooks import build_state
 
-    return build_state(config)
+    return build_state(conf)
+
+
+def _page(env) -> tuple[str, str, dict]:
+    """The page being rendered: its path under docs/, its URL and its front matter (MkDocs' page has
+    a file; Zensical's has a path)."""
+    page = env.page
+    file = getattr(page, "file", None)
+    return (file.src_uri if file is not None else page.path), page.url, page.meta
 
 
 def define_env(env):
-    state = _state(env.conf)  # first: it refreshes the macros package
+    state = _state(env.conf)  # first: under MkDocs it refreshes the opsmanual package
     from opsmanual.render import html as render
     from opsmanual.data.errors import ManualError, Problem
     from opsmanual.data.site import relative_root
+    from opsmanual.site import markdown
 
+    mkdocs = not isinstance(env.conf, dict)
     site, incidents = state.site, state.incidents
     env.variables["manual_version"] = site.version
     env.variables["incident_count"] = len(incidents)
@@ -45,22 +62,29 @@ def define_env(env):
 
     env.variables["max_generic_share"] = MAX_GENERIC_SHARE
 
+    told_here: list[str] = []  # the stories of this page (elsewhere than MkDocs, define_env runs per page)
+
     def page():
-        return env.page.file.src_uri, str(env.page.meta["section"]) if "section" in env.page.meta else None
+        src, _, meta = _page(env)
+        return src, str(meta["section"]) if "section" in meta else None
 
     def base():
-        return relative_root(env.page.url)
+        return relative_root(_page(env)[1])
 
     def block(html: str) -> str:
-        """Keep finished HTML out of Markdown's way: a placeholder now, the HTML after Markdown."""
-        return state.stash(env.page.file.src_uri, html)
+        """Keep finished HTML out of Markdown's way: under MkDocs a placeholder now, the HTML after
+        Markdown (opsmanual/builders/mkdocs_build.py); elsewhere the HTML itself, its links written
+        from the page's source file (opsmanual/site/markdown.py)."""
+        src, url, _ = _page(env)
+        return state.stash(src, html) if mkdocs else markdown.links_from_source(html, url, src)
 
     def fail(message):
         src, _ = page()
         raise ManualError([Problem(f"docs/{src}", None, None, message)])
 
     def macro(fn):
-        """Register ``fn``; its errors (a wrong call included) stop the build after the page, in one clean line."""
+        """Register ``fn``; its errors (a wrong call included) stop the build in one clean line: under
+        MkDocs after the page (on_post_page_macros below), elsewhere at once."""
         signature = inspect.signature(fn)
 
         @functools.wraps(fn)
@@ -72,7 +96,9 @@ def define_env(env):
                     fail(f"{fn.__name__}(): {err}; the macro is called as {fn.__name__}{signature}")
                 return fn(*args, **kwargs)
             except ManualError as err:
-                state.page(env.page.file.src_uri).errors.append(str(err))
+                if not mkdocs:
+                    raise _stop(str(err)) from None
+                state.page(page()[0]).errors.append(str(err))
                 return ""
         return env.macro(guarded)
 
@@ -92,11 +118,11 @@ def define_env(env):
         if section not in inc.sections:
             fail(f"story({incident_id!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
                  f"not in {section}; change its `sections` in data/incidents.yaml")
-        told = state.page(src).told
+        told = state.page(src).told if mkdocs else told_here
         if incident_id in told:
             fail(f"story({incident_id!r}) appears twice on this page")
         told.append(incident_id)
-        return render.story(inc, site, base(), section, level, block=block)
+        return markdown.story(render.story_pieces(inc, site, base(), section, level), block=block)
 
     @macro
     def callout() -> str:
@@ -110,7 +136,7 @@ def define_env(env):
     def incident_table() -> str:
         if base() != relative_root(site.table_url):
             fail("incident_table() belongs on the incidents page")
-        return render.incident_table(incidents, site, base(), block=block, rows=state.rows)
+        return markdown.incident_table(render.incident_table(incidents, site, base(), rows=state.rows), block=block)
 
     @macro
     def finder() -> str:
@@ -158,7 +184,7 @@ def define_env(env):
         command = site.section(section).check
         if not command:
             fail(f"check_link(): section {section} has no `check` command in data/manual.yaml")
-        return render.check_link(command, src)
+        return markdown.check_link(command, src)
 
     @macro
     def synonym_example(term: str) -> str:
@@ -166,7 +192,7 @@ def define_env(env):
         text = render.synonym_group(state.manual.synonyms, term)
         if text is None:
             fail(f"synonym_example({term!r}): no group in data/synonyms.yaml holds that term")
-        return text
+        return markdown.fenced(text)
 
     @macro
     def vocabulary(field: str) -> str:
@@ -174,6 +200,32 @@ def define_env(env):
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
+
+    if not mkdocs and env.page is not None:
+        _check_template(env)
+
+
+def _check_template(env):
+    """Zensical has no hook before a page is rendered: its template is checked here, once the
+    macros are known, in the same words as on_pre_page_macros below."""
+    import jinja2
+
+    from opsmanual.data.site import body_start
+    from opsmanual.site.page_template import problems
+
+    src = env.page.path
+    path = Path(env.conf.get("root_dir", ".")) / env.conf.get("docs_dir", "docs") / src
+    try:
+        source = path.read_text("utf-8")
+    except OSError:
+        return
+    start = body_start(source)
+    settings = env.config or {}
+    jinja = jinja2.Environment(comment_start_string=settings.get("j2_comment_start_string") or "{#",
+                               comment_end_string=settings.get("j2_comment_end_string") or "#}")
+    found = problems(jinja, source[start:], env.macros, env.variables, source.count("\n", 0, start) + 1)
+    if found:
+        raise _stop("\n".join(f"docs/{src}:{line}: {message}" for line, message in found))
 
 def on_pre_page_macros(env):
     """Before a page is rendered, its template is checked: a syntax error, an unknown name or a call

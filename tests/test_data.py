@@ -135,3 +135,16 @@ def test_a_fixed_incident_names_its_fix_not_a_workaround(incidents):
     for inc in fixed:
         problem = fix_cell_problem(inc.fix, inc.fixed_in, inc.workaround)
         assert problem is None, f"{inc.id}: {problem}: {inc.fix!r}"
+
+
+@pytest.mark.parametrize("field", ["status", "kind"])
+def test_every_value_of_the_schema_has_one_label_and_the_renderers_use_it(field):
+    """Reader-facing names of statuses and source kinds live once, in the schema's x-labels."""
+    from opsmanual.data.loader import labels, schema
+    from opsmanual.render import html as render
+
+    defs = schema()["$defs"]
+    where = {"status": defs["incident"]["properties"]["status"], "kind": defs["source"]["properties"]["kind"]}[field]
+    assert set(where["x-labels"]) == set(where["enum"]), "each value needs exactly one label"
+    assert labels(field) == {v: where["x-labels"][v] for v in where["enum"]}
+    assert (render.STATUS_LABELS if field == "status" else render.KIND_LABELS) == labels(field)

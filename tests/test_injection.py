@@ -195,10 +195,12 @@ def test_generated_front_matter_is_printable_ascii_and_reads_back(char, incident
     import yaml
 
     from opsmanual.render import html as render
+    from opsmanual.site.plan import INCIDENT_PAGE_META
+    from opsmanual.site.markdown import page_source
     hostile = dataclasses.replace(incidents[0], title=f"A {char} here {{{{ 7*7 }}}} {{% if 1 %}}",
                                   symptom=f"{{# comment #}} {char} <script>")
     page = render.incident_page(hostile, site)
-    front = page.split("---\n")[1]
+    front = page_source({**page.meta, **INCIDENT_PAGE_META}, page.title, page.body).split("---\n")[1]
     assert all(0x20 <= ord(c) < 0x7f or c == "\n" for c in front), repr(front)
     assert "{{" not in front and "{%" not in front and "{#" not in front
     meta = yaml.safe_load(front)
@@ -209,12 +211,12 @@ def test_an_incident_page_stays_inert_without_its_front_matter(tmp_path):
     """The generated pages are never templates: break their front matter on purpose, and the
     page still shows the canary as text."""
     project = copy_project(tmp_path / "project")
-    render_py = project / "opsmanual" / "render" / "html.py"
-    text = render_py.read_text("utf-8")
-    text = text.replace('return f"---\\n{front}\\n---\\n\\n# {inline(incident.name)}',
-                        'return f"---\\n{front}\\n\\x7f: [\\n---\\n\\n# {inline(incident.name)}', 1)
+    writer = project / "opsmanual" / "site" / "markdown.py"
+    text = writer.read_text("utf-8")
+    text = text.replace('return "---\\n" + "\\n".join(lines) + "\\n---\\n"',
+                        'return "---\\n" + "\\n".join(lines) + "\\n\\x7f: [\\n---\\n"', 1)
     assert "\\x7f: [" in text, "the break did not apply"
-    render_py.write_text(text, "utf-8")
+    writer.write_text(text, "utf-8")
     data = project / "data" / "incidents.yaml"
     data.write_text(data.read_text("utf-8").replace(
         "  cause: The Mamba state cache capped running requests to 2\n",

@@ -9,6 +9,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from opsmanual.render import html as render
+from opsmanual.site import markdown as page_md
 from opsmanual.data.loader import load_synonyms
 from opsmanual.data.model import Incident, Source
 
@@ -54,7 +55,7 @@ def test_card_links_every_github_thread(incidents, site):
 
 def test_story_heading_is_anchored_by_the_id(incidents, site):
     inc = by_id(incidents, "sglang-36478")
-    md = render.story(inc, site, "../../", "4.1")
+    md = page_md.story(render.story_pieces(inc, site, "../../", "4.1"))
     html = markdown.markdown(md, extensions=["attr_list", "md_in_html"])
     heading = soup(html).h3
     assert heading["id"] == "sglang-36478"
@@ -72,7 +73,7 @@ def test_callout_lists_the_section_and_links_story_and_row(incidents, site):
 
 
 def test_table_has_a_row_per_incident_grouped_by_part(incidents, site):
-    md = render.incident_table(incidents, site, "../")
+    md = page_md.incident_table(render.incident_table(incidents, site, "../"))
     html = soup(markdown.markdown(md, extensions=["attr_list", "md_in_html"]))
     rows = html.select("tbody tr")
     assert sorted(r["id"] for r in rows) == sorted(i.id for i in incidents)
@@ -92,8 +93,8 @@ def test_table_has_a_row_per_incident_grouped_by_part(incidents, site):
 def test_hostile_text_renders_inert(incidents, site):
     evil = "<script>alert(1)</script> [x](javascript:alert(1)) {{ 7*7 }} {% if 1 %}y{% endif %} *b* `<img src=x onerror=alert(1)>`"
     inc = replace(by_id(incidents, "sglang-36889"), symptom=evil, title=evil, name=evil, cause=evil, fix=evil)
-    pages = [render.card(inc, site, ""), render.story(inc, site, "", "2.2"),
-             render.callout([inc], site, "", "2.2"), render.incident_table([inc], site, "")]
+    pages = [render.card(inc, site, ""), page_md.story(render.story_pieces(inc, site, "", "2.2")),
+             render.callout([inc], site, "", "2.2"), page_md.incident_table(render.incident_table([inc], site, ""))]
     for md in pages:
         html = soup(markdown.markdown(md, extensions=["attr_list", "md_in_html", "toc"]))
         assert html.find("script") is None and html.find("img") is None
@@ -118,8 +119,10 @@ def test_a_synonym_group_is_shown_as_the_data_file_writes_it():
     groups = load_synonyms(Path(__file__).resolve().parent.parent / "data" / "synonyms.yaml")
     shared = next(g for g in groups if g.get("shared"))
     text = render.synonym_group(groups, shared["shared"][0].upper())
-    assert text.startswith("```text\n") and text.endswith("\n```")
-    assert yaml.safe_load(text.strip("`").removeprefix("text\n")) == [dict(shared)]
+    assert yaml.safe_load(text) == [dict(shared)]
+    block = page_md.fenced(text)
+    assert block.startswith("```text\n") and block.endswith("\n```")
+    assert page_md.fenced("a ```` b\n").startswith("`````text\n")  # longer than any run of backticks in it
     assert render.synonym_group(groups, "no such term anywhere") is None
 
 

@@ -53,6 +53,10 @@ def on_files(files, config):
     return _build().on_files(build_state(config), files, config)
 
 
+def on_page_markdown(markdown, page, config, files):
+    return _build().on_page_markdown(build_state(config), markdown, page, config)
+
+
 def on_page_content(html, page, config, files):
     return _build().on_page_content(build_state(config), html, page)
 

@@ -34,6 +34,11 @@ def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:
 class ManualError(Exception):
     """Raised with every problem found; str() gives one line per problem."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[Problem], subject: str = "the manual's data"):
         self.problems = list(problems)
+        self.subject = subject  # what has the problems, for the heading a build prints above them
         super().__init__("\n".join(str(p) for p in self.problems))
+
+    def report(self) -> str:
+        """The heading and the problems, as a build that stops prints them."""
+        return f"{self.subject} has {len(self.problems)} problem(s):\n{self}"

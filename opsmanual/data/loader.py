@@ -39,6 +39,15 @@ def schema() -> dict:
     return validate.load_schema(SCHEMA)
 
 
+def labels(field: str) -> dict[str, str]:
+    """How a reader names each value of ``status`` or of a source's ``kind``: the schema's
+    ``x-labels``, in the order of its ``enum``."""
+    defs = schema()["$defs"]
+    where = {"status": defs["incident"]["properties"]["status"], "kind": defs["source"]["properties"]["kind"]}[field]
+    named = where["x-labels"]
+    return {value: named[value] for value in where["enum"]}
+
+
 def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
     """Schema violations, grouped by the index of the incident they concern."""
     grouped: dict[int, list[Problem]] = {}

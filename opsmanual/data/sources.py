@@ -52,9 +52,11 @@ def _lines(text: str):
         yield number, line, fence is not None
 
 
-def split(text: str, section: str, page: str, first_line: int = 1) -> tuple[dict[str, StorySource], ChecksSource | None]:
+def split(text: str, section: str, page: str, first_line: int = 1,
+          slots: list[tuple[str, int, int]] | None = None) -> tuple[dict[str, StorySource], ChecksSource | None]:
     """The stories and the checks list of one section page; ``text`` is the page's Markdown after its
-    front matter, which starts on ``first_line``."""
+    front matter, which starts on ``first_line``. ``slots``, when given, receives every story slot
+    of the page as (incident id, line, heading level), repeated ones included."""
     lines = list(_lines(text))
     stories: dict[str, StorySource] = {}
     checks = None
@@ -83,6 +85,8 @@ def split(text: str, section: str, page: str, first_line: int = 1) -> tuple[dict
             close_story()
             close_checks()
             open_story = (story.group(1), int(story.group(2) or 3), number, [])
+            if slots is not None:
+                slots.append((story.group(1), number + first_line - 1, int(story.group(2) or 3)))
             continue
         if heading:
             level = len(heading.group(1))
@@ -101,3 +105,26 @@ def split(text: str, section: str, page: str, first_line: int = 1) -> tuple[dict
     close_story()
     close_checks()
     return stories, checks
+
+
+_BLOCK_STARTS = ("#", "<", "!!!", "???", "|", ">", "- ", "* ", "+ ", "```", "~~~", ":::", "[TOC]")
+
+
+def first_paragraph(text: str) -> str | None:
+    """The Markdown of the first paragraph of ``text`` (a page after its front matter): its first run
+    of lines that is prose, not a heading, a macro alone on its line, an HTML block, an admonition, a
+    list, a table, a quote, a fence or an indented block. None when the page has none."""
+    block: list[str] = []
+    for _, line, code in list(_lines(text)) + [(0, "", False)]:
+        if line.strip() and not code:
+            block.append(line)
+            continue
+        if block:
+            first = block[0]
+            macro_only = first.strip().startswith("{{") and first.strip().endswith("}}") and len(block) == 1
+            numbered = first.split(".", 1)[0].isdigit() and first.split(".", 1)[1:2] != [""] and \
+                first.partition(".")[2][:1] == " "
+            if not (first[:1].isspace() or first.startswith(_BLOCK_STARTS) or macro_only or numbered):
+                return "\n".join(block) + "\n"
+            block = []
+    return None

@@ -1,4 +1,4 @@
-"""Pure renderers: the model in, HTML or Markdown out.
+"""Pure renderers: the model in, HTML or plain values out.
 
 Nothing here knows about MkDocs. Every function takes the incidents, the
 site structure and ``base``, the relative path from the page being built to
@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 import yaml
 from markupsafe import Markup, escape
 
-from opsmanual.data.loader import schema
+from opsmanual.data.loader import labels, schema
 from opsmanual.data.model import Incident, Source
 from opsmanual.data.site import Site, relative_root
 
@@ -55,16 +56,7 @@ _env = jinja2.Environment(
     keep_trailing_newline=False,
 )
 
-STATUS_LABELS = {
-    "fixed": "Fixed",
-    "workaround": "Workaround",
-    "guidance": "Guidance",
-    "open": "Open",
-    "reported": "Reported",
-    "closed-unfixed": "Closed, not fixed",
-    "unsupported": "Unsupported",
-    "unknown": "Unknown",
-}
+STATUS_LABELS = labels("status")  # data/incidents.schema.json names each status for readers
 
 # HTML's special characters escaped, and those Markdown or attr_list would act
 # on written as entities, so rendered text survives a pass through Markdown.
@@ -243,23 +235,25 @@ def card(incident: Incident, site: Site, base: str, here: str | None = None) -> 
     return _render("card.html", inc=incident, links=links, others=others, site=site, on_page=here is None)
 
 
-def story_heading(incident: Incident, level: int = 3) -> str:
-    """The Markdown heading of a story, anchored by the incident id."""
-    return f"{'#' * level} {inline(incident.name)}: {inline(incident.title)} {{ #{incident.id} }}"
+@dataclass(frozen=True)
+class StoryPieces:
+    """What a story slot shows: a heading (inline HTML) of ``level`` anchored by the incident's id,
+    then the incident's card (HTML)."""
+
+    level: int
+    heading: Markup
+    anchor: str
+    card: str
 
 
-def _as_is(html: str) -> str:
-    return html
+def story_heading(incident: Incident) -> Markup:
+    """A story's heading text: the incident's name and title, as inline HTML."""
+    return Markup(f"{inline(incident.name)}: {inline(incident.title)}")
 
 
-def story(incident: Incident, site: Site, base: str, here: str, level: int = 3, block=_as_is) -> str:
-    """A story slot: the anchored heading, then the card.
-
-    ``block`` receives each piece of finished HTML and returns what stands in
-    the Markdown for it (by default the HTML itself; a site generator may put a
-    placeholder there and the HTML back after Markdown, which need not parse it).
-    """
-    return f"{story_heading(incident, level)}\n\n{block(card(incident, site, base, here))}\n"
+def story_pieces(incident: Incident, site: Site, base: str, here: str, level: int = 3) -> StoryPieces:
+    """The pieces of the story slot of ``incident`` on the page of section ``here``."""
+    return StoryPieces(level, story_heading(incident), incident.id, card(incident, site, base, here))
 
 
 def section_incidents(incidents: Iterable[Incident], number: str) -> list[Incident]:
@@ -283,21 +277,26 @@ def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, lis
     return [(part, [i for _, i in ordered if i.part == part.number]) for part in site.parts]
 
 
-def incident_table(incidents: Iterable[Incident], site: Site, base: str, block=_as_is,
-                   rows: dict[str, str] | None = None) -> str:
-    """The full incident table, one table per part, as Markdown with HTML tables (see ``story``).
-    ``rows``: each incident's row as rows_data() renders it, when the caller has them already."""
+@dataclass(frozen=True)
+class TablePieces:
+    """The incident table: the finder's results table (HTML, hidden until a search), then for each
+    part with incidents its label (inline HTML), its anchor and its table (HTML)."""
+
+    results: str
+    parts: tuple[tuple[Markup, str, str], ...]
+
+
+def incident_table(incidents: Iterable[Incident], site: Site, base: str,
+                   rows: dict[str, str] | None = None) -> TablePieces:
+    """The full incident table, one table per part. ``rows``: each incident's row as rows_data()
+    renders it, when the caller has them already."""
     incidents = list(incidents)
     rows_html = rows if rows is not None else rows_data(incidents, site, base)
-    # The finder's ranked results go here, above the parts; without a search it stays hidden and empty.
-    chunks = [block(_render("results.html", columns=COLUMNS)) + "\n"]
-    for part, rows in by_part(incidents, site):
-        if not rows:
-            continue
-        chunks.append(f"## {inline(part.label)} {{ #{part.anchor} }}\n")
-        chunks.append(block(_render("table.html", rows=[Markup(rows_html[i.id]) for i in rows], part=part,
-                                    columns=COLUMNS)) + "\n")
-    return "\n".join(chunks)
+    parts = tuple((inline(part.label), part.anchor,
+                   _render("table.html", rows=[Markup(rows_html[i.id]) for i in told], part=part, columns=COLUMNS))
+                  for part, told in by_part(incidents, site) if told)
+    # The finder's ranked results go above the parts; without a search it stays hidden and empty.
+    return TablePieces(_render("results.html", columns=COLUMNS), parts)
 
 
 def rows_data(incidents: Iterable[Incident], site: Site, base: str | None = None) -> dict[str, str]:
@@ -338,12 +337,7 @@ FACETS = (  # (key, label): the finder's facets, in the order they are shown
 )
 
 
-KIND_LABELS = {  # a source kind as a reader names it
-    "sglang-issue": "SGLang issue", "sglang-pr": "SGLang pull request", "miles-issue": "Miles issue",
-    "miles-pr": "Miles pull request", "vllm-discussion": "vLLM discussion", "github-thread": "Other GitHub thread",
-    "field-report": "Field report", "article": "Article", "capture": "Test machine log", "sglang-docs": "SGLang docs",
-    "sglang-code": "SGLang source",
-}
+KIND_LABELS = labels("kind")  # a source kind as a reader names it (the schema's x-labels)
 SORTS = ("name", "symptom", "cause", "fix", "status", "sections")  # the columns a reader can sort by
 COLUMNS = (("name", "Incident"), ("symptom", "Symptom"), ("cause", "Cause"), ("fix", "Fix or status"),
            ("status", "Status"), ("sections", "Sections"), (None, "Sources"))
@@ -449,15 +443,6 @@ def check_form(site: Site, base: str, facts) -> str:
                    gpus=gpus, versions=list(facts.versions("sglang")))
 
 
-def check_link(command: str, page_src: str) -> str:
-    """A Markdown link from the page ``page_src`` (its path under docs/) to the check page, with
-    ``command`` filled in."""
-    from urllib.parse import quote
-
-    up = "../" * page_src.count("/")
-    return f"[open the check page with this section's typical flags]({up}check.md?cmd={quote(command, safe='')})"
-
-
 def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
     """Every incident's log patterns, as JSON that is safe inside a <script> element."""
     rows = [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
@@ -546,12 +531,21 @@ def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit
 CHECKS_ANCHOR = "what-to-check-and-do"  # the heading each section page ends with
 
 
-def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (), block=_as_is,
-                  stories=(), checks=()) -> str:
-    """The Markdown source of an incident's own page, front matter included: its card, its stories as
-    each section tells them (``stories``), the checks of those sections (``checks``), and, with
-    ``incidents`` (all of them), related incidents and the previous and the next. ``block`` receives
-    the page's finished HTML body (see ``story``)."""
+@dataclass(frozen=True)
+class IncidentPage:
+    """An incident's own page: what its head says (``meta``: title, description, the incident's id),
+    its title (inline HTML) and its body (HTML)."""
+
+    meta: dict
+    title: Markup
+    body: str
+
+
+def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (),
+                  stories=(), checks=()) -> IncidentPage:
+    """An incident's own page: its card, its stories as each section tells them (``stories``), the
+    checks of those sections (``checks``), and, with ``incidents`` (all of them), related incidents
+    and the previous and the next."""
     incidents = incidents if isinstance(incidents, tuple) and incidents else tuple(incidents) or (incident,)
     base = relative_root(site.incident_url(incident.id))
     links = Links(site, base)
@@ -559,16 +553,12 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
     description = (f"{plain(incident.symptom)}. Cause: {plain(incident.cause)}. "
                    f"{STATUS_LABELS[incident.status]}: {plain(incident.fix)}.")
     meta = {
-        # Material writes these into the page head as they are: escape them here.
+        # The theme writes these into the page head as they are: escape them here.
         "title": str(escape(heading)),
         "description": str(escape(description)),
         "og_type": "article",
         "incident": incident.id,
-        "render_macros": False,
-        "hide": ["toc"],
     }
-    front = "\n".join(f"{k}:" + "".join(f"\n  {sub}: {inert_json(x)}" for sub, x in v.items())
-                      if isinstance(v, dict) else f"{k}: {inert_json(v)}" for k, v in meta.items())
     told = [site.section(n) for n in incident.sections]
     order = manual_order(incidents, site)
     at = _by_shared(incidents, site)[0].get(incident.id)
@@ -579,7 +569,7 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
                    stories=_stories_here(incident, stories, site),
                    checks=_checks_here(incident, checks, site, links),
                    related=related(incident, incidents, site), previous=previous, following=following)
-    return f"---\n{front}\n---\n\n# {inline(incident.name)}: {inline(incident.title)}\n\n{block(body)}\n"
+    return IncidentPage(meta, story_heading(incident), body)
 
 
 def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
@@ -635,17 +625,6 @@ def bench_results(results: dict | None) -> str:
     return _render("bench.html", results=results, figure=_figure)
 
 
-_JSON_INERT = {c: f"\\u{ord(c):04x}" for c in "{}%#\x7f<>&"}
-
-
-def inert_json(value) -> str:
-    """``value`` (text, a flag or a list of text) as JSON that is pure printable ASCII and holds no
-    template or HTML syntax: YAML reads it back exactly, and text that is not read as front matter
-    still renders as nothing but itself."""
-    text = json.dumps(value, ensure_ascii=True)
-    return "".join(_JSON_INERT.get(c, c) for c in text)
-
-
 def redirect_page(old_id: str, incident: Incident, site: Site) -> str:
     """A page at an old incident address that sends the reader to where it is now told."""
     target = f"../{incident.id}/"
@@ -654,13 +633,11 @@ def redirect_page(old_id: str, incident: Incident, site: Site) -> str:
 
 
 def synonym_group(groups: Iterable[dict], term: str) -> str | None:
-    """The synonym group that holds ``term``, written as a group of data/synonyms.yaml is, in a
-    Markdown code block; None when no group holds it."""
+    """The synonym group that holds ``term``, written as a group of data/synonyms.yaml is; None when
+    no group holds it."""
     wanted = term.casefold()
     for group in groups:
         if any(t.casefold() == wanted for t in group["terms"]):
-            text = yaml.safe_dump([dict(group)], default_flow_style=None, sort_keys=False, width=10_000,
+            return yaml.safe_dump([dict(group)], default_flow_style=None, sort_keys=False, width=10_000,
                                   allow_unicode=True)
-            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
-            return f"{fence}text\n{text}{fence}"  # a fence longer than any run of backticks in the terms
     return None

@@ -64,6 +64,7 @@ class BuildState:
     pages: dict[str, PageRecord] = field(default_factory=dict)
     stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
     checks: dict[str, Checks] = field(default_factory=dict)  # section -> its "What to check and do"
+    _pieces: MarkdownPieces | None = field(default=None, repr=False)  # the section pages' Markdown renderer
 
     @classmethod
     def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None,
@@ -81,8 +82,8 @@ class BuildState:
 
     def read_sections(self, docs_dir: Path, extensions: list, configs: dict) -> None:
         """Each section page's stories and checks, from its Markdown source, rendered once."""
-        from opsmanual.render.html import check_link
         from opsmanual.data.site import body_start
+        from opsmanual.site.markdown import check_link
         from opsmanual.data.yamlfile import decode, read_bytes
 
         site = self.site
@@ -91,19 +92,66 @@ class BuildState:
             number = next(s.number for s in site.sections.values() if s.page == page)
             return check_link(site.section(number).check or "", page)
 
-        pieces = MarkdownPieces(extensions, configs, macros={"check_link": link},
-                                variables={"manual_version": site.version, "incident_count": len(self.incidents)})
-        ids = {i.id for i in self.incidents}
+        pieces = self._pieces = MarkdownPieces(extensions, configs, macros={"check_link": link},
+                                               variables={"manual_version": site.version,
+                                                          "incident_count": len(self.incidents)})
+        problems: list[Problem] = []
         for number, section in site.sections.items():
             shown = f"docs/{section.page}"
             text = decode(read_bytes(docs_dir / section.page, shown), shown)
             start = body_start(text)
-            found, checks = split(text[start:], number, section.page, text.count("\n", 0, start) + 1)
+            slots: list[tuple[str, int, int]] = []
+            found, checks = split(text[start:], number, section.page, text.count("\n", 0, start) + 1, slots)
+            problems += self._coverage(number, shown, slots)
             for ident, source in found.items():
-                if ident in ids:
+                if ident in self.manual.by_id:
                     self.stories.setdefault(ident, {})[number] = pieces.story(source)
             if checks is not None:
                 self.checks[number] = pieces.checks(checks)
+        if problems:
+            raise ManualError(problems)
+
+    def _coverage(self, number: str, shown: str, slots: list[tuple[str, int, int]]) -> list[Problem]:
+        """A section page tells each incident of its section exactly once, and no other."""
+        problems, seen = [], set()
+        for ident, line, level in slots:
+            inc = self.manual.by_id.get(ident)
+            if inc is None:
+                message = f"story({ident!r}): no incident has that id in data/incidents.yaml"
+            elif number not in inc.sections:
+                message = (f"story({ident!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
+                           f"not in {number}; change its `sections` in data/incidents.yaml")
+            elif not 2 <= level <= 6:
+                message = f"story({ident!r}, level={level}): a story's heading level is a number from 2 to 6"
+            elif ident in seen:
+                message = f"story({ident!r}) appears twice on this page"
+            else:
+                seen.add(ident)
+                continue
+            problems.append(Problem(shown, line, None, message))
+        missing = [i.id for i in self.incidents if number in i.sections and i.id not in seen]
+        if missing:
+            problems.append(Problem(shown, None, None, f"section {number} does not tell {', '.join(missing)}; "
+                                                       f"add {{{{ story(\"{missing[0]}\") }}}} for each"))
+        return problems
+
+    def description(self, docs_dir: Path, src: str) -> str | None:
+        """A hand-written page's own link preview (``src``: its path under docs/): the plain text of
+        its first paragraph, trimmed, HTML-escaped as the theme writes it in; None when its front
+        matter gives a description or it has no paragraph."""
+        from opsmanual.data.site import body_start, front_matter
+        from opsmanual.data.sources import first_paragraph
+        from opsmanual.data.yamlfile import decode, read_bytes
+        from opsmanual.render import previews
+
+        shown = f"docs/{src}"
+        text = decode(read_bytes(docs_dir / src, shown), shown)
+        if front_matter(text).get("description"):
+            return None
+        paragraph = first_paragraph(text[body_start(text):])
+        if paragraph is None or self._pieces is None:
+            return None
+        return previews.description(self._pieces.html(paragraph, src))
 
     @property
     def incidents(self) -> tuple[Incident, ...]:

@@ -1,0 +1,126 @@
+"""The site built by Zensical from the generated tree (`python -m opsmanual.cli.generate`) publishes
+the same pages, the same data files and the same page contents as the MkDocs build.
+
+The theme around the content differs (Zensical's own templates, its search), so pages are compared
+by their <article> and the head's link-preview tags; links are compared by the address they lead
+to, since each generator writes relative links its own way."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, copy_project
+
+THEME_FILES = re.compile(r"^(assets/|search/|search\.json$|sitemap\.xml(\.gz)?$)")
+
+
+def run(args, cwd, site_url):
+    env = dict(os.environ, SITE_URL=site_url, REPO_URL="https://github.com/example/sglang-manual",
+               NO_MKDOCS_2_WARNING="1")
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def zensical_site(tmp_path_factory, built, server) -> Path:
+    """The generated tree built by Zensical, finished, for the address the MkDocs build was made for."""
+    tree = tmp_path_factory.mktemp("zensical") / "tree"
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", str(tree)], ROOT, server)
+    assert done.returncode == 0, done.stderr
+    done = run([sys.executable, "-m", "zensical", "build", "-f", str(tree / "mkdocs.yml")], tree, server)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tree / "site")], ROOT, server)
+    assert done.returncode == 0, done.stderr
+    return tree / "site"
+
+
+def files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")
+            if p.is_file() and not THEME_FILES.match(p.relative_to(folder).as_posix())}
+
+
+def test_both_builds_publish_the_same_pages_and_files(built, zensical_site):
+    mkdocs, zensical = files(built), files(zensical_site)
+    assert sorted(mkdocs - zensical) == [] and sorted(zensical - mkdocs) == []
+    assert any(p.startswith("incidents/") and p.endswith("/index.html") for p in mkdocs)
+
+
+def test_the_data_files_are_byte_for_byte_the_same(built, zensical_site):
+    """The exports and everything the browser fetches (finder data, exposure bundle, redirects)."""
+    data = sorted(p for p in files(built) if not p.endswith(".html"))
+    assert "incidents.json" in data and "exposure.json" in data
+    different = [p for p in data if (built / p).read_bytes() != (zensical_site / p).read_bytes()]
+    assert different == []
+
+
+def content(path: Path, url: str) -> tuple[str, dict]:
+    """A page's article, links resolved to the address they lead to, and its head's preview tags."""
+    page = BeautifulSoup(path.read_text("utf-8"), "html.parser")
+    head = {"title": page.title.get_text() if page.title else None}
+    for tag in page.select('head meta[name="description"], head meta[property^="og:"], head meta[name^="twitter:"]'):
+        head[tag.get("name") or tag.get("property")] = tag.get("content")
+    article = page.select_one("article")
+    if article is None:
+        return "", head
+    for skip in article.select("a#__skip"):  # Zensical's skip-link target, part of its theme
+        skip.decompose()
+    for element in article.select("[data-search-exclude]"):  # Zensical's search reads and drops it
+        del element["data-search-exclude"]
+    for element in article.select("[href], [src]"):
+        for name in ("href", "src"):
+            if element.has_attr(name):
+                element[name] = urljoin(url, element[name])
+    return re.sub(r">\s+<", "><", str(article)).strip(), head
+
+
+def test_every_page_says_the_same_in_both_builds(built, zensical_site, incidents):
+    pages = sorted(p for p in files(built) if p.endswith(".html"))
+    incident_pages = {f"incidents/{i.id}/index.html" for i in incidents}
+    assert incident_pages <= set(pages)
+    different = []
+    for rel in pages:
+        # resolved as if the site lived in a folder of its own, so that a link climbing one level
+        # too high shows (from the server's root it would be clamped to the root)
+        url = urljoin("https://manual.example/under/a/folder/", rel.removesuffix("index.html"))
+        mine, theirs = content(built / rel, url), content(zensical_site / rel, url)
+        if mine != theirs:
+            different.append(rel)
+    assert different == [], f"{len(different)} page(s) differ, incident pages among them: " \
+                            f"{sorted(incident_pages & set(different))[:5]}"
+
+
+def test_the_finished_pages_carry_the_policy(zensical_site):
+    pages = list(zensical_site.rglob("*.html"))
+    assert pages
+    missing = [p for p in pages if 'http-equiv="Content-Security-Policy"' not in p.read_text("utf-8")]
+    assert missing == []
+
+
+def test_the_pass_over_a_built_site_names_a_page_whose_ids_collide(tmp_path):
+    page = tmp_path / "a" / "index.html"
+    page.parent.mkdir()
+    page.write_text('<html><head></head><body><h2 id="x">1</h2> <p id="x">2</p></body></html>', "utf-8")
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tmp_path)], ROOT, "https://m.example/")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1].startswith("a/index.html: the element id 'x' is used twice"), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_generate_stops_on_bad_data_with_one_line_per_problem(tmp_path):
+    project = copy_project(tmp_path / "project")
+    data = project / "data" / "incidents.yaml"
+    data.write_text(data.read_text("utf-8").replace("  status: fixed\n", "  status: mended\n", 1), "utf-8")
+    done = run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                "from opsmanual.cli.generate import main; sys.exit(main([sys.argv[2]]))",
+                str(project), str(tmp_path / "out")], project, "https://m.example/")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert re.search(r"^data/incidents\.yaml:\d+: incident [a-z0-9-]+: .*status", done.stderr, re.M), done.stderr
+    assert not (tmp_path / "out").exists()
