@@ -1,0 +1,126 @@
+"""Which pages and files the site has beyond docs/, and its navigation: the site plan.
+
+    plan(state) -> Plan(nav, pages, files)
+
+``pages`` are generated Markdown pages (a page per incident), given as their parts so that a site
+generator can put the HTML body through Markdown or around it; ``files`` are written as they are
+(the exports, the data the browser fetches, the pages at old incident addresses). Nothing here
+knows a site generator: the MkDocs adapter (opsmanual/builders/mkdocs_build.py) hands the plan to
+MkDocs, and `generate` (opsmanual/cli/generate.py) writes it to disk for any other builder.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from html import escape
+
+from opsmanual.data.errors import ManualError
+from opsmanual.data.loader import SCHEMA
+from opsmanual.render import exports
+from opsmanual.render import html as render
+from opsmanual.site import markdown
+from opsmanual.site.state import BuildState
+
+REDIRECTS = "redirects.json"  # old id -> the id that now tells the incident, fetched by anchors.js when needed
+EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs its engine on
+
+
+@dataclass(frozen=True)
+class GeneratedPage:
+    """A Markdown page the plan adds: ``path`` under docs/, its front matter, title and HTML body."""
+
+    path: str
+    meta: dict
+    title: str  # inline HTML
+    body: str  # HTML
+
+    def source(self, block: markdown.Block = markdown.as_is) -> str:
+        """The page's Markdown source (``block``: see opsmanual/site/markdown.py)."""
+        return markdown.page_source(self.meta, self.title, self.body, block)
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    """A file the plan adds as it is, at ``path`` under the site root."""
+
+    path: str
+    content: str | bytes
+
+
+@dataclass(frozen=True)
+class Plan:
+    nav: list  # in the shape of mkdocs.yml's ``nav``: [{title: path or [...]}, ...]
+    pages: tuple[GeneratedPage, ...]
+    files: tuple[GeneratedFile, ...]
+
+
+# What every incident page's front matter adds to what the renderer says about it: the theme hides
+# the page's table of contents, and the page is never a template (incident text is data, whatever
+# the page says or loses).
+INCIDENT_PAGE_META = {"render_macros": False, "hide": ["toc"]}
+
+
+def incident_pages(state: BuildState) -> list[GeneratedPage]:
+    site = state.site
+    pages = []
+    for inc in state.incidents:
+        page = render.incident_page(inc, site, state.incidents, stories=state.stories_of(inc),
+                                    checks=state.checks_of(inc))
+        pages.append(GeneratedPage(f"{site.table_url}{inc.id}.md", {**page.meta, **INCIDENT_PAGE_META},
+                                   str(page.title), page.body))
+    return pages
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def exposure_bundle(state: BuildState) -> str:
+    """The exposure checker's bundle (opsmanual/render/bundle.py), as compact JSON."""
+    from opsmanual.render.bundle import bundle
+
+    try:
+        content = bundle(state.manual)
+    except ManualError as err:
+        raise ManualError(err.problems, subject="the exposure checker's data") from None
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
+    site = state.site
+    out = [GeneratedFile(f"{site.table_url}{old}/index.html", render.redirect_page(old, state.incident(new), site))
+           for old, new in state.redirects.items()]  # an old address keeps working
+    if state.redirects:
+        out.append(GeneratedFile(REDIRECTS, _json(dict(state.redirects))))
+    out += [
+        GeneratedFile("incidents.json", exports.to_json(state.incidents, site)),
+        GeneratedFile("incidents.csv", exports.to_csv(state.incidents, site)),
+        GeneratedFile("incidents.atom", exports.to_atom(state.incidents, site, site_name)),
+        GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
+        GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
+    ]
+    # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
+    finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
+                                state.manual.synonyms, state.manual.guidance)
+    out.append(GeneratedFile(f"{site.table_url}{render.FINDER_DATA}", _json(finder)))
+    return out
+
+
+def _escaped(nav):
+    if isinstance(nav, list):
+        return [_escaped(item) for item in nav]
+    if isinstance(nav, dict):
+        return {escape(title, quote=False): _escaped(value) for title, value in nav.items()}
+    return nav
+
+
+def nav(state: BuildState) -> list:
+    """The navigation, from data/manual.yaml, with every title escaped: MkDocs and Zensical write
+    navigation titles as HTML, and the titles of data/manual.yaml are text."""
+    return _escaped(state.site.nav())
+
+
+def plan(state: BuildState, site_name: str) -> Plan:
+    """Every page and file the site adds to docs/, and its navigation (``site_name``: the site's
+    name, which the feed carries)."""
+    return Plan(nav=nav(state), pages=tuple(incident_pages(state)), files=tuple(files(state, site_name)))
