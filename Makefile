@@ -36,11 +36,13 @@ endef
 
 .PHONY: serve build test lint bench linkcheck clean browser node install-node
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: no Python 3.11 or newer (tried python3.13, python3.12, python3.11, python3); install one, or run make PYTHON=/path/to/python" >&2; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	@# the package itself, editable: .venv/bin/triage, exposure and generate (pyproject.toml)
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
 serve: $(STAMP)  ## build and serve on http://127.0.0.1:8000, rebuilding when docs/, data/ or macros/ change
@@ -86,6 +88,7 @@ run-tests:
 lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tests/test_lint.py)
 	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"
 	node_modules/.bin/eslint .
+	$(VENV)/bin/lint-imports
 
 bench: $(STAMP) browser  ## every speed figure (bench/bench.py), written to bench/results.json; takes a few minutes
 	$(PY) -m mkdocs build --strict --site-dir site >/dev/null
@@ -96,4 +99,4 @@ linkcheck: $(STAMP)  ## every link, external ones too (needs the network; CI doe
 	$(VENV)/bin/linkchecker -f tests/linkchecker.ini --check-extern --no-status site/index.html
 
 clean:
-	rm -rf site site.new site.old .pytest_cache node_modules .cache
+	rm -rf site site.new site.old .pytest_cache node_modules .cache *.egg-info

@@ -405,7 +405,9 @@ def finder_site(tmp: Path, count: int) -> Path:
     page.parent.mkdir(parents=True)
     data = render.finder_data(many, site, told, load_manual(ROOT).synonyms)
     (page.parent / render.FINDER_DATA).write_text(json.dumps(data, separators=(",", ":")), "utf-8")
-    body = render.finder(many, site) + "\n\n" + render.incident_table(many, site, "../")
+    from opsmanual.site import markdown as page_md
+
+    body = render.finder(many, site) + "\n\n" + page_md.incident_table(render.incident_table(many, site, "../"))
     html = markdown.markdown(body, extensions=["attr_list", "md_in_html", "tables"])
     shutil.copytree(ROOT / "docs" / "javascripts", dest / "javascripts")
     shutil.copytree(ROOT / "docs" / "stylesheets", dest / "stylesheets")

@@ -3,7 +3,10 @@ package-lock.json). A lost brace once put every style of the check page inside t
 the CSS linter stops that at the source."""
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +41,34 @@ def test_the_linters_fail_on_a_broken_file(tool, name, text):
                             text=True, timeout=300)
     assert result.returncode != 0, result.stdout + result.stderr
     assert ("Unclosed block" if tool == "stylelint" else "no-unused-vars") in result.stdout + result.stderr
+
+
+VENV_BIN = Path(sys.executable).parent
+
+
+def test_the_layers_keep_their_import_contracts():
+    """import-linter with pyproject.toml's contracts: layers import downwards, only builders/ knows a
+    site generator, nothing imports tools/ or macros/."""
+    result = subprocess.run([str(VENV_BIN / "lint-imports")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout and "KEPT" in result.stdout
+
+
+@pytest.mark.parametrize("module, line", [
+    ("opsmanual/data/probe_upward.py", "from opsmanual.cli import triage\n"),
+    ("opsmanual/render/probe_mkdocs.py", "import mkdocs.config\n"),
+    ("opsmanual/site/probe_tools.py", "import tools.gen_args\n"),
+])
+def test_an_upward_import_breaks_a_contract(module, line, tmp_path):
+    """The contracts are real: a copy of the package where a lower layer imports a higher one, a
+    renderer imports MkDocs, or the site imports a maintainers' tool, fails."""
+    import shutil
+
+    for name in ("opsmanual", "macros", "tools"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / module).write_text(line, "utf-8")
+    result = subprocess.run([str(VENV_BIN / "lint-imports"), "--no-cache"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "BROKEN" in result.stdout

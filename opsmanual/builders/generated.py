@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from opsmanual.site.config import read
+from opsmanual.site.config import PROJECT_KEY, read
 from opsmanual.site.state import BuildState
-
-PROJECT_KEY = "sgm_project"  # in the generated configuration's extra: the manual's project folder
 
 _cache: dict[tuple, tuple[tuple, BuildState]] = {}
 

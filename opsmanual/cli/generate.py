@@ -59,11 +59,10 @@ def _write(out: Path, project: Path) -> None:
     import yaml
 
     from opsmanual.data.site import page_url
-    from opsmanual.site.config import read
+    from opsmanual.site.config import PROJECT_KEY, read
     from opsmanual.site.markdown import links_from_source
     from opsmanual.site.plan import REDIRECTS, plan
     from opsmanual.site.state import BuildState
-    from opsmanual.builders.generated import PROJECT_KEY
 
     settings = read(project / "mkdocs.yml")
     state = BuildState.load(project, settings.docs_dir, site_url=settings.site_url, repo_url=settings.repo_url,

@@ -39,6 +39,9 @@ _Loader.add_constructor("!ENV", _env)
 
 
 BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
+# In a generated tree's configuration (opsmanual/cli/generate.py), the key of ``extra`` that names
+# the manual's project folder: the data and the section pages' sources are read from there.
+PROJECT_KEY = "sgm_project"
 
 
 @dataclass(frozen=True)
