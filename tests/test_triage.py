@@ -640,3 +640,46 @@ def test_a_log_of_only_shared_lines_opens_with_their_common_error(tmp_path):
         text = run(path)[1]
         assert text.startswith("cuda-out-of-memory  PyTorch ran out of GPU memory  [an error many incidents share, ")
     assert orders[0] == orders[1]  # the same evidence: the same order
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "python"])
+@pytest.mark.parametrize("block", [97, 8192])
+def test_the_phase_is_the_last_marker_line_at_or_before_the_error_wherever_blocks_cut(
+        incidents, site, monkeypatch, engine, block):
+    """Phase markers are not reported line by line (a serving marker is on every scheduler line):
+    the last marker line before each match is looked up backwards. With blocks, windows and lines of
+    every size, the phase of the first out-of-memory line is the one a plain reading gives: the
+    phase of the last line at or before it on which a marker holds (a regex marker only where its
+    regex matches)."""
+    import io
+    import random
+
+    from opsmanual.data.loader import load_guidance
+
+    if engine == "python":
+        monkeypatch.setattr(triage, "hyperscan", None)
+    monkeypatch.setattr(triage, "BLOCK", block)
+    monkeypatch.setattr(triage, "LINE_MAX", 260)
+    monkeypatch.setattr(triage, "WINDOW", 40)
+    guidance = load_guidance(ROOT / "data" / "guidance.yaml", site, incidents)
+    oom = next(g for g in guidance if g.id == "cuda-out-of-memory")
+    matcher = triage.Matcher(incidents, guidance)
+    lines = {  # line -> the phase its marker tells, or None
+        "[TP0] Decode batch, #running-req: 6, token usage: 0.94": "serving",
+        '  File "/sgl/mem_cache/memory_pool.py", line 531, in _create_buffers': "start-up",
+        "Exception: Capture cuda graph failed: out of space": "capture",
+        "Capture graph went fine": None,  # the capture marker's fixed text, but not its regex
+        "ordinary line": None,
+        "x" * 400 + " #running-req: 3 " + "y" * 400: "serving",  # a long line, searched in windows
+    }
+    error = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    rng = random.Random(7)
+    for _ in range(120):
+        body = [rng.choice(list(lines)) for _ in range(rng.randint(0, 12))]
+        at = rng.randint(0, len(body))
+        body[at:at] = [error]
+        body += [rng.choice(list(lines)) for _ in range(rng.randint(0, 4))]  # markers after it do not count
+        told = [lines.get(line) for line in body[:at] if lines.get(line)]
+        hits: dict = {}
+        matcher.scan("log", io.BytesIO(("\n".join(body) + "\n").encode()), hits)
+        assert hits[oom.id].phase == (told[-1] if told else None), body

@@ -95,11 +95,19 @@ class Matcher:
         self.order = {inc.id: n for n, inc in enumerate(incidents)}
         self.patterns: list[tuple[Incident, int]] = []  # pattern index -> (incident, its log_patterns index)
         self.owners: list[list[tuple[int, re.Pattern | None]]] = []  # needle -> (pattern index, regex or None)
+        # A phase marker's line can be on every line of a server log ("#running-req:"), and only its
+        # last line before each match counts: markers are looked for backwards between the matches
+        # (found()), not reported one by one by the automaton.
+        self.markers: list[tuple[int, bytes, re.Pattern | None]] = []  # (pattern index, needle, regex or None)
         needles: list[bytes] = []
         index: dict[bytes, int] = {}
         for inc in self.incidents:
             for k, pat in enumerate(inc.log_patterns):
                 needle = pat.prefilter.encode("utf-8", "surrogatepass")
+                if isinstance(inc, PhaseMarker):
+                    self.markers.append((len(self.patterns), needle, None if pat.literal is not None else pat.compiled()))
+                    self.patterns.append((inc, k))
+                    continue
                 if needle not in index:
                     index[needle] = len(needles)
                     needles.append(needle)
@@ -190,6 +198,35 @@ class Matcher:
             counted = offset
             return lines
 
+        marked = 0      # file offset: the phase markers before it are reported
+
+        def markers(upto: int):
+            """The last line of each phase marker in the buffer from ``marked`` to ``upto`` (a buffer
+            offset), in the order of the file: all that a match after them needs to know."""
+            nonlocal marked
+            frm = max(marked - base, 0)
+            if upto <= frm:
+                return
+            marked = base + upto
+            last = []
+            for pattern, needle, regex in self.markers:
+                at = buf.rfind(needle, frm, upto)
+                while at >= 0:
+                    nl = buf.rfind(b"\n", 0, at)
+                    begin = nl + 1 if nl >= 0 or open_at >= base else open_at - base
+                    end = buf.find(b"\n", at, filled)
+                    continues = end < 0 and not eof
+                    end = filled if end < 0 else end
+                    long = begin < 0 or continues or end - begin > line_max
+                    if regex is None or _Line(mv, begin, end, long, continues, window).holds(regex, (at,)):
+                        last.append((base + begin, pattern, at, begin, end, long, len(needle)))
+                        break
+                    at = buf.rfind(needle, frm, at)
+            for key, pattern, at, begin, end, long, length in sorted(last):
+                def where(at=at, begin=begin, end=end, long=long, length=length):
+                    return (before(base + at) + 1, *_excerpt(mv, begin, end, long, at, length, window))
+                yield pattern, key, where
+
         while True:
             got = read(mv[keep:keep + step])
             filled, eof = keep + got, got < step
@@ -209,7 +246,13 @@ class Matcher:
                 matches = [m for m in self.find(buf, filled) if lo <= m[1] < cut]
                 if matches:
                     matches.sort(key=_start)
-                    yield from self._confirm(matches, buf, mv, base, filled, eof, open_at, before, line_max, window)
+                    for item in self._confirm(matches, buf, mv, base, filled, eof, open_at, before, line_max, window):
+                        if self.markers:  # the markers up to the end of this match's line come first
+                            end = buf.find(b"\n", max(item[1] - base, 0), filled)
+                            yield from markers(filled if end < 0 else end)
+                        yield item
+                if self.markers:
+                    yield from markers(cut)
                 nl = buf.rfind(b"\n", lo, cut)
                 if nl >= 0:
                     open_at = base + nl + 1
