@@ -83,7 +83,7 @@ test: $(STAMP) $(NODE_STAMP) browser  ## the whole test suite, the benchmarks' s
 .PHONY: run-tests
 run-tests:
 	@test -n "$(CHROMIUM)" || { echo "make: no Chromium or Chrome found; set CHROMIUM=/path/to/chrome" >&2; exit 2; }
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(or $(JOBS),auto) --dist loadgroup
 
 lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tests/test_lint.py)
 	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"

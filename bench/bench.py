@@ -904,10 +904,14 @@ def main(argv=None) -> int:
     parser.add_argument("--results", type=Path, default=None,
                         help=f"where to write the figures (default {RESULTS.relative_to(ROOT)}, "
                              "which the How fast page shows; a smoke run writes nothing unless asked)")
+    parser.add_argument("--update", action="store_true",
+                        help="with --only: replace those figures in the results file and keep the others")
     args = parser.parse_args(argv)
+    if args.update and (args.smoke or not args.only):
+        parser.error("--update goes with --only, on a full run")
     wanted = args.only or list(BENCHES)
     runs = 1 if args.smoke else args.runs
-    results_path = args.results or (None if args.smoke or args.only else RESULTS)
+    results_path = args.results or (None if args.smoke or (args.only and not args.update) else RESULTS)
     figures, missed, skipped = [], 0, {}
     with tempfile.TemporaryDirectory(prefix="sgm-bench-") as name:
         tmp = Path(name)
@@ -931,8 +935,19 @@ def main(argv=None) -> int:
         import datetime
         import json
 
+        today = datetime.date.today().isoformat()
+        for figure in figures:
+            figure["date"] = today
+        if args.update and results_path.exists():
+            # the other figures as the earlier run measured them, each with its own date
+            earlier = json.loads(results_path.read_text("utf-8"))
+            kept = {f["key"]: {"date": earlier.get("date"), **f} for f in earlier.get("figures", [])
+                    if f["key"] not in wanted and f["key"] in BENCHES}
+            skipped = {**{k: v for k, v in earlier.get("skipped", {}).items() if k not in wanted}, **skipped}
+            measured = {f["key"]: f for f in figures}
+            figures = [kept.get(k) or measured[k] for k in BENCHES if k in kept or k in measured]
         results_path.write_text(json.dumps({
-            "date": datetime.date.today().isoformat(), "smoke": args.smoke, "runs": runs,
+            "date": today, "smoke": args.smoke, "runs": runs,
             "machine": machine(), "figures": figures, **({"skipped": skipped} if skipped else {})},
             indent=1) + "\n", "utf-8")
         print(f"bench: wrote {results_path}")

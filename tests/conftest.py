@@ -19,7 +19,8 @@ from opsmanual.data.loader import load  # noqa: E402
 from opsmanual.data.site import load_site  # noqa: E402
 
 # What a project copy needs in order to build.
-PROJECT_FILES = ("mkdocs.yml", "docs", "data", "macros", "opsmanual", "includes", "overrides", "bench")
+PROJECT_FILES = ("mkdocs.yml", "pyproject.toml", "docs", "data", "macros", "opsmanual", "includes", "overrides",
+                 "bench")
 
 
 @pytest.fixture(scope="session")
@@ -32,13 +33,36 @@ def incidents(site):
     return load(ROOT / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
 
 
+_OWN = ("opsmanual", "macros")
+
+
+@pytest.fixture(autouse=True)
+def _own_modules():
+    """A build run in-process (tests/test_bad_build.py, tests/test_bad_project.py) drops the
+    opsmanual and macros modules and imports them again, from the project copy it builds
+    (builders/mkdocs_hooks.py does so that `mkdocs serve` runs edited code). Each test ends with
+    the test run's own modules and import path back, so that a later test's classes are the ones
+    its objects were made with."""
+    saved = {n: m for n, m in sys.modules.items() if n.split(".")[0] in _OWN}
+    path = list(sys.path)
+    yield
+    for name in [n for n in sys.modules if n.split(".")[0] in _OWN and n not in saved]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+    sys.path[:] = path
+
+
 OTHER_ORIGIN = "https://manual.example/"  # for copies that are only read as files, never served
 
 
-def mkdocs_build(project: Path, site_dir: Path, site_url: str = OTHER_ORIGIN) -> subprocess.CompletedProcess:
-    """Run a strict build of ``project`` into ``site_dir``, as `make build` does."""
+def mkdocs_build(project: Path, site_dir: Path, site_url: str = OTHER_ORIGIN,
+                 warnings: bool = False) -> subprocess.CompletedProcess:
+    """Run a strict build of ``project`` into ``site_dir``, as `make build` does (``warnings``: with
+    PYTHONWARNINGS=default, as some environments run Python)."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=site_url,
                REPO_URL="https://github.com/example/sglang-manual")
+    if warnings:
+        env["PYTHONWARNINGS"] = "default"
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=project, env=env, capture_output=True, text=True, timeout=600)
@@ -67,13 +91,41 @@ def build_and_serve(project: Path, out: Path):
     return httpd, url
 
 
+# One strict build of the site per test run, shared by every pytest-xdist worker: the process that
+# starts the run (the controller, or the only process without -n) serves a folder from an address of
+# its own, for the whole run; the first worker that needs the site builds it there, for that address,
+# under a file lock, and the others wait for it and read the same files.
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput["sgm_site"] = node.config.sgm_site
+
+
+def _shared_site(config) -> tuple[Path, str]:
+    if hasattr(config, "workerinput"):
+        folder, url = config.workerinput["sgm_site"]
+        return Path(folder), url
+    return Path(config.sgm_site[0]), config.sgm_site[1]
+
+
 @pytest.fixture(scope="session")
-def _site(tmp_path_factory):
-    """The site, built once with --strict, served at the address it was built for."""
-    out = tmp_path_factory.mktemp("site")
-    httpd, url = build_and_serve(ROOT, out)
-    yield out, url
-    httpd.shutdown()
+def _site(request):
+    """The site, built once per run with --strict (and Python's warnings shown, as some environments
+    run), served at the address it was built for; and what the build printed."""
+    import fcntl
+    import json
+
+    folder, url = _shared_site(request.config)
+    out, log = folder / "site", folder / "build.json"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not log.exists():
+            result = mkdocs_build(ROOT, out, site_url=url, warnings=True)
+            log.write_text(json.dumps({"status": result.returncode, "stdout": result.stdout,
+                                       "stderr": result.stderr}), "utf-8")
+    printed = json.loads(log.read_text("utf-8"))
+    if printed["status"] != 0:
+        raise AssertionError(printed["stdout"] + printed["stderr"])
+    return out, url, printed
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +137,25 @@ def built(_site):
 def server(_site):
     """The address the site is served from; also its SITE_URL."""
     return _site[1]
+
+
+@pytest.fixture(scope="session")
+def build_output(_site):
+    """What the shared build printed: its exit status, stdout and stderr."""
+    return _site[2]
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path, mtime_ns: int):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(path.read_text("utf-8"), "html.parser")
+
+
+def parsed(path: Path):
+    """A built page, parsed once per test process (a page rewritten since is parsed again). The tree
+    is shared: callers read it and never change it."""
+    return _parsed(path, path.stat().st_mtime_ns)
 
 
 # Any Chromium or Chrome: `make test` sets CHROMIUM (Debian's chromium, or Google Chrome on
@@ -190,6 +261,11 @@ class StaticSite(SimpleHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
+    def handle_error(self, request, client_address):
+        """A browser that drops a connection it no longer needs is no error of the site's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
     def shutdown(self):
         """Stop serving and close the listening socket (ThreadingHTTPServer.shutdown leaves it open)."""
         super().shutdown()
@@ -207,3 +283,28 @@ def serve(directory: Path):
 def pytest_configure(config):
     # mkdocs-macros builds its force_render_paths with pathspec's older pattern class.
     config.addinivalue_line("filterwarnings", "ignore:GitWildMatchPattern:DeprecationWarning")
+    if not hasattr(config, "workerinput"):  # the controller, or the only process: serve the shared site
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="sgm-site-"))
+        httpd, url = serve(folder / "site")
+        config.sgm_site = (str(folder), url)
+        config.sgm_server = httpd
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `make test` (pytest-xdist, --dist loadgroup) each test goes to whichever worker is free,
+    except that the tests using a module-scoped fixture (a broken or poisoned copy of the project, a
+    running `mkdocs serve`) stay together on one worker, so that the fixture is made once."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def pytest_unconfigure(config):
+    httpd = getattr(config, "sgm_server", None)
+    if httpd is not None:
+        httpd.shutdown()
+        shutil.rmtree(config.sgm_site[0], ignore_errors=True)

@@ -9,6 +9,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
+from conftest import parsed
 import yaml
 from bs4 import BeautifulSoup
 
@@ -44,11 +46,11 @@ def test_the_site_ships_the_bundle(built, manual):
 
 
 def test_the_check_page_is_in_the_navigation_after_incidents(built):
-    soup = BeautifulSoup((built / "index.html").read_text("utf-8"), "html.parser")
+    soup = parsed(built / "index.html")
     titles = [a.get_text(strip=True) for a in soup.select(".md-nav--primary > .md-nav__list > .md-nav__item > a")]
     assert titles[titles.index("Incidents") + 1] == "Check a launch command"
     for page in ("index.html", "incidents/index.html"):
-        soup = BeautifulSoup((built / page).read_text("utf-8"), "html.parser")
+        soup = parsed(built / page)
         assert soup.select_one('article a[href$="check/"]') is not None, page
 
 
@@ -66,13 +68,13 @@ def test_every_section_links_the_check_with_a_command_the_parser_accepts(built, 
         assert href.startswith("../../check/?cmd="), href
         command = parse_qs(urlsplit(href).query)["cmd"][0]
         assert command == section.check
-        parsed = engine.parse(command)
-        assert parsed["error"] is None and parsed["program"] is not None, (section.number, parsed["error"])
-        assert parsed["findings"] == [], (section.number, parsed["findings"])
+        answer = engine.parse(command)
+        assert answer["error"] is None and answer["program"] is not None, (section.number, answer["error"])
+        assert answer["findings"] == [], (section.number, answer["findings"])
 
 
 def test_without_script_the_page_gives_the_command_line(built):
-    soup = BeautifulSoup((built / "check" / "index.html").read_text("utf-8"), "html.parser")
+    soup = parsed(built / "check" / "index.html")
     nojs = soup.select_one(".sgm-check__nojs")
     assert not nojs.has_attr("hidden") and "needs JavaScript" in nojs.get_text()
     assert "python -m macros.exposure" in nojs.get_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup
 
+from conftest import parsed
 from opsmanual.render import html as render
 from opsmanual.render.stories import rebase
 
@@ -11,7 +12,7 @@ TRIM = 200  # opsmanual/render/previews.py: the most a description holds
 
 
 def page(built, url: str) -> BeautifulSoup:
-    return BeautifulSoup((built / url / "index.html").read_text("utf-8"), "html.parser")
+    return parsed(built / url / "index.html")
 
 
 def meta(html: BeautifulSoup) -> dict[str, str]:
@@ -228,18 +229,16 @@ def test_what_fixed_it_and_the_workaround_show_on_the_card(built, incidents, sit
 def test_an_incident_page_repeats_its_sections_checks_word_for_word(built, incidents, site):
     """The checks on an incident's page are the section page's own list, read from its source: the
     same items, the same words, and links that still reach the same pages."""
-    from bs4 import BeautifulSoup
 
     seen = set()
     for inc in incidents:
-        page = BeautifulSoup((built / site.incident_url(inc.id) / "index.html").read_text("utf-8"), "html.parser")
+        page = parsed(built / site.incident_url(inc.id) / "index.html")
         for box in page.select("section.sgm-checks"):
             number = box["data-section"]
             if number in seen:
                 continue
             seen.add(number)
-            section = BeautifulSoup((built / site.section(number).url / "index.html").read_text("utf-8"),
-                                    "html.parser")
+            section = parsed(built / site.section(number).url / "index.html")
             heading = section.find(id="what-to-check-and-do")
             items = heading.find_next("ul").select(":scope > li")
             assert [text(li) for li in box.select("ul > li")] == [text(li) for li in items], number

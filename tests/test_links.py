@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -53,10 +54,17 @@ def problems(url: str, threads: int | None = None) -> list[dict]:
     return broken(checked(url, threads))
 
 
-def test_the_built_site_has_no_broken_link_anchor_or_asset(server):
-    found = problems(server)
+def test_the_built_site_has_no_broken_link_anchor_or_asset(server, built):
+    """The one crawl of the built site: nothing broken, and every page reached by a link from the
+    home page (a page no link reaches would go unchecked)."""
+    every = checked(server)
+    found = broken(every)
     assert not found, "\n".join(f"{r['url']} (from {r['parentname']}): {r['result']} {r['warningstring']}"
                                 for r in found[:20])
+    reached = {urlsplit(r["url"]).path for r in every}
+    pages = {"/" + p.relative_to(built).as_posix().removesuffix("index.html") for p in built.rglob("*.html")}
+    assert len(reached) > len(pages)  # pages and their assets
+    assert not pages - reached - {"/404.html"}, sorted(pages - reached)[:20]
 
 
 def _site(tmp_path: Path, pages: dict[str, str]):

@@ -7,17 +7,16 @@ import json
 import xml.etree.ElementTree as ET
 
 import yaml
-from bs4 import BeautifulSoup
 from jsonschema import Draft202012Validator
 
-from conftest import ROOT
+from conftest import ROOT, parsed
 
 from opsmanual.data.loader import schema
 
 
 
 def head(built, url):
-    html = BeautifulSoup((built / url / "index.html").read_text("utf-8"), "html.parser")
+    html = parsed(built / url / "index.html")
     meta = {m.get("property") or m.get("name"): m.get("content") for m in html.select("head meta")}
     return html, meta
 
@@ -45,10 +44,9 @@ def test_other_pages_preview_as_themselves(server, built):
 
 
 def test_rows_and_stories_link_to_the_incident_page(built):
-    table = BeautifulSoup((built / "incidents" / "index.html").read_text("utf-8"), "html.parser")
+    table = parsed(built / "incidents" / "index.html")
     assert table.select_one("#sglang-36889 .sgm-row-link")["href"] == "../incidents/sglang-36889/"
-    story = BeautifulSoup((built / "part-2/2-2-admission-and-batch-limits/index.html").read_text("utf-8"),
-                          "html.parser")
+    story = parsed(built / "part-2/2-2-admission-and-batch-limits/index.html")
     links = [a["href"] for a in story.select('.sgm-card[data-incident="sglang-36889"] a')]
     assert "../../incidents/sglang-36889/" in links
 
@@ -101,7 +99,7 @@ def test_issue_template_exists_for_the_report_link():
 
 def test_the_about_pages_synonym_example_is_a_group_of_the_data(built):
     """The About page shows a synonym group and says it is already in data/synonyms.yaml."""
-    html = BeautifulSoup((built / "about" / "index.html").read_text("utf-8"), "html.parser")
+    html = parsed(built / "about" / "index.html")
     intro = next(p for p in html.select("p") if "data/synonyms.yaml" in p.get_text())
     example = yaml.safe_load(intro.find_next("pre").get_text())
     groups = yaml.safe_load((ROOT / "data" / "synonyms.yaml").read_text("utf-8"))

@@ -65,8 +65,8 @@ def _edit(path, old: str, new: str) -> None:
 
 def test_an_edit_to_a_python_renderer_shows(served):
     project, url, server = served
-    _edit(project / "opsmanual" / "render" / "html.py", '"open": "Open",', '"open": "Open (edited renderer)",')
-    _wait_for(f"{url}incidents/", "Open (edited renderer)", server)
+    _edit(project / "opsmanual" / "render" / "html.py", '("symptom", "Symptom")', '("symptom", "Symptom (edited renderer)")')
+    _wait_for(f"{url}incidents/", "Symptom (edited renderer)", server)
 
 
 def test_an_edit_to_a_template_shows(served):
