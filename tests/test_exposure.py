@@ -52,13 +52,14 @@ def parse_view(p: dict) -> dict:
 def check_view(o: dict) -> dict:
     results = []
     for r in o["results"]:
-        item = {"id": r["id"], "result": r["result"], "why": r["why"], "undecided": r["undecided"]}
+        item = {"id": r["id"], "result": r["result"], "why": r["why"], "undecided": r["undecided"], "add": r["add"]}
         if r.get("note"):
             item["note"] = r["note"]
         results.append(item)
     return {"error": o["error"], "results": results, "findings": [f["message"] for f in o["findings"]],
             "finding_codes": [f["code"] for f in o["findings"]], "notes": o["notes"],
-            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"]}
+            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"],
+            "does_not_apply": o.get("does_not_apply", [])}
 
 
 def missing_needs(case: dict, b: dict) -> list[str]:
@@ -478,3 +479,42 @@ def test_thousands_of_unknown_flags_cost_a_bounded_number_of_lookups(monkeypatch
         parsed = engine.parse(text)
         assert len(calls) <= command.MAX_FINDINGS
         assert len(parsed["findings"]) <= command.MAX_FINDINGS
+
+
+# --------------------------------------------------------------------------- verdicts and CI exit codes
+
+def test_cli_fail_on_may_apply(mini_file):
+    """A command where something only may apply passes by default and fails with --fail-on may-apply;
+    the answer says what would decide it."""
+    r = cli("--", *SERVER.split(), bundle_file=mini_file)
+    assert r.returncode == 0, r.stderr
+    assert "MAY APPLY t-maybe" in r.stdout and "to decide: give --gpu NAME" in r.stdout
+    assert "No incident applies" not in r.stdout  # never an all-clear while something may apply
+    assert "To decide: give --gpu NAME (1)." in r.stdout
+    strict = cli("--fail-on", "may-apply", "--", *SERVER.split(), bundle_file=mini_file)
+    assert strict.returncode == 1, strict.stderr
+    bad = cli("--fail-on", "maybe", "--", *SERVER.split(), bundle_file=mini_file)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--fail-on takes applies or may-apply" in bad.stderr
+
+
+def test_cli_json_summary_names_every_verdict(mini_file):
+    r = cli("--json", "--", *SERVER.split(), bundle_file=mini_file)
+    items = json.loads(r.stdout)
+    summary = items[-1]
+    assert summary["kind"] == "summary" and summary["result"] == "may apply"
+    assert set(summary["counts"]) == {"applies", "may apply", "does not apply", "not checkable"}
+    assert summary["ids"]["does not apply"] == ["t-one"] and summary["ids"]["may apply"] == ["t-maybe"]
+    incident = next(i for i in items if i["kind"] == "incident")
+    assert incident["rank"] == 1 and incident["add"] == ["gpu"] and incident["to_decide"] == ["give --gpu NAME"]
+
+
+def test_an_answer_lists_at_most_ten_and_names_the_rest(tmp_path):
+    from opsmanual.data.exposure_words import LISTED
+
+    many = [dict(MAYBE, id=f"t-maybe-{k}", name=f"#{k}") for k in range(LISTED + 5)]
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(dict(MINI, incidents=many)), "utf-8")
+    r = cli("--", *SERVER.split(), bundle_file=str(b))
+    assert r.stdout.count("MAY APPLY") == LISTED
+    assert f"5 more may apply, with fewer conditions confirmed: t-maybe-{LISTED}," in r.stdout
+    assert f"{LISTED + 5} incidents may apply" in r.stdout

@@ -16,6 +16,7 @@ from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_match
                       parse)
 
 from opsmanual.data import BUNDLE_FORMAT as FORMAT  # noqa: E402 -- the bundle's shape
+from opsmanual.data.exposure_words import ADD, LISTED, WORDS, fill  # noqa: E402,F401 -- the check's words, once
 
 PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
 PRODUCT_LABEL = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
@@ -28,6 +29,8 @@ TRAIT_WORDS = {"hybrid-linear-attention": "hybrid linear attention", "mamba": "M
 QUANT_TRAITS = ("fp8", "fp4")
 ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
+# The four verdicts, as the command line, its JSON, the check page and the docs name them.
+APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "does not apply", "not checkable"
 
 
 # --------------------------------------------------------------------------- versions
@@ -50,7 +53,7 @@ def _version_leaf(r: dict, ctx: "Context"):
     label = PRODUCT_LABEL[product]
     v = ctx.versions.get(product)
     if v is None:
-        return U, f"no {label} version given"
+        return U, f"no {label} version given", "version"
     shown = f"{label} {v}" + ctx.version_tags.get(product, "")
     if r.get("unknown"):
         seen = r.get("seen") or []
@@ -134,6 +137,7 @@ class Context:
         self._families: dict = {}
         self.version_cache: dict = {}
         self.leaf_cache: dict = {}
+        self.hints: dict = {}  # an undecided reason -> what the reader could add to decide it (a key of ADD)
 
     # flags -------------------------------------------------------------
     def arg(self, name: str, program: str) -> dict | None:
@@ -223,7 +227,7 @@ def _flag_leaf(c: dict, ctx: Context):
             given = T
             reason_given = f"{ctx.flag_shown(entry)} is given"
         elif opaque:
-            return U, f"{shown_name} is not given, but {opaque} may set it"
+            return U, f"{shown_name} is not given, but {opaque} may set it", "config"
         else:
             given = F
             reason_given = f"{shown_name} is not given"
@@ -234,7 +238,7 @@ def _flag_leaf(c: dict, ctx: Context):
             return U, f"{subject} is not a literal value"
         return _compare(c, entry["value"], subject)
     if opaque:
-        return U, f"{shown_name} is not given, but {opaque} may set it"
+        return U, f"{shown_name} is not given, but {opaque} may set it", "config"
     if arg is None:
         return U, f"{shown_name} is not given and the manual has no default for it"
     if arg.get("default") is None:
@@ -252,7 +256,7 @@ def _env_leaf(c: dict, ctx: Context):
     opaque = ctx.parsed["env_opaque"][0] if ctx.parsed["env_opaque"] else None
     if entry is None:
         if opaque:
-            return U, f"`{name}` is not set in the command, but {opaque} may set it"
+            return U, f"`{name}` is not set in the command, but {opaque} may set it", "config"
         if "absent" in c:
             return T, f"`{name}` is not set"
         return F, f"`{name}` is not set"
@@ -300,7 +304,7 @@ def _range_words(r: dict) -> str:
 def _gpu_leaf(c: dict, ctx: Context):
     g = ctx.gpu
     if g is None:
-        return U, "no GPU given"
+        return U, "no GPU given", "gpu"
     name = g["name"]
     if "name" in c:
         ok = g["id"] in c["name"]
@@ -345,7 +349,7 @@ def _model_leaf(c: dict, ctx: Context):
         if role == "draft":
             return F, "no draft model (`--speculative-draft-model-path` is not given)"
         opaque = ctx.opaque()
-        return U, "no model path given" + (f" ({opaque} may set it)" if opaque else "")
+        return U, "no model path given" + (f" ({opaque} may set it)" if opaque else ""), ("config" if opaque else None)
     if state == "dynamic":
         return U, f"{who} path `{name}` is not a literal value"
     if state == "config":
@@ -369,14 +373,14 @@ def _model_leaf(c: dict, ctx: Context):
         deciding = entries if trait in QUANT_TRAITS else families
         if deciding:
             return F, f"{who} {name} ({', '.join(e['family'] for e in families or entries)}): no {words}"
-        return U, f"{who} {name} is not in the manual's model list"
+        return U, f"{who} {name} is not in the manual's model list", "model-config"
     wanted = c["family"]
     hit = [e for e in entries if e["family"] in wanted]
     if hit:
         return T, f"{who} {name}: family {hit[0]['family']}"
     if families:
         return F, f"{who} {name}: family {', '.join(e['family'] for e in families)}, not {' or '.join(wanted)}"
-    return U, f"{who} {name} is not in the manual's model list"
+    return U, f"{who} {name} is not in the manual's model list", "model-config"
 
 
 def _ipv6(text: str) -> bool:
@@ -425,7 +429,7 @@ def _deployment_leaf(c: dict, ctx: Context):
                 return U, f"{ctx.flag_shown(entry)} is not a literal value"
             policy, how = entry["value"], ctx.flag_shown(entry)
         elif ctx.opaque():
-            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it"
+            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it", "config"
         elif arg is not None and arg.get("default") is not None:
             policy, how = arg["default"], f"the default; {shown_name} is not given"
         else:
@@ -449,7 +453,7 @@ def _deployment_leaf(c: dict, ctx: Context):
         if dynamic:
             return U, f"{ctx.flag_shown(dynamic)} is not a literal value"
         if ctx.opaque():
-            return U, f"no IPv6 address in the command, but {ctx.opaque()} may set an address"
+            return U, f"no IPv6 address in the command, but {ctx.opaque()} may set an address", "config"
         return F, "no IPv6 address in the command's address flags"
     if not ctx.runs("sglang"):
         return F, f"the command is not {PROGRAM_WORDS['sglang']}"
@@ -465,7 +469,7 @@ def _deployment_leaf(c: dict, ctx: Context):
             return F, (f"PD role {role} ({ctx.flag_shown(entry)}), not {' or '.join(c['pd_role'])}"
                        if role in ("prefill", "decode") else f"no PD role ({ctx.flag_shown(entry)})")
         if ctx.opaque():
-            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it"
+            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it", "config"
         return F, f"no PD role ({shown_name} is not given)"
     # multi_node
     _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
@@ -479,7 +483,7 @@ def _deployment_leaf(c: dict, ctx: Context):
         if num is not None and num > 1:
             return T, f"multi-node: {ctx.flag_shown(nodes)}"
     if ctx.opaque():
-        return U, f"{nodes_name} and {addr_name} are not given, but {ctx.opaque()} may set them"
+        return U, f"{nodes_name} and {addr_name} are not given, but {ctx.opaque()} may set them", "config"
     return F, f"a single node ({nodes_name} is not above 1 and {addr_name} is not given)"
 
 
@@ -498,7 +502,8 @@ def _all(children):
     if F in values:
         return F, [r for v, rs, _ in children if v is F for r in rs], []
     if U in values:
-        return U, [r for v, rs, _ in children if v is T for r in rs], [u for v, _, us in children if v is U for u in us]
+        # what held, also inside an undecided part (the evidence "may apply" is ordered by), and what is open
+        return U, [r for v, rs, _ in children if v is not F for r in rs], [u for v, _, us in children if v is U for u in us]
     return T, [r for _, rs, _ in children for r in rs], []
 
 
@@ -521,11 +526,13 @@ def evaluate(cond: dict, ctx: Context):
         return _any([evaluate(c, ctx) for c in value])
     if key == "not":
         v, rs, us = evaluate(value, ctx)
-        return (None if v is None else not v), rs, us
+        return (None, (), us) if v is None else (not v, rs, us)  # what held inside an undecided `not` is no evidence
     memo = (key, value if isinstance(value, str) else repr(value))
     leaf = ctx.leaf_cache.get(memo)
     if leaf is None:  # incidents share conditions (a GPU vendor, a flag): each is decided once per check
-        v, reason = LEAVES[key](value, ctx)
+        v, reason, *hint = LEAVES[key](value, ctx)
+        if v is None and hint and hint[0]:
+            ctx.hints[reason] = hint[0]
         leaf = ctx.leaf_cache[memo] = (v, (reason,), ()) if v is not None else (v, (), (reason,))  # shared: read-only
     return leaf
 
@@ -537,7 +544,9 @@ def _versions(ranges: list, ctx: Context):
                tuple(r.get("seen") or ()))
         leaf = ctx.version_cache.get(key)
         if leaf is None:  # incidents share ranges: each is decided once per check
-            v, reason = _version_leaf(r, ctx)
+            v, reason, *hint = _version_leaf(r, ctx)
+            if v is None and hint:
+                ctx.hints[reason] = hint[0]
             leaf = ctx.version_cache[key] = (v, [reason], []) if v is not None else (v, [], [reason])
         children.append(leaf)
     return _any(children)
@@ -691,7 +700,7 @@ class Engine:
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
         out = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
-               "unconditioned": [],
+               "unconditioned": [], "does_not_apply": [],
                "checked": 0}
         given = version.strip() if isinstance(version, str) and version.strip() else None
         if given is not None and version_parts(given) is None:
@@ -763,13 +772,17 @@ class Engine:
             out["checked"] += 1
             value, reasons, undecided = _all([_versions(exp["versions"], ctx), evaluate(exp["when"], ctx)])
             if value is F:
+                out["does_not_apply"].append(inc["id"])
                 continue
             item = {"id": inc["id"], "name": inc["name"], "title": inc["title"], "path": inc["path"],
-                    "result": "applies" if value is T else "may apply",
+                    "result": APPLIES if value is T else MAY_APPLY,
                     "why": _dedupe(reasons), "undecided": _dedupe(undecided)}
+            item["add"] = _dedupe(ctx.hints[u] for u in item["undecided"] if u in ctx.hints)
             if exp.get("note"):
                 item["note"] = exp["note"]
             (applies if value is T else may_apply).append(item)
+        # "may apply" by evidence: more conditions held first, then fewer left undecided (a stable sort)
+        may_apply.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
         out["results"] = applies + may_apply
         if out["not_checkable"]:
             n = len(out["not_checkable"])
@@ -835,14 +848,23 @@ def traits_from_config(cfg: dict) -> list[str]:
 
 def headline(out: dict) -> str:
     """One sentence for the answer. It never reads as an all-clear while something may apply."""
-    a = sum(1 for r in out["results"] if r["result"] == "applies")
+    h = WORDS["headline"]
+    a = sum(1 for r in out["results"] if r["result"] == APPLIES)
     m = len(out["results"]) - a
-    incidents = lambda n: f"{n} incident{'s' if n != 1 else ''}"  # noqa: E731
-    if a and m:
-        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'} and {m} may apply, of {out['checked']} checked."
-    if a:
-        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'}, of {out['checked']} checked."
-    if m:
-        return (f"{incidents(m)} may apply, though none is certain to, of {out['checked']} checked: "
-                "what the command leaves out decides.")
-    return f"No incident applies ({out['checked']} checked)."
+    applies = h["one_applies"] if a == 1 else fill(h["many_apply"], n=a)
+    may = h["one_incident"] if m == 1 else fill(h["many_incidents"], n=m)
+    key = "both" if a and m else "applies" if a else "may" if m else "none"
+    return fill(h[key], applies=applies, may=m, may_incidents=may, checked=out["checked"])
+
+
+def to_decide(out: dict, surface: str) -> str | None:
+    """What the reader could add to decide the incidents that may apply, with how many each would decide;
+    ``surface`` is "cli" or "page". None when nothing they could add would decide one."""
+    counts: dict[str, int] = {}
+    for r in out["results"]:
+        for code in r.get("add") or ():
+            counts[code] = counts.get(code, 0) + 1
+    if not counts:
+        return None
+    items = [fill(WORDS["to_decide_item"], action=ADD[c][surface], n=counts[c]) for c in ADD if c in counts]
+    return fill(WORDS["to_decide"], what="; ".join(items))

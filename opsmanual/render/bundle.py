@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from opsmanual import ROOT
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
+from opsmanual.data.exposure_words import bundle_words
 
 
 def _slim(arg: dict) -> dict:
@@ -40,4 +41,5 @@ def bundle(manual, data_dir=None) -> dict:
         "models": [{"family": m["family"], "patterns": list(m["patterns"]), "traits": list(m.get("traits") or [])}
                    for m in models],
         "releases": {p: {"versions": list(e["versions"])} for p, e in releases.items()},
+        "words": bundle_words(),  # the verdicts, headline, hints and page labels (opsmanual/data/exposure_words.py)
     }

@@ -26,6 +26,8 @@ const ADDRESS_FLAG = /(host|addr|address|url|urls|endpoint|-ip|-ips)$/;
 const VERSION = /^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$/;
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const T = true, F = false, U = null; // three-valued logic: null is "cannot decide"
+// The four verdicts, as the command line, its JSON, the check page and the docs name them.
+export const APPLIES = "applies", MAY_APPLY = "may apply", DOES_NOT_APPLY = "does not apply", NOT_CHECKABLE = "not checkable";
 
 // --------------------------------------------------------------------------- versions
 
@@ -74,7 +76,7 @@ function versionLeaf(r, ctx) {
   const product = r.product;
   const label = PRODUCT_LABEL[product];
   const v = ctx.versions[product];
-  if (v === undefined) return [U, `no ${label} version given`];
+  if (v === undefined) return [U, `no ${label} version given`, "version"];
   const shown = `${label} ${v}` + (ctx.versionTags[product] || "");
   if (r.unknown) {
     const seen = r.seen || [];
@@ -144,6 +146,7 @@ class Context {
     this.versionTags = versionTags;
     this.modelTraits = modelTraits;
     this.models = {};
+    this.hints = new Map();  // an undecided reason -> what the reader could add to decide it
   }
 
   arg(name, program) {
@@ -217,7 +220,7 @@ function flagLeaf(c, ctx) {
   if (hasOwn(c, "present") || hasOwn(c, "absent")) {
     let given, reason;
     if (entry !== null) { given = T; reason = `${Context.flagShown(entry)} is given`; }
-    else if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`];
+    else if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`, "config"];
     else { given = F; reason = `${shownName} is not given`; }
     return [hasOwn(c, "present") ? given : !given, reason];
   }
@@ -226,7 +229,7 @@ function flagLeaf(c, ctx) {
     if (entry.dynamic) return [U, `${subject} is not a literal value`];
     return compare(c, entry.value, subject);
   }
-  if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`];
+  if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`, "config"];
   if (arg === null) return [U, `${shownName} is not given and the manual has no default for it`];
   if (arg.default === null || arg.default === undefined) return [U, `${shownName} is not given and its default is decided at run time`];
   return compare(c, arg.default, `${shownName} is not given, so its default ${show(arg.default)}`);
@@ -240,7 +243,7 @@ function envLeaf(c, ctx) {
   const entry = hasOwn(ctx.parsed.env, name) ? ctx.parsed.env[name] : null;
   const opaque = ctx.parsed.env_opaque.length ? ctx.parsed.env_opaque[0] : null;
   if (entry === null) {
-    if (opaque) return [U, `\`${name}\` is not set in the command, but ${opaque} may set it`];
+    if (opaque) return [U, `\`${name}\` is not set in the command, but ${opaque} may set it`, "config"];
     if (hasOwn(c, "absent")) return [T, `\`${name}\` is not set`];
     return [F, `\`${name}\` is not set`];
   }
@@ -288,7 +291,7 @@ function ccKey(x) {
 
 function gpuLeaf(c, ctx) {
   const g = ctx.gpu;
-  if (g === null) return [U, "no GPU given"];
+  if (g === null) return [U, "no GPU given", "gpu"];
   const name = g.name;
   if (hasOwn(c, "name")) {
     if (c.name.includes(g.id)) return [T, `GPU ${name}`];
@@ -326,7 +329,7 @@ function modelLeaf(c, ctx) {
   if (state === "none") {
     if (role === "draft") return [F, "no draft model (`--speculative-draft-model-path` is not given)"];
     const opaque = ctx.opaque();
-    return [U, "no model path given" + (opaque ? ` (${opaque} may set it)` : "")];
+    return [U, "no model path given" + (opaque ? ` (${opaque} may set it)` : ""), opaque ? "config" : null];
   }
   if (state === "dynamic") return [U, `${who} path \`${name}\` is not a literal value`];
   if (state === "config") {
@@ -352,13 +355,13 @@ function modelLeaf(c, ctx) {
     if (deciding.length) {
       return [F, `${who} ${name} (${(families.length ? families : entries).map((e) => e.family).join(", ")}): no ${words}`];
     }
-    return [U, `${who} ${name} is not in the manual's model list`];
+    return [U, `${who} ${name} is not in the manual's model list`, "model-config"];
   }
   const wanted = c.family;
   const hit = entries.filter((e) => wanted.includes(e.family));
   if (hit.length) return [T, `${who} ${name}: family ${hit[0].family}`];
   if (families.length) return [F, `${who} ${name}: family ${families.map((e) => e.family).join(", ")}, not ${wanted.join(" or ")}`];
-  return [U, `${who} ${name} is not in the manual's model list`];
+  return [U, `${who} ${name} is not in the manual's model list`, "model-config"];
 }
 
 function isIPv6(text) {
@@ -402,7 +405,7 @@ function deploymentLeaf(c, ctx) {
       if (entry.dynamic) return [U, `${Context.flagShown(entry)} is not a literal value`];
       policy = entry.value;
       how = Context.flagShown(entry);
-    } else if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`];
+    } else if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`, "config"];
     else if (arg !== null && arg.default !== null && arg.default !== undefined) {
       policy = arg.default;
       how = `the default; ${shownName} is not given`;
@@ -422,7 +425,7 @@ function deploymentLeaf(c, ctx) {
     }
     if (found) return [T, `IPv6 address in ${Context.flagShown(found)}`];
     if (dynamic) return [U, `${Context.flagShown(dynamic)} is not a literal value`];
-    if (ctx.opaque()) return [U, `no IPv6 address in the command, but ${ctx.opaque()} may set an address`];
+    if (ctx.opaque()) return [U, `no IPv6 address in the command, but ${ctx.opaque()} may set an address`, "config"];
     return [F, "no IPv6 address in the command's address flags"];
   }
   if (!ctx.runs("sglang")) return [F, `the command is not ${PROGRAM_WORDS.sglang}`];
@@ -436,7 +439,7 @@ function deploymentLeaf(c, ctx) {
         ? `PD role ${role} (${Context.flagShown(entry)}), not ${c.pd_role.join(" or ")}`
         : `no PD role (${Context.flagShown(entry)})`];
     }
-    if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`];
+    if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`, "config"];
     return [F, `no PD role (${shownName} is not given)`];
   }
   const [, addr, addrName] = ctx.lookup("--dist-init-addr", "sglang");
@@ -447,7 +450,7 @@ function deploymentLeaf(c, ctx) {
     const num = asNumber(nodes.value);
     if (num !== null && num > 1) return [T, `multi-node: ${Context.flagShown(nodes)}`];
   }
-  if (ctx.opaque()) return [U, `${nodesName} and ${addrName} are not given, but ${ctx.opaque()} may set them`];
+  if (ctx.opaque()) return [U, `${nodesName} and ${addrName} are not given, but ${ctx.opaque()} may set them`, "config"];
   return [F, `a single node (${nodesName} is not above 1 and ${addrName} is not given)`];
 }
 
@@ -479,9 +482,9 @@ function all(children) {
     for (const ch of children) if (ch[0] === F) reasons.push(...ch[1]);
     return [F, reasons, undecided];
   }
-  for (const ch of children) {
-    if (ch[0] === T) reasons.push(...ch[1]);
-    else if (anyU) undecided.push(...ch[2]);
+  for (const ch of children) {  // what held, also inside an undecided part (the evidence "may apply" is ordered by)
+    reasons.push(...ch[1]);
+    if (ch[0] === U) undecided.push(...ch[2]);
   }
   return [anyU ? U : T, reasons, undecided];
 }
@@ -512,15 +515,17 @@ export function evaluate(cond, ctx) {
   if (key === "any") return any(value.map((c) => evaluate(c, ctx)));
   if (key === "not") {
     const [v, rs, us] = evaluate(value, ctx);
-    return [v === U ? U : !v, rs, us];
+    return v === U ? [U, NONE, us] : [!v, rs, us];  // what held inside an undecided `not` is no evidence
   }
-  const [v, reason] = LEAVES[key](cond, ctx);
+  const [v, reason, hint] = LEAVES[key](cond, ctx);
+  if (v === U && hint) ctx.hints.set(reason, hint);
   return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
 }
 
 function versionsNode(ranges, ctx) {
   return any(ranges.map((r) => {
-    const [v, reason] = versionLeaf(r, ctx);
+    const [v, reason, hint] = versionLeaf(r, ctx);
+    if (v === U && hint) ctx.hints.set(reason, hint);
     return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
   }));
 }
@@ -610,6 +615,7 @@ export class Engine {
       return { ...m, traits, quant: traits.length > 0 && traits.every((t) => QUANT_TRAITS.includes(t)) };
     });
     this.releases = bundle.releases || {};
+    this.words = bundle.words || null;  // the verdicts, headline and labels, from opsmanual/data/exposure_words.py
     this.args = new Map();
   }
 
@@ -672,7 +678,7 @@ export class Engine {
   }
 
   check(command, { gpu = null, version = null, model_traits: modelTraits = null } = {}) {
-    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], checked: 0 };
+    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], does_not_apply: [], checked: 0 };
     let given = typeof version === "string" && version.trim() ? version.trim() : null;
     if (given !== null && !VERSION.test(given)) {
       out.error = `\`${given}\` is not a version number such as ${this.version}`;
@@ -743,14 +749,20 @@ export class Engine {
       }
       out.checked++;
       const [value, reasons, undecidedReasons] = all([versionsNode(exp.versions, ctx), evaluate(exp.when, ctx)]);
-      if (value === F) continue;
+      if (value === F) {
+        out.does_not_apply.push(inc.id);
+        continue;
+      }
       const item = {
         id: inc.id, name: inc.name, title: inc.title, path: inc.path,
-        result: value === T ? "applies" : "may apply", why: dedupe(reasons), undecided: dedupe(undecidedReasons),
+        result: value === T ? APPLIES : MAY_APPLY, why: dedupe(reasons), undecided: dedupe(undecidedReasons),
       };
+      item.add = dedupe(item.undecided.filter((u) => ctx.hints.has(u)).map((u) => ctx.hints.get(u)));
       if (exp.note) item.note = exp.note;
       (value === T ? applies : mayApply).push(item);
     }
+    // "may apply" by evidence: more conditions held first, then fewer left undecided (a stable sort)
+    mayApply.sort((a, b) => (b.why.length - a.why.length) || (a.undecided.length - b.undecided.length));
     out.results = applies.concat(mayApply);
     if (out.not_checkable.length) {
       const n = out.not_checkable.length;
@@ -768,17 +780,30 @@ export function check(bundle, command, options = {}) {
   return new Engine(bundle).check(command, options);
 }
 
-/* One sentence for the answer (as opsmanual/engines/exposure.py headline()). It never reads as an all-clear
-   while something may apply. */
-export function headline(out) {
-  const a = out.results.filter((r) => r.result === "applies").length;
+/* `template` with each {name} replaced by its value (as fill() in opsmanual/data/exposure_words.py). */
+export function fill(template, values) {
+  return template.replace(/\{([^{}]*)\}/g, (whole, name) => (hasOwn(values, name) ? String(values[name]) : whole));
+}
+
+/* One sentence for the answer (as opsmanual/engines/exposure.py headline()), in the bundle's words. It never
+   reads as an all-clear while something may apply. */
+export function headline(out, words) {
+  const h = words.headline;
+  const a = out.results.filter((r) => r.result === APPLIES).length;
   const m = out.results.length - a;
-  const incidents = (n) => `${n} incident${n !== 1 ? "s" : ""}`;
-  if (a && m) return `${incidents(a)} appl${a === 1 ? "ies" : "y"} and ${m} may apply, of ${out.checked} checked.`;
-  if (a) return `${incidents(a)} appl${a === 1 ? "ies" : "y"}, of ${out.checked} checked.`;
-  if (m) {
-    return `${incidents(m)} may apply, though none is certain to, of ${out.checked} checked: ` +
-      "what the command leaves out decides.";
-  }
-  return `No incident applies (${out.checked} checked).`;
+  const applies = a === 1 ? h.one_applies : fill(h.many_apply, { n: a });
+  const may = m === 1 ? h.one_incident : fill(h.many_incidents, { n: m });
+  const key = a && m ? "both" : a ? "applies" : m ? "may" : "none";
+  return fill(h[key], { applies, may: m, may_incidents: may, checked: out.checked });
+}
+
+/* What the reader could add to decide the incidents that may apply (as to_decide() in Python); null when
+   nothing they could add would decide one. */
+export function toDecide(out, words, surface) {
+  const counts = new Map();
+  for (const r of out.results) for (const code of r.add || []) counts.set(code, (counts.get(code) || 0) + 1);
+  if (!counts.size) return null;
+  const items = Object.keys(words.add).filter((c) => counts.has(c))
+    .map((c) => fill(words.to_decide_item, { action: words.add[c][surface], n: counts.get(c) }));
+  return fill(words.to_decide, { what: items.join("; ") });
 }
