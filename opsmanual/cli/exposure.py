@@ -338,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.disable()  # a short run allocates the whole bundle at once; collecting it early only costs time
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["scan"]:  # a deploy folder: opsmanual/cli/scan.py
+        from opsmanual.cli import scan
+
+        return scan.main(argv[1:], load_bundle, ROOT)
     json = _Json()  # imported only when the run reads or prints JSON
     try:
         opts, words = _options(argv)
