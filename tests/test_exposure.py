@@ -518,3 +518,33 @@ def test_an_answer_lists_at_most_ten_and_names_the_rest(tmp_path):
     assert r.stdout.count("MAY APPLY") == LISTED
     assert f"5 more may apply, with fewer conditions confirmed: t-maybe-{LISTED}," in r.stdout
     assert f"{LISTED + 5} incidents may apply" in r.stdout
+
+
+def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real_bundle, tmp_path):
+    """When a release no longer accepts an option's old name, a command that writes it still meets the
+    option's conditions, and the finding says the server stops at startup (both engines)."""
+    import copy
+
+    from opsmanual.render.bundle import renames
+
+    b = copy.deepcopy(real_bundle)
+    for arg in b["args"]["sglang"]["0.5.22"]["arguments"]:
+        if arg["name"] == "--tp-size":
+            arg["aliases"] = [a for a in arg["aliases"] if a != "--tensor-parallel-size"]
+    b["renames"] = renames(b["args"])
+    assert {"old": "--tensor-parallel-size", "new": "--tp-size", "last": "0.5.9", "first": "0.5.18",
+            "kept": True} in b["renames"]["sglang"]
+    b["incidents"] = [{"id": "t-tp", "name": "#1", "title": "TP", "path": "incidents/t-tp/", "exposure": {
+        "versions": [{"product": "sglang", "introduced": "0"}], "when": {"flag": {"name": "--tp-size", "min": 2}}}}]
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 2"
+    out = Engine(b).check(command, version="0.5.22")
+    assert [r["result"] for r in out["results"]] == ["applies"]
+    assert [f["code"] for f in out["findings"]] == ["renamed-flag"]
+    assert out["findings"][0]["message"].endswith("no longer accepts the old name, so the server stops at startup")
+    if NODE is None:
+        pytest.skip("node is not installed")
+    (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
+    (tmp_path / "inputs.json").write_text(json.dumps([{"command": command, "gpu": None, "version": "0.5.22"}]))
+    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert json.loads(result.stdout)[0]["check"] == json.loads(json.dumps(check_view(out)))

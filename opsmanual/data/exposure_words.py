@@ -30,6 +30,9 @@ ADD = {
 # counted and named, not described.
 LISTED = 10
 
+# The product whose argument list names an option, for the rename finding.
+LIST_LABEL = {"sglang": "SGLang", "sglang-bench": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
+
 WORDS = {
     "headline": {
         "both": "{applies} and {may} may apply, of {checked} checked.",
@@ -43,6 +46,10 @@ WORDS = {
         "many_incidents": "{n} incidents",
     },
     "to_decide": "To decide: {what}.",
+    # an option written by a name an earlier release gave it (the argument lists of the releases show it)
+    "renamed": "`{old}` is the name {product} {last} lists for `{new}`; {first} lists it as `{new}`{tail}",
+    "renamed_kept": " and still accepts the old name",
+    "renamed_gone": " and no longer accepts the old name, so the server stops at startup",
     "to_decide_item": "{action} ({n})",
     "more": "{n} more may apply, with fewer conditions confirmed: {ids}.",
     "page": {
@@ -89,4 +96,5 @@ def fill(template: str, **values) -> str:
 
 def bundle_words() -> dict:
     """What the browser needs of these words, as plain JSON."""
-    return {"verdicts": dict(VERDICTS), "add": {k: dict(v) for k, v in ADD.items()}, "listed": LISTED, **WORDS}
+    return {"verdicts": dict(VERDICTS), "add": {k: dict(v) for k, v in ADD.items()}, "listed": LISTED,
+            "list_label": dict(LIST_LABEL), **WORDS}

@@ -16,7 +16,7 @@ from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_match
                       parse)
 
 from opsmanual.data import BUNDLE_FORMAT as FORMAT  # noqa: E402 -- the bundle's shape
-from opsmanual.data.exposure_words import ADD, LISTED, WORDS, fill  # noqa: E402,F401 -- the check's words, once
+from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, WORDS, fill  # noqa: E402,F401 -- the words, once
 
 PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
 PRODUCT_LABEL = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
@@ -179,6 +179,12 @@ class Context:
             kwarg = self.parsed["flags"].get(canonical[2:].replace("-", "_"))
             if kwarg is not None and kwarg.get("kwarg") and kwarg.get("unknown"):
                 entry = kwarg
+        if entry is None:  # written by the name an earlier release gave it: the same condition
+            for r in self.engine.renamed_to.get(ARGS_PROGRAM[program], {}).get(canonical, ()):
+                old = self.parsed["flags"].get(r["old"])
+                if old is not None and not old.get("kwarg"):
+                    entry = old
+                    break
         return arg, entry, self.flag_name(canonical, arg, engine_call=self.program == "engine")
 
     def opaque(self) -> str | None:
@@ -645,6 +651,12 @@ class Engine:
                        for m in bundle.get("models") or []]
         self.releases = bundle.get("releases") or {}
         self._args: dict = {}
+        self.renamed_from: dict = {}  # list name -> old option name -> rename
+        self.renamed_to: dict = {}  # list name -> new option name -> [renames]
+        for program, items in (bundle.get("renames") or {}).items():
+            for r in items:
+                self.renamed_from.setdefault(program, {})[r["old"]] = r
+                self.renamed_to.setdefault(program, {}).setdefault(r["new"], []).append(r)
 
     def _list(self, program: str, version: str) -> ArgList:
         """One release's argument list, indexed on first use (a check needs one or two of them)."""
@@ -696,6 +708,29 @@ class Engine:
                 found.append(m)
                 family = family or not quant
         return found
+
+    def _rename_findings(self, parsed: dict, spec) -> list:
+        """The parser's findings, and one for each option written by the name an earlier release gave it
+        (when the release checked lists the new name); it replaces the parser's unknown-flag finding."""
+        key = ARGS_PROGRAM[parsed["program"]]
+        table = self.renamed_from.get(key)
+        if not table or spec is None:
+            return parsed["findings"]
+        extra, old_names = [], []
+        for entry in parsed["flags"].values():
+            r = None if entry.get("kwarg") else table.get(entry["written"])
+            if r is None or _cmp(spec.version, r["first"]) < 0:
+                continue
+            kept = r["old"] in spec.by_option
+            old_names.append(r["old"])
+            extra.append({"code": "renamed-flag", "message": fill(
+                WORDS["renamed"], old=r["old"], new=r["new"], product=LIST_LABEL.get(key, key), last=r["last"],
+                first=spec.version, tail=WORDS["renamed_kept"] if kept else WORDS["renamed_gone"])})
+        if not extra:
+            return parsed["findings"]
+        kept_findings = [f for f in parsed["findings"]
+                         if not (f["code"] == "unknown-flag" and any(f["message"].startswith(f"`{o}` ") for o in old_names))]
+        return kept_findings + extra
 
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
@@ -758,7 +793,7 @@ class Engine:
         if spec is not None and product in versions and spec.version != versions[product] and given is not None:
             out["notes"].append(f"The manual has no argument list for {PRODUCT_LABEL[product]} {versions[product]}; "
                                 f"flags are checked against {spec.version}")
-        out["findings"] = parsed["findings"]
+        out["findings"] = self._rename_findings(parsed, specs.get(key))
         ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
         applies, may_apply = [], []
         for inc in self.incidents:

@@ -182,6 +182,16 @@ class Context {
       const kwarg = hasOwn(this.parsed.flags, key) ? this.parsed.flags[key] : null;
       if (kwarg !== null && kwarg.kwarg && kwarg.unknown) entry = kwarg;
     }
+    if (entry === null) {  // written by the name an earlier release gave it: the same condition
+      const renames = this.engine.renamedTo.get(ARGS_PROGRAM[program])?.get(canonical) || [];
+      for (const r of renames) {
+        const old = hasOwn(this.parsed.flags, r.old) ? this.parsed.flags[r.old] : null;
+        if (old !== null && !old.kwarg) {
+          entry = old;
+          break;
+        }
+      }
+    }
     return [arg, entry, this.flagName(canonical, arg, this.program === "engine")];
   }
 
@@ -617,6 +627,40 @@ export class Engine {
     this.releases = bundle.releases || {};
     this.words = bundle.words || null;  // the verdicts, headline and labels, from opsmanual/data/exposure_words.py
     this.args = new Map();
+    this.renamedFrom = new Map();  // list name -> old option name -> rename
+    this.renamedTo = new Map();  // list name -> new option name -> [renames]
+    for (const [program, items] of Object.entries(bundle.renames || {})) {
+      for (const r of items) {
+        if (!this.renamedFrom.has(program)) this.renamedFrom.set(program, new Map());
+        this.renamedFrom.get(program).set(r.old, r);
+        if (!this.renamedTo.has(program)) this.renamedTo.set(program, new Map());
+        const to = this.renamedTo.get(program);
+        if (!to.has(r.new)) to.set(r.new, []);
+        to.get(r.new).push(r);
+      }
+    }
+  }
+
+  /* The parser's findings, and one for each option written by the name an earlier release gave it (when the
+     release checked lists the new name); it replaces the parser's unknown-flag finding. */
+  renameFindings(parsed, spec) {
+    const key = ARGS_PROGRAM[parsed.program];
+    const table = this.renamedFrom.get(key);
+    if (!table || !spec || !this.words) return parsed.findings;
+    const extra = [], oldNames = [];
+    for (const entry of Object.values(parsed.flags)) {
+      const r = entry.kwarg ? undefined : table.get(entry.written);
+      if (r === undefined || cmpVersion(spec.version, r.first) < 0) continue;
+      const kept = spec.byOption.has(r.old);
+      oldNames.push(r.old);
+      extra.push({ code: "renamed-flag", message: fill(this.words.renamed, {
+        old: r.old, new: r.new, product: this.words.list_label[key] ?? key, last: r.last, first: spec.version,
+        tail: kept ? this.words.renamed_kept : this.words.renamed_gone,
+      }) });
+    }
+    if (!extra.length) return parsed.findings;
+    return parsed.findings.filter((f) => !(f.code === "unknown-flag" && oldNames.some((o) => f.message.startsWith(`\`${o}\` `))))
+      .concat(extra);
   }
 
   // One release's argument list, indexed on first use (a check needs one or two of them).
@@ -734,7 +778,7 @@ export class Engine {
       out.notes.push(`The manual has no argument list for ${PRODUCT_LABEL[product]} ${versions[product]}; ` +
         `flags are checked against ${spec.version}`);
     }
-    out.findings = parsed.findings;
+    out.findings = this.renameFindings(parsed, spec);
     const ctx = new Context(this, parsed, specs, g, versions, tags, modelTraits);
     const applies = [], mayApply = [];
     for (const inc of this.incidents) {
