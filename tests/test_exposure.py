@@ -548,3 +548,30 @@ def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real
     result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert json.loads(result.stdout)[0]["check"] == json.loads(json.dumps(check_view(out)))
+
+
+def test_the_conformance_bundles_carry_the_words_python_renders(real_bundle):
+    """The browser's engine reads every message from the bundle; the test bundles carry the same words."""
+    from opsmanual.data.exposure_words import bundle_words
+
+    for name, b in CONFORMANCE["bundles"].items():
+        assert b["words"] == bundle_words(), name
+    assert real_bundle["words"] == bundle_words()
+
+
+def test_no_message_is_typed_in_the_browser_engine():
+    """The reasons, notes and errors of the check live in opsmanual/data/exposure_words.py only: none of
+    their texts appears in the JavaScript engine or the check page."""
+    from opsmanual.data.exposure_words import MESSAGES, PROGRAMS, TRAITS, WORDS
+
+    texts = [t for t in MESSAGES.values() if len(t) > 12] + list(PROGRAMS.values()) + list(TRAITS.values())
+    texts += [t for t in WORDS["page"].values() if len(t) > 12]
+    for js in ("exposure.js", "check.js"):
+        import re
+
+        source = (ROOT / "docs" / "javascripts" / "sgm" / js).read_text("utf-8")
+        source = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)  # the code, not its comments
+        for text in texts:
+            fixed = max(text.split("{"), key=len).split("}")[-1]  # the longest piece without a placeholder
+            if len(fixed) > 12:
+                assert fixed not in source, (js, text)

@@ -33,6 +33,91 @@ LISTED = 10
 # The product whose argument list names an option, for the rename finding.
 LIST_LABEL = {"sglang": "SGLang", "sglang-bench": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
 
+# What the reasons call the programs, model traits and products.
+PROGRAMS = {"sglang": "an SGLang server launch", "router": "an SGLang router launch",
+            "bench": "an SGLang bench_serving run", "engine": "a Python `Engine(...)` call", "miles": "a Miles run"}
+TRAITS = {"hybrid-linear-attention": "hybrid linear attention", "mamba": "Mamba layers",
+          "sliding-window": "sliding-window attention", "moe": "mixture of experts",
+          "mla": "multi-head latent attention (MLA)", "fp8": "FP8 weights", "fp4": "FP4 weights"}
+PRODUCTS = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
+
+# Every reason, note and error the check gives, by name. `{x}` is filled in; a backtick pair marks code.
+MESSAGES = {
+    # versions and affected ranges
+    "range_before": "every release before {fixed}", "range_from_before": "{intro} to before {fixed}",
+    "range_up_to": "every release up to {last}", "range_from_to": "{intro} to {last}",
+    "range_all": "every release", "range_from": "{intro} and later", "range_paren": "({range})",
+    "version_none": "no {label} version given", "version_shown": "{label} {version}{tag}",
+    "version_seen": "{shown} is a version where it was seen",
+    "version_unknown": "the affected {label} versions are not known{seen}", "version_seen_on": " (seen on {versions})",
+    "version_in": "{shown} is in the affected range {range}",
+    "version_out": "{shown} is outside the affected range {range}",
+    # values compared with a condition
+    "code": "`{text}`", "or": " or ", "list": ", ",
+    "equals": "{subject} equals {value}", "not_equals": "{subject} does not equal {value}",
+    "one_of": "{subject} is one of {value}", "not_one_of": "{subject} is not one of {value}",
+    "not_number": "{subject} is not a number",
+    "at_least": "{subject} is at least {value}", "less_than": "{subject} is less than {value}",
+    "at_most": "{subject} is at most {value}", "more_than": "{subject} is more than {value}",
+    "span_both": "{min} to {max}", "span_min": "at least {min}", "span_max": "at most {max}",
+    # flags
+    "flag_kwarg": "`{written}={raw}`", "flag_value": "`{name} {raw}`", "flag_written": " (written `{written}`)",
+    "is_program": "the command is {program}", "not_program": "the command is not {program}",
+    "flag_given": "{flag} is given", "flag_not_given": "{flag} is not given",
+    "flag_opaque": "{flag} is not given, but {opaque} may set it",
+    "not_literal": "{subject} is not a literal value",
+    "no_default": "{flag} is not given and the manual has no default for it",
+    "default_at_run_time": "{flag} is not given and its default is decided at run time",
+    "default_is": "{flag} is not given, so its default {value}",
+    # environment variables
+    "env_opaque": "`{name}` is not set in the command, but {opaque} may set it", "env_not_set": "`{name}` is not set",
+    "env_host": "`{name}` (passed through from the host)", "env_value": "`{name}={value}`", "env_set": "{shown} is set",
+    "env_host_value": "`{name}` is passed through from the host; its value is not in the command",
+    # GPUs
+    "gpu_none": "no GPU given", "gpu_is": "GPU {name}", "gpu_is_not": "GPU {name} is not {names}",
+    "gpu_arch": "GPU {name}: architecture {value}", "gpu_arch_not": "GPU {name}: architecture {value}, not {wanted}",
+    "gpu_vendor": "GPU {name}: vendor {value}", "gpu_vendor_not": "GPU {name}: vendor {value}, not {wanted}",
+    "gpu_no_cc": "GPU {name} has no CUDA compute capability",
+    "gpu_cc": "GPU {name}: compute capability {value}", "gpu_cc_not": "GPU {name}: compute capability {value}, not {wanted}",
+    "gpu_memory_unknown": "GPU {name}: the manual does not know its memory size",
+    "gpu_memory": "GPU {name}: {value} GB of memory", "gpu_memory_not": "GPU {name}: {value} GB of memory, not {wanted}",
+    # models
+    "who_model": "model", "who_draft": "draft model",
+    "draft_none": "no draft model (`--speculative-draft-model-path` is not given)",
+    "model_none": "no model path given", "model_none_opaque": "no model path given ({opaque} may set it)",
+    "model_dynamic": "{who} path `{name}` is not a literal value",
+    "config_trait": "model config {name}: {trait}", "config_no_trait": "model config {name}: no {trait}",
+    "config_no_family": "model config {name} does not name the model family",
+    "model_trait": "{who} {name}: {trait} ({family})", "model_no_trait": "{who} {name} ({families}): no {trait}",
+    "model_unlisted": "{who} {name} is not in the manual's model list",
+    "model_family": "{who} {name}: family {family}", "model_family_not": "{who} {name}: family {families}, not {wanted}",
+    # deployment
+    "policy_default": "the default; {flag} is not given",
+    "policy_no_default": "{flag} is not given and its default is not known",
+    "policy": "router policy {policy} ({how})", "policy_not": "router policy {policy} ({how}), not {wanted}",
+    "ipv6": "IPv6 address in {flag}",
+    "ipv6_opaque": "no IPv6 address in the command, but {opaque} may set an address",
+    "ipv6_none": "no IPv6 address in the command's address flags",
+    "pd_role": "PD role {role} ({flag})", "pd_role_not": "PD role {role} ({flag}), not {wanted}",
+    "pd_none_written": "no PD role ({flag})", "pd_none": "no PD role ({flag} is not given)",
+    "multi_addr": "multi-node: {flag} is given", "multi_nodes": "multi-node: {flag}",
+    "multi_opaque": "{nodes} and {addr} are not given, but {opaque} may set them",
+    "single_node": "a single node ({nodes} is not above 1 and {addr} is not given)",
+    # the check as a whole
+    "not_a_version": "`{given}` is not a version number such as {version}",
+    "no_release": "{product} has no release {given}; its releases run from {first} to {last}",
+    "tag_image": " (from the image tag)", "tag_assumed": " (assumed)",
+    "from_image": "SGLang {version} is taken from the image tag `{image}`",
+    "assumed": "No SGLang version given: {version} is assumed, the release this manual describes",
+    "unknown_gpu": "unknown GPU `{gpu}`{hint}", "gpu_did_you_mean": "; did you mean {names}?",
+    "gpu_knows": "; the manual knows {n} GPUs, such as `{first}`", "gpu_no_list": "; the manual has no GPU list",
+    "no_arglist": "The manual has no argument list for {product} {version}; flags are checked against {checked}",
+    "not_checkable_one": "1 incident is not checkable from a command (not configuration-triggered)",
+    "not_checkable_many": "{n} incidents are not checkable from a command (not configuration-triggered)",
+    "unconditioned_one": "1 incident has no exposure conditions yet",
+    "unconditioned_many": "{n} incidents have no exposure conditions yet",
+}
+
 WORDS = {
     "headline": {
         "both": "{applies} and {may} may apply, of {checked} checked.",
@@ -97,4 +182,10 @@ def fill(template: str, **values) -> str:
 def bundle_words() -> dict:
     """What the browser needs of these words, as plain JSON."""
     return {"verdicts": dict(VERDICTS), "add": {k: dict(v) for k, v in ADD.items()}, "listed": LISTED,
-            "list_label": dict(LIST_LABEL), **WORDS}
+            "list_label": dict(LIST_LABEL), "programs": dict(PROGRAMS), "traits": dict(TRAITS),
+            "products": dict(PRODUCTS), "messages": dict(MESSAGES), **WORDS}
+
+
+def say(key: str, **values) -> str:
+    """The message ``key`` of MESSAGES, filled in."""
+    return fill(MESSAGES[key], **values)
