@@ -118,6 +118,81 @@ MESSAGES = {
     "unconditioned_many": "{n} incidents have no exposure conditions yet",
 }
 
+# What the command parser (opsmanual/engines/command.py and docs/javascripts/sgm/command.js) says.
+MESSAGES.update({
+    "p_not_a_command": "not a command this checker reads: paste `python -m sglang.launch_server ...`, "
+                       "`sglang serve ...`, `python -m sglang_router.launch_router ...`, "
+                       "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
+                       "or a Python `sgl.Engine(...)` call",
+    "p_where": "line {line}, column {column}",
+    "p_unbalanced": "unbalanced quote: the {quote} at {where} is never closed",
+    "p_unbalanced_paren": "unbalanced parenthesis: the ${paren} at {where} is never closed",
+    "p_more_findings": "more findings than are shown here; correct these and check again",
+    "p_dash": "`{word}` starts with a typographic dash; the shell needs `{fixed}`",
+    "p_unexpected": "`{word}` is not a flag or a flag's value",
+    "p_ambiguous": "`{flag}` is ambiguous in {list}: it could be {options}",
+    "p_did_you_mean": "; did you mean {options}?",
+    "p_unknown": "`{flag}` is not {list} argument{hint}",
+    "p_takes_no_value": "`{word}`: `{flag}` takes no value",
+    "p_needs_value": "`{flag}` needs a value",
+    "p_deprecated": "`{flag}` is deprecated in {list}",
+    "p_repeated": "`{flag}` is given more than once; the last one counts",
+    "p_opaque": "{subject} may set {noun} the paste does not show; tests on {noun} it does not give are undecided",
+    "p_noun_flags": "flags", "p_noun_env": "environment variables",
+    "p_bad_value": "`{flag} {raw}` is not {what}",
+    "p_an_integer": "an integer", "p_a_number": "a number", "p_valid_json": "valid JSON",
+    "p_invalid_choice": "`{flag} {value}` is not one of the allowed values: {choices}",
+    "p_python_invalid": "the `Engine(...)` call is not valid Python (check its brackets and quotes)",
+    "p_engine_label": "a Python `Engine(...)` call",
+    "p_positional": "positional arguments to `Engine(...)` are not checked",
+    "p_only_cli": ": `{option}` exists only on the command line",
+    "p_unknown_kwarg": "`{name}` is not a ServerArgs field in SGLang {version}{only_cli}{hint}",
+    "p_docker_own": "the `docker {mode}` line runs the image's own command, which the paste does not show; "
+                    "paste the command the container runs",
+    "p_module": "`python -m {module}` is not a command this checker reads; it reads `sglang.launch_server`, "
+                "`sglang_router.launch_router` and `sglang.bench_serving`",
+    "p_label_miles": "`python {script}` (Miles)", "p_label_module": "`python -m {module}`",
+    "p_label_serve": "`sglang serve`",
+    "p_no_arglist": "the manual has no argument list for {label}; flags are read as written",
+    "p_in_c": "in the `-c` text: {error}",
+    "p_placeholder_one": "{word} looks like a placeholder: a shell reads `<` and `>` as redirections, so it is not "
+                         "passed on and the word after it is lost; put a real value in its place",
+    "p_placeholder_many": "{words} and {last} look like placeholders: a shell reads `<` and `>` as redirections, "
+                          "so they are not passed on and the word after each is lost; put real values in their place",
+    "p_empty": "the command is empty",
+    "p_lost_continuation": "a line starts with `{word}` but the line before it does not end with a backslash; "
+                           "it is read as part of the command above",
+    "p_too_long": "the paste is {length} characters long; a launch command is at most {max}",
+    "p_more_commands": "the paste holds {n} commands; only the first, {label}, is checked",
+    "p_list_label": "{article} {label} {version}", "p_list_name": "{label} {version}",
+})
+
+# How findings name each program's argument list (article, name).
+ARG_LABELS = {"sglang": ["an", "SGLang"], "sglang-router": ["an", "sglang-router"],
+              "sglang-bench": ["an", "SGLang bench_serving"], "miles": ["a", "Miles"]}
+
+# The options of the commands a launch line may start with that take a value (everything else is a switch):
+# `docker run` / `docker exec`, `sudo` and `uv run`.
+SHELL_OPTIONS = {
+    "docker": [
+        "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "-c", "--cpu-shares", "--cap-add",
+        "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpus",
+        "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--dns",
+        "--dns-option", "--dns-search", "--domainname", "-e", "--env", "--entrypoint", "--env-file", "--expose",
+        "--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries", "--health-start-period",
+        "--health-timeout", "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "-l", "--label",
+        "--label-file", "--link", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
+        "--memory-reservation", "--memory-swap", "--mount", "--name", "--network", "--net", "--network-alias",
+        "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+        "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl",
+        "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v", "--volume", "--volume-driver",
+        "--volumes-from", "-w", "--workdir",
+    ],
+    "sudo": ["-u", "-g", "-C", "-D", "-r", "-t", "-U", "-p"],
+    "uv": ["--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--env-file",
+           "--extra", "--group", "--index", "--index-url", "--extra-index-url", "--package", "--isolated"],
+}
+
 WORDS = {
     "headline": {
         "both": "{applies} and {may} may apply, of {checked} checked.",
@@ -183,7 +258,8 @@ def bundle_words() -> dict:
     """What the browser needs of these words, as plain JSON."""
     return {"verdicts": dict(VERDICTS), "add": {k: dict(v) for k, v in ADD.items()}, "listed": LISTED,
             "list_label": dict(LIST_LABEL), "programs": dict(PROGRAMS), "traits": dict(TRAITS),
-            "products": dict(PRODUCTS), "messages": dict(MESSAGES), **WORDS}
+            "products": dict(PRODUCTS), "messages": dict(MESSAGES), "arg_labels": {k: list(v) for k, v in ARG_LABELS.items()},
+            "shell_options": {k: list(v) for k, v in SHELL_OPTIONS.items()}, **WORDS}
 
 
 def say(key: str, **values) -> str:

@@ -6,7 +6,7 @@
 // must pass. No facts live here: GPUs, models, releases and argument lists all
 // come from the bundle.
 
-import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fmtValue, hasOwn, orList, parse } from "./command.js";
+import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fill, fmtValue, hasOwn, orList, parse } from "./command.js";
 
 export { parse } from "./command.js";
 
@@ -688,7 +688,7 @@ export class Engine {
   // One release's argument list, indexed on first use (a check needs one or two of them).
   list(program, version) {
     const key = `${program} ${version}`;
-    if (!this.args.has(key)) this.args.set(key, new ArgList(program, this.bundle.args[program][version]));
+    if (!this.args.has(key)) this.args.set(key, new ArgList(program, this.bundle.args[program][version], this.words));
     return this.args.get(key);
   }
 
@@ -721,7 +721,7 @@ export class Engine {
   }
 
   parse(command, version = null) {
-    return parse(command, this.specs(version));
+    return parse(command, this.specs(version), this.words);
   }
 
   findGpu(name) {
@@ -753,7 +753,7 @@ export class Engine {
     }
     if (given && given[0] === "v") given = given.slice(1);
     const specs = this.specs(given);
-    const parsed = parse(command, specs);
+    const parsed = parse(command, specs, this.words);
     if (parsed.error) {
       out.error = parsed.error;
       return out;
@@ -790,7 +790,7 @@ export class Engine {
         for (const x of this.gpus) if (!lowered.has(norm(x.name))) lowered.set(norm(x.name), x.name);
         for (const x of this.gpus) for (const a of x.aliases || []) if (!lowered.has(norm(a))) lowered.set(norm(a), x.name);
         const near = dedupe(closeMatches(norm(gpu), [...lowered.keys()].sort(cmpStr)).map((m) => lowered.get(m)));
-        const hint = near.length ? say(w, "gpu_did_you_mean", { names: orList(near) })
+        const hint = near.length ? say(w, "gpu_did_you_mean", { names: orList(near, w) })
           : names.length ? say(w, "gpu_knows", { n: names.length, first: names[0] }) : say(w, "gpu_no_list");
         out.error = say(w, "unknown_gpu", { gpu: Array.from(gpu.trim()).slice(0, 100).join(""), hint });
         return out;
@@ -846,10 +846,7 @@ export function check(bundle, command, options = {}) {
   return new Engine(bundle).check(command, options);
 }
 
-/* `template` with each {name} replaced by its value (as fill() in opsmanual/data/exposure_words.py). */
-export function fill(template, values) {
-  return template.replace(/\{([^{}]*)\}/g, (whole, name) => (hasOwn(values, name) ? String(values[name]) : whole));
-}
+export { fill };
 
 /* One sentence for the answer (as opsmanual/engines/exposure.py headline()), in the bundle's words. It never
    reads as an all-clear while something may apply. */
