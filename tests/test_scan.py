@@ -247,7 +247,8 @@ def test_bad_input_is_one_line(tmp_path, mini):
 def test_a_walked_file_that_cannot_be_read_is_skipped_with_a_note(tmp_path, mini):
     folder = deploy(tmp_path)
     (folder / "chart").mkdir()
-    (folder / "chart" / "deployment.yaml").write_text("spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n", "utf-8")
+    template = "spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n"
+    (folder / "chart" / "deployment.yaml").write_text(template, "utf-8")
     r = scan(str(folder), bundle=mini, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert "Note: deploy/chart/deployment.yaml:2: not YAML" in r.stdout and "helm template" in r.stdout
