@@ -92,13 +92,20 @@ def answer(page) -> list[dict]:
         id: li.querySelector('.sgm-check__title a').getAttribute('href').split('/').filter(Boolean).pop(),
         result: li.classList.contains('sgm-check__item--applies') ? 'applies' : 'may apply',
         why: [...li.querySelectorAll('.sgm-check__why li')].map(x => x.textContent),
-        undecided: [...li.querySelectorAll('.sgm-check__undecided li')].map(x => x.textContent)}))""")
+        undecided: [...li.querySelectorAll('.sgm-check__undecided li')].map(x => x.textContent),
+        add: [...li.querySelectorAll('.sgm-check__add li')].map(x => x.textContent)}))""")
 
 
 def python_answer(engine, command, gpu=None, version=None) -> list[dict]:
+    """What the page should list: the incidents that apply, then those that may apply by evidence, at most
+    LISTED in all unless more apply, each with what the reader could add to decide it."""
+    from opsmanual.data.exposure_words import ADD, LISTED
+
     out = engine.check(command, gpu=gpu, version=version)
+    applies = sum(1 for r in out["results"] if r["result"] == "applies")
     return [{"id": r["id"], "result": r["result"], "why": [shown(w) for w in r["why"]],
-             "undecided": [shown(u) for u in r["undecided"]]} for r in out["results"]]
+             "undecided": [shown(u) for u in r["undecided"]], "add": [ADD[c]["page"] for c in r["add"]]}
+            for r in out["results"][:max(LISTED, applies)]]
 
 
 def check(page, command, gpu="", version=""):

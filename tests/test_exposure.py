@@ -52,13 +52,14 @@ def parse_view(p: dict) -> dict:
 def check_view(o: dict) -> dict:
     results = []
     for r in o["results"]:
-        item = {"id": r["id"], "result": r["result"], "why": r["why"], "undecided": r["undecided"]}
+        item = {"id": r["id"], "result": r["result"], "why": r["why"], "undecided": r["undecided"], "add": r["add"]}
         if r.get("note"):
             item["note"] = r["note"]
         results.append(item)
     return {"error": o["error"], "results": results, "findings": [f["message"] for f in o["findings"]],
             "finding_codes": [f["code"] for f in o["findings"]], "notes": o["notes"],
-            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"]}
+            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"],
+            "does_not_apply": o.get("does_not_apply", [])}
 
 
 def missing_needs(case: dict, b: dict) -> list[str]:
@@ -478,3 +479,99 @@ def test_thousands_of_unknown_flags_cost_a_bounded_number_of_lookups(monkeypatch
         parsed = engine.parse(text)
         assert len(calls) <= command.MAX_FINDINGS
         assert len(parsed["findings"]) <= command.MAX_FINDINGS
+
+
+# --------------------------------------------------------------------------- verdicts and CI exit codes
+
+def test_cli_fail_on_may_apply(mini_file):
+    """A command where something only may apply passes by default and fails with --fail-on may-apply;
+    the answer says what would decide it."""
+    r = cli("--", *SERVER.split(), bundle_file=mini_file)
+    assert r.returncode == 0, r.stderr
+    assert "MAY APPLY t-maybe" in r.stdout and "to decide: give --gpu NAME" in r.stdout
+    assert "No incident applies" not in r.stdout  # never an all-clear while something may apply
+    assert "To decide: give --gpu NAME (1)." in r.stdout
+    strict = cli("--fail-on", "may-apply", "--", *SERVER.split(), bundle_file=mini_file)
+    assert strict.returncode == 1, strict.stderr
+    bad = cli("--fail-on", "maybe", "--", *SERVER.split(), bundle_file=mini_file)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--fail-on takes applies or may-apply" in bad.stderr
+
+
+def test_cli_json_summary_names_every_verdict(mini_file):
+    r = cli("--json", "--", *SERVER.split(), bundle_file=mini_file)
+    items = json.loads(r.stdout)
+    summary = items[-1]
+    assert summary["kind"] == "summary" and summary["result"] == "may apply"
+    assert set(summary["counts"]) == {"applies", "may apply", "does not apply", "not checkable"}
+    assert summary["ids"]["does not apply"] == ["t-one"] and summary["ids"]["may apply"] == ["t-maybe"]
+    incident = next(i for i in items if i["kind"] == "incident")
+    assert incident["rank"] == 1 and incident["add"] == ["gpu"] and incident["to_decide"] == ["give --gpu NAME"]
+
+
+def test_an_answer_lists_at_most_ten_and_names_the_rest(tmp_path):
+    from opsmanual.data.exposure_words import LISTED
+
+    many = [dict(MAYBE, id=f"t-maybe-{k}", name=f"#{k}") for k in range(LISTED + 5)]
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(dict(MINI, incidents=many)), "utf-8")
+    r = cli("--", *SERVER.split(), bundle_file=str(b))
+    assert r.stdout.count("MAY APPLY") == LISTED
+    assert f"5 more may apply, with fewer conditions confirmed: t-maybe-{LISTED}," in r.stdout
+    assert f"{LISTED + 5} incidents may apply" in r.stdout
+
+
+def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real_bundle, tmp_path):
+    """When a release no longer accepts an option's old name, a command that writes it still meets the
+    option's conditions, and the finding says the server stops at startup (both engines)."""
+    import copy
+
+    from opsmanual.render.bundle import renames
+
+    b = copy.deepcopy(real_bundle)
+    for arg in b["args"]["sglang"]["0.5.22"]["arguments"]:
+        if arg["name"] == "--tp-size":
+            arg["aliases"] = [a for a in arg["aliases"] if a != "--tensor-parallel-size"]
+    b["renames"] = renames(b["args"])
+    assert {"old": "--tensor-parallel-size", "new": "--tp-size", "last": "0.5.9", "first": "0.5.18",
+            "kept": True} in b["renames"]["sglang"]
+    b["incidents"] = [{"id": "t-tp", "name": "#1", "title": "TP", "path": "incidents/t-tp/", "exposure": {
+        "versions": [{"product": "sglang", "introduced": "0"}], "when": {"flag": {"name": "--tp-size", "min": 2}}}}]
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 2"
+    out = Engine(b).check(command, version="0.5.22")
+    assert [r["result"] for r in out["results"]] == ["applies"]
+    assert [f["code"] for f in out["findings"]] == ["renamed-flag"]
+    assert out["findings"][0]["message"].endswith("no longer accepts the old name, so the server stops at startup")
+    if NODE is None:
+        pytest.skip("node is not installed")
+    (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
+    (tmp_path / "inputs.json").write_text(json.dumps([{"command": command, "gpu": None, "version": "0.5.22"}]))
+    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert json.loads(result.stdout)[0]["check"] == json.loads(json.dumps(check_view(out)))
+
+
+def test_the_conformance_bundles_carry_the_words_python_renders(real_bundle):
+    """The browser's engine reads every message from the bundle; the test bundles carry the same words."""
+    from opsmanual.data.exposure_words import bundle_words
+
+    for name, b in CONFORMANCE["bundles"].items():
+        assert b["words"] == bundle_words(), name
+    assert real_bundle["words"] == bundle_words()
+
+
+def test_no_message_is_typed_in_the_browser_engine():
+    """The reasons, notes and errors of the check live in opsmanual/data/exposure_words.py only: none of
+    their texts appears in the JavaScript engine or the check page."""
+    from opsmanual.data.exposure_words import MESSAGES, PROGRAMS, TRAITS, WORDS
+
+    texts = [t for t in MESSAGES.values() if len(t) > 12] + list(PROGRAMS.values()) + list(TRAITS.values())
+    texts += [t for t in WORDS["page"].values() if len(t) > 12]
+    for js in ("exposure.js", "check.js"):
+        import re
+
+        source = (ROOT / "docs" / "javascripts" / "sgm" / js).read_text("utf-8")
+        source = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)  # the code, not its comments
+        for text in texts:
+            fixed = max(text.split("{"), key=len).split("}")[-1]  # the longest piece without a placeholder
+            if len(fixed) > 12:
+                assert fixed not in source, (js, text)

@@ -56,9 +56,22 @@ def test_gpu_ids_and_names_are_unique():
     ("NVIDIA L4", "l4"), ("L4", "l4"), ("RTX 4090", "rtx-4090"), ("GeForce RTX 4090", "rtx-4090"),
     ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 80GB HBM3", "h100-sxm"),
     ("Apple M3 Max", "apple-m3-max"), ("nvidia-h20", "h20"), ("DGX Spark", "gb10"), ("Apple MPS", "apple-silicon"),
+    # as people write them (issue 25)
+    ("Apple M4", "apple-m4"), ("Apple Silicon (MPS)", "apple-silicon"), ("4090", "rtx-4090"), ("H100 SXM", "h100-sxm"),
+    ("GB200", "gb200"),
 ])
-def test_gpu_spellings(written, gpu_id):
+def test_gpu_spellings(written, gpu_id, engine):
     assert gpu_by_name(written)["id"] == gpu_id
+    assert engine.find_gpu(written)["id"] == gpu_id  # the engine folds a name as the data test does
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from opsmanual.data.loader import load_manual
+    from opsmanual.engines.exposure import Engine
+    from opsmanual.render.bundle import bundle
+
+    return Engine(bundle(load_manual(ROOT)))
 
 
 def test_every_incident_gpu_is_known():

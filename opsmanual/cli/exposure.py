@@ -1,13 +1,18 @@
 """Am I exposed? The command line of the launch-command check.
 
-    python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] -- COMMAND...
-    python -m macros.exposure [--gpu NAME] [--version X.Y.Z] -          (the command on standard input)
+    python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json]
+                              [--fail-on applies|may-apply] -- COMMAND...
+    python -m macros.exposure [options] -          (the command on standard input)
+    python -m macros.exposure scan [options] PATH...   (the launch commands in a deploy folder)
 
-Prints each incident that applies (its conditions hold) and then each one that
-may apply (a condition cannot be decided from what was given, such as
-the GPU), with the reasons and a link. Exit status: 0 when nothing applies, 1
-when at least one incident applies, 2 on an error (a command that cannot be
-read, an unknown GPU, a version SGLang never had).
+Each incident gets a verdict: it applies (every condition holds and the version
+is in its range), may apply (nothing is false, but something the command leaves
+out decides: the GPU, the version, a runtime fact), does not apply, or is not
+checkable from a command. Prints those that apply and then, by evidence, those
+that may apply, with the reasons, what would decide them and a link. Exit status:
+0 when nothing applies, 1 when at least one incident applies (or, with
+--fail-on may-apply, may apply), 2 on an error (a command that cannot be read,
+an unknown GPU, a version SGLang never had).
 
 The engine is opsmanual/engines/exposure.py. The command reads its bundle from
 .cache/exposure-bundle.bin, rebuilt through the schema-validated loader whenever a
@@ -22,10 +27,12 @@ import sys
 from opsmanual import ROOT
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
 from opsmanual.engines.command import MAX_CHARS
-from opsmanual.engines.exposure import Engine, headline, traits_from_config
+from opsmanual.engines.exposure import (ADD, APPLIES, DOES_NOT_APPLY, LISTED, MAY_APPLY, NOT_CHECKABLE, WORDS, Engine,
+                                        fill, headline, to_decide, traits_from_config)
 
 # The code the cached bundle depends on: a change to any of them makes the cache stale.
-_BUNDLE_CODE = (os.path.join(ROOT, "opsmanual", "render", "bundle.py"), os.path.abspath(__file__))
+_BUNDLE_CODE = (os.path.join(ROOT, "opsmanual", "render", "bundle.py"),
+                os.path.join(ROOT, "opsmanual", "data", "exposure_words.py"), os.path.abspath(__file__))
 
 
 def _is_args_file(name: str) -> bool:
@@ -130,7 +137,7 @@ def load_bundle(project: str = ROOT) -> dict:
 
 
 USAGE = ("usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
-         "[--site-url URL] -- COMMAND...\n"
+         "[--fail-on applies|may-apply] [--site-url URL] -- COMMAND...\n"
          "       python -m macros.exposure [options] -     (the command on standard input)")
 
 
@@ -148,10 +155,10 @@ class UsageError(Exception):
 
 
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
-    opts = {"gpu": None, "version": None, "model_config": None, "json": False,
+    opts = {"gpu": None, "version": None, "model_config": None, "json": False, "fail_on": "applies",
             "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": ROOT, "bundle": None}
     # --project (another checkout) and --bundle (a bundle file, no cache) serve the tests and `make bench`.
-    valued = {"--gpu": "gpu", "--version": "version", "--model-config": "model_config",
+    valued = {"--gpu": "gpu", "--version": "version", "--model-config": "model_config", "--fail-on": "fail_on",
               "--site-url": "site_url", "--project": "project", "--bundle": "bundle"}
     i = 0
     while i < len(argv):
@@ -173,6 +180,8 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
                     raise UsageError(f"{name} needs a value")
                 val = argv[i + 1]
                 i += 1
+            if name == "--fail-on" and val not in FAIL_ON:
+                raise UsageError(f"--fail-on takes {' or '.join(FAIL_ON)}, not {val!r}")
             opts[valued[name]] = val
             i += 1
             continue
@@ -247,17 +256,29 @@ def _quote(word: str) -> str:
 
 
 def _text_report(out: dict, base: str, opts: dict) -> str:
+    """The answer as text: the incidents that apply, then (by evidence) those that may apply, each with
+    why and what is undecided; at most LISTED of them described, the rest named in one line."""
     lines = []
-    for r in out["results"]:
-        head = "APPLIES " if r["result"] == "applies" else "MAY APPLY"
+    applies = sum(1 for r in out["results"] if r["result"] == APPLIES)
+    listed = out["results"][:max(LISTED, applies)]
+    for r in listed:
+        head = "APPLIES " if r["result"] == APPLIES else "MAY APPLY"
         lines.append(f"{head} {r['id']}  {r['name']}: {r['title']}")
         lines.append(f"  why: {'; '.join(r['why'])}" if r["why"] else "  why: (no condition could be confirmed)")
         if r["undecided"]:
             lines.append(f"  cannot decide: {'; '.join(r['undecided'])}")
+        if r.get("add"):
+            lines.append(f"  to decide: {'; '.join(ADD[c]['cli'] for c in r['add'])}")
         if r.get("note"):
             lines.append(f"  note: {r['note']}")
         lines.append(f"  {base}{r['path']}")
+    folded = out["results"][len(listed):]
+    if folded:
+        lines.append(fill(WORDS["more"], n=len(folded), ids=", ".join(r["id"] for r in folded)))
     lines.append(headline(out))
+    decide = to_decide(out, "cli")
+    if decide:
+        lines.append(decide)
     if out["findings"]:
         lines.append("Findings:")
         lines += [f"  {f['message']}" for f in out["findings"]]
@@ -266,10 +287,13 @@ def _text_report(out: dict, base: str, opts: dict) -> str:
 
 
 def _json_report(out: dict, base: str) -> list:
+    """One object per incident that applies or may apply (all of them, by evidence), finding and note,
+    then a summary with the verdicts' counts and ids."""
     items = []
-    for r in out["results"]:
+    for rank, r in enumerate(out["results"], 1):
         item = {"kind": "incident", "id": r["id"], "result": r["result"], "name": r["name"], "title": r["title"],
-                "why": r["why"], "undecided": r["undecided"], "url": base + r["path"]}
+                "why": r["why"], "undecided": r["undecided"], "add": r.get("add") or [],
+                "to_decide": [ADD[c]["cli"] for c in r.get("add") or ()], "rank": rank, "url": base + r["path"]}
         if r.get("note"):
             item["note"] = r["note"]
         items.append(item)
@@ -284,7 +308,29 @@ def _json_report(out: dict, base: str) -> list:
             name, ids = counts[k - first]
             item.update(id=name, ids=ids)
         items.append(item)
+    verdicts = {APPLIES: [r["id"] for r in out["results"] if r["result"] == APPLIES],
+                MAY_APPLY: [r["id"] for r in out["results"] if r["result"] == MAY_APPLY],
+                DOES_NOT_APPLY: list(out.get("does_not_apply") or ()),
+                NOT_CHECKABLE: list(out["not_checkable"]) + list(out["unconditioned"])}
+    decide = to_decide(out, "cli")
+    items.append({"kind": "summary", "id": "summary", "result": _verdict(out), "why": [headline(out)] +
+                  ([decide] if decide else []), "url": None,
+                  "counts": {k: len(v) for k, v in verdicts.items()}, "ids": verdicts})
     return items
+
+
+def _verdict(out: dict) -> str:
+    """The answer's verdict as a whole: the strongest of its incidents'."""
+    results = {r["result"] for r in out["results"]}
+    return APPLIES if APPLIES in results else MAY_APPLY if results else DOES_NOT_APPLY
+
+
+FAIL_ON = {"applies": (APPLIES,), "may-apply": (APPLIES, MAY_APPLY)}
+
+
+def exit_status(out: dict, fail_on: str) -> int:
+    """1 when an incident's verdict is one ``--fail-on`` names (applies; with may-apply, may apply too)."""
+    return 1 if any(r["result"] in FAIL_ON[fail_on] for r in out["results"]) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -292,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.disable()  # a short run allocates the whole bundle at once; collecting it early only costs time
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["scan"]:  # a deploy folder: opsmanual/cli/scan.py
+        from opsmanual.cli import scan
+
+        return scan.main(argv[1:], load_bundle, ROOT)
     json = _Json()  # imported only when the run reads or prints JSON
     try:
         opts, words = _options(argv)
@@ -347,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         shown = escape_controls if sys.stdout.isatty() else str
         print("\n".join(shown(line) for line in _text_report(out, base, opts).split("\n")))
-    return 1 if any(r["result"] == "applies" for r in out["results"]) else 0
+    return exit_status(out, opts["fail_on"])
 
 
 def _exit(code: int) -> None:

@@ -35,16 +35,13 @@ MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste bey
 # The program a command runs -> the argument list that describes it.
 ARGS_PROGRAM = {"sglang": "sglang", "engine": "sglang", "router": "sglang-router",
                 "bench": "sglang-bench", "miles": "miles"}
-# How findings name an argument list: (article, label).
-ARGS_LABEL = {"sglang": ("an", "SGLang"), "sglang-router": ("an", "sglang-router"),
-              "sglang-bench": ("an", "SGLang bench_serving"), "miles": ("a", "Miles")}
+# How findings name an argument list (article, label), and every message: opsmanual/data/exposure_words.py.
+from opsmanual.data.exposure_words import ARG_LABELS as ARGS_LABEL  # noqa: E402
+from opsmanual.data.exposure_words import MESSAGES, SHELL_OPTIONS, say  # noqa: E402
 MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench",
            "sglang_router.launch_router": "router"}
 MILES_SCRIPTS = ("train.py", "train_async.py")
-NOT_A_COMMAND = ("not a command this checker reads: paste `python -m sglang.launch_server ...`, "
-                 "`sglang serve ...`, `python -m sglang_router.launch_router ...`, "
-                 "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
-                 "or a Python `sgl.Engine(...)` call")
+NOT_A_COMMAND = MESSAGES["p_not_a_command"]
 
 def _re():
     import re
@@ -130,24 +127,10 @@ _LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve
                     r"|docker\s+(run|exec)|train(_async)?\.py")
 _DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
 
-# docker run / docker exec options that take a value (everything else is a switch).
-DOCKER_VALUE = {
-    "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "-c", "--cpu-shares", "--cap-add",
-    "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpus",
-    "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--dns",
-    "--dns-option", "--dns-search", "--domainname", "-e", "--env", "--entrypoint", "--env-file", "--expose",
-    "--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries", "--health-start-period",
-    "--health-timeout", "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "-l", "--label",
-    "--label-file", "--link", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
-    "--memory-reservation", "--memory-swap", "--mount", "--name", "--network", "--net", "--network-alias",
-    "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
-    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl",
-    "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v", "--volume", "--volume-driver",
-    "--volumes-from", "-w", "--workdir",
-}
-SUDO_VALUE = {"-u", "-g", "-C", "-D", "-r", "-t", "-U", "-p"}
-UV_VALUE = {"--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--env-file",
-            "--extra", "--group", "--index", "--index-url", "--extra-index-url", "--package", "--isolated"}
+# docker run / docker exec, sudo and uv run options that take a value (everything else is a switch).
+DOCKER_VALUE = frozenset(SHELL_OPTIONS["docker"])
+SUDO_VALUE = frozenset(SHELL_OPTIONS["sudo"])
+UV_VALUE = frozenset(SHELL_OPTIONS["uv"])
 
 
 class CommandError(Exception):
@@ -171,7 +154,7 @@ def _word(text: str, dynamic: bool) -> Word:
 def _where(text: str, pos: int) -> str:
     line = text.count("\n", 0, pos) + 1
     col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-    return f"line {line}, column {col}"
+    return say("p_where", line=line, column=col)
 
 
 def _skip_balanced(text: str, i: int, open_: str, close: str) -> int:
@@ -270,7 +253,7 @@ def shell_split(text: str) -> list[list[Word]]:
         elif c == "'":
             end = text.find("'", i + 1)
             if end < 0:
-                raise CommandError(f"unbalanced quote: the ' at {_where(text, i)} is never closed")
+                raise CommandError(say("p_unbalanced", quote="'", where=_where(text, i)))
             cur = cur if cur is not None else []
             cur.append(text[i + 1:end])
             i = end + 1
@@ -279,7 +262,7 @@ def shell_split(text: str) -> list[list[Word]]:
             j = i + 1
             while True:
                 if j >= n:
-                    raise CommandError(f'unbalanced quote: the " at {_where(text, i)} is never closed')
+                    raise CommandError(say("p_unbalanced", quote='"', where=_where(text, i)))
                 d = text[j]
                 if d == '"':
                     break
@@ -296,7 +279,7 @@ def shell_split(text: str) -> list[list[Word]]:
         elif c == "$" and i + 1 < n and text[i + 1] in "({":
             end = _skip_balanced(text, i + 1, text[i + 1], ")" if text[i + 1] == "(" else "}")
             if end < 0:
-                raise CommandError(f"unbalanced parenthesis: the ${text[i + 1]} at {_where(text, i)} is never closed")
+                raise CommandError(say("p_unbalanced_paren", paren=text[i + 1], where=_where(text, i)))
             cur = cur if cur is not None else []
             cur.append(text[i:end])
             dyn = True
@@ -304,14 +287,14 @@ def shell_split(text: str) -> list[list[Word]]:
         elif c == "$" and i + 1 < n and text[i + 1] == "'":
             end = text.find("'", i + 2)
             if end < 0:
-                raise CommandError(f"unbalanced quote: the $' at {_where(text, i)} is never closed")
+                raise CommandError(say("p_unbalanced", quote="$'", where=_where(text, i)))
             cur = cur if cur is not None else []
             cur.append(text[i + 2:end])
             i = end + 1
         elif c == "`":
             end = text.find("`", i + 1)
             if end < 0:
-                raise CommandError(f"unbalanced quote: the ` at {_where(text, i)} is never closed")
+                raise CommandError(say("p_unbalanced", quote="`", where=_where(text, i)))
             cur = cur if cur is not None else []
             cur.append(text[i:end + 1])
             dyn = True
@@ -376,12 +359,12 @@ class ArgList:
     def label(self) -> str:
         """"an SGLang 0.5.22" (with its article)."""
         article, label = ARGS_LABEL.get(self.program, ("a", self.program))
-        return f"{article} {label} {self.version}"
+        return say("p_list_label", article=article, label=label, version=self.version)
 
     @property
     def name(self) -> str:
         """"SGLang 0.5.22"."""
-        return f"{ARGS_LABEL.get(self.program, ('a', self.program))[1]} {self.version}"
+        return say("p_list_name", label=ARGS_LABEL.get(self.program, ("a", self.program))[1], version=self.version)
 
     def resolve(self, written: str) -> tuple[dict | None, list[dict]]:
         """The argument an option string names: exact, or an unambiguous prefix (as argparse
@@ -429,19 +412,19 @@ def close_matches(word: str, options: list[str]) -> list[str]:
 
 
 def or_list(items: list[str]) -> str:
-    quoted = [f"`{x}`" for x in items]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    quoted = [say("code", text=x) for x in items]
+    return quoted[0] if len(quoted) == 1 else MESSAGES["list"].join(quoted[:-1]) + MESSAGES["or"] + quoted[-1]
 
 
 def convert(value: str, kind: str):
     """A command-line word as the argument's type; raises ValueError when it is not one."""
     if kind == "int":
         if not is_int(value):
-            raise ValueError("an integer")
+            raise ValueError(say("p_an_integer"))
         return int(value.replace("_", ""))
     if kind == "float":
         if not is_float(value):
-            raise ValueError("a number")
+            raise ValueError(say("p_a_number"))
         return float(value.replace("_", ""))
     if kind == "json":
         import json
@@ -449,7 +432,7 @@ def convert(value: str, kind: str):
         try:
             return json.loads(value)
         except ValueError:
-            raise ValueError("valid JSON") from None
+            raise ValueError(say("p_valid_json")) from None
     return value
 
 
@@ -481,8 +464,7 @@ def _finding(findings: list, code: str, message: str) -> None:
     if len(findings) >= MAX_FINDINGS or any(f["message"] == message for f in findings):
         return
     if len(findings) == MAX_FINDINGS - 1:
-        findings.append({"code": "more-findings", "message": "more findings than are shown here; "
-                                                             "correct these and check again"})
+        findings.append({"code": "more-findings", "message": say("p_more_findings")})
         return
     findings.append({"code": code, "message": message})
 
@@ -519,11 +501,10 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
             continue
         if w[:1] in _DASHES and not only_values:
             fixed = "--" + w.lstrip("".join(_DASHES) + "-")
-            _finding(findings, "typographic-dash",
-                     f"`{w}` starts with a typographic dash; the shell needs `{fixed.split('=')[0]}`")
+            _finding(findings, "typographic-dash", say("p_dash", word=w, fixed=fixed.split("=")[0]))
             w = _word(fixed, w.dynamic)
         if only_values or not w.startswith("-") or w == "-" or negative_number(w):
-            _finding(findings, "unexpected-word", f"`{w}` is not a flag or a flag's value")
+            _finding(findings, "unexpected-word", say("p_unexpected", word=w))
             continue
         written, attached = w, None
         if w.startswith("--") and "=" in w:
@@ -534,17 +515,17 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
             continue
         arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
         if ambiguous:
-            _finding(findings, "ambiguous-flag", f"`{written}` is ambiguous in {spec.name}: it could be "
-                                                 + or_list([a["name"] for a in ambiguous]))
+            _finding(findings, "ambiguous-flag", say("p_ambiguous", flag=written, list=spec.name,
+                                                     options=or_list([a["name"] for a in ambiguous])))
         elif arg is None and spec is not None and check_unknown and not _full(findings) and written not in unknown:
             unknown.add(written)  # each unknown flag is looked up once, however often it is written
             matches = close_matches(written, spec.suggestable)
-            hint = f"; did you mean {or_list(matches)}?" if matches else ""
-            _finding(findings, "unknown-flag", f"`{written}` is not {spec.label} argument{hint}")
+            hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
+            _finding(findings, "unknown-flag", say("p_unknown", flag=written, list=spec.label, hint=hint))
         name = arg["name"] if arg is not None else written
         if arg is not None and is_switch(arg):
             if attached is not None:
-                _finding(findings, "bad-value", f"`{w}`: `{name}` takes no value")
+                _finding(findings, "bad-value", say("p_takes_no_value", word=w, flag=name))
             negated = written.startswith("--no-") and not arg["name"].startswith("--no-")
             value = False if negated or arg.get("action") == "store_false" else True
             entry = {"name": name, "written": written, "raw": None, "value": value, "dynamic": False}
@@ -567,16 +548,16 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
                 entry = {"name": name, "written": written, "raw": "", "value": [], "dynamic": False}
             else:
                 if nargs != "?":
-                    _finding(findings, "missing-value", f"`{name}` needs a value")
+                    _finding(findings, "missing-value", say("p_needs_value", flag=name))
                 entry = {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
             if many:
                 entry["list"] = True
         if arg is None:
             entry["unknown"] = True
         elif arg.get("deprecated"):
-            _finding(findings, "deprecated-flag", f"`{written}` is deprecated in {spec.name}")
+            _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name))
         if name in flags:
-            _finding(findings, "repeated-flag", f"`{name}` is given more than once; the last one counts")
+            _finding(findings, "repeated-flag", say("p_repeated", flag=name))
         flags[name] = entry
         if name == "--config":
             _opaque(result, "opaque", f"`--config {entry['raw'] or ''}`".replace(" `", "`"), "flags")
@@ -587,9 +568,8 @@ def _opaque(result: dict, code: str, subject: str, what: str) -> None:
     key = "opaque" if what == "flags" else "env_opaque"
     if subject not in result[key]:
         result[key].append(subject)
-    noun = "flags" if what == "flags" else "environment variables"
-    _finding(result["findings"], code, f"{subject} may set {noun} the paste does not show; "
-                                       f"tests on {noun} it does not give are undecided")
+    noun = say("p_noun_flags") if what == "flags" else say("p_noun_env")
+    _finding(result["findings"], code, say("p_opaque", subject=subject, noun=noun))
 
 
 def _typed_entry(name: str, written: str, values: list[Word], arg: dict | None, findings: list) -> dict:
@@ -604,7 +584,7 @@ def _typed_entry(name: str, written: str, values: list[Word], arg: dict | None, 
         try:
             typed.append(convert(v, kind))
         except ValueError as err:
-            _finding(findings, "bad-value", f"`{name} {raw}` is not {err}")
+            _finding(findings, "bad-value", say("p_bad_value", flag=name, raw=raw, what=err))
             entry["dynamic"] = True
             return entry
     choices = (arg or {}).get("choices")
@@ -612,8 +592,8 @@ def _typed_entry(name: str, written: str, values: list[Word], arg: dict | None, 
         allowed = {fmt_value(c) for c in choices}
         for t in typed:
             if fmt_value(t) not in allowed:
-                _finding(findings, "invalid-choice", f"`{name} {fmt_value(t)}` is not one of the allowed values: "
-                                                     + ", ".join(fmt_value(c) for c in choices))
+                _finding(findings, "invalid-choice", say("p_invalid_choice", flag=name, value=fmt_value(t),
+                                                         choices=MESSAGES["list"].join(fmt_value(c) for c in choices)))
     entry["value"] = typed if len(values) > 1 or ((arg or {}).get("nargs") in ("+", "*")) else typed[0]
     return entry
 
@@ -690,17 +670,17 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
             warnings.simplefilter("ignore")
             call = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        result["error"] = "the `Engine(...)` call is not valid Python (check its brackets and quotes)"
+        result["error"] = say("p_python_invalid")
         return True
     if not isinstance(call, ast.Call):
-        result["error"] = "the `Engine(...)` call is not valid Python (check its brackets and quotes)"
+        result["error"] = say("p_python_invalid")
         return True
     source = text.strip()
     result["program"] = "engine"
-    result["label"] = "a Python `Engine(...)` call"
+    result["label"] = say("p_engine_label")
     flags, findings = result["flags"], result["findings"]
     if call.args:
-        _finding(findings, "positional", "positional arguments to `Engine(...)` are not checked")
+        _finding(findings, "positional", say("p_positional"))
     for kw in call.keywords:
         segment = " ".join((ast.get_source_segment(source, kw.value) or "").split())
         if kw.arg is None:
@@ -713,17 +693,17 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
         if arg is None and spec is not None:
             cli = spec.by_option.get("--" + kw.arg.replace("_", "-"))
             matches = close_matches(kw.arg, sorted(spec.by_field))
-            hint = f"; did you mean {or_list(matches)}?" if matches else ""
-            only_cli = (f": `{cli['name']}` exists only on the command line" if cli is not None else "")
+            hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
+            only_cli = say("p_only_cli", option=cli["name"]) if cli is not None else ""
             _finding(findings, "unknown-kwarg",
-                     f"`{kw.arg}` is not a ServerArgs field in SGLang {spec.version}{only_cli}{hint}")
+                     say("p_unknown_kwarg", name=kw.arg, version=spec.version, only_cli=only_cli, hint=hint))
         try:
             value, dynamic = _plain(ast.literal_eval(kw.value)), False
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             value, dynamic = None, True
         name = arg["name"] if arg is not None else kw.arg
         if name in flags:
-            _finding(findings, "repeated-flag", f"`{kw.arg}` is given more than once; the last one counts")
+            _finding(findings, "repeated-flag", say("p_repeated", flag=kw.arg))
         entry = {"name": name, "written": kw.arg, "raw": segment, "value": value, "dynamic": dynamic,
                  "kwarg": True}
         if arg is None:
@@ -815,8 +795,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
                 elif opt == "--entrypoint":
                     entry = val
             if j + 1 >= n:  # no image, or nothing after it
-                result["error"] = (f"the `docker {mode}` line runs the image's own command, which the paste "
-                                   "does not show; paste the command the container runs")
+                result["error"] = say("p_docker_own", mode=mode)
                 return True
             if mode == "run":
                 m = _re().match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
@@ -844,20 +823,18 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
                 i += 2 if opt in ("-X", "-W", "-Q") else 1
             if module is None:
                 if i < n and _basename(words[i]) in MILES_SCRIPTS:
-                    return _found(result, "miles", f"`python {_basename(words[i])}` (Miles)", words[i + 1:], args)
+                    return _found(result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1:], args)
                 return False
             program = MODULES.get(module)
             if program is None:
                 if module.startswith(("sglang", "sglang_router")):
-                    result["error"] = (f"`python -m {module}` is not a command this checker reads; it reads "
-                                       "`sglang.launch_server`, `sglang_router.launch_router` and "
-                                       "`sglang.bench_serving`")
+                    result["error"] = say("p_module", module=module)
                     return True
                 return False
-            return _found(result, program, f"`python -m {module}`", words[i:], args)
+            return _found(result, program, say("p_label_module", module=module), words[i:], args)
         if w == "sglang":
             if i + 1 < n and words[i + 1] == "serve":
-                return _found(result, "sglang", "`sglang serve`", words[i + 2:], args, serve=True)
+                return _found(result, "sglang", say("p_label_serve"), words[i + 2:], args, serve=True)
             return False
         return False
     return False
@@ -869,8 +846,7 @@ def _found(result: dict, program: str, label: str, words: list[Word], args: dict
     spec = args.get(ARGS_PROGRAM[program])
     if spec is None and program != "miles":
         label = ARGS_LABEL[ARGS_PROGRAM[program]][1]
-        _finding(result["findings"], "no-argument-list",
-                 f"the manual has no argument list for {label}; flags are read as written")
+        _finding(result["findings"], "no-argument-list", say("p_no_arglist", label=label))
     parse_flags(words, spec, program, result, serve=serve)
     return True
 
@@ -885,7 +861,7 @@ def _recognize_text(text: str, env: dict, result: dict, args: dict, depth: int) 
     try:
         commands = shell_split(_strip_prompts(text))
     except CommandError as err:
-        result["error"] = f"in the `-c` text: {err}"
+        result["error"] = say("p_in_c", error=err)
         return True
     for words in commands:
         if _statement(words, env):
@@ -937,13 +913,11 @@ def _placeholder_finding(text: str) -> dict | None:
     found = placeholders(text) if "<" in text else []
     if not found:
         return None
-    shown = [f"`{x}`" for x in found]
+    shown = [say("code", text=x) for x in found]
     if len(shown) == 1:
-        return {"code": "placeholder", "message": f"{shown[0]} looks like a placeholder: a shell reads `<` and `>` "
-                "as redirections, so it is not passed on and the word after it is lost; put a real value in its place"}
-    return {"code": "placeholder", "message": f"{', '.join(shown[:-1])} and {shown[-1]} look like placeholders: a shell "
-            "reads `<` and `>` as redirections, so they are not passed on and the word after each is lost; "
-            "put real values in their place"}
+        return {"code": "placeholder", "message": say("p_placeholder_one", word=shown[0])}
+    return {"code": "placeholder", "message": say("p_placeholder_many", words=MESSAGES["list"].join(shown[:-1]),
+                                                  last=shown[-1])}
 
 
 def parse(text: str, args: dict) -> dict:
@@ -960,11 +934,10 @@ def parse(text: str, args: dict) -> dict:
                                                                 else ArgList(k, v)) for k, v in args.items()})
     result = empty_result()
     if not isinstance(text, str) or not text.strip():
-        result["error"] = "the command is empty"
+        result["error"] = say("p_empty")
         return result
     if len(text) > MAX_CHARS:
-        result["error"] = (f"the paste is {len(text):,} characters long; a launch command is at most "
-                           f"{MAX_CHARS:,}")
+        result["error"] = say("p_too_long", length=f"{len(text):,}", max=f"{MAX_CHARS:,}")
         return result
     text = text.replace("\r\n", "\n")
     env: dict = {}
@@ -983,8 +956,7 @@ def parse(text: str, args: dict) -> dict:
             merged.append(words)
             lost = False
         if lost:
-            warn = (f"a line starts with `{words[0]}` but the line before it does not end with a backslash; "
-                    "it is read as part of the command above")
+            warn = say("p_lost_continuation", word=words[0])
             if not any(f["code"] == "lost-continuation" for f in pending):
                 pending.append({"code": "lost-continuation", "message": warn})
     placeholder = _placeholder_finding(text)
@@ -1004,8 +976,7 @@ def parse(text: str, args: dict) -> dict:
                 if result["error"]:  # the first command is one this checker cannot read: say so
                     return result
     if recognized > 1:
-        _finding(result["findings"], "more-commands",
-                 f"the paste holds {recognized} commands; only the first, {result['label']}, is checked")
+        _finding(result["findings"], "more-commands", say("p_more_commands", n=recognized, label=result["label"]))
     if recognized:
         result["findings"][:0] = pending
         return result

@@ -16,18 +16,18 @@ from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_match
                       parse)
 
 from opsmanual.data import BUNDLE_FORMAT as FORMAT  # noqa: E402 -- the bundle's shape
+from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, WORDS, fill  # noqa: E402,F401 -- the words, once
 
 PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
-PRODUCT_LABEL = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
-PROGRAM_WORDS = {"sglang": "an SGLang server launch", "router": "an SGLang router launch",
-                 "bench": "an SGLang bench_serving run", "engine": "a Python `Engine(...)` call",
-                 "miles": "a Miles run"}
-TRAIT_WORDS = {"hybrid-linear-attention": "hybrid linear attention", "mamba": "Mamba layers",
-               "sliding-window": "sliding-window attention", "moe": "mixture of experts",
-               "mla": "multi-head latent attention (MLA)", "fp8": "FP8 weights", "fp4": "FP4 weights"}
+from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # noqa: E402 -- words live once, there
+from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS  # noqa: E402
+from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS  # noqa: E402
+from opsmanual.data.exposure_words import MESSAGES, say  # noqa: E402
 QUANT_TRAITS = ("fp8", "fp4")
 ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
+# The four verdicts, as the command line, its JSON, the check page and the docs name them.
+APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "does not apply", "not checkable"
 
 
 # --------------------------------------------------------------------------- versions
@@ -39,10 +39,12 @@ from opsmanual.text.versions import version_key, version_parts  # noqa: E402,F40
 def describe_range(r: dict) -> str:
     intro = r.get("introduced", "0")
     if "fixed" in r:
-        return f"every release before {r['fixed']}" if intro == "0" else f"{intro} to before {r['fixed']}"
+        return say("range_before", fixed=r["fixed"]) if intro == "0" else say("range_from_before", intro=intro,
+                                                                                fixed=r["fixed"])
     if "last_affected" in r:
-        return f"every release up to {r['last_affected']}" if intro == "0" else f"{intro} to {r['last_affected']}"
-    return "every release" if intro == "0" else f"{intro} and later"
+        return say("range_up_to", last=r["last_affected"]) if intro == "0" else say("range_from_to", intro=intro,
+                                                                                      last=r["last_affected"])
+    return say("range_all") if intro == "0" else say("range_from", intro=intro)
 
 
 def _version_leaf(r: dict, ctx: "Context"):
@@ -50,23 +52,23 @@ def _version_leaf(r: dict, ctx: "Context"):
     label = PRODUCT_LABEL[product]
     v = ctx.versions.get(product)
     if v is None:
-        return U, f"no {label} version given"
-    shown = f"{label} {v}" + ctx.version_tags.get(product, "")
+        return U, say("version_none", label=label), "version"
+    shown = say("version_shown", label=label, version=v, tag=ctx.version_tags.get(product, ""))
     if r.get("unknown"):
         seen = r.get("seen") or []
         if any(_cmp(v, s) == 0 for s in seen):
-            return T, f"{shown} is a version where it was seen"
-        where = f" (seen on {', '.join(seen)})" if seen else ""
-        return U, f"the affected {label} versions are not known{where}"
+            return T, say("version_seen", shown=shown)
+        where = say("version_seen_on", versions=MESSAGES["list"].join(seen)) if seen else ""
+        return U, say("version_unknown", label=label, seen=where)
     lo = r.get("introduced", "0")
     inside = _cmp(v, lo) >= 0
     if inside and "fixed" in r:
         inside = _cmp(v, r["fixed"]) < 0
     elif inside and "last_affected" in r:
         inside = _cmp(v, r["last_affected"]) <= 0
-    what = describe_range(r) if lo != "0" else f"({describe_range(r)})"
-    return (T, f"{shown} is in the affected range {what}") if inside else \
-        (F, f"{shown} is outside the affected range {what}")
+    what = describe_range(r) if lo != "0" else say("range_paren", range=describe_range(r))
+    return (T, say("version_in", shown=shown, range=what)) if inside else \
+        (F, say("version_out", shown=shown, range=what))
 
 
 # --------------------------------------------------------------------------- values
@@ -74,9 +76,9 @@ def _version_leaf(r: dict, ctx: "Context"):
 def show(v) -> str:
     """A condition's value in a reason: text in backticks, numbers and booleans bare."""
     if isinstance(v, str):
-        return f"`{v}`"
+        return say("code", text=v)
     if isinstance(v, list):
-        return ", ".join(show(x) for x in v)
+        return MESSAGES["list"].join(show(x) for x in v)
     return fmt_value(v)
 
 
@@ -104,19 +106,19 @@ def _compare(test: dict, val, subject: str):
     """Apply equals / in / min / max to a known value; (truth, reason)."""
     if "equals" in test:
         ok = _equals(val, test["equals"])
-        return ok, f"{subject} {'equals' if ok else 'does not equal'} {show(test['equals'])}"
+        return ok, say("equals" if ok else "not_equals", subject=subject, value=show(test["equals"]))
     if "in" in test:
         ok = any(_equals(val, w) for w in test["in"])
-        return ok, f"{subject} {'is one of' if ok else 'is not one of'} {show(test['in'])}"
+        return ok, say("one_of" if ok else "not_one_of", subject=subject, value=show(test["in"]))
     key = "min" if "min" in test else "max"
     items = val if isinstance(val, list) else [val]
     nums = [_as_number(x) for x in items]
     if not items or any(x is None for x in nums):
-        return U, f"{subject} is not a number"
+        return U, say("not_number", subject=subject)
     bound = test[key]
     ok = any((x >= bound) if key == "min" else (x <= bound) for x in nums)
-    word = ("is at least" if ok else "is less than") if key == "min" else ("is at most" if ok else "is more than")
-    return ok, f"{subject} {word} {fmt_value(bound)}"
+    word = ("at_least" if ok else "less_than") if key == "min" else ("at_most" if ok else "more_than")
+    return ok, say(word, subject=subject, value=fmt_value(bound))
 
 
 # --------------------------------------------------------------------------- context
@@ -134,6 +136,7 @@ class Context:
         self._families: dict = {}
         self.version_cache: dict = {}
         self.leaf_cache: dict = {}
+        self.hints: dict = {}  # an undecided reason -> what the reader could add to decide it (a key of ADD)
 
     # flags -------------------------------------------------------------
     def arg(self, name: str, program: str) -> dict | None:
@@ -149,19 +152,20 @@ class Context:
 
     def flag_name(self, name: str, arg: dict | None, *, engine_call: bool) -> str:
         if engine_call and arg is not None and arg.get("field"):
-            return f"`{arg['field']}`"
-        return f"`{name}`"
+            return say("code", text=arg["field"])
+        return say("code", text=name)
 
     @staticmethod
     def flag_shown(entry: dict) -> str:
         if entry.get("kwarg"):
-            return f"`{entry['written']}={entry['raw']}`"
+            return say("flag_kwarg", written=entry["written"], raw=entry["raw"])
         name, written = entry["name"], entry["written"]
         if entry["raw"] is None and written.startswith("--no-") and not name.startswith("--no-"):
-            return f"`{written}`"
-        text = f"`{name}`" if entry["raw"] is None or entry["raw"] == "" else f"`{name} {entry['raw']}`"
+            return say("code", text=written)
+        text = say("code", text=name) if entry["raw"] is None or entry["raw"] == "" else \
+            say("flag_value", name=name, raw=entry["raw"])
         if written != name:
-            text += f" (written `{written}`)"
+            text += say("flag_written", written=written)
         return text
 
     def lookup(self, name: str, program: str):
@@ -175,6 +179,12 @@ class Context:
             kwarg = self.parsed["flags"].get(canonical[2:].replace("-", "_"))
             if kwarg is not None and kwarg.get("kwarg") and kwarg.get("unknown"):
                 entry = kwarg
+        if entry is None:  # written by the name an earlier release gave it: the same condition
+            for r in self.engine.renamed_to.get(ARGS_PROGRAM[program], {}).get(canonical, ()):
+                old = self.parsed["flags"].get(r["old"])
+                if old is not None and not old.get("kwarg"):
+                    entry = old
+                    break
         return arg, entry, self.flag_name(canonical, arg, engine_call=self.program == "engine")
 
     def opaque(self) -> str | None:
@@ -215,31 +225,31 @@ class Context:
 def _flag_leaf(c: dict, ctx: Context):
     program = c.get("program", "sglang")
     if not ctx.runs(program):
-        return F, f"the command is not {PROGRAM_WORDS[program]}"
+        return F, say("not_program", program=PROGRAM_WORDS[program])
     arg, entry, shown_name = ctx.lookup(c["name"], program)
     opaque = ctx.opaque()
     if "present" in c or "absent" in c:
         if entry is not None:
             given = T
-            reason_given = f"{ctx.flag_shown(entry)} is given"
+            reason_given = say("flag_given", flag=ctx.flag_shown(entry))
         elif opaque:
-            return U, f"{shown_name} is not given, but {opaque} may set it"
+            return U, say("flag_opaque", flag=shown_name, opaque=opaque), "config"
         else:
             given = F
-            reason_given = f"{shown_name} is not given"
+            reason_given = say("flag_not_given", flag=shown_name)
         return (given if "present" in c else (not given)), reason_given
     if entry is not None:
         subject = ctx.flag_shown(entry)
         if entry["dynamic"]:
-            return U, f"{subject} is not a literal value"
+            return U, say("not_literal", subject=subject)
         return _compare(c, entry["value"], subject)
     if opaque:
-        return U, f"{shown_name} is not given, but {opaque} may set it"
+        return U, say("flag_opaque", flag=shown_name, opaque=opaque), "config"
     if arg is None:
-        return U, f"{shown_name} is not given and the manual has no default for it"
+        return U, say("no_default", flag=shown_name)
     if arg.get("default") is None:
-        return U, f"{shown_name} is not given and its default is decided at run time"
-    return _compare(c, arg["default"], f"{shown_name} is not given, so its default {show(arg['default'])}")
+        return U, say("default_at_run_time", flag=shown_name)
+    return _compare(c, arg["default"], say("default_is", flag=shown_name, value=show(arg["default"])))
 
 
 _TRUTHY = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
@@ -252,28 +262,28 @@ def _env_leaf(c: dict, ctx: Context):
     opaque = ctx.parsed["env_opaque"][0] if ctx.parsed["env_opaque"] else None
     if entry is None:
         if opaque:
-            return U, f"`{name}` is not set in the command, but {opaque} may set it"
+            return U, say("env_opaque", name=name, opaque=opaque), "config"
         if "absent" in c:
-            return T, f"`{name}` is not set"
-        return F, f"`{name}` is not set"
+            return T, say("env_not_set", name=name)
+        return F, say("env_not_set", name=name)
     if entry.get("host"):
-        shown = f"`{name}` (passed through from the host)"
+        shown = say("env_host", name=name)
     else:
-        shown = f"`{name}={entry['value']}`"
+        shown = say("env_value", name=name, value=entry["value"])
     if "present" in c:
-        return T, f"{shown} is set"
+        return T, say("env_set", shown=shown)
     if "absent" in c:
-        return F, f"{shown} is set"
+        return F, say("env_set", shown=shown)
     if entry.get("host"):
-        return U, f"`{name}` is passed through from the host; its value is not in the command"
+        return U, say("env_host_value", name=name)
     if entry["dynamic"]:
-        return U, f"{shown} is not a literal value"
+        return U, say("not_literal", subject=shown)
     value = entry["value"]
     want = c.get("equals", (c.get("in") or [None])[0])
     if isinstance(want, bool) and "equals" in c:
         truth = _TRUTHY.get(value.strip().lower())
         ok = truth is want
-        return ok, f"{shown} {'equals' if ok else 'does not equal'} {show(want)}"
+        return ok, say("equals" if ok else "not_equals", subject=shown, value=show(want))
     if ("equals" in c or "in" in c):
         wanted = [c["equals"]] if "equals" in c else c["in"]
         ok = False
@@ -286,77 +296,78 @@ def _env_leaf(c: dict, ctx: Context):
             else:
                 ok = ok or value == w
         if "equals" in c:
-            return ok, f"{shown} {'equals' if ok else 'does not equal'} {show(c['equals'])}"
-        return ok, f"{shown} {'is one of' if ok else 'is not one of'} {show(c['in'])}"
+            return ok, say("equals" if ok else "not_equals", subject=shown, value=show(c["equals"]))
+        return ok, say("one_of" if ok else "not_one_of", subject=shown, value=show(c["in"]))
     return _compare(c, value, shown)
 
 
 def _range_words(r: dict) -> str:
     if "min" in r and "max" in r:
-        return f"{r['min']} to {r['max']}"
-    return f"at least {r['min']}" if "min" in r else f"at most {r['max']}"
+        return say("span_both", min=r["min"], max=r["max"])
+    return say("span_min", min=r["min"]) if "min" in r else say("span_max", max=r["max"])
 
 
 def _gpu_leaf(c: dict, ctx: Context):
     g = ctx.gpu
     if g is None:
-        return U, "no GPU given"
+        return U, say("gpu_none"), "gpu"
     name = g["name"]
     if "name" in c:
         ok = g["id"] in c["name"]
         if ok:
-            return T, f"GPU {name}"
+            return T, say("gpu_is", name=name)
         names = [ctx.engine.gpus_by_id[i]["name"] if i in ctx.engine.gpus_by_id else i for i in c["name"]]
-        return F, f"GPU {name} is not {' or '.join(names)}"
+        return F, say("gpu_is_not", name=name, names=MESSAGES["or"].join(names))
     if "architecture" in c:
         ok = g.get("architecture") in c["architecture"]
-        return (T, f"GPU {name}: architecture {g.get('architecture')}") if ok else \
-            (F, f"GPU {name}: architecture {g.get('architecture')}, not {' or '.join(c['architecture'])}")
+        return (T, say("gpu_arch", name=name, value=g.get("architecture"))) if ok else \
+            (F, say("gpu_arch_not", name=name, value=g.get("architecture"),
+                    wanted=MESSAGES["or"].join(c["architecture"])))
     if "vendor" in c:
         ok = g.get("vendor") in c["vendor"]
-        return (T, f"GPU {name}: vendor {g.get('vendor')}") if ok else \
-            (F, f"GPU {name}: vendor {g.get('vendor')}, not {' or '.join(c['vendor'])}")
+        return (T, say("gpu_vendor", name=name, value=g.get("vendor"))) if ok else \
+            (F, say("gpu_vendor_not", name=name, value=g.get("vendor"), wanted=MESSAGES["or"].join(c["vendor"])))
     if "compute_capability" in c:
         cc = g.get("compute_capability")
         if not cc:
-            return F, f"GPU {name} has no CUDA compute capability"
+            return F, say("gpu_no_cc", name=name)
         r = c["compute_capability"]
 
         def key(x):
             return tuple(int(p) for p in str(x).split("."))
         ok = ("min" not in r or key(cc) >= key(r["min"])) and ("max" not in r or key(cc) <= key(r["max"]))
-        return (T, f"GPU {name}: compute capability {cc}") if ok else \
-            (F, f"GPU {name}: compute capability {cc}, not {_range_words(r)}")
+        return (T, say("gpu_cc", name=name, value=cc)) if ok else \
+            (F, say("gpu_cc_not", name=name, value=cc, wanted=_range_words(r)))
     r = c["memory_gb"]
     mem = g.get("memory_gb")
     if mem is None:
-        return U, f"GPU {name}: the manual does not know its memory size"
+        return U, say("gpu_memory_unknown", name=name)
     ok = ("min" not in r or mem >= r["min"]) and ("max" not in r or mem <= r["max"])
     shown = fmt_value(mem)
-    return (T, f"GPU {name}: {shown} GB of memory") if ok else \
-        (F, f"GPU {name}: {shown} GB of memory, not {_range_words(r)}")
+    return (T, say("gpu_memory", name=name, value=shown)) if ok else \
+        (F, say("gpu_memory_not", name=name, value=shown, wanted=_range_words(r)))
 
 
 def _model_leaf(c: dict, ctx: Context):
     role = c.get("role", "target")
     state, name, entries = ctx.model(role)
-    who = "draft model" if role == "draft" else "model"
+    who = say("who_draft") if role == "draft" else say("who_model")
     if state == "none":
         if role == "draft":
-            return F, "no draft model (`--speculative-draft-model-path` is not given)"
+            return F, say("draft_none")
         opaque = ctx.opaque()
-        return U, "no model path given" + (f" ({opaque} may set it)" if opaque else "")
+        return (U, say("model_none_opaque", opaque=opaque), "config") if opaque else (U, say("model_none"), None)
     if state == "dynamic":
-        return U, f"{who} path `{name}` is not a literal value"
+        return U, say("model_dynamic", who=who, name=name)
     if state == "config":
         if "trait" in c:
             words = TRAIT_WORDS[c["trait"]]
             traits = ctx.model_traits.get("traits") or []
-            return (T, f"model config {name}: {words}") if c["trait"] in traits else \
-                (F, f"model config {name}: no {words}")
+            return (T, say("config_trait", name=name, trait=words)) if c["trait"] in traits else \
+                (F, say("config_no_trait", name=name, trait=words))
         path = ctx.lookup("--model-path", "sglang")[1]  # a config.json does not name the family; the path may
         if path is None or path["dynamic"] or path["raw"] in (None, ""):
-            return U, f"model config {name} does not name the model family"
+            return U, say("config_no_family", name=name)
         name = str(path["value"])
         entries = ctx.engine.match_model(name)
     families = ctx.families(entries)
@@ -365,18 +376,20 @@ def _model_leaf(c: dict, ctx: Context):
         words = TRAIT_WORDS[trait]
         carriers = [e for e in entries if trait in e["traits"]]
         if carriers:
-            return T, f"{who} {name}: {words} ({carriers[0]['family']})"
+            return T, say("model_trait", who=who, name=name, trait=words, family=carriers[0]["family"])
         deciding = entries if trait in QUANT_TRAITS else families
         if deciding:
-            return F, f"{who} {name} ({', '.join(e['family'] for e in families or entries)}): no {words}"
-        return U, f"{who} {name} is not in the manual's model list"
+            return F, say("model_no_trait", who=who, name=name, trait=words,
+                          families=MESSAGES["list"].join(e["family"] for e in families or entries))
+        return U, say("model_unlisted", who=who, name=name), "model-config"
     wanted = c["family"]
     hit = [e for e in entries if e["family"] in wanted]
     if hit:
-        return T, f"{who} {name}: family {hit[0]['family']}"
+        return T, say("model_family", who=who, name=name, family=hit[0]["family"])
     if families:
-        return F, f"{who} {name}: family {', '.join(e['family'] for e in families)}, not {' or '.join(wanted)}"
-    return U, f"{who} {name} is not in the manual's model list"
+        return F, say("model_family_not", who=who, name=name, families=MESSAGES["list"].join(e["family"] for e in families),
+                      wanted=MESSAGES["or"].join(wanted))
+    return U, say("model_unlisted", who=who, name=name), "model-config"
 
 
 def _ipv6(text: str) -> bool:
@@ -418,21 +431,21 @@ def _has_ipv6(value: str) -> bool:
 def _deployment_leaf(c: dict, ctx: Context):
     if "router_policy" in c:
         if ctx.program != "router":
-            return F, f"the command is not {PROGRAM_WORDS['router']}"
+            return F, say("not_program", program=PROGRAM_WORDS["router"])
         arg, entry, shown_name = ctx.lookup("--policy", "router")
         if entry is not None:
             if entry["dynamic"]:
-                return U, f"{ctx.flag_shown(entry)} is not a literal value"
+                return U, say("not_literal", subject=ctx.flag_shown(entry))
             policy, how = entry["value"], ctx.flag_shown(entry)
         elif ctx.opaque():
-            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it"
+            return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
         elif arg is not None and arg.get("default") is not None:
-            policy, how = arg["default"], f"the default; {shown_name} is not given"
+            policy, how = arg["default"], say("policy_default", flag=shown_name)
         else:
-            return U, f"{shown_name} is not given and its default is not known"
+            return U, say("policy_no_default", flag=shown_name)
         ok = str(policy) in c["router_policy"]
-        return (T, f"router policy {policy} ({how})") if ok else \
-            (F, f"router policy {policy} ({how}), not {' or '.join(c['router_policy'])}")
+        return (T, say("policy", policy=policy, how=how)) if ok else \
+            (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
     if "ipv6" in c:
         found, dynamic = None, None
         for name, entry in ctx.parsed["flags"].items():
@@ -445,47 +458,47 @@ def _deployment_leaf(c: dict, ctx: Context):
                                            else str(entry["value"])):
                 found = found or entry
         if found:
-            return T, f"IPv6 address in {ctx.flag_shown(found)}"
+            return T, say("ipv6", flag=ctx.flag_shown(found))
         if dynamic:
-            return U, f"{ctx.flag_shown(dynamic)} is not a literal value"
+            return U, say("not_literal", subject=ctx.flag_shown(dynamic))
         if ctx.opaque():
-            return U, f"no IPv6 address in the command, but {ctx.opaque()} may set an address"
-        return F, "no IPv6 address in the command's address flags"
+            return U, say("ipv6_opaque", opaque=ctx.opaque()), "config"
+        return F, say("ipv6_none")
     if not ctx.runs("sglang"):
-        return F, f"the command is not {PROGRAM_WORDS['sglang']}"
+        return F, say("not_program", program=PROGRAM_WORDS["sglang"])
     if "pd_role" in c:
         arg, entry, shown_name = ctx.lookup("--disaggregation-mode", "sglang")
         if entry is not None:
             if entry["dynamic"]:
-                return U, f"{ctx.flag_shown(entry)} is not a literal value"
+                return U, say("not_literal", subject=ctx.flag_shown(entry))
             role = str(entry["value"])
             ok = role in c["pd_role"]
             if ok:
-                return T, f"PD role {role} ({ctx.flag_shown(entry)})"
-            return F, (f"PD role {role} ({ctx.flag_shown(entry)}), not {' or '.join(c['pd_role'])}"
-                       if role in ("prefill", "decode") else f"no PD role ({ctx.flag_shown(entry)})")
+                return T, say("pd_role", role=role, flag=ctx.flag_shown(entry))
+            return F, (say("pd_role_not", role=role, flag=ctx.flag_shown(entry), wanted=MESSAGES["or"].join(c["pd_role"]))
+                       if role in ("prefill", "decode") else say("pd_none_written", flag=ctx.flag_shown(entry)))
         if ctx.opaque():
-            return U, f"{shown_name} is not given, but {ctx.opaque()} may set it"
-        return F, f"no PD role ({shown_name} is not given)"
+            return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
+        return F, say("pd_none", flag=shown_name)
     # multi_node
     _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
     _, nodes, nodes_name = ctx.lookup("--nnodes", "sglang")
     if addr is not None and not (addr["raw"] in (None, "")):
-        return T, f"multi-node: {ctx.flag_shown(addr)} is given"
+        return T, say("multi_addr", flag=ctx.flag_shown(addr))
     if nodes is not None:
         if nodes["dynamic"]:
-            return U, f"{ctx.flag_shown(nodes)} is not a literal value"
+            return U, say("not_literal", subject=ctx.flag_shown(nodes))
         num = _as_number(nodes["value"])
         if num is not None and num > 1:
-            return T, f"multi-node: {ctx.flag_shown(nodes)}"
+            return T, say("multi_nodes", flag=ctx.flag_shown(nodes))
     if ctx.opaque():
-        return U, f"{nodes_name} and {addr_name} are not given, but {ctx.opaque()} may set them"
-    return F, f"a single node ({nodes_name} is not above 1 and {addr_name} is not given)"
+        return U, say("multi_opaque", nodes=nodes_name, addr=addr_name, opaque=ctx.opaque()), "config"
+    return F, say("single_node", nodes=nodes_name, addr=addr_name)
 
 
 def _program_leaf(want: str, ctx: Context):
-    return (T, f"the command is {PROGRAM_WORDS[want]}") if ctx.program == want else \
-        (F, f"the command is not {PROGRAM_WORDS[want]}")
+    return (T, say("is_program", program=PROGRAM_WORDS[want])) if ctx.program == want else \
+        (F, say("not_program", program=PROGRAM_WORDS[want]))
 
 
 LEAVES = {"program": _program_leaf, "flag": _flag_leaf, "env": _env_leaf, "gpu": _gpu_leaf,
@@ -498,7 +511,8 @@ def _all(children):
     if F in values:
         return F, [r for v, rs, _ in children if v is F for r in rs], []
     if U in values:
-        return U, [r for v, rs, _ in children if v is T for r in rs], [u for v, _, us in children if v is U for u in us]
+        # what held, also inside an undecided part (the evidence "may apply" is ordered by), and what is open
+        return U, [r for v, rs, _ in children if v is not F for r in rs], [u for v, _, us in children if v is U for u in us]
     return T, [r for _, rs, _ in children for r in rs], []
 
 
@@ -521,11 +535,13 @@ def evaluate(cond: dict, ctx: Context):
         return _any([evaluate(c, ctx) for c in value])
     if key == "not":
         v, rs, us = evaluate(value, ctx)
-        return (None if v is None else not v), rs, us
+        return (None, (), us) if v is None else (not v, rs, us)  # what held inside an undecided `not` is no evidence
     memo = (key, value if isinstance(value, str) else repr(value))
     leaf = ctx.leaf_cache.get(memo)
     if leaf is None:  # incidents share conditions (a GPU vendor, a flag): each is decided once per check
-        v, reason = LEAVES[key](value, ctx)
+        v, reason, *hint = LEAVES[key](value, ctx)
+        if v is None and hint and hint[0]:
+            ctx.hints[reason] = hint[0]
         leaf = ctx.leaf_cache[memo] = (v, (reason,), ()) if v is not None else (v, (), (reason,))  # shared: read-only
     return leaf
 
@@ -537,7 +553,9 @@ def _versions(ranges: list, ctx: Context):
                tuple(r.get("seen") or ()))
         leaf = ctx.version_cache.get(key)
         if leaf is None:  # incidents share ranges: each is decided once per check
-            v, reason = _version_leaf(r, ctx)
+            v, reason, *hint = _version_leaf(r, ctx)
+            if v is None and hint:
+                ctx.hints[reason] = hint[0]
             leaf = ctx.version_cache[key] = (v, [reason], []) if v is not None else (v, [], [reason])
         children.append(leaf)
     return _any(children)
@@ -636,6 +654,12 @@ class Engine:
                        for m in bundle.get("models") or []]
         self.releases = bundle.get("releases") or {}
         self._args: dict = {}
+        self.renamed_from: dict = {}  # list name -> old option name -> rename
+        self.renamed_to: dict = {}  # list name -> new option name -> [renames]
+        for program, items in (bundle.get("renames") or {}).items():
+            for r in items:
+                self.renamed_from.setdefault(program, {})[r["old"]] = r
+                self.renamed_to.setdefault(program, {}).setdefault(r["new"], []).append(r)
 
     def _list(self, program: str, version: str) -> ArgList:
         """One release's argument list, indexed on first use (a check needs one or two of them)."""
@@ -688,14 +712,37 @@ class Engine:
                 family = family or not quant
         return found
 
+    def _rename_findings(self, parsed: dict, spec) -> list:
+        """The parser's findings, and one for each option written by the name an earlier release gave it
+        (when the release checked lists the new name); it replaces the parser's unknown-flag finding."""
+        key = ARGS_PROGRAM[parsed["program"]]
+        table = self.renamed_from.get(key)
+        if not table or spec is None:
+            return parsed["findings"]
+        extra, old_names = [], []
+        for entry in parsed["flags"].values():
+            r = None if entry.get("kwarg") else table.get(entry["written"])
+            if r is None or _cmp(spec.version, r["first"]) < 0:
+                continue
+            kept = r["old"] in spec.by_option
+            old_names.append(r["old"])
+            extra.append({"code": "renamed-flag", "message": fill(
+                WORDS["renamed"], old=r["old"], new=r["new"], product=LIST_LABEL.get(key, key), last=r["last"],
+                first=spec.version, tail=WORDS["renamed_kept"] if kept else WORDS["renamed_gone"])})
+        if not extra:
+            return parsed["findings"]
+        kept_findings = [f for f in parsed["findings"]
+                         if not (f["code"] == "unknown-flag" and any(f["message"].startswith(f"`{o}` ") for o in old_names))]
+        return kept_findings + extra
+
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
         out = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
-               "unconditioned": [],
+               "unconditioned": [], "does_not_apply": [],
                "checked": 0}
         given = version.strip() if isinstance(version, str) and version.strip() else None
         if given is not None and version_parts(given) is None:
-            out["error"] = f"`{given}` is not a version number such as {self.version}"
+            out["error"] = say("not_a_version", given=given, version=self.version)
             return out
         given = given[1:] if given and given[0] == "v" else given
         specs = self.specs(given)
@@ -711,22 +758,20 @@ class Engine:
             known = (self.releases.get(product) or {}).get("versions")
             if known and not any(_cmp(given, k) == 0 for k in known):
                 order = sorted(known, key=version_key)
-                out["error"] = (f"{PRODUCT_LABEL[product]} has no release {given}; its releases run from "
-                                f"{order[0]} to {order[-1]}")
+                out["error"] = say("no_release", product=PRODUCT_LABEL[product], given=given, first=order[0],
+                                   last=order[-1])
                 return out
             versions[product] = given
         elif parsed["image"] and product == "sglang" and any(
                 _cmp(parsed["image"]["version"], k) == 0
                 for k in (self.releases.get("sglang") or {}).get("versions", [])):
             versions["sglang"] = parsed["image"]["version"]
-            tags["sglang"] = " (from the image tag)"
-            out["notes"].append(f"SGLang {versions['sglang']} is taken from the image tag "
-                                f"`{parsed['image']['name']}`")
+            tags["sglang"] = say("tag_image")
+            out["notes"].append(say("from_image", version=versions["sglang"], image=parsed["image"]["name"]))
         if "sglang" not in versions:
             versions["sglang"] = self.version
-            tags["sglang"] = " (assumed)"
-            out["notes"].append(f"No SGLang version given: {self.version} is assumed, "
-                                "the release this manual describes")
+            tags["sglang"] = say("tag_assumed")
+            out["notes"].append(say("assumed", version=self.version))
         g = None
         if isinstance(gpu, str) and gpu.strip():
             g = self.find_gpu(gpu)
@@ -739,17 +784,16 @@ class Engine:
                     for a in x.get("aliases") or []:
                         lowered.setdefault(_norm(a), x["name"])
                 near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
-                hint = f"; did you mean {or_list(near)}?" if near else \
-                    (f"; the manual knows {len(names)} GPUs, such as `{names[0]}`" if names else
-                     "; the manual has no GPU list")
-                out["error"] = f"unknown GPU `{gpu.strip()[:100]}`{hint}"
+                hint = say("gpu_did_you_mean", names=or_list(near)) if near else \
+                    (say("gpu_knows", n=len(names), first=names[0]) if names else say("gpu_no_list"))
+                out["error"] = say("unknown_gpu", gpu=gpu.strip()[:100], hint=hint)
                 return out
         key = ARGS_PROGRAM[program]
         spec = specs.get(key)
         if spec is not None and product in versions and spec.version != versions[product] and given is not None:
-            out["notes"].append(f"The manual has no argument list for {PRODUCT_LABEL[product]} {versions[product]}; "
-                                f"flags are checked against {spec.version}")
-        out["findings"] = parsed["findings"]
+            out["notes"].append(say("no_arglist", product=PRODUCT_LABEL[product], version=versions[product],
+                                    checked=spec.version))
+        out["findings"] = self._rename_findings(parsed, specs.get(key))
         ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
         applies, may_apply = [], []
         for inc in self.incidents:
@@ -763,21 +807,24 @@ class Engine:
             out["checked"] += 1
             value, reasons, undecided = _all([_versions(exp["versions"], ctx), evaluate(exp["when"], ctx)])
             if value is F:
+                out["does_not_apply"].append(inc["id"])
                 continue
             item = {"id": inc["id"], "name": inc["name"], "title": inc["title"], "path": inc["path"],
-                    "result": "applies" if value is T else "may apply",
+                    "result": APPLIES if value is T else MAY_APPLY,
                     "why": _dedupe(reasons), "undecided": _dedupe(undecided)}
+            item["add"] = _dedupe(ctx.hints[u] for u in item["undecided"] if u in ctx.hints)
             if exp.get("note"):
                 item["note"] = exp["note"]
             (applies if value is T else may_apply).append(item)
+        # "may apply" by evidence: more conditions held first, then fewer left undecided (a stable sort)
+        may_apply.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
         out["results"] = applies + may_apply
         if out["not_checkable"]:
             n = len(out["not_checkable"])
-            out["notes"].append(f"{n} incident{'s are' if n != 1 else ' is'} not checkable from a command "
-                                f"(not configuration-triggered)")
+            out["notes"].append(say("not_checkable_one") if n == 1 else say("not_checkable_many", n=n))
         if out["unconditioned"]:
             n = len(out["unconditioned"])
-            out["notes"].append(f"{n} incident{'s have' if n != 1 else ' has'} no exposure conditions yet")
+            out["notes"].append(say("unconditioned_one") if n == 1 else say("unconditioned_many", n=n))
         return out
 
 
@@ -835,14 +882,23 @@ def traits_from_config(cfg: dict) -> list[str]:
 
 def headline(out: dict) -> str:
     """One sentence for the answer. It never reads as an all-clear while something may apply."""
-    a = sum(1 for r in out["results"] if r["result"] == "applies")
+    h = WORDS["headline"]
+    a = sum(1 for r in out["results"] if r["result"] == APPLIES)
     m = len(out["results"]) - a
-    incidents = lambda n: f"{n} incident{'s' if n != 1 else ''}"  # noqa: E731
-    if a and m:
-        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'} and {m} may apply, of {out['checked']} checked."
-    if a:
-        return f"{incidents(a)} appl{'ies' if a == 1 else 'y'}, of {out['checked']} checked."
-    if m:
-        return (f"{incidents(m)} may apply, though none is certain to, of {out['checked']} checked: "
-                "what the command leaves out decides.")
-    return f"No incident applies ({out['checked']} checked)."
+    applies = h["one_applies"] if a == 1 else fill(h["many_apply"], n=a)
+    may = h["one_incident"] if m == 1 else fill(h["many_incidents"], n=m)
+    key = "both" if a and m else "applies" if a else "may" if m else "none"
+    return fill(h[key], applies=applies, may=m, may_incidents=may, checked=out["checked"])
+
+
+def to_decide(out: dict, surface: str) -> str | None:
+    """What the reader could add to decide the incidents that may apply, with how many each would decide;
+    ``surface`` is "cli" or "page". None when nothing they could add would decide one."""
+    counts: dict[str, int] = {}
+    for r in out["results"]:
+        for code in r.get("add") or ():
+            counts[code] = counts.get(code, 0) + 1
+    if not counts:
+        return None
+    items = [fill(WORDS["to_decide_item"], action=ADD[c][surface], n=counts[c]) for c in ADD if c in counts]
+    return fill(WORDS["to_decide"], what="; ".join(items))

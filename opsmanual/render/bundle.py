@@ -5,11 +5,43 @@ from __future__ import annotations
 
 from opsmanual import ROOT
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
+from opsmanual.data.exposure_words import bundle_words
 
 
 def _slim(arg: dict) -> dict:
     keep = ("name", "aliases", "field", "type", "default", "choices", "nargs", "deprecated", "action")
     return {k: arg[k] for k in keep if k in arg}
+
+
+def renames(arglists: dict) -> dict:
+    """Options renamed between the releases whose argument lists the manual has: the primary name of an
+    option in one list that, in the next list, is no longer a primary name, and is instead an alias of
+    another option or the name of the option that sets the same field. program -> list of
+    {old, new, last (the last listed release with the old name), first (the first with the new one),
+    kept (the old name is still accepted as an alias)}."""
+    from opsmanual.text.versions import version_key
+
+    out: dict = {}
+    for program, lists in sorted(arglists.items()):
+        versions = sorted(lists, key=version_key)
+        found = []
+        for older, newer in zip(versions, versions[1:]):
+            before = {a["name"]: a for a in lists[older]["arguments"]}
+            after = {a["name"]: a for a in lists[newer]["arguments"]}
+            by_field = {a["field"]: a for a in after.values() if a.get("field")}
+            for name, arg in before.items():
+                if name in after:
+                    continue
+                new = next((a for a in after.values() if name in (a.get("aliases") or [])
+                            and not a["name"].startswith(name)), None)
+                kept = new is not None
+                if new is None and arg.get("field") and arg["field"] in by_field and not arg.get("deprecated"):
+                    new = by_field[arg["field"]]
+                if new is not None and new["name"] not in before:
+                    found.append({"old": name, "new": new["name"], "last": older, "first": newer, "kept": kept})
+        if found:
+            out[program] = found
+    return out
 
 
 def bundle(manual, data_dir=None) -> dict:
@@ -40,4 +72,6 @@ def bundle(manual, data_dir=None) -> dict:
         "models": [{"family": m["family"], "patterns": list(m["patterns"]), "traits": list(m.get("traits") or [])}
                    for m in models],
         "releases": {p: {"versions": list(e["versions"])} for p, e in releases.items()},
+        "renames": renames(facts.arglists),  # options renamed between listed releases
+        "words": bundle_words(),  # the verdicts, headline, hints and page labels (opsmanual/data/exposure_words.py)
     }

@@ -438,9 +438,12 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
 def check_form(site: Site, base: str, facts) -> str:
     """The "Check a launch command" form, which suggests the GPUs and SGLang releases the facts
     know (newest release first). Without script it shows the command-line check instead."""
+    from opsmanual.data.exposure_words import WORDS
+
     gpus = sorted({g["name"] for g in facts.gpu_entries}, key=str.lower)
     return _render("check.html", base=base, bundle_url=f"{base}exposure.json", version=site.version,
-                   gpus=gpus, versions=list(facts.versions("sglang")))
+                   gpus=gpus, versions=list(facts.versions("sglang")), loading=WORDS["page"]["loading"],
+                   failed=WORDS["page"]["failed"])
 
 
 def log_patterns_json(incidents: Iterable[Incident]) -> Markup:

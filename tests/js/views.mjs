@@ -25,11 +25,12 @@ export function checkView(o) {
   return {
     error: o.error,
     results: o.results.map((r) => {
-      const item = { id: r.id, result: r.result, why: r.why, undecided: r.undecided };
+      const item = { id: r.id, result: r.result, why: r.why, undecided: r.undecided, add: r.add };
       if (r.note) item.note = r.note;
       return item;
     }),
     findings: o.findings.map((f) => f.message), finding_codes: o.findings.map((f) => f.code),
     notes: o.notes, not_checkable: o.not_checkable, unconditioned: o.unconditioned,
+    does_not_apply: o.does_not_apply ?? [],
   };
 }

@@ -3,7 +3,7 @@
    reads the form, runs the engine on the site's /exposure.json and writes the
    answer. The form's state lives in the address (?cmd=…&gpu=…&version=…), so
    an answer is a link to paste; opening it gives the same answer. */
-import { Engine, headline } from "./exposure.js";
+import { APPLIES, Engine, fill, headline, toDecide } from "./exposure.js";
 
 const PARAMS = ["cmd", "gpu", "version"];
 const PAUSE = 300;  // ms without typing before the answer follows the edit
@@ -53,21 +53,25 @@ function reasonList(label, items, className) {
   return block;
 }
 
-function incidentItem(result, base) {
+function incidentItem(result, base, words) {
+  const w = words.page;
   const item = el("li", `sgm-check__item sgm-check__item--${result.result.replace(" ", "-")}`);
   const head = el("p", "sgm-check__title");
   const link = el("a", null, result.name);
   link.href = base + result.path;
   head.append(link, ": ");
   inline(head, result.title);
-  head.append(" ", el("span", "sgm-check__badge", result.result));
+  head.append(" ", el("span", "sgm-check__badge", words.verdicts[result.result]));
   item.append(head);
-  if (result.why.length) item.append(reasonList("Why", result.why, "sgm-check__why"));
-  else item.append(el("p", "sgm-check__label", "No condition could be confirmed yet."));
-  if (result.undecided.length) item.append(reasonList("Cannot decide", result.undecided, "sgm-check__undecided"));
+  if (result.why.length) item.append(reasonList(w.why, result.why, "sgm-check__why"));
+  else item.append(el("p", "sgm-check__label", w.nothing_confirmed));
+  if (result.undecided.length) item.append(reasonList(w.cannot_decide, result.undecided, "sgm-check__undecided"));
+  if (result.add && result.add.length) {
+    item.append(reasonList(w.to_decide, result.add.map((code) => words.add[code].page), "sgm-check__add"));
+  }
   if (result.note) {
     const note = el("p", "sgm-check__note");
-    note.append(el("span", "sgm-check__label", "Note: "));
+    note.append(el("span", "sgm-check__label", w.note));
     inline(note, result.note);
     item.append(note);
   }
@@ -82,59 +86,68 @@ function group(heading, className) {
 
 
 function render(target, out, engine, base, link) {
+  const words = engine.words;
+  const w = words.page;
   target.replaceChildren();
   if (out.error) {
     const p = el("p", "sgm-check__error");
-    p.append(el("strong", null, "Cannot check this: "));
+    p.append(el("strong", null, w.error));
     inline(p, out.error);
     target.append(p);
     return;
   }
   const titles = new Map(engine.incidents.map((i) => [i.id, i]));
-  const applies = out.results.filter((r) => r.result === "applies");
-  const mayApply = out.results.filter((r) => r.result !== "applies");
+  const listed = out.results.slice(0, Math.max(words.listed, out.results.filter((r) => r.result === APPLIES).length));
+  const folded = out.results.slice(listed.length);
+  const applies = listed.filter((r) => r.result === APPLIES);
+  const mayApply = listed.filter((r) => r.result !== APPLIES);
   if (link) {
-    const top = el("p", "sgm-check__summary", "This answer has an address of its own: ");
-    const a = el("a", "sgm-check__permalink", "link to this answer");
+    const top = el("p", "sgm-check__summary", w.permalink_lead);
+    const a = el("a", "sgm-check__permalink", w.permalink);
     a.href = link;
     top.append(a, ".");
     target.append(top);
   }
   if (out.findings.length) {
-    const section = group("About the command itself", "sgm-check__findings");
+    const section = group(w.findings, "sgm-check__findings");
     const list = el("ul");
     for (const f of out.findings) list.append(inline(el("li", `sgm-check__finding sgm-check__finding--${f.code}`), f.message));
     section.append(list);
     target.append(section);
   }
-  for (const [items, heading, cls] of [[applies, "Incidents that apply", "sgm-check__applies"],
-    [mayApply, "Incidents that may apply", "sgm-check__may-apply"]]) {
+  const decide = toDecide(out, words, "page");
+  for (const [items, heading, cls] of [[applies, w.applies, "sgm-check__applies"],
+    [mayApply, w.may, "sgm-check__may-apply"]]) {
     if (!items.length) continue;
-    const section = group(`${heading} (${items.length})`, cls);
+    const count = cls === "sgm-check__may-apply" ? out.results.length - out.results.filter((r) => r.result === APPLIES).length : items.length;
+    const section = group(fill(heading, { n: count }), cls);
     if (cls === "sgm-check__may-apply") {
-      section.append(el("p", "sgm-check__explain",
-        "Each of these needs something the command does not say: a GPU, a version, a model the manual does not list, or a setting decided at run time."));
+      section.append(el("p", "sgm-check__explain", w.may_explain));
+      if (decide) section.append(el("p", "sgm-check__decide", decide));
     }
     const list = el("ol", "sgm-check__list");
-    for (const r of items) list.append(incidentItem(r, base));
+    for (const r of items) list.append(incidentItem(r, base, words));
     section.append(list);
+    if (cls === "sgm-check__may-apply" && folded.length) {
+      section.append(inline(el("p", "sgm-check__more"),
+        fill(words.more, { n: folded.length, ids: folded.map((r) => r.name).join(", ") })));
+    }
     target.append(section);
   }
-  const notes = out.notes.filter((n) => !/not checkable|no exposure conditions/.test(n));
+  const notes = out.notes.filter((n, k) => k < out.notes.length - (out.not_checkable.length ? 1 : 0) - (out.unconditioned.length ? 1 : 0));
   if (notes.length) {
-    const section = group("Assumed", "sgm-check__notes");
+    const section = group(w.assumed, "sgm-check__notes");
     const list = el("ul");
     for (const n of notes) list.append(inline(el("li"), n));
     section.append(list);
     target.append(section);
   }
   if (out.not_checkable.length || out.unconditioned.length) {
-    const section = group(`Not checkable from a command (${out.not_checkable.length + out.unconditioned.length})`,
+    const section = group(fill(w.unchecked, { n: out.not_checkable.length + out.unconditioned.length }),
       "sgm-check__unchecked");
-    section.append(el("p", "sgm-check__explain",
-      "These incidents are not triggered by a launch setting: a benchmark method, how the server is stopped or probed, the machine around it. Read them by their symptoms."));
+    section.append(el("p", "sgm-check__explain", w.unchecked_explain));
     const details = el("details");
-    details.append(el("summary", null, "Show them"));
+    details.append(el("summary", null, w.show_them));
     const list = el("ul");
     for (const id of [...out.not_checkable, ...out.unconditioned]) {
       const inc = titles.get(id);
@@ -173,6 +186,8 @@ function addressFor(state) {
 /* ---- The mount --------------------------------------------------------------- */
 
 export function mountCheck(root, signal) {
+  // Before the bundle arrives, its words are not here yet: the page's markup carries these two.
+  const LOADING = root.dataset.loading || "…";
   const form = root.querySelector(".sgm-check__form");
   const nojs = root.querySelector(".sgm-check__nojs");
   const result = root.querySelector(".sgm-check__result");
@@ -205,20 +220,21 @@ export function mountCheck(root, signal) {
       return;
     }
     if (!engine) {
-      status.textContent = "Loading the incidents…";
+      status.textContent = LOADING;
       return;  // the load calls run() again
     }
     let out;
     try {
       out = engine.check(now.cmd, { gpu: now.gpu || null, version: now.version || null });
     } catch (err) {
-      out = { error: `the checker failed on this input (${err.name}); please report the command`, results: [] };
+      out = { error: fill(engine.words.page.crashed, { name: err.name }), results: [] };
     }
     const address = addressFor(now);
     if (address && address !== window.location.href) window.history.replaceState(window.history.state, "", address);
     render(result, out, engine, base, out.error ? null : address);
     result.hidden = false;
-    status.textContent = out.error ? `Cannot check this: ${out.error.replace(/`/g, "")}` : headline(out);
+    status.textContent = out.error ? engine.words.page.error + out.error.replace(/`/g, "")
+      : headline(out, engine.words);
   }
 
   function later() {
@@ -248,12 +264,11 @@ export function mountCheck(root, signal) {
     if (fields.cmd.value.trim()) run();
   }, (err) => {
     if (signal.aborted) return;
-    failed = `The incident data (${root.dataset.bundle}) could not be loaded: ${err.message}. ` +
-      "The command-line check below works without it.";
+    failed = fill(root.dataset.failed || "{url}: {error}", { url: root.dataset.bundle, error: err.message });
     status.textContent = fields.cmd.value.trim() ? failed : "";
     if (fields.cmd.value.trim()) run();
   });
-  if (initial.cmd.trim()) status.textContent = "Loading the incidents…";
+  if (initial.cmd.trim()) status.textContent = LOADING;
 
   return () => window.clearTimeout(timer);
 }

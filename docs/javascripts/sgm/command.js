@@ -8,16 +8,29 @@
 export const MAX_CHARS = 100000;
 
 export const ARGS_PROGRAM = { sglang: "sglang", engine: "sglang", router: "sglang-router", bench: "sglang-bench", miles: "miles" };
-export const ARGS_LABEL = {
-  sglang: ["an", "SGLang"], "sglang-router": ["an", "sglang-router"],
-  "sglang-bench": ["an", "SGLang bench_serving"], miles: ["a", "Miles"],
-};
+// Every message, the argument lists' labels and the option tables of docker, sudo and uv come from the
+// exposure bundle's `words` (rendered from opsmanual/data/exposure_words.py): parse(text, args, words) makes
+// them the words of that parse.
+let W = null;
+
+/* `template` with each {name} replaced by its value (as fill() in opsmanual/data/exposure_words.py). */
+export function fill(template, values) {
+  return template.replace(/\{([^{}]*)\}/g, (whole, name) => (hasOwn(values, name) ? String(values[name]) : whole));
+}
+
+const say = (key, values, words = W) => fill(words.messages[key], values || {});
+
+const OPTION_SETS = new WeakMap();  // words -> {docker, sudo, uv} as Sets
+function optionSet(name) {
+  let sets = OPTION_SETS.get(W);
+  if (sets === undefined) {
+    sets = Object.fromEntries(Object.entries(W.shell_options).map(([k, v]) => [k, new Set(v)]));
+    OPTION_SETS.set(W, sets);
+  }
+  return sets[name];
+}
 const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench", "sglang_router.launch_router": "router" };
 const MILES_SCRIPTS = ["train.py", "train_async.py"];
-export const NOT_A_COMMAND = "not a command this checker reads: paste `python -m sglang.launch_server ...`, " +
-  "`sglang serve ...`, `python -m sglang_router.launch_router ...`, " +
-  "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, " +
-  "or a Python `sgl.Engine(...)` call";
 
 const ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
 const PYTHON = /^python[0-9]*(\.[0-9]+)*$/;
@@ -27,24 +40,6 @@ const FLOAT = /^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)
 const CALL = /(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(/g;
 const LOOKS_LIKE = /python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py/;
 const DASHES = ["\u2013", "\u2014", "\u2212"];
-
-const DOCKER_VALUE = new Set([
-  "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "-c", "--cpu-shares", "--cap-add",
-  "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpus",
-  "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule", "--dns",
-  "--dns-option", "--dns-search", "--domainname", "-e", "--env", "--entrypoint", "--env-file", "--expose",
-  "--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries", "--health-start-period",
-  "--health-timeout", "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "-l", "--label",
-  "--label-file", "--link", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
-  "--memory-reservation", "--memory-swap", "--mount", "--name", "--network", "--net", "--network-alias",
-  "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
-  "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl",
-  "--tmpfs", "-u", "--user", "--ulimit", "--userns", "--uts", "-v", "--volume", "--volume-driver",
-  "--volumes-from", "-w", "--workdir",
-]);
-const SUDO_VALUE = new Set(["-u", "-g", "-C", "-D", "-r", "-t", "-U", "-p"]);
-const UV_VALUE = new Set(["--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--env-file",
-  "--extra", "--group", "--index", "--index-url", "--extra-index-url", "--package", "--isolated"]);
 
 export class CommandError extends Error {}
 
@@ -65,7 +60,7 @@ function where(text, pos) {
   for (let k = 0; k < pos; k++) if (text.charCodeAt(k) === 10) line++;
   const start = text.lastIndexOf("\n", pos - 1) + 1;
   const col = Array.from(text.slice(start, pos)).length + 1;
-  return `line ${line}, column ${col}`;
+  return say("p_where", { line, column: col });
 }
 
 function skipBalanced(text, i, open, close) {
@@ -151,7 +146,7 @@ export function shellSplit(text) {
       i = end < 0 ? n : end;
     } else if (c === "'") {
       const end = text.indexOf("'", i + 1);
-      if (end < 0) throw new CommandError(`unbalanced quote: the ' at ${where(text, i)} is never closed`);
+      if (end < 0) throw new CommandError(say("p_unbalanced", { quote: "'", where: where(text, i) }));
       cur = cur ?? [];
       cur.push(text.slice(i + 1, end));
       i = end + 1;
@@ -159,7 +154,7 @@ export function shellSplit(text) {
       cur = cur ?? [];
       let j = i + 1;
       for (;;) {
-        if (j >= n) throw new CommandError(`unbalanced quote: the " at ${where(text, i)} is never closed`);
+        if (j >= n) throw new CommandError(say("p_unbalanced", { quote: '"', where: where(text, i) }));
         const d = text[j];
         if (d === '"') break;
         if (d === "\\" && j + 1 < n && '"\\$`\n'.includes(text[j + 1])) {
@@ -174,20 +169,20 @@ export function shellSplit(text) {
       i = j + 1;
     } else if (c === "$" && i + 1 < n && (text[i + 1] === "(" || text[i + 1] === "{")) {
       const end = skipBalanced(text, i + 1, text[i + 1], text[i + 1] === "(" ? ")" : "}");
-      if (end < 0) throw new CommandError(`unbalanced parenthesis: the $${text[i + 1]} at ${where(text, i)} is never closed`);
+      if (end < 0) throw new CommandError(say("p_unbalanced_paren", { paren: text[i + 1], where: where(text, i) }));
       cur = cur ?? [];
       cur.push(text.slice(i, end));
       dyn = true;
       i = end;
     } else if (c === "$" && i + 1 < n && text[i + 1] === "'") {
       const end = text.indexOf("'", i + 2);
-      if (end < 0) throw new CommandError(`unbalanced quote: the $' at ${where(text, i)} is never closed`);
+      if (end < 0) throw new CommandError(say("p_unbalanced", { quote: "$'", where: where(text, i) }));
       cur = cur ?? [];
       cur.push(text.slice(i + 2, end));
       i = end + 1;
     } else if (c === "`") {
       const end = text.indexOf("`", i + 1);
-      if (end < 0) throw new CommandError(`unbalanced quote: the \` at ${where(text, i)} is never closed`);
+      if (end < 0) throw new CommandError(say("p_unbalanced", { quote: "`", where: where(text, i) }));
       cur = cur ?? [];
       cur.push(text.slice(i, end + 1));
       dyn = true;
@@ -208,8 +203,9 @@ const stripPrompts = (text) => text.replace(/^[ \t]*\$[ \t]+/gm, "");
 // --------------------------------------------------------------------------- argument lists
 
 export class ArgList {
-  constructor(program, data) {
+  constructor(program, data, words = W) {
     this.program = program;
+    this.words = words;
     this.version = data.version ?? null;
     this.arguments = data.arguments || [];
     this.byOption = new Map();
@@ -238,12 +234,14 @@ export class ArgList {
   }
 
   get label() {
-    const [article, label] = ARGS_LABEL[this.program] || ["a", this.program];
-    return `${article} ${label} ${this.version}`;
+    const w = this.words || W;
+    const [article, label] = w.arg_labels[this.program] || ["a", this.program];
+    return say("p_list_label", { article, label, version: this.version }, w);
   }
 
   get name() {
-    return `${(ARGS_LABEL[this.program] || ["a", this.program])[1]} ${this.version}`;
+    const w = this.words || W;
+    return say("p_list_name", { label: (w.arg_labels[this.program] || ["a", this.program])[1], version: this.version }, w);
   }
 
   resolve(written) {
@@ -375,27 +373,27 @@ export function closeMatches(wordText, options) {
   return result.slice(0, 3).map((p) => p[1]);
 }
 
-export function orList(items) {
-  const q = items.map((x) => `\`${x}\``);
-  return q.length === 1 ? q[0] : q.slice(0, -1).join(", ") + " or " + q[q.length - 1];
+export function orList(items, words = W) {
+  const q = items.map((x) => say("code", { text: x }, words));
+  return q.length === 1 ? q[0] : q.slice(0, -1).join(words.messages.list) + words.messages.or + q[q.length - 1];
 }
 
 class ConvertError extends Error {}
 
 export function convert(value, kind) {
   if (kind === "int") {
-    if (!INT.test(value)) throw new ConvertError("an integer");
+    if (!INT.test(value)) throw new ConvertError(say("p_an_integer"));
     return parseInt(value.replace(/_/g, ""), 10);
   }
   if (kind === "float") {
-    if (!FLOAT.test(value)) throw new ConvertError("a number");
+    if (!FLOAT.test(value)) throw new ConvertError(say("p_a_number"));
     return Number(value.replace(/_/g, ""));
   }
   if (kind === "json") {
     try {
       return JSON.parse(value);
     } catch {
-      throw new ConvertError("valid JSON");
+      throw new ConvertError(say("p_valid_json"));
     }
   }
   return value;
@@ -418,7 +416,7 @@ export const MAX_FINDINGS = 30;  // findings listed for one command (as command.
 function finding(findings, code, message) {
   if (findings.length >= MAX_FINDINGS || findings.some((f) => f.message === message)) return;
   if (findings.length === MAX_FINDINGS - 1) {
-    findings.push({ code: "more-findings", message: "more findings than are shown here; correct these and check again" });
+    findings.push({ code: "more-findings", message: say("p_more_findings") });
     return;
   }
   findings.push({ code, message });
@@ -438,7 +436,7 @@ function typedEntry(name, written, values, arg, findings) {
       typed.push(convert(v.t, kind));
     } catch (err) {
       if (!(err instanceof ConvertError)) throw err;
-      finding(findings, "bad-value", `\`${name} ${raw}\` is not ${err.message}`);
+      finding(findings, "bad-value", say("p_bad_value", { flag: name, raw, what: err.message }));
       entry.dynamic = true;
       return entry;
     }
@@ -449,7 +447,7 @@ function typedEntry(name, written, values, arg, findings) {
     for (const t of typed) {
       if (!allowed.has(fmtValue(t))) {
         finding(findings, "invalid-choice",
-          `\`${name} ${fmtValue(t)}\` is not one of the allowed values: ` + choices.map(fmtValue).join(", "));
+          say("p_invalid_choice", { flag: name, value: fmtValue(t), choices: choices.map(fmtValue).join(W.messages.list) }));
       }
     }
   }
@@ -461,9 +459,8 @@ function typedEntry(name, written, values, arg, findings) {
 function opaque(result, code, subject, what) {
   const key = what === "flags" ? "opaque" : "env_opaque";
   if (!result[key].includes(subject)) result[key].push(subject);
-  const noun = what === "flags" ? "flags" : "environment variables";
-  finding(result.findings, code, `${subject} may set ${noun} the paste does not show; ` +
-    `tests on ${noun} it does not give are undecided`);
+  const noun = what === "flags" ? say("p_noun_flags") : say("p_noun_env");
+  finding(result.findings, code, say("p_opaque", { subject, noun }));
 }
 
 export function parseFlags(words, spec, program, result, serve = false) {
@@ -489,12 +486,11 @@ export function parseFlags(words, spec, program, result, serve = false) {
     if (w.t === "--" && !onlyValues) { onlyValues = true; continue; }
     if (DASHES.includes(w.t[0]) && !onlyValues) {
       const fixed = "--" + w.t.replace(/^[\u2013\u2014\u2212-]+/, "");
-      finding(findings, "typographic-dash",
-        `\`${w.t}\` starts with a typographic dash; the shell needs \`${fixed.split("=")[0]}\``);
+      finding(findings, "typographic-dash", say("p_dash", { word: w.t, fixed: fixed.split("=")[0] }));
       w = word(fixed, w.d);
     }
     if (onlyValues || !w.t.startsWith("-") || w.t === "-" || NEGATIVE.test(w.t)) {
-      finding(findings, "unexpected-word", `\`${w.t}\` is not a flag or a flag's value`);
+      finding(findings, "unexpected-word", say("p_unexpected", { word: w.t }));
       continue;
     }
     let written = w.t, attached = null;
@@ -509,18 +505,17 @@ export function parseFlags(words, spec, program, result, serve = false) {
     }
     const [arg, ambiguous] = spec ? spec.resolve(written) : [null, []];
     if (ambiguous.length) {
-      finding(findings, "ambiguous-flag", `\`${written}\` is ambiguous in ${spec.name}: it could be ` +
-        orList(ambiguous.map((a) => a.name)));
+      finding(findings, "ambiguous-flag", say("p_ambiguous", { flag: written, list: spec.name, options: orList(ambiguous.map((a) => a.name)) }));
     } else if (arg === null && spec && checkUnknown && !full(findings) && !unknown.has(written)) {
       unknown.add(written);  // each unknown flag is looked up once, however often it is written
       const matches = closeMatches(written, spec.suggestable);
-      const hint = matches.length ? `; did you mean ${orList(matches)}?` : "";
-      finding(findings, "unknown-flag", `\`${written}\` is not ${spec.label} argument${hint}`);
+      const hint = matches.length ? say("p_did_you_mean", { options: orList(matches) }) : "";
+      finding(findings, "unknown-flag", say("p_unknown", { flag: written, list: spec.label, hint }));
     }
     const name = arg ? arg.name : written;
     let entry;
     if (arg && isSwitch(arg)) {
-      if (attached !== null) finding(findings, "bad-value", `\`${w.t}\`: \`${name}\` takes no value`);
+      if (attached !== null) finding(findings, "bad-value", say("p_takes_no_value", { word: w.t, flag: name }));
       const negated = written.startsWith("--no-") && !arg.name.startsWith("--no-");
       const value = !(negated || arg.action === "store_false");
       entry = { name, written, raw: null, value, dynamic: false };
@@ -540,15 +535,15 @@ export function parseFlags(words, spec, program, result, serve = false) {
       else if (arg === null) entry = { name, written, raw: null, value: true, dynamic: false };
       else if (nargs === "*") entry = { name, written, raw: "", value: [], dynamic: false };
       else {
-        if (nargs !== "?") finding(findings, "missing-value", `\`${name}\` needs a value`);
+        if (nargs !== "?") finding(findings, "missing-value", say("p_needs_value", { flag: name }));
         entry = { name, written, raw: null, value: null, dynamic: true };
       }
       if (many) entry.list = true;
     }
     if (arg === null) entry.unknown = true;
-    else if (arg.deprecated) finding(findings, "deprecated-flag", `\`${written}\` is deprecated in ${spec.name}`);
+    else if (arg.deprecated) finding(findings, "deprecated-flag", say("p_deprecated", { flag: written, list: spec.name }));
     if (hasOwn(flags, name)) {
-      finding(findings, "repeated-flag", `\`${name}\` is given more than once; the last one counts`);
+      finding(findings, "repeated-flag", say("p_repeated", { flag: name }));
     }
     put(flags, name, entry);
     if (name === "--config") opaque(result, "opaque", `\`--config ${entry.raw || ""}\``.replace(" `", "`"), "flags");
@@ -1074,14 +1069,14 @@ export function parsePython(code, spec, result) {
     args = readCall(text.trim());
   } catch (err) {
     if (!(err instanceof PySyntax)) throw err;
-    result.error = "the `Engine(...)` call is not valid Python (check its brackets and quotes)";
+    result.error = say("p_python_invalid");
     return true;
   }
   result.program = "engine";
-  result.label = "a Python `Engine(...)` call";
+  result.label = say("p_engine_label");
   const { flags, findings } = result;
   if (args.some((a) => a.kind === "pos" || a.kind === "star")) {
-    finding(findings, "positional", "positional arguments to `Engine(...)` are not checked");
+    finding(findings, "positional", say("p_positional"));
   }
   for (const kw of args) {
     if (kw.kind === "pos" || kw.kind === "star") continue;
@@ -1097,15 +1092,15 @@ export function parsePython(code, spec, result) {
     if (arg === null && spec) {
       const cli = spec.byOption.get("--" + kw.name.replace(/_/g, "-"));
       const matches = closeMatches(kw.name, [...spec.byField.keys()].sort(cmpStr));
-      const hint = matches.length ? `; did you mean ${orList(matches)}?` : "";
-      const onlyCli = cli !== undefined ? `: \`${cli.name}\` exists only on the command line` : "";
-      finding(findings, "unknown-kwarg", `\`${kw.name}\` is not a ServerArgs field in SGLang ${spec.version}${onlyCli}${hint}`);
+      const hint = matches.length ? say("p_did_you_mean", { options: orList(matches) }) : "";
+      const onlyCli = cli !== undefined ? say("p_only_cli", { option: cli.name }) : "";
+      finding(findings, "unknown-kwarg", say("p_unknown_kwarg", { name: kw.name, version: spec.version, only_cli: onlyCli, hint }));
     }
     const dynamic = kw.value === DYNAMIC;
     const value = dynamic ? null : kw.value;
     const name = arg ? arg.name : kw.name;
     if (hasOwn(flags, name)) {
-      finding(findings, "repeated-flag", `\`${kw.name}\` is given more than once; the last one counts`);
+      finding(findings, "repeated-flag", say("p_repeated", { flag: kw.name }));
     }
     const entry = { name, written: kw.name, raw: kw.segment, value, dynamic, kwarg: true };
     if (arg === null) entry.unknown = true;
@@ -1141,7 +1136,7 @@ function recognize(words, env, result, args, depth = 0) {
     }
     if (w === "sudo") {
       i++;
-      while (i < n && words[i].t.startsWith("-")) i += SUDO_VALUE.has(words[i].t) ? 2 : 1;
+      while (i < n && words[i].t.startsWith("-")) i += optionSet("sudo").has(words[i].t) ? 2 : 1;
       continue;
     }
     if (["nohup", "exec", "time", "command", "builtin", "stdbuf"].includes(w)) {
@@ -1151,7 +1146,7 @@ function recognize(words, env, result, args, depth = 0) {
     }
     if (w === "uv" && at(i + 1) === "run") {
       i += 2;
-      while (i < n && words[i].t.startsWith("-")) i += UV_VALUE.has(words[i].t) && words[i].t !== "--isolated" ? 2 : 1;
+      while (i < n && words[i].t.startsWith("-")) i += optionSet("uv").has(words[i].t) && words[i].t !== "--isolated" ? 2 : 1;
       continue;
     }
     if (w === "ray" && at(i + 1) === "job" && at(i + 2) === "submit") {
@@ -1177,12 +1172,12 @@ function recognize(words, env, result, args, depth = 0) {
           val = opt.slice(eq + 1);
           opt = opt.slice(0, eq);
         }
-        if (!opt.startsWith("--") && opt.length > 2 && DOCKER_VALUE.has(opt.slice(0, 2))) {
+        if (!opt.startsWith("--") && opt.length > 2 && optionSet("docker").has(opt.slice(0, 2))) {
           val = opt.slice(2);
           opt = opt.slice(0, 2);
         }
         let valWord = val === null ? null : word(val, false);
-        if (DOCKER_VALUE.has(opt) && val === null) {
+        if (optionSet("docker").has(opt) && val === null) {
           if (j + 1 >= n) return false;
           valWord = words[j + 1];
           val = valWord.t;
@@ -1199,8 +1194,7 @@ function recognize(words, env, result, args, depth = 0) {
         }
       }
       if (j + 1 >= n) {
-        result.error = `the \`docker ${mode}\` line runs the image's own command, which the paste ` +
-          "does not show; paste the command the container runs";
+        result.error = say("p_docker_own", { mode });
         return true;
       }
       if (mode === "run") {
@@ -1226,23 +1220,22 @@ function recognize(words, env, result, args, depth = 0) {
       }
       if (module === null) {
         if (i < n && MILES_SCRIPTS.includes(basename(words[i].t))) {
-          return found(result, "miles", `\`python ${basename(words[i].t)}\` (Miles)`, words.slice(i + 1), args);
+          return found(result, "miles", say("p_label_miles", { script: basename(words[i].t) }), words.slice(i + 1), args);
         }
         return false;
       }
       const program = hasOwn(MODULES, module) ? MODULES[module] : undefined;
       if (program === undefined) {
         if (module.startsWith("sglang") || module.startsWith("sglang_router")) {
-          result.error = `\`python -m ${module}\` is not a command this checker reads; it reads ` +
-            "`sglang.launch_server`, `sglang_router.launch_router` and `sglang.bench_serving`";
+          result.error = say("p_module", { module });
           return true;
         }
         return false;
       }
-      return found(result, program, `\`python -m ${module}\``, words.slice(i), args);
+      return found(result, program, say("p_label_module", { module }), words.slice(i), args);
     }
     if (w === "sglang") {
-      if (at(i + 1) === "serve") return found(result, "sglang", "`sglang serve`", words.slice(i + 2), args, true);
+      if (at(i + 1) === "serve") return found(result, "sglang", say("p_label_serve"), words.slice(i + 2), args, true);
       return false;
     }
     return false;
@@ -1255,8 +1248,7 @@ function found(result, program, label, words, args, serve = false) {
   result.label = label;
   const spec = args[ARGS_PROGRAM[program]] || null;
   if (spec === null && program !== "miles") {
-    finding(result.findings, "no-argument-list",
-      `the manual has no argument list for ${ARGS_LABEL[ARGS_PROGRAM[program]][1]}; flags are read as written`);
+    finding(result.findings, "no-argument-list", say("p_no_arglist", { label: W.arg_labels[ARGS_PROGRAM[program]][1] }));
   }
   parseFlags(words, spec, program, result, serve);
   return true;
@@ -1273,7 +1265,7 @@ function recognizeText(text, env, result, args, depth) {
     commands = shellSplit(stripPrompts(text));
   } catch (err) {
     if (!(err instanceof CommandError)) throw err;
-    result.error = `in the \`-c\` text: ${err.message}`;
+    result.error = say("p_in_c", { error: err.message });
     return true;
   }
   for (const words of commands) {
@@ -1337,29 +1329,37 @@ export function placeholders(text) {
 function placeholderFinding(text) {
   const found = text.includes("<") ? placeholders(text) : [];
   if (!found.length) return null;
-  const shown = found.map((x) => `\`${x}\``);
-  if (shown.length === 1) {
-    return { code: "placeholder", message: `${shown[0]} looks like a placeholder: a shell reads \`<\` and \`>\` ` +
-      "as redirections, so it is not passed on and the word after it is lost; put a real value in its place" };
-  }
-  return { code: "placeholder", message: `${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]} look like placeholders: a shell ` +
-    "reads `<` and `>` as redirections, so they are not passed on and the word after each is lost; " +
-    "put real values in their place" };
+  const shown = found.map((x) => say("code", { text: x }));
+  if (shown.length === 1) return { code: "placeholder", message: say("p_placeholder_one", { word: shown[0] }) };
+  return { code: "placeholder", message: say("p_placeholder_many", {
+    words: shown.slice(0, -1).join(W.messages.list), last: shown[shown.length - 1],
+  }) };
 }
 
-export function parse(text, args) {
+/* Read `text` with the argument lists `args`, in the bundle's `words` (its messages and tables). */
+export function parse(text, args, words) {
+  if (!words || !words.messages) throw new Error("parse needs the bundle's words (opsmanual/data/exposure_words.py)");
+  const before = W;
+  W = words;
+  try {
+    return parseText(text, args);
+  } finally {
+    W = before;
+  }
+}
+
+function parseText(text, args) {
   const specs = {};
   for (const [k, v] of Object.entries(args || {})) specs[k] = v instanceof ArgList ? v : new ArgList(k, v);
   let result = emptyResult();
   if (typeof text !== "string" || !text.trim()) {
-    result.error = "the command is empty";
+    result.error = say("p_empty");
     return result;
   }
   if (text.length > MAX_CHARS) {
     const length = codePoints(text);
     if (length > MAX_CHARS) {
-      result.error = `the paste is ${grouped(length)} characters long; a launch command is at most ` +
-        `${grouped(MAX_CHARS)}`;
+      result.error = say("p_too_long", { length: grouped(length), max: grouped(MAX_CHARS) });
       return result;
     }
   }
@@ -1382,8 +1382,7 @@ export function parse(text, args) {
       lost = true;
     } else merged.push(words);
     if (lost && !pending.some((f) => f.code === "lost-continuation")) {
-      pending.push({ code: "lost-continuation", message: `a line starts with \`${words[0].t}\` but the line before it does not end with a backslash; ` +
-        "it is read as part of the command above" });
+      pending.push({ code: "lost-continuation", message: say("p_lost_continuation", { word: words[0].t }) });
     }
   }
   const placeholder = placeholderFinding(text);
@@ -1403,7 +1402,7 @@ export function parse(text, args) {
     }
   }
   if (recognized > 1) {
-    finding(result.findings, "more-commands", `the paste holds ${recognized} commands; only the first, ${result.label}, is checked`);
+    finding(result.findings, "more-commands", say("p_more_commands", { n: recognized, label: result.label }));
   }
   if (recognized) {
     result.findings.unshift(...pending);
@@ -1415,6 +1414,6 @@ export function parse(text, args) {
     const cleaned = text.replace(/^[ \t]*(>>>|\.\.\.)[ \t]?/gm, "");
     if (parsePython(cleaned, specs.sglang || null, probe)) return probe;
   }
-  result.error = shellError && LOOKS_LIKE.test(text) ? shellError : NOT_A_COMMAND;
+  result.error = shellError && LOOKS_LIKE.test(text) ? shellError : say("p_not_a_command");
   return result;
 }

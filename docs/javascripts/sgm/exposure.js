@@ -6,26 +6,21 @@
 // must pass. No facts live here: GPUs, models, releases and argument lists all
 // come from the bundle.
 
-import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fmtValue, hasOwn, orList, parse } from "./command.js";
+import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fill, fmtValue, hasOwn, orList, parse } from "./command.js";
 
 export { parse } from "./command.js";
 
 export const FORMAT = 1;
 const PRODUCT = { sglang: "sglang", engine: "sglang", bench: "sglang", router: "sglang-router", miles: "miles" };
-const PRODUCT_LABEL = { sglang: "SGLang", "sglang-router": "sglang-router", miles: "Miles" };
-const PROGRAM_WORDS = {
-  sglang: "an SGLang server launch", router: "an SGLang router launch", bench: "an SGLang bench_serving run",
-  engine: "a Python `Engine(...)` call", miles: "a Miles run",
-};
-const TRAIT_WORDS = {
-  "hybrid-linear-attention": "hybrid linear attention", mamba: "Mamba layers", "sliding-window": "sliding-window attention",
-  moe: "mixture of experts", mla: "multi-head latent attention (MLA)", fp8: "FP8 weights", fp4: "FP4 weights",
-};
+// The words (product names, program and trait words, every reason and note) come from the bundle's `words`,
+// rendered from opsmanual/data/exposure_words.py: each check's Context carries them as `ctx.w`.
 const QUANT_TRAITS = ["fp8", "fp4"];
 const ADDRESS_FLAG = /(host|addr|address|url|urls|endpoint|-ip|-ips)$/;
 const VERSION = /^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$/;
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const T = true, F = false, U = null; // three-valued logic: null is "cannot decide"
+// The four verdicts, as the command line, its JSON, the check page and the docs name them.
+export const APPLIES = "applies", MAY_APPLY = "may apply", DOES_NOT_APPLY = "does not apply", NOT_CHECKABLE = "not checkable";
 
 // --------------------------------------------------------------------------- versions
 
@@ -63,38 +58,47 @@ function cmpKey(a, b) {
 
 export const cmpVersion = (a, b) => Math.sign(cmpKey(versionKey(a), versionKey(b)));
 
-export function describeRange(r) {
+/* A message of the bundle's words, filled in (as say() in opsmanual/data/exposure_words.py). */
+const say = (w, key, values) => fill(w.messages[key], values || {});
+
+export function describeRange(r, w) {
   const intro = r.introduced ?? "0";
-  if (hasOwn(r, "fixed")) return intro === "0" ? `every release before ${r.fixed}` : `${intro} to before ${r.fixed}`;
-  if (hasOwn(r, "last_affected")) return intro === "0" ? `every release up to ${r.last_affected}` : `${intro} to ${r.last_affected}`;
-  return intro === "0" ? "every release" : `${intro} and later`;
+  if (hasOwn(r, "fixed")) {
+    return intro === "0" ? say(w, "range_before", { fixed: r.fixed }) : say(w, "range_from_before", { intro, fixed: r.fixed });
+  }
+  if (hasOwn(r, "last_affected")) {
+    return intro === "0" ? say(w, "range_up_to", { last: r.last_affected })
+      : say(w, "range_from_to", { intro, last: r.last_affected });
+  }
+  return intro === "0" ? say(w, "range_all") : say(w, "range_from", { intro });
 }
 
 function versionLeaf(r, ctx) {
+  const w = ctx.w;
   const product = r.product;
-  const label = PRODUCT_LABEL[product];
+  const label = w.products[product];
   const v = ctx.versions[product];
-  if (v === undefined) return [U, `no ${label} version given`];
-  const shown = `${label} ${v}` + (ctx.versionTags[product] || "");
+  if (v === undefined) return [U, say(w, "version_none", { label }), "version"];
+  const shown = say(w, "version_shown", { label, version: v, tag: ctx.versionTags[product] || "" });
   if (r.unknown) {
     const seen = r.seen || [];
-    if (seen.some((s) => cmpVersion(v, s) === 0)) return [T, `${shown} is a version where it was seen`];
-    const whereSeen = seen.length ? ` (seen on ${seen.join(", ")})` : "";
-    return [U, `the affected ${label} versions are not known${whereSeen}`];
+    if (seen.some((s) => cmpVersion(v, s) === 0)) return [T, say(w, "version_seen", { shown })];
+    const whereSeen = seen.length ? say(w, "version_seen_on", { versions: seen.join(w.messages.list) }) : "";
+    return [U, say(w, "version_unknown", { label, seen: whereSeen })];
   }
   const lo = r.introduced ?? "0";
   let inside = cmpVersion(v, lo) >= 0;
   if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
   else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
-  const what = lo !== "0" ? describeRange(r) : `(${describeRange(r)})`;
-  return inside ? [T, `${shown} is in the affected range ${what}`] : [F, `${shown} is outside the affected range ${what}`];
+  const what = lo !== "0" ? describeRange(r, w) : say(w, "range_paren", { range: describeRange(r, w) });
+  return inside ? [T, say(w, "version_in", { shown, range: what })] : [F, say(w, "version_out", { shown, range: what })];
 }
 
 // --------------------------------------------------------------------------- values
 
-function show(v) {
-  if (typeof v === "string") return `\`${v}\``;
-  if (Array.isArray(v)) return v.map(show).join(", ");
+function show(v, w) {
+  if (typeof v === "string") return say(w, "code", { text: v });
+  if (Array.isArray(v)) return v.map((x) => show(x, w)).join(w.messages.list);
   return fmtValue(v);
 }
 
@@ -112,23 +116,23 @@ function equals(val, want) {
   return fmtValue(val) === fmtValue(want);
 }
 
-function compare(test, val, subject) {
+function compare(test, val, subject, w) {
   if (hasOwn(test, "equals")) {
     const ok = equals(val, test.equals);
-    return [ok, `${subject} ${ok ? "equals" : "does not equal"} ${show(test.equals)}`];
+    return [ok, say(w, ok ? "equals" : "not_equals", { subject, value: show(test.equals, w) })];
   }
   if (hasOwn(test, "in")) {
-    const ok = test.in.some((w) => equals(val, w));
-    return [ok, `${subject} ${ok ? "is one of" : "is not one of"} ${show(test.in)}`];
+    const ok = test.in.some((x) => equals(val, x));
+    return [ok, say(w, ok ? "one_of" : "not_one_of", { subject, value: show(test.in, w) })];
   }
   const key = hasOwn(test, "min") ? "min" : "max";
   const items = Array.isArray(val) ? val : [val];
   const nums = items.map(asNumber);
-  if (!items.length || nums.some((x) => x === null)) return [U, `${subject} is not a number`];
+  if (!items.length || nums.some((x) => x === null)) return [U, say(w, "not_number", { subject })];
   const bound = test[key];
   const ok = nums.some((x) => (key === "min" ? x >= bound : x <= bound));
-  const w = key === "min" ? (ok ? "is at least" : "is less than") : ok ? "is at most" : "is more than";
-  return [ok, `${subject} ${w} ${fmtValue(bound)}`];
+  const word = key === "min" ? (ok ? "at_least" : "less_than") : ok ? "at_most" : "more_than";
+  return [ok, say(w, word, { subject, value: fmtValue(bound) })];
 }
 
 // --------------------------------------------------------------------------- context
@@ -144,6 +148,8 @@ class Context {
     this.versionTags = versionTags;
     this.modelTraits = modelTraits;
     this.models = {};
+    this.hints = new Map();  // an undecided reason -> what the reader could add to decide it
+    this.w = engine.words;
   }
 
   arg(name, program) {
@@ -155,16 +161,17 @@ class Context {
   }
 
   flagName(name, arg, engineCall) {
-    if (engineCall && arg && arg.field) return `\`${arg.field}\``;
-    return `\`${name}\``;
+    if (engineCall && arg && arg.field) return say(this.w, "code", { text: arg.field });
+    return say(this.w, "code", { text: name });
   }
 
-  static flagShown(entry) {
-    if (entry.kwarg) return `\`${entry.written}=${entry.raw}\``;
+  flagShown(entry) {
+    const w = this.w;
+    if (entry.kwarg) return say(w, "flag_kwarg", { written: entry.written, raw: entry.raw });
     const { name, written } = entry;
-    if (entry.raw === null && written.startsWith("--no-") && !name.startsWith("--no-")) return `\`${written}\``;
-    let text = entry.raw === null || entry.raw === "" ? `\`${name}\`` : `\`${name} ${entry.raw}\``;
-    if (written !== name) text += ` (written \`${written}\`)`;
+    if (entry.raw === null && written.startsWith("--no-") && !name.startsWith("--no-")) return say(w, "code", { text: written });
+    let text = entry.raw === null || entry.raw === "" ? say(w, "code", { text: name }) : say(w, "flag_value", { name, raw: entry.raw });
+    if (written !== name) text += say(w, "flag_written", { written });
     return text;
   }
 
@@ -178,6 +185,16 @@ class Context {
       const key = canonical.slice(2).replaceAll("-", "_");
       const kwarg = hasOwn(this.parsed.flags, key) ? this.parsed.flags[key] : null;
       if (kwarg !== null && kwarg.kwarg && kwarg.unknown) entry = kwarg;
+    }
+    if (entry === null) {  // written by the name an earlier release gave it: the same condition
+      const renames = this.engine.renamedTo.get(ARGS_PROGRAM[program])?.get(canonical) || [];
+      for (const r of renames) {
+        const old = hasOwn(this.parsed.flags, r.old) ? this.parsed.flags[r.old] : null;
+        if (old !== null && !old.kwarg) {
+          entry = old;
+          break;
+        }
+      }
     }
     return [arg, entry, this.flagName(canonical, arg, this.program === "engine")];
   }
@@ -210,70 +227,72 @@ class Context {
 // --------------------------------------------------------------------------- leaves
 
 function flagLeaf(c, ctx) {
+  const w = ctx.w;
   const program = c.program || "sglang";
-  if (!ctx.runs(program)) return [F, `the command is not ${PROGRAM_WORDS[program]}`];
+  if (!ctx.runs(program)) return [F, say(w, "not_program", { program: w.programs[program] })];
   const [arg, entry, shownName] = ctx.lookup(c.name, program);
   const opaque = ctx.opaque();
   if (hasOwn(c, "present") || hasOwn(c, "absent")) {
     let given, reason;
-    if (entry !== null) { given = T; reason = `${Context.flagShown(entry)} is given`; }
-    else if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`];
-    else { given = F; reason = `${shownName} is not given`; }
+    if (entry !== null) { given = T; reason = say(w, "flag_given", { flag: ctx.flagShown(entry) }); }
+    else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), "config"];
+    else { given = F; reason = say(w, "flag_not_given", { flag: shownName }); }
     return [hasOwn(c, "present") ? given : !given, reason];
   }
   if (entry !== null) {
-    const subject = Context.flagShown(entry);
-    if (entry.dynamic) return [U, `${subject} is not a literal value`];
-    return compare(c, entry.value, subject);
+    const subject = ctx.flagShown(entry);
+    if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
+    return compare(c, entry.value, subject, w);
   }
-  if (opaque) return [U, `${shownName} is not given, but ${opaque} may set it`];
-  if (arg === null) return [U, `${shownName} is not given and the manual has no default for it`];
-  if (arg.default === null || arg.default === undefined) return [U, `${shownName} is not given and its default is decided at run time`];
-  return compare(c, arg.default, `${shownName} is not given, so its default ${show(arg.default)}`);
+  if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), "config"];
+  if (arg === null) return [U, say(w, "no_default", { flag: shownName })];
+  if (arg.default === null || arg.default === undefined) return [U, say(w, "default_at_run_time", { flag: shownName })];
+  return compare(c, arg.default, say(w, "default_is", { flag: shownName, value: show(arg.default, w) }), w);
 }
 
 const TRUTHY = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false, "": false };
 const truthy = (value) => (hasOwn(TRUTHY, value.trim().toLowerCase()) ? TRUTHY[value.trim().toLowerCase()] : undefined);
 
 function envLeaf(c, ctx) {
+  const w = ctx.w;
   const name = c.name;
   const entry = hasOwn(ctx.parsed.env, name) ? ctx.parsed.env[name] : null;
   const opaque = ctx.parsed.env_opaque.length ? ctx.parsed.env_opaque[0] : null;
   if (entry === null) {
-    if (opaque) return [U, `\`${name}\` is not set in the command, but ${opaque} may set it`];
-    if (hasOwn(c, "absent")) return [T, `\`${name}\` is not set`];
-    return [F, `\`${name}\` is not set`];
+    if (opaque) return [U, say(w, "env_opaque", { name, opaque }), "config"];
+    if (hasOwn(c, "absent")) return [T, say(w, "env_not_set", { name })];
+    return [F, say(w, "env_not_set", { name })];
   }
-  const shown = entry.host ? `\`${name}\` (passed through from the host)` : `\`${name}=${entry.value}\``;
-  if (hasOwn(c, "present")) return [T, `${shown} is set`];
-  if (hasOwn(c, "absent")) return [F, `${shown} is set`];
-  if (entry.host) return [U, `\`${name}\` is passed through from the host; its value is not in the command`];
-  if (entry.dynamic) return [U, `${shown} is not a literal value`];
+  const shown = entry.host ? say(w, "env_host", { name }) : say(w, "env_value", { name, value: entry.value });
+  if (hasOwn(c, "present")) return [T, say(w, "env_set", { shown })];
+  if (hasOwn(c, "absent")) return [F, say(w, "env_set", { shown })];
+  if (entry.host) return [U, say(w, "env_host_value", { name })];
+  if (entry.dynamic) return [U, say(w, "not_literal", { subject: shown })];
   const value = entry.value;
   const want = hasOwn(c, "equals") ? c.equals : (c.in || [null])[0];
   if (typeof want === "boolean" && hasOwn(c, "equals")) {
     const ok = truthy(value) === want;
-    return [ok, `${shown} ${ok ? "equals" : "does not equal"} ${show(want)}`];
+    return [ok, say(w, ok ? "equals" : "not_equals", { subject: shown, value: show(want, w) })];
   }
   if (hasOwn(c, "equals") || hasOwn(c, "in")) {
     const wanted = hasOwn(c, "equals") ? [c.equals] : c.in;
     let ok = false;
-    for (const w of wanted) {
-      if (isNumber(w)) {
+    for (const x of wanted) {
+      if (isNumber(x)) {
         const num = asNumber(value);
-        ok = ok || (num !== null && num === w);
-      } else if (typeof w === "boolean") ok = ok || truthy(value) === w;
-      else ok = ok || value === w;
+        ok = ok || (num !== null && num === x);
+      } else if (typeof x === "boolean") ok = ok || truthy(value) === x;
+      else ok = ok || value === x;
     }
-    if (hasOwn(c, "equals")) return [ok, `${shown} ${ok ? "equals" : "does not equal"} ${show(c.equals)}`];
-    return [ok, `${shown} ${ok ? "is one of" : "is not one of"} ${show(c.in)}`];
+    if (hasOwn(c, "equals")) return [ok, say(w, ok ? "equals" : "not_equals", { subject: shown, value: show(c.equals, w) })];
+    return [ok, say(w, ok ? "one_of" : "not_one_of", { subject: shown, value: show(c.in, w) })];
   }
-  return compare(c, value, shown);
+  return compare(c, value, shown, w);
 }
 
-function rangeWords(r) {
-  if (hasOwn(r, "min") && hasOwn(r, "max")) return `${r.min} to ${r.max}`;
-  return hasOwn(r, "min") ? `at least ${r.min}` : `at most ${r.max}`;
+function rangeWords(r, w) {
+  if (hasOwn(r, "min") && hasOwn(r, "max")) return say(w, "span_both", { min: r.min, max: r.max });
+  return hasOwn(r, "min") ? say(w, "span_min", { min: r.min }) : say(w, "span_max", { max: r.max });
 }
 
 const CC = new Map();
@@ -287,57 +306,63 @@ function ccKey(x) {
 }
 
 function gpuLeaf(c, ctx) {
+  const w = ctx.w;
   const g = ctx.gpu;
-  if (g === null) return [U, "no GPU given"];
+  if (g === null) return [U, say(w, "gpu_none"), "gpu"];
   const name = g.name;
+  const or = w.messages.or;
   if (hasOwn(c, "name")) {
-    if (c.name.includes(g.id)) return [T, `GPU ${name}`];
+    if (c.name.includes(g.id)) return [T, say(w, "gpu_is", { name })];
     const names = c.name.map((i) => (ctx.engine.gpusById.has(i) ? ctx.engine.gpusById.get(i).name : i));
-    return [F, `GPU ${name} is not ${names.join(" or ")}`];
+    return [F, say(w, "gpu_is_not", { name, names: names.join(or) })];
   }
   if (hasOwn(c, "architecture")) {
     const ok = c.architecture.includes(g.architecture);
-    return ok ? [T, `GPU ${name}: architecture ${g.architecture}`]
-      : [F, `GPU ${name}: architecture ${g.architecture}, not ${c.architecture.join(" or ")}`];
+    return ok ? [T, say(w, "gpu_arch", { name, value: g.architecture })]
+      : [F, say(w, "gpu_arch_not", { name, value: g.architecture, wanted: c.architecture.join(or) })];
   }
   if (hasOwn(c, "vendor")) {
     const ok = c.vendor.includes(g.vendor);
-    return ok ? [T, `GPU ${name}: vendor ${g.vendor}`] : [F, `GPU ${name}: vendor ${g.vendor}, not ${c.vendor.join(" or ")}`];
+    return ok ? [T, say(w, "gpu_vendor", { name, value: g.vendor })]
+      : [F, say(w, "gpu_vendor_not", { name, value: g.vendor, wanted: c.vendor.join(or) })];
   }
   if (hasOwn(c, "compute_capability")) {
     const cc = g.compute_capability;
-    if (!cc) return [F, `GPU ${name} has no CUDA compute capability`];
+    if (!cc) return [F, say(w, "gpu_no_cc", { name })];
     const r = c.compute_capability;
     const ok = (!hasOwn(r, "min") || cmpKey(ccKey(cc), ccKey(r.min)) >= 0) && (!hasOwn(r, "max") || cmpKey(ccKey(cc), ccKey(r.max)) <= 0);
-    return ok ? [T, `GPU ${name}: compute capability ${cc}`] : [F, `GPU ${name}: compute capability ${cc}, not ${rangeWords(r)}`];
+    return ok ? [T, say(w, "gpu_cc", { name, value: cc })] : [F, say(w, "gpu_cc_not", { name, value: cc, wanted: rangeWords(r, w) })];
   }
   const r = c.memory_gb;
   const mem = g.memory_gb;
-  if (mem === undefined || mem === null) return [U, `GPU ${name}: the manual does not know its memory size`];
+  if (mem === undefined || mem === null) return [U, say(w, "gpu_memory_unknown", { name })];
   const ok = (!hasOwn(r, "min") || mem >= r.min) && (!hasOwn(r, "max") || mem <= r.max);
   const shown = fmtValue(mem);
-  return ok ? [T, `GPU ${name}: ${shown} GB of memory`] : [F, `GPU ${name}: ${shown} GB of memory, not ${rangeWords(r)}`];
+  return ok ? [T, say(w, "gpu_memory", { name, value: shown })]
+    : [F, say(w, "gpu_memory_not", { name, value: shown, wanted: rangeWords(r, w) })];
 }
 
 function modelLeaf(c, ctx) {
+  const w = ctx.w;
   const role = c.role || "target";
   let [state, name, entries] = ctx.model(role);
-  const who = role === "draft" ? "draft model" : "model";
+  const who = role === "draft" ? say(w, "who_draft") : say(w, "who_model");
   if (state === "none") {
-    if (role === "draft") return [F, "no draft model (`--speculative-draft-model-path` is not given)"];
+    if (role === "draft") return [F, say(w, "draft_none")];
     const opaque = ctx.opaque();
-    return [U, "no model path given" + (opaque ? ` (${opaque} may set it)` : "")];
+    return opaque ? [U, say(w, "model_none_opaque", { opaque }), "config"] : [U, say(w, "model_none"), null];
   }
-  if (state === "dynamic") return [U, `${who} path \`${name}\` is not a literal value`];
+  if (state === "dynamic") return [U, say(w, "model_dynamic", { who, name })];
   if (state === "config") {
     if (hasOwn(c, "trait")) {
-      const words = TRAIT_WORDS[c.trait];
+      const words = w.traits[c.trait];
       const traits = ctx.modelTraits.traits || [];
-      return traits.includes(c.trait) ? [T, `model config ${name}: ${words}`] : [F, `model config ${name}: no ${words}`];
+      return traits.includes(c.trait) ? [T, say(w, "config_trait", { name, trait: words })]
+        : [F, say(w, "config_no_trait", { name, trait: words })];
     }
     const path = ctx.lookup("--model-path", "sglang")[1];
     if (path === null || path.dynamic || path.raw === null || path.raw === "") {
-      return [U, `model config ${name} does not name the model family`];
+      return [U, say(w, "config_no_family", { name })];
     }
     name = String(path.value);
     entries = ctx.engine.matchModel(name);
@@ -345,20 +370,25 @@ function modelLeaf(c, ctx) {
   const families = entries.filter((e) => !e.quant);
   if (hasOwn(c, "trait")) {
     const trait = c.trait;
-    const words = TRAIT_WORDS[trait];
+    const words = w.traits[trait];
     const carriers = entries.filter((e) => e.traits.includes(trait));
-    if (carriers.length) return [T, `${who} ${name}: ${words} (${carriers[0].family})`];
+    if (carriers.length) return [T, say(w, "model_trait", { who, name, trait: words, family: carriers[0].family })];
     const deciding = QUANT_TRAITS.includes(trait) ? entries : families;
     if (deciding.length) {
-      return [F, `${who} ${name} (${(families.length ? families : entries).map((e) => e.family).join(", ")}): no ${words}`];
+      const shown = (families.length ? families : entries).map((e) => e.family).join(w.messages.list);
+      return [F, say(w, "model_no_trait", { who, name, trait: words, families: shown })];
     }
-    return [U, `${who} ${name} is not in the manual's model list`];
+    return [U, say(w, "model_unlisted", { who, name }), "model-config"];
   }
   const wanted = c.family;
   const hit = entries.filter((e) => wanted.includes(e.family));
-  if (hit.length) return [T, `${who} ${name}: family ${hit[0].family}`];
-  if (families.length) return [F, `${who} ${name}: family ${families.map((e) => e.family).join(", ")}, not ${wanted.join(" or ")}`];
-  return [U, `${who} ${name} is not in the manual's model list`];
+  if (hit.length) return [T, say(w, "model_family", { who, name, family: hit[0].family })];
+  if (families.length) {
+    return [F, say(w, "model_family_not", {
+      who, name, families: families.map((e) => e.family).join(w.messages.list), wanted: wanted.join(w.messages.or),
+    })];
+  }
+  return [U, say(w, "model_unlisted", { who, name }), "model-config"];
 }
 
 function isIPv6(text) {
@@ -394,21 +424,23 @@ function hasIPv6(value) {
 }
 
 function deploymentLeaf(c, ctx) {
+  const w = ctx.w;
+  const or = w.messages.or;
   if (hasOwn(c, "router_policy")) {
-    if (ctx.program !== "router") return [F, `the command is not ${PROGRAM_WORDS.router}`];
+    if (ctx.program !== "router") return [F, say(w, "not_program", { program: w.programs.router })];
     const [arg, entry, shownName] = ctx.lookup("--policy", "router");
     let policy, how;
     if (entry !== null) {
-      if (entry.dynamic) return [U, `${Context.flagShown(entry)} is not a literal value`];
+      if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) })];
       policy = entry.value;
-      how = Context.flagShown(entry);
-    } else if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`];
+      how = ctx.flagShown(entry);
+    } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), "config"];
     else if (arg !== null && arg.default !== null && arg.default !== undefined) {
       policy = arg.default;
-      how = `the default; ${shownName} is not given`;
-    } else return [U, `${shownName} is not given and its default is not known`];
+      how = say(w, "policy_default", { flag: shownName });
+    } else return [U, say(w, "policy_no_default", { flag: shownName })];
     const ok = c.router_policy.includes(String(policy));
-    return ok ? [T, `router policy ${policy} (${how})`] : [F, `router policy ${policy} (${how}), not ${c.router_policy.join(" or ")}`];
+    return ok ? [T, say(w, "policy", { policy, how })] : [F, say(w, "policy_not", { policy, how, wanted: c.router_policy.join(or) })];
   }
   if (hasOwn(c, "ipv6")) {
     let found = null, dynamic = null;
@@ -420,40 +452,42 @@ function deploymentLeaf(c, ctx) {
         found = found || entry;
       }
     }
-    if (found) return [T, `IPv6 address in ${Context.flagShown(found)}`];
-    if (dynamic) return [U, `${Context.flagShown(dynamic)} is not a literal value`];
-    if (ctx.opaque()) return [U, `no IPv6 address in the command, but ${ctx.opaque()} may set an address`];
-    return [F, "no IPv6 address in the command's address flags"];
+    if (found) return [T, say(w, "ipv6", { flag: ctx.flagShown(found) })];
+    if (dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(dynamic) })];
+    if (ctx.opaque()) return [U, say(w, "ipv6_opaque", { opaque: ctx.opaque() }), "config"];
+    return [F, say(w, "ipv6_none")];
   }
-  if (!ctx.runs("sglang")) return [F, `the command is not ${PROGRAM_WORDS.sglang}`];
+  if (!ctx.runs("sglang")) return [F, say(w, "not_program", { program: w.programs.sglang })];
   if (hasOwn(c, "pd_role")) {
     const [, entry, shownName] = ctx.lookup("--disaggregation-mode", "sglang");
     if (entry !== null) {
-      if (entry.dynamic) return [U, `${Context.flagShown(entry)} is not a literal value`];
+      if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) })];
       const role = String(entry.value);
-      if (c.pd_role.includes(role)) return [T, `PD role ${role} (${Context.flagShown(entry)})`];
+      if (c.pd_role.includes(role)) return [T, say(w, "pd_role", { role, flag: ctx.flagShown(entry) })];
       return [F, role === "prefill" || role === "decode"
-        ? `PD role ${role} (${Context.flagShown(entry)}), not ${c.pd_role.join(" or ")}`
-        : `no PD role (${Context.flagShown(entry)})`];
+        ? say(w, "pd_role_not", { role, flag: ctx.flagShown(entry), wanted: c.pd_role.join(or) })
+        : say(w, "pd_none_written", { flag: ctx.flagShown(entry) })];
     }
-    if (ctx.opaque()) return [U, `${shownName} is not given, but ${ctx.opaque()} may set it`];
-    return [F, `no PD role (${shownName} is not given)`];
+    if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), "config"];
+    return [F, say(w, "pd_none", { flag: shownName })];
   }
   const [, addr, addrName] = ctx.lookup("--dist-init-addr", "sglang");
   const [, nodes, nodesName] = ctx.lookup("--nnodes", "sglang");
-  if (addr !== null && !(addr.raw === null || addr.raw === "")) return [T, `multi-node: ${Context.flagShown(addr)} is given`];
+  if (addr !== null && !(addr.raw === null || addr.raw === "")) return [T, say(w, "multi_addr", { flag: ctx.flagShown(addr) })];
   if (nodes !== null) {
-    if (nodes.dynamic) return [U, `${Context.flagShown(nodes)} is not a literal value`];
+    if (nodes.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(nodes) })];
     const num = asNumber(nodes.value);
-    if (num !== null && num > 1) return [T, `multi-node: ${Context.flagShown(nodes)}`];
+    if (num !== null && num > 1) return [T, say(w, "multi_nodes", { flag: ctx.flagShown(nodes) })];
   }
-  if (ctx.opaque()) return [U, `${nodesName} and ${addrName} are not given, but ${ctx.opaque()} may set them`];
-  return [F, `a single node (${nodesName} is not above 1 and ${addrName} is not given)`];
+  if (ctx.opaque()) return [U, say(w, "multi_opaque", { nodes: nodesName, addr: addrName, opaque: ctx.opaque() }), "config"];
+  return [F, say(w, "single_node", { nodes: nodesName, addr: addrName })];
 }
 
 function programLeaf(c, ctx) {
+  const w = ctx.w;
   const want = c.program;
-  return ctx.program === want ? [T, `the command is ${PROGRAM_WORDS[want]}`] : [F, `the command is not ${PROGRAM_WORDS[want]}`];
+  return ctx.program === want ? [T, say(w, "is_program", { program: w.programs[want] })]
+    : [F, say(w, "not_program", { program: w.programs[want] })];
 }
 
 const LEAVES = {
@@ -479,9 +513,9 @@ function all(children) {
     for (const ch of children) if (ch[0] === F) reasons.push(...ch[1]);
     return [F, reasons, undecided];
   }
-  for (const ch of children) {
-    if (ch[0] === T) reasons.push(...ch[1]);
-    else if (anyU) undecided.push(...ch[2]);
+  for (const ch of children) {  // what held, also inside an undecided part (the evidence "may apply" is ordered by)
+    reasons.push(...ch[1]);
+    if (ch[0] === U) undecided.push(...ch[2]);
   }
   return [anyU ? U : T, reasons, undecided];
 }
@@ -512,15 +546,17 @@ export function evaluate(cond, ctx) {
   if (key === "any") return any(value.map((c) => evaluate(c, ctx)));
   if (key === "not") {
     const [v, rs, us] = evaluate(value, ctx);
-    return [v === U ? U : !v, rs, us];
+    return v === U ? [U, NONE, us] : [!v, rs, us];  // what held inside an undecided `not` is no evidence
   }
-  const [v, reason] = LEAVES[key](cond, ctx);
+  const [v, reason, hint] = LEAVES[key](cond, ctx);
+  if (v === U && hint) ctx.hints.set(reason, hint);
   return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
 }
 
 function versionsNode(ranges, ctx) {
   return any(ranges.map((r) => {
-    const [v, reason] = versionLeaf(r, ctx);
+    const [v, reason, hint] = versionLeaf(r, ctx);
+    if (v === U && hint) ctx.hints.set(reason, hint);
     return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
   }));
 }
@@ -596,6 +632,7 @@ const norm = (name) => String(name).toLowerCase().replace(/[\s_-]+/g, " ").trim(
 export class Engine {
   constructor(bundle) {
     if (bundle.format !== FORMAT) throw new Error(`bundle format ${bundle.format}, expected ${FORMAT}`);
+    if (!bundle.words || !bundle.words.messages) throw new Error("the bundle has no words (opsmanual/data/exposure_words.py)");
     this.bundle = bundle;
     this.version = bundle.version;
     this.incidents = bundle.incidents;
@@ -610,13 +647,48 @@ export class Engine {
       return { ...m, traits, quant: traits.length > 0 && traits.every((t) => QUANT_TRAITS.includes(t)) };
     });
     this.releases = bundle.releases || {};
+    this.words = bundle.words;  // the verdicts, headline, labels and messages, from opsmanual/data/exposure_words.py
     this.args = new Map();
+    this.renamedFrom = new Map();  // list name -> old option name -> rename
+    this.renamedTo = new Map();  // list name -> new option name -> [renames]
+    for (const [program, items] of Object.entries(bundle.renames || {})) {
+      for (const r of items) {
+        if (!this.renamedFrom.has(program)) this.renamedFrom.set(program, new Map());
+        this.renamedFrom.get(program).set(r.old, r);
+        if (!this.renamedTo.has(program)) this.renamedTo.set(program, new Map());
+        const to = this.renamedTo.get(program);
+        if (!to.has(r.new)) to.set(r.new, []);
+        to.get(r.new).push(r);
+      }
+    }
+  }
+
+  /* The parser's findings, and one for each option written by the name an earlier release gave it (when the
+     release checked lists the new name); it replaces the parser's unknown-flag finding. */
+  renameFindings(parsed, spec) {
+    const key = ARGS_PROGRAM[parsed.program];
+    const table = this.renamedFrom.get(key);
+    if (!table || !spec) return parsed.findings;
+    const extra = [], oldNames = [];
+    for (const entry of Object.values(parsed.flags)) {
+      const r = entry.kwarg ? undefined : table.get(entry.written);
+      if (r === undefined || cmpVersion(spec.version, r.first) < 0) continue;
+      const kept = spec.byOption.has(r.old);
+      oldNames.push(r.old);
+      extra.push({ code: "renamed-flag", message: fill(this.words.renamed, {
+        old: r.old, new: r.new, product: this.words.list_label[key] ?? key, last: r.last, first: spec.version,
+        tail: kept ? this.words.renamed_kept : this.words.renamed_gone,
+      }) });
+    }
+    if (!extra.length) return parsed.findings;
+    return parsed.findings.filter((f) => !(f.code === "unknown-flag" && oldNames.some((o) => f.message.startsWith(`\`${o}\` `))))
+      .concat(extra);
   }
 
   // One release's argument list, indexed on first use (a check needs one or two of them).
   list(program, version) {
     const key = `${program} ${version}`;
-    if (!this.args.has(key)) this.args.set(key, new ArgList(program, this.bundle.args[program][version]));
+    if (!this.args.has(key)) this.args.set(key, new ArgList(program, this.bundle.args[program][version], this.words));
     return this.args.get(key);
   }
 
@@ -649,7 +721,7 @@ export class Engine {
   }
 
   parse(command, version = null) {
-    return parse(command, this.specs(version));
+    return parse(command, this.specs(version), this.words);
   }
 
   findGpu(name) {
@@ -672,15 +744,16 @@ export class Engine {
   }
 
   check(command, { gpu = null, version = null, model_traits: modelTraits = null } = {}) {
-    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], checked: 0 };
+    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], does_not_apply: [], checked: 0 };
+    const w = this.words;
     let given = typeof version === "string" && version.trim() ? version.trim() : null;
     if (given !== null && !VERSION.test(given)) {
-      out.error = `\`${given}\` is not a version number such as ${this.version}`;
+      out.error = say(w, "not_a_version", { given, version: this.version });
       return out;
     }
     if (given && given[0] === "v") given = given.slice(1);
     const specs = this.specs(given);
-    const parsed = parse(command, specs);
+    const parsed = parse(command, specs, this.words);
     if (parsed.error) {
       out.error = parsed.error;
       return out;
@@ -694,19 +767,19 @@ export class Engine {
       const known = releases(product);
       if (known.length && !known.some((k) => cmpVersion(given, k) === 0)) {
         const order = [...known].sort(cmpVersion);
-        out.error = `${PRODUCT_LABEL[product]} has no release ${given}; its releases run from ${order[0]} to ${order[order.length - 1]}`;
+        out.error = say(w, "no_release", { product: w.products[product], given, first: order[0], last: order[order.length - 1] });
         return out;
       }
       versions[product] = given;
     } else if (parsed.image && product === "sglang" && releases("sglang").some((k) => cmpVersion(parsed.image.version, k) === 0)) {
       versions.sglang = parsed.image.version;
-      tags.sglang = " (from the image tag)";
-      out.notes.push(`SGLang ${versions.sglang} is taken from the image tag \`${parsed.image.name}\``);
+      tags.sglang = say(w, "tag_image");
+      out.notes.push(say(w, "from_image", { version: versions.sglang, image: parsed.image.name }));
     }
     if (!hasOwn(versions, "sglang")) {
       versions.sglang = this.version;
-      tags.sglang = " (assumed)";
-      out.notes.push(`No SGLang version given: ${this.version} is assumed, the release this manual describes`);
+      tags.sglang = say(w, "tag_assumed");
+      out.notes.push(say(w, "assumed", { version: this.version }));
     }
     let g = null;
     if (typeof gpu === "string" && gpu.trim()) {
@@ -717,18 +790,17 @@ export class Engine {
         for (const x of this.gpus) if (!lowered.has(norm(x.name))) lowered.set(norm(x.name), x.name);
         for (const x of this.gpus) for (const a of x.aliases || []) if (!lowered.has(norm(a))) lowered.set(norm(a), x.name);
         const near = dedupe(closeMatches(norm(gpu), [...lowered.keys()].sort(cmpStr)).map((m) => lowered.get(m)));
-        const hint = near.length ? `; did you mean ${orList(near)}?`
-          : names.length ? `; the manual knows ${names.length} GPUs, such as \`${names[0]}\`` : "; the manual has no GPU list";
-        out.error = `unknown GPU \`${Array.from(gpu.trim()).slice(0, 100).join("")}\`${hint}`;
+        const hint = near.length ? say(w, "gpu_did_you_mean", { names: orList(near, w) })
+          : names.length ? say(w, "gpu_knows", { n: names.length, first: names[0] }) : say(w, "gpu_no_list");
+        out.error = say(w, "unknown_gpu", { gpu: Array.from(gpu.trim()).slice(0, 100).join(""), hint });
         return out;
       }
     }
     const spec = specs[ARGS_PROGRAM[program]];
     if (spec && hasOwn(versions, product) && spec.version !== versions[product] && given !== null) {
-      out.notes.push(`The manual has no argument list for ${PRODUCT_LABEL[product]} ${versions[product]}; ` +
-        `flags are checked against ${spec.version}`);
+      out.notes.push(say(w, "no_arglist", { product: w.products[product], version: versions[product], checked: spec.version }));
     }
-    out.findings = parsed.findings;
+    out.findings = this.renameFindings(parsed, spec);
     const ctx = new Context(this, parsed, specs, g, versions, tags, modelTraits);
     const applies = [], mayApply = [];
     for (const inc of this.incidents) {
@@ -743,22 +815,28 @@ export class Engine {
       }
       out.checked++;
       const [value, reasons, undecidedReasons] = all([versionsNode(exp.versions, ctx), evaluate(exp.when, ctx)]);
-      if (value === F) continue;
+      if (value === F) {
+        out.does_not_apply.push(inc.id);
+        continue;
+      }
       const item = {
         id: inc.id, name: inc.name, title: inc.title, path: inc.path,
-        result: value === T ? "applies" : "may apply", why: dedupe(reasons), undecided: dedupe(undecidedReasons),
+        result: value === T ? APPLIES : MAY_APPLY, why: dedupe(reasons), undecided: dedupe(undecidedReasons),
       };
+      item.add = dedupe(item.undecided.filter((u) => ctx.hints.has(u)).map((u) => ctx.hints.get(u)));
       if (exp.note) item.note = exp.note;
       (value === T ? applies : mayApply).push(item);
     }
+    // "may apply" by evidence: more conditions held first, then fewer left undecided (a stable sort)
+    mayApply.sort((a, b) => (b.why.length - a.why.length) || (a.undecided.length - b.undecided.length));
     out.results = applies.concat(mayApply);
     if (out.not_checkable.length) {
       const n = out.not_checkable.length;
-      out.notes.push(`${n} incident${n !== 1 ? "s are" : " is"} not checkable from a command (not configuration-triggered)`);
+      out.notes.push(n === 1 ? say(w, "not_checkable_one") : say(w, "not_checkable_many", { n }));
     }
     if (out.unconditioned.length) {
       const n = out.unconditioned.length;
-      out.notes.push(`${n} incident${n !== 1 ? "s have" : " has"} no exposure conditions yet`);
+      out.notes.push(n === 1 ? say(w, "unconditioned_one") : say(w, "unconditioned_many", { n }));
     }
     return out;
   }
@@ -768,17 +846,27 @@ export function check(bundle, command, options = {}) {
   return new Engine(bundle).check(command, options);
 }
 
-/* One sentence for the answer (as opsmanual/engines/exposure.py headline()). It never reads as an all-clear
-   while something may apply. */
-export function headline(out) {
-  const a = out.results.filter((r) => r.result === "applies").length;
+export { fill };
+
+/* One sentence for the answer (as opsmanual/engines/exposure.py headline()), in the bundle's words. It never
+   reads as an all-clear while something may apply. */
+export function headline(out, words) {
+  const h = words.headline;
+  const a = out.results.filter((r) => r.result === APPLIES).length;
   const m = out.results.length - a;
-  const incidents = (n) => `${n} incident${n !== 1 ? "s" : ""}`;
-  if (a && m) return `${incidents(a)} appl${a === 1 ? "ies" : "y"} and ${m} may apply, of ${out.checked} checked.`;
-  if (a) return `${incidents(a)} appl${a === 1 ? "ies" : "y"}, of ${out.checked} checked.`;
-  if (m) {
-    return `${incidents(m)} may apply, though none is certain to, of ${out.checked} checked: ` +
-      "what the command leaves out decides.";
-  }
-  return `No incident applies (${out.checked} checked).`;
+  const applies = a === 1 ? h.one_applies : fill(h.many_apply, { n: a });
+  const may = m === 1 ? h.one_incident : fill(h.many_incidents, { n: m });
+  const key = a && m ? "both" : a ? "applies" : m ? "may" : "none";
+  return fill(h[key], { applies, may: m, may_incidents: may, checked: out.checked });
+}
+
+/* What the reader could add to decide the incidents that may apply (as to_decide() in Python); null when
+   nothing they could add would decide one. */
+export function toDecide(out, words, surface) {
+  const counts = new Map();
+  for (const r of out.results) for (const code of r.add || []) counts.set(code, (counts.get(code) || 0) + 1);
+  if (!counts.size) return null;
+  const items = Object.keys(words.add).filter((c) => counts.has(c))
+    .map((c) => fill(words.to_decide_item, { action: words.add[c][surface], n: counts.get(c) }));
+  return fill(words.to_decide, { what: items.join("; ") });
 }

@@ -1,0 +1,386 @@
+"""`exposure scan PATH...`: the launch-command check over a deploy folder, as osv-scanner checks a lockfile.
+
+    python -m macros.exposure scan [--gpu NAME] [--version X.Y.Z] [--format text|json|sarif]
+                                   [--fail-on applies|may-apply] [--ignore-file FILE] PATH...
+
+Finds the launch commands in Kubernetes manifests and Helm-rendered YAML, docker-compose files,
+Dockerfiles, shell and Slurm scripts and SkyPilot task files (opsmanual/engines/scan.py), checks each
+with the exposure engine, and reports each command's incidents with its file and line. Exit status:
+0 when nothing applies, 1 when an incident applies (or, with --fail-on may-apply, may apply), 2 on bad
+input (a path that cannot be read, a named file that is not what its name says, a bad ignore file).
+
+An ignore file (by default .sglang-exposure-ignore.yaml in the current folder, when there is one;
+schema data/exposure-ignore.schema.json) lists incidents not to report, each with a reason and an
+expiry date; an entry past its date stops ignoring, and the scan says so.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from opsmanual.engines.exposure import ADD, APPLIES, LISTED, MAY_APPLY, WORDS, fill, to_decide
+
+MAX_FILE = 1 << 20  # bytes of one file: a manifest or script is kilobytes
+MAX_ENTRIES = 20_000  # files and folders walked under all the paths given
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".cache"}
+DEFAULT_IGNORE = ".sglang-exposure-ignore.yaml"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+class ScanUsage(Exception):
+    """Bad input: one line, exit status 2."""
+
+
+# --------------------------------------------------------------------------- files
+
+def _shown(path: str) -> str:
+    """A path as the report names it: relative to the current folder when under it, with / separators."""
+    rel = os.path.relpath(path)
+    shown = path if rel.startswith("..") else rel
+    return shown.replace(os.sep, "/")
+
+
+def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
+    """(path, named) of each file to read, and the notes of what was left out. A named file is read
+    whatever its name; a folder is walked (no symbolic links followed) for the files the scan knows."""
+    from opsmanual.engines.scan import kind_of
+
+    files: list[tuple[str, bool]] = []
+    seen = 0
+    for path in paths:
+        if os.path.isfile(path):
+            files.append((path, True))
+            continue
+        if not os.path.isdir(path):
+            raise ScanUsage(f"{path}: no such file or folder")
+        for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            seen += len(dirs) + len(names)
+            if seen > MAX_ENTRIES:
+                raise ScanUsage(f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, "
+                                "not a whole checkout")
+            for name in sorted(names):
+                full = os.path.join(top, name)
+                if kind_of(name) is not None and not os.path.islink(full):
+                    files.append((full, False))
+    return files, []
+
+
+def read_text(path: str) -> str:
+    """A file's text, read with a bound. Raises ScanUsage with the reason."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE + 1)
+    except OSError as err:
+        raise ScanUsage(f"{_shown(path)}: cannot be read: {err.strerror}") from None
+    if len(data) > MAX_FILE:
+        raise ScanUsage(f"{_shown(path)}: longer than {MAX_FILE:,} bytes; a manifest or script is a few kilobytes")
+    if b"\0" in data:
+        raise ScanUsage(f"{_shown(path)}: not a text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ScanUsage(f"{_shown(path)}: not UTF-8 text") from None
+
+
+# --------------------------------------------------------------------------- the ignore file
+
+def _match_path(pattern: str, path: str) -> bool:
+    """A path pattern: `**` any folders, `*` and `?` within one name (the exposure engine's glob per name)."""
+    from opsmanual.engines.exposure import glob_match
+
+    def walk(p: list[str], s: list[str]) -> bool:
+        if not p:
+            return not s
+        if p[0] == "**":
+            return any(walk(p[1:], s[k:]) for k in range(len(s) + 1))
+        return bool(s) and glob_match(p[0], s[0].lower()) and walk(p[1:], s[1:])
+    return walk([x for x in pattern.split("/") if x], [x for x in path.split("/") if x and x != "."])
+
+
+def read_ignore(path: str, known: set[str], today: str) -> tuple[list[dict], list[str]]:
+    """The entries of an ignore file that still ignore, and a note for each one past its date.
+    Raises ScanUsage (one line: file, line, what is wrong) on a file that breaks its schema."""
+    from pathlib import Path
+
+    from opsmanual import ROOT
+    from opsmanual.data import validate
+    from opsmanual.data.errors import ManualError
+    from opsmanual.data.yamlfile import line_of, read
+
+    shown = _shown(path)
+    try:
+        data = read(Path(path), shown)
+        validate.check(data, Path(ROOT) / "data" / "exposure-ignore.schema.json", shown)
+    except ManualError as err:
+        raise ScanUsage(str(err.problems[0]) + (f" (and {len(err.problems) - 1} more)" if len(err.problems) > 1
+                                                 else "")) from None
+    active, notes = [], []
+    for k, entry in enumerate(data["ignore"]):
+        line = line_of(data, ["ignore", k]) or 1
+        if entry["id"] not in known:
+            raise ScanUsage(f"{shown}:{line}: incident {entry['id']} is not in the manual; "
+                            "write the id its page address gives")
+        try:
+            import datetime
+
+            datetime.date.fromisoformat(entry["expires"])
+        except ValueError:
+            raise ScanUsage(f"{shown}:{line}: incident {entry['id']}: expires {entry['expires']!r} "
+                            "is not a date (YYYY-MM-DD)") from None
+        if entry["expires"] < today:
+            notes.append(f"{shown}:{line}: the entry for {entry['id']} expired on {entry['expires']}; "
+                         "the incident is reported again")
+            continue
+        active.append(dict(entry, where=f"{shown}:{line}"))
+    return active, notes
+
+
+def ignoring(entries: list[dict], incident: str, path: str) -> dict | None:
+    for e in entries:
+        if e["id"] == incident and (not e.get("paths") or any(_match_path(p, path) for p in e["paths"])):
+            return e
+    return None
+
+
+# --------------------------------------------------------------------------- the scan
+
+def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[dict]) -> dict:
+    """Every launch command of every file, checked; what was skipped and why."""
+    from opsmanual.engines.scan import ScanError, find_commands
+
+    report: dict = {"commands": [], "skipped": [], "files": 0}
+    for path, named in files:
+        shown = _shown(path)
+        try:
+            text = read_text(path)
+            found = find_commands(path, text)
+        except ScanUsage as err:
+            if named:
+                raise
+            report["skipped"].append(str(err))
+            continue
+        except ScanError as err:
+            message = f"{shown}:{err.line}: {err.message}" if err.line else f"{shown}: {err.message}"
+            if named:
+                raise ScanUsage(message) from None
+            report["skipped"].append(message + " (skipped; a Helm chart's templates are read after `helm template`)")
+            continue
+        report["files"] += 1
+        for line, command in found:
+            # --version names the SGLang release: a router's or Miles' command is checked without it
+            given = version if version and engine.parse(command)["program"] in ("sglang", "engine", "bench") else None
+            out = engine.check(command, gpu=gpu, version=given)
+            results, ignored = [], []
+            for r in out["results"]:
+                e = ignoring(ignore, r["id"], shown)
+                (ignored if e else results).append(dict(r, ignored=e) if e else r)
+            report["commands"].append({"file": shown, "line": line, "command": command, "out": out,
+                                       "results": results, "ignored": ignored})
+    return report
+
+
+def _counts(report: dict) -> tuple[int, int]:
+    applies = sum(1 for c in report["commands"] for r in c["results"] if r["result"] == APPLIES)
+    may = sum(1 for c in report["commands"] for r in c["results"] if r["result"] == MAY_APPLY)
+    return applies, may
+
+
+def text_report(report: dict, base: str, notes: list[str]) -> str:
+    lines = []
+    for c in report["commands"]:
+        out = c["out"]
+        head = c["command"] if len(c["command"]) <= 160 else c["command"][:157] + "..."
+        lines.append(f"{c['file']}:{c['line']}: {head}")
+        if out["error"]:
+            lines.append(f"  cannot check: {out['error']}")
+            continue
+        applies = sum(1 for r in c["results"] if r["result"] == APPLIES)
+        listed = c["results"][:max(LISTED, applies)]
+        for r in listed:
+            word = "APPLIES  " if r["result"] == APPLIES else "MAY APPLY"
+            lines.append(f"  {word} {r['id']}  {r['name']}: {r['title']}")
+            if r["result"] != APPLIES and r.get("add"):
+                lines.append(f"            to decide: {'; '.join(ADD[a]['cli'] for a in r['add'])}")
+            lines.append(f"            {base}{r['path']}")
+        folded = c["results"][len(listed):]
+        if folded:
+            lines.append("  " + fill(WORDS["more"], n=len(folded), ids=", ".join(r["id"] for r in folded)))
+        for r in c["ignored"]:
+            e = r["ignored"]
+            lines.append(f"  ignored   {r['id']} ({r['result']}) until {e['expires']}: {e['reason']} [{e['where']}]")
+        for f in out["findings"]:
+            lines.append(f"  finding: {f['message']}")
+        if not c["results"] and not c["ignored"]:
+            lines.append("  " + fill(WORDS["headline"]["none"], checked=out["checked"]))
+    applies, may = _counts(report)
+    n = len(report["commands"])
+    lines.append(f"{n} launch command{'s' if n != 1 else ''} in {report['files']} file"
+                 f"{'s' if report['files'] != 1 else ''}; counted per command, {applies} incident"
+                 f"{' applies' if applies == 1 else 's apply'} and {may} may apply.")
+    decide = to_decide({"results": [r for c in report["commands"] for r in c["results"]]}, "cli")
+    if decide:
+        lines.append(decide)
+    lines += [f"Note: {x}" for x in notes + report["skipped"]]
+    return "\n".join(lines)
+
+
+def json_report(report: dict, base: str, notes: list[str]) -> dict:
+    commands = []
+    for c in report["commands"]:
+        out = c["out"]
+        item = {"file": c["file"], "line": c["line"], "command": c["command"], "program": out["program"],
+                "error": out["error"], "findings": [{"id": f["code"], "message": f["message"]} for f in out["findings"]],
+                "incidents": [{"id": r["id"], "result": r["result"], "name": r["name"], "title": r["title"],
+                               "why": r["why"], "undecided": r["undecided"], "add": r.get("add") or [],
+                               "url": base + r["path"]} for r in c["results"]],
+                "ignored": [{"id": r["id"], "result": r["result"], "reason": r["ignored"]["reason"],
+                             "expires": r["ignored"]["expires"], "entry": r["ignored"]["where"]} for r in c["ignored"]],
+                "notes": out["notes"]}
+        commands.append(item)
+    applies, may = _counts(report)
+    return {"commands": commands, "summary": {"commands": len(commands), "files": report["files"],
+                                              "applies": applies, "may apply": may},
+            "notes": notes + report["skipped"]}
+
+
+def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dict:
+    """SARIF 2.1.0: one rule per incident reported (its page as helpUri), one result per command and
+    incident, at the command's file and line; an ignored incident is a result with a suppression."""
+    rules: list[dict] = []
+    index: dict[str, int] = {}
+    results = []
+    for c in report["commands"]:
+        for r in c["results"] + c["ignored"]:
+            if r["id"] not in index:
+                index[r["id"]] = len(rules)
+                rules.append({"id": r["id"], "name": r["name"], "shortDescription": {"text": r["title"]},
+                              "helpUri": base + r["path"],
+                              "defaultConfiguration": {"level": "error"}})
+            why = "; ".join(r["why"]) if r["why"] else "no condition could be confirmed"
+            text = f"{r['name']}: {r['title']} ({r['result']}). Why: {why}."
+            if r["undecided"]:
+                text += f" Cannot decide: {'; '.join(r['undecided'])}."
+            if r.get("add"):
+                text += f" To decide: {'; '.join(ADD[a]['cli'] for a in r['add'])}."
+            result = {"ruleId": r["id"], "ruleIndex": index[r["id"]],
+                      "level": "error" if r["result"] == APPLIES else "warning",
+                      "message": {"text": text},
+                      "locations": [{"physicalLocation": {"artifactLocation": {"uri": c["file"]},
+                                                          "region": {"startLine": c["line"]}}}]}
+            if r.get("ignored"):
+                result["suppressions"] = [{"kind": "external", "justification": r["ignored"]["reason"]}]
+            results.append(result)
+    run = {"tool": {"driver": {"name": "sglang-opsmanual exposure scan", "version": version,
+                               "informationUri": base + "check/", "rules": rules}},
+           "results": results}
+    if notes or report["skipped"]:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "note", "message": {"text": n}} for n in notes + report["skipped"]]}]
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+# --------------------------------------------------------------------------- the command
+
+SCAN_USAGE = ("usage: python -m macros.exposure scan [--gpu NAME] [--version X.Y.Z] [--format text|json|sarif] "
+              "[--fail-on applies|may-apply] [--ignore-file FILE] PATH...")
+
+
+def options(argv: list[str]) -> tuple[dict, list[str]]:
+    opts = {"gpu": None, "version": None, "format": "text", "fail_on": "applies", "ignore_file": None,
+            "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": None, "bundle": None,
+            "today": None}
+    valued = {"--gpu": "gpu", "--version": "version", "--format": "format", "--fail-on": "fail_on",
+              "--ignore-file": "ignore_file", "--site-url": "site_url", "--project": "project",
+              "--bundle": "bundle", "--today": "today"}
+    paths: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            paths += argv[i + 1:]
+            break
+        if a in ("-h", "--help"):
+            raise SystemExit(print(__doc__.strip().split("\n\n")[0] + "\n\n" + SCAN_USAGE) or 0)
+        if a == "--json":
+            opts["format"] = "json"
+            i += 1
+            continue
+        name, eq, val = a.partition("=")
+        if name in valued:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise ScanUsage(f"{name} needs a value")
+                val = argv[i + 1]
+                i += 1
+            opts[valued[name]] = val
+            i += 1
+            continue
+        if a.startswith("-") and a != "-":
+            raise ScanUsage(f"unknown option {a}")
+        paths.append(a)
+        i += 1
+    if opts["format"] not in ("text", "json", "sarif"):
+        raise ScanUsage(f"--format takes text, json or sarif, not {opts['format']!r}")
+    if opts["fail_on"] not in ("applies", "may-apply"):
+        raise ScanUsage(f"--fail-on takes applies or may-apply, not {opts['fail_on']!r}")
+    if not paths:
+        raise ScanUsage("no path given")
+    return opts, paths
+
+
+def main(argv: list[str], load_bundle, root: str) -> int:
+    """The scan; ``load_bundle(project)`` is the command line's cached bundle loader."""
+    import datetime
+
+    from opsmanual.engines.exposure import Engine
+    from opsmanual.text.terminal import escape_controls, json_text
+
+    try:
+        opts, paths = options(argv)
+        today = opts["today"] or datetime.date.today().isoformat()
+        files, notes = collect(paths)
+    except ScanUsage as err:
+        print(f"exposure scan: {err} ({SCAN_USAGE[7:]})" if "usage" not in str(err) else f"exposure scan: {err}",
+              file=sys.stderr)
+        return 2
+    try:
+        if opts["bundle"]:
+            import json
+
+            with open(opts["bundle"], encoding="utf-8") as f:
+                bundle = json.load(f)
+        else:
+            bundle = load_bundle(opts["project"] or root)
+        engine = Engine(bundle)
+    except Exception as err:  # noqa: BLE001 -- bad data is reported, never a traceback
+        print(f"exposure scan: cannot load the manual's data: {str(err).splitlines()[0] if str(err) else err}",
+              file=sys.stderr)
+        return 2
+    try:
+        ignore_path = opts["ignore_file"] or (DEFAULT_IGNORE if os.path.isfile(DEFAULT_IGNORE) else None)
+        ignore, expired = read_ignore(ignore_path, {i["id"] for i in engine.incidents}, today) \
+            if ignore_path else ([], [])
+        notes += expired
+        if opts["gpu"] and engine.find_gpu(opts["gpu"]) is None:
+            probe = engine.check("python -m sglang.launch_server", gpu=opts["gpu"])
+            raise ScanUsage(probe["error"] or f"unknown GPU {opts['gpu']}")
+        if opts["version"]:
+            probe = engine.check("python -m sglang.launch_server", version=opts["version"])
+            if probe["error"]:
+                raise ScanUsage(probe["error"])
+        report = scan(engine, files, gpu=opts["gpu"], version=opts["version"], ignore=ignore)
+    except ScanUsage as err:
+        shown = escape_controls if sys.stderr.isatty() else str
+        print(f"exposure scan: {shown(str(err))}", file=sys.stderr)
+        return 2
+    base = opts["site_url"].rstrip("/") + "/"
+    if opts["format"] == "json":
+        print(json_text(json_report(report, base, notes)))
+    elif opts["format"] == "sarif":
+        print(json_text(sarif_report(report, base, notes, engine.version)))
+    else:
+        shown = escape_controls if sys.stdout.isatty() else str
+        print("\n".join(shown(x) for x in text_report(report, base, notes).split("\n")))
+    failing = (APPLIES,) if opts["fail_on"] == "applies" else (APPLIES, MAY_APPLY)
+    return 1 if any(r["result"] in failing for c in report["commands"] for r in c["results"]) else 0

@@ -1,0 +1,373 @@
+"""Launch commands in a deploy folder: where `exposure scan` finds the commands it checks.
+
+Given a file's name and text, :func:`find_commands` returns each SGLang, router, bench or Miles launch
+command written in it, with the line it starts on:
+
+- Kubernetes manifests and Helm-rendered YAML: a container's ``command:`` and ``args:`` lists (joined,
+  as the container runs them), any number of documents in a file;
+- docker-compose: a service's ``command:`` (a string or a list), after its ``entrypoint:``;
+- SkyPilot task YAML: the shell script in ``run:`` (and ``setup:``);
+- Dockerfiles: ``CMD`` and ``ENTRYPOINT``, in exec form (a JSON list) or shell form;
+- shell scripts and Slurm batch scripts: each line (backslash continuations joined) that runs a launch
+  command, also behind ``srun``, ``exec``, ``nohup`` or ``&&``.
+
+No I/O: the command line (opsmanual/cli/exposure.py) reads the files, with bounds, and checks each
+command with the exposure engine. A file that cannot be read as its kind gives one ScanError with its line.
+"""
+from __future__ import annotations
+
+from opsmanual.engines.command import _LOOKS_LIKE
+
+MAX_NODES = 200_000  # YAML nodes walked in one file: far above any manifest, far below a pathological one
+MAX_COMMANDS = 1_000  # launch commands taken from one file
+
+
+class ScanError(Exception):
+    """A file that cannot be read as what its name says; ``line`` is 1-based or None."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+def kind_of(name: str) -> str | None:
+    """What a file is, from its name: dockerfile, yaml, shell; None for a file the scan skips in a folder."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    low = base.lower()
+    if low in ("dockerfile", "containerfile") or low.startswith(("dockerfile.", "containerfile.")) \
+            or low.endswith((".dockerfile", ".containerfile")):
+        return "dockerfile"
+    if low.endswith((".yaml", ".yml")):
+        return "yaml"
+    if low.endswith((".sh", ".bash", ".slurm", ".sbatch", ".zsh")):
+        return "shell"
+    return None
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` runs something the exposure check reads (the parser's own test)."""
+    return _LOOKS_LIKE.search(text) is not None
+
+
+# --------------------------------------------------------------------------- shell
+
+def logical_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
+    """(line, text) of each logical line: backslash continuations joined, comment lines dropped."""
+    out: list[tuple[int, str]] = []
+    start, parts = None, []
+    for k, raw in enumerate(text.split("\n")):
+        line = raw.rstrip("\r")
+        if start is None:
+            if line.lstrip().startswith("#"):
+                continue
+            start = first_line + k
+        stripped = line.rstrip()
+        if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+            parts.append(stripped[:-1])
+            continue
+        parts.append(line)
+        out.append((start, " ".join(p.strip() for p in parts if p.strip())))
+        start, parts = None, []
+    if start is not None and parts:
+        out.append((start, " ".join(p.strip() for p in parts if p.strip())))
+    return out
+
+
+def _command_part(text: str) -> str:
+    """The launch command of a logical shell line: what follows ``&&``, ``;`` or ``|`` before it (a `cd`,
+    an `export`), without a trailing ``&``; the line as it is when it has no such separator."""
+    m = _LOOKS_LIKE.search(text)
+    if m is None:
+        return text
+    head = text[:m.start()]
+    cut = max(head.rfind("&&"), head.rfind(";"), head.rfind("||"))
+    if cut >= 0:
+        text = text[cut + (1 if text[cut] == ";" else 2):]
+    text = text.rstrip()
+    if text.endswith("&") and not text.endswith("&&"):
+        text = text[:-1].rstrip()
+    text = text.strip()
+    # a launcher in front (srun ..., mpirun ..., a timeout): the command starts where the parser's
+    # test matches; variables assigned before the launcher still reach it
+    m = _LOOKS_LIKE.search(text)
+    head = text[:m.start()].split() if m else []
+    if head and not all(_assignment(w) or w in _PASS_THROUGH for w in head):
+        kept = [w for w in head if _assignment(w)]
+        text = " ".join(kept + [text[m.start():]]) if m else text
+    return text
+
+
+_PASS_THROUGH = ("exec", "nohup", "env", "time", "command")
+
+
+def _assignment(word: str) -> bool:
+    name, eq, _ = word.partition("=")
+    return bool(eq) and bool(name) and (name[0].isalpha() or name[0] == "_") and name.isascii() \
+        and all(c.isalnum() or c == "_" for c in name)
+
+
+def shell_commands(text: str, first_line: int = 1) -> list[tuple[int, str]]:
+    """The launch commands of a shell script (or a YAML ``run:`` block), with their lines."""
+    return [(line, _command_part(t)) for line, t in logical_lines(text, first_line) if looks_like(t)]
+
+
+# --------------------------------------------------------------------------- Dockerfile
+
+def _json_list(text: str) -> list[str] | None:
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+
+
+def quote(word: str) -> str:
+    """A word as a shell would need it written (shlex.quote's rule). A word with ``$`` in it (``$(VAR)``,
+    which Kubernetes fills in, or ``$VAR``) is double-quoted, so that the check reads its value as one
+    that is decided at run time."""
+    safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-"
+    if word and all(c in safe for c in word):
+        return word
+    if "$" in word and not any(c in word for c in '"`\\'):
+        return '"' + word + '"'
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def join_words(words: list[str]) -> str:
+    return " ".join(quote(w) for w in words)
+
+
+def dockerfile_commands(text: str) -> list[tuple[int, str]]:
+    """CMD and ENTRYPOINT of each stage; an exec-form ENTRYPOINT runs with the stage's CMD after it."""
+    out: list[tuple[int, str]] = []
+    entry: tuple[int, list[str] | None, str] | None = None  # line, exec words, text
+    env: dict[str, str] = {}  # the stage's ENV: the container starts with these set
+
+    def emit(line: int, cmd: str) -> None:
+        prefix = "".join(f"{k}={quote(v)} " for k, v in env.items())
+        out.append((line, prefix + _command_part(cmd)))
+
+    for line, instr in logical_lines(text):
+        word, _, rest = instr.strip().partition(" ")
+        op = word.upper()
+        rest = rest.strip()
+        if op == "FROM":
+            if entry is not None and looks_like(entry[2]):
+                emit(entry[0], entry[2])
+            entry, env = None, {}
+        elif op == "ENV":
+            env.update(_env_instruction(rest))
+        elif op == "ENTRYPOINT":
+            words = _json_list(rest)
+            entry = (line, words, join_words(words) if words is not None else rest)
+        elif op == "CMD":
+            words = _json_list(rest)
+            cmd = join_words(words) if words is not None else rest
+            if entry is not None and entry[1] is not None:
+                cmd = entry[2] + (" " + cmd if cmd else "")
+                if looks_like(cmd):
+                    emit(line, cmd)
+                    entry = (entry[0], entry[1], "")  # the pair is reported once, at the CMD
+                continue
+            if looks_like(cmd):
+                emit(line, cmd)
+    if entry is not None and looks_like(entry[2]):
+        emit(entry[0], entry[2])
+    return out
+
+
+def _env_instruction(rest: str) -> dict[str, str]:
+    """``ENV A=1 B="two words"`` or the old ``ENV A 1``, as name -> value (quotes removed)."""
+    from opsmanual.engines.command import CommandError, shell_split
+
+    try:
+        words = [str(w) for part in shell_split(rest) for w in part]
+    except CommandError:
+        return {}
+    if words and "=" not in words[0] and len(words) >= 2:
+        return {words[0]: " ".join(words[1:])} if _assignment(words[0] + "=") else {}
+    return dict(w.split("=", 1) for w in words if _assignment(w))
+
+
+# --------------------------------------------------------------------------- YAML
+
+def _scalar_text(node) -> tuple[str, int]:
+    """A scalar's value and the line its text starts on (a block scalar starts after its indicator)."""
+    line = node.start_mark.line + 1
+    if node.style in ("|", ">"):
+        line += 1
+    return node.value, line
+
+
+def _words(node) -> list[str] | None:
+    """A YAML list of strings as words; None when it is not one."""
+    from yaml import ScalarNode, SequenceNode
+
+    if not isinstance(node, SequenceNode):
+        return None
+    if not all(isinstance(n, ScalarNode) for n in node.value):
+        return None
+    return [n.value for n in node.value]
+
+
+def _entry(mapping, key: str):
+    from yaml import ScalarNode
+
+    for k, v in mapping.value:
+        if isinstance(k, ScalarNode) and k.value == key:
+            return k, v
+    return None
+
+
+def _from_value(node, key_line: int) -> list[tuple[int, str]]:
+    """The launch commands in a ``command:``/``args:``/``run:`` value: a list of words, or shell text."""
+    from yaml import ScalarNode
+
+    words = _words(node)
+    if words is not None:
+        # `sh -c "script"` and its like: the script is shell text with lines of its own
+        text = join_words(words)
+        return [(key_line, text)] if looks_like(text) else []
+    if isinstance(node, ScalarNode) and isinstance(node.value, str):
+        text, line = _scalar_text(node)
+        if "\n" in text.strip():
+            return shell_commands(text, line)
+        return [(line, _command_part(text))] if looks_like(text) else []
+    return []
+
+
+def yaml_commands(text: str) -> list[tuple[int, str]]:
+    """Launch commands in every document of a YAML file: containers (command + args), compose services
+    (entrypoint + command), and shell scripts under run:/setup:/command:/args:."""
+    import yaml
+    from yaml import MappingNode, ScalarNode, SequenceNode
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    out: list[tuple[int, str]] = []
+    seen: set[int] = set()
+    count = 0
+
+    def walk(node):
+        nonlocal count
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if id(n) in seen:  # an alias: walked once
+                continue
+            seen.add(id(n))
+            count += 1
+            if count > MAX_NODES:
+                raise ScanError(f"more than {MAX_NODES:,} YAML nodes; a deploy file has far fewer")
+            if isinstance(n, MappingNode):
+                found = _mapping_commands(n)
+                out.extend(found)
+                taken = {id(v) for k, v in n.value if isinstance(k, ScalarNode)
+                         and k.value in ("command", "args", "entrypoint", "run", "setup")} if found else set()
+                stack.extend(v for k, v in reversed(n.value) if id(v) not in taken)
+            elif isinstance(n, SequenceNode):
+                stack.extend(reversed(n.value))
+
+    try:
+        for doc in yaml.compose_all(text, Loader=loader):
+            if doc is not None:
+                walk(doc)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        raise ScanError(f"not YAML: {err.problem or err.context}", mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as err:
+        raise ScanError(f"not YAML: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+    except RecursionError:
+        raise ScanError("the YAML nests too deep to be a deploy file") from None
+    return out
+
+
+def _environment(n) -> str:
+    """The variables a container (``env:`` of name/value pairs) or a compose service (``environment:``,
+    a mapping or a list of NAME=value) sets, as assignments written before its command."""
+    from yaml import MappingNode, ScalarNode, SequenceNode
+
+    pairs: list[tuple[str, str]] = []
+    env = _entry(n, "env")
+    if env is not None and isinstance(env[1], SequenceNode):
+        for item in env[1].value:
+            if isinstance(item, MappingNode):
+                name, value = _entry(item, "name"), _entry(item, "value")
+                if name is not None and isinstance(name[1], ScalarNode) and value is not None \
+                        and isinstance(value[1], ScalarNode):
+                    pairs.append((name[1].value, value[1].value))
+    environment = _entry(n, "environment")
+    if environment is not None and isinstance(environment[1], MappingNode):
+        pairs += [(k.value, v.value) for k, v in environment[1].value
+                  if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
+    elif environment is not None and isinstance(environment[1], SequenceNode):
+        pairs += [tuple(i.value.split("=", 1)) for i in environment[1].value  # type: ignore[misc]
+                  if isinstance(i, ScalarNode) and "=" in i.value]
+    names_ok = [(k, v) for k, v in pairs if k and (k[0].isalpha() or k[0] == "_")
+                and all(c.isalnum() or c == "_" for c in k) and k.isascii()]
+    return "".join(f"{k}={quote(v)} " for k, v in names_ok)
+
+
+def _with_env(found: list[tuple[int, str]], env: str) -> list[tuple[int, str]]:
+    return [(line, env + text) for line, text in found] if env else found
+
+
+def _mapping_commands(n) -> list[tuple[int, str]]:
+    """The launch commands one mapping holds, after the variables it sets (``env:``, ``environment:``)."""
+    found = _mapping_commands_bare(n)
+    return _with_env(found, _environment(n)) if found else found
+
+
+def _mapping_commands_bare(n) -> list[tuple[int, str]]:
+    """The launch commands one mapping holds: a container's command + args, a compose service's
+    entrypoint + command, or a script under run: / setup: (SkyPilot) / command: / args:."""
+    from yaml import ScalarNode
+
+    command, args, entrypoint = _entry(n, "command"), _entry(n, "args"), _entry(n, "entrypoint")
+    out: list[tuple[int, str]] = []
+    cmd_words = _words(command[1]) if command else None
+    args_words = _words(args[1]) if args else None
+    entry_words = _words(entrypoint[1]) if entrypoint else None
+    if cmd_words is not None and args_words is not None:  # a container: the args follow the command
+        text = join_words(cmd_words + args_words)
+        if len(cmd_words) >= 2 and cmd_words[-1] == "-c" and len(args_words) == 1:
+            node = args[1].value[0]
+            _, line = _scalar_text(node)
+            script = args_words[0]
+            found = shell_commands(script, line) if "\n" in script.strip() else (
+                [(command[0].start_mark.line + 1, _command_part(text))] if looks_like(text) else [])
+            return found
+        return [(command[0].start_mark.line + 1, text)] if looks_like(text) else []
+    entry_text = join_words(entry_words) if entry_words is not None else (
+        entrypoint[1].value if entrypoint is not None and isinstance(entrypoint[1], ScalarNode) else None)
+    if entry_text is not None and command is not None:  # compose: the command follows the entrypoint
+        tail = join_words(cmd_words) if cmd_words is not None else (
+            command[1].value if isinstance(command[1], ScalarNode) else "")
+        text = (entry_text + " " + tail).strip()
+        if looks_like(text):
+            first = min(command[0].start_mark.line, entrypoint[0].start_mark.line if entrypoint else 1 << 30)
+            return [(first + 1, _command_part(text))]
+    for key in ("command", "args", "run", "setup"):
+        found = _entry(n, key)
+        if found is not None:
+            out += _from_value(found[1], found[0].start_mark.line + 1)
+    return out
+
+
+# --------------------------------------------------------------------------- one file
+
+def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[int, str]]:
+    """(line, command) of each launch command in a file, in line order; ``kind`` as :func:`kind_of` says,
+    else from the name (a file of another name is read as a shell script). Raises ScanError."""
+    kind = kind or kind_of(name) or "shell"
+    if kind == "dockerfile":
+        found = dockerfile_commands(text)
+    elif kind == "yaml":
+        found = yaml_commands(text)
+    else:
+        found = shell_commands(text)
+    found = sorted(dict.fromkeys(found), key=lambda f: f[0])
+    if len(found) > MAX_COMMANDS:
+        raise ScanError(f"more than {MAX_COMMANDS:,} launch commands in one file")
+    return found

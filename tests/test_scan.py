@@ -1,0 +1,254 @@
+"""`exposure scan`: launch commands found in real deploy files (tests/scan_corpus/, each citing its
+source), the forms each file kind writes them in, the ignore file, SARIF, exit codes and bad input."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from opsmanual.engines.scan import ScanError, find_commands
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "scan_corpus"
+EXPECTED = yaml.safe_load((CORPUS / "expected.yaml").read_text("utf-8"))
+CONFORMANCE = json.loads((ROOT / "tests" / "exposure_conformance.json").read_text("utf-8"))
+MINI = CONFORMANCE["bundles"]["mini"]
+V = [{"product": "sglang", "introduced": "0"}]
+MIXED = {"id": "t-mixed", "name": "#1", "title": "Mixed chunk", "path": "incidents/t-mixed/",
+         "exposure": {"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}}}}
+NVIDIA = {"id": "t-nvidia", "name": "#2", "title": "On NVIDIA", "path": "incidents/t-nvidia/",
+          "exposure": {"versions": V, "when": {"gpu": {"vendor": ["nvidia"]}}}}
+LAUNCH = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+
+
+def scan(*args, cwd=ROOT, bundle=None):
+    extra = ["--bundle", str(bundle)] if bundle else []
+    return subprocess.run([sys.executable, "-m", "macros.exposure", "scan", *extra, *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, SITE_URL="https://manual.example/", PYTHONPATH=str(ROOT)))
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scan") / "bundle.json"
+    path.write_text(json.dumps(dict(MINI, incidents=[MIXED, NVIDIA])), "utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- the real corpus
+
+@pytest.fixture(scope="module")
+def corpus_report():
+    r = scan("--format", "json", "tests/scan_corpus")
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def test_every_corpus_file_cites_its_source():
+    for path in CORPUS.rglob("*"):
+        if path.is_file() and path.name != "expected.yaml":
+            head = "\n".join(path.read_text("utf-8").splitlines()[:3])
+            assert "https://github.com/" in head, path
+
+
+def test_the_corpus_gives_the_expected_commands_at_their_lines(corpus_report):
+    got: dict[str, list] = {}
+    for c in corpus_report["commands"]:
+        got.setdefault(c["file"].removeprefix("tests/scan_corpus/"), []).append(c)
+    assert sorted(got) == sorted(EXPECTED)
+    problems = []
+    for name, wants in EXPECTED.items():
+        assert [c["line"] for c in got[name]] == [w["line"] for w in wants], name
+        for c, w in zip(got[name], wants):
+            where = f"{name}:{w['line']}"
+            if c["program"] != w["program"] or c["error"]:
+                problems.append(f"{where}: program {c['program']}, error {c['error']}")
+            problems += [f"{where}: the command lacks {s!r}" for s in w["contains"] if s not in c["command"]]
+            reported = {i["id"] for i in c["incidents"]}
+            problems += [f"{where}: {i} not reported" for i in w["must"] if i not in reported]
+            problems += [f"{where}: {i} reported" for i in w["must_not"] if i in reported]
+            assert len(c["incidents"]) <= 30
+    assert not problems, "\n".join(problems)
+
+
+def test_the_corpus_in_sarif(tmp_path):
+    r = scan("--format", "sarif", "tests/scan_corpus")
+    assert r.returncode in (0, 1), r.stderr
+    log = json.loads(r.stdout)
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-schema-2.1.0.json")
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert len({x["id"] for x in rules}) == len(rules)
+    for rule in rules:
+        assert rule["helpUri"] == f"https://manual.example/incidents/{rule['id']}/"
+    lb = [x for x in run["results"] if x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+          == "tests/scan_corpus/lws-pd/lb.yaml"]
+    assert {x["ruleId"] for x in lb} >= {"sglang-9266", "sglang-9926"}
+    for x in run["results"]:
+        assert rules[x["ruleIndex"]]["id"] == x["ruleId"]
+        assert x["level"] in ("error", "warning") and x["message"]["text"]
+        assert x["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+
+
+# --------------------------------------------------------------------------- the forms of each kind
+
+FORMS = [
+    ("Dockerfile", "FROM x\nENV SGLANG_X=1\nENTRYPOINT [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
+                   "CMD [\"--model-path\", \"Qwen/Qwen3-8B\", \\\n     \"--tp\", \"2\"]\n",
+     [(4, "SGLANG_X=1 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2")]),
+    ("Dockerfile", "FROM x\n# CMD python3 -m sglang.launch_server --model-path old\nCMD python3 -m sglang.launch_server "
+                   "--model-path Qwen/Qwen3-8B \\\n  --enable-mixed-chunk\n",
+     [(3, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-mixed-chunk")]),
+    ("deploy/app.dockerfile", "FROM a AS one\nENTRYPOINT [\"python3\", \"-m\", \"sglang_router.launch_router\"]\nFROM b\n"
+                              "CMD [\"sleep\", \"1\"]\n",
+     [(2, "python3 -m sglang_router.launch_router")]),
+    ("compose.yaml", "services:\n  s:\n    environment:\n      - SGLANG_X=1\n    command:\n      - python3\n      - -m\n"
+                     "      - sglang.launch_server\n      - --model-path\n      - Qwen/Qwen3-8B\n",
+     [(5, "SGLANG_X=1 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")]),
+    ("compose.yml", "services:\n  s:\n    command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n",
+     [(3, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")]),
+    ("k8s.yaml", "kind: List\n---\nspec:\n  containers:\n  - command: [sh, -c]\n    args:\n    - |\n      cd /w\n"
+                 "      exec python3 -m sglang.launch_server \\\n        --model-path Qwen/Qwen3-8B &\n      wait\n",
+     [(9, "exec python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")]),
+    ("k8s.yaml", "a: &x {command: [python3, -m, sglang.launch_server, --model-path, m]}\nb: *x\nc: *x\n",
+     [(1, "python3 -m sglang.launch_server --model-path m")]),
+    ("task.yaml", "run: |\n  conda activate x\n  cd /a && python -m sglang.launch_server --model-path m --tp 2\n",
+     [(3, "python -m sglang.launch_server --model-path m --tp 2")]),
+    ("job.slurm", "#!/bin/bash\n#SBATCH --nodes=2\nSGLANG_X=1 srun --nodes=2 \\\n  python3 -m sglang.launch_server "
+                  "--model-path m\n",
+     [(3, "SGLANG_X=1 python3 -m sglang.launch_server --model-path m")]),
+    ("start.sh", "# python -m sglang.launch_server --model-path commented\necho hi\nnohup sglang serve --model-path m "
+                 "> log 2>&1 &\n",
+     [(3, "nohup sglang serve --model-path m > log 2>&1")]),
+]
+
+
+@pytest.mark.parametrize("name,text,want", FORMS, ids=[f"{f[0]}-{k}" for k, f in enumerate(FORMS)])
+def test_forms(name, text, want):
+    assert find_commands(name, text) == want
+
+
+def test_a_file_that_is_not_yaml_names_its_line():
+    with pytest.raises(ScanError) as err:
+        find_commands("x.yaml", "spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n")
+    assert err.value.line == 2 and err.value.message.startswith("not YAML")
+
+
+def test_a_yaml_bomb_is_bounded():
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + k)}: &{chr(98 + k)} [*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}]\n"
+        for k in range(20))
+    assert find_commands("bomb.yaml", bomb) == []  # each node is walked once
+
+
+# --------------------------------------------------------------------------- exit codes, ignore file, bad input
+
+def deploy(tmp_path: Path, extra: str = "") -> Path:
+    folder = tmp_path / "deploy"
+    folder.mkdir()
+    (folder / "start.sh").write_text(f"{LAUNCH} --enable-mixed-chunk{extra}\n", "utf-8")
+    (folder / "README.md").write_text(f"{LAUNCH} --enable-mixed-chunk\n", "utf-8")  # not a kind the walk reads
+    return folder
+
+
+def test_exit_codes_follow_the_verdicts(tmp_path, mini):
+    folder = deploy(tmp_path)
+    r = scan(str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "deploy/start.sh:1: " in r.stdout and "APPLIES   t-mixed" in r.stdout and "MAY APPLY t-nvidia" in r.stdout
+    assert "README" not in r.stdout
+    only_may = tmp_path / "only"
+    only_may.mkdir()
+    (only_may / "run.sh").write_text(LAUNCH + "\n", "utf-8")
+    assert scan(str(only_may), bundle=mini, cwd=tmp_path).returncode == 0
+    assert scan("--fail-on", "may-apply", str(only_may), bundle=mini, cwd=tmp_path).returncode == 1
+    assert scan("--gpu", "Apple M3 Max", "--fail-on", "may-apply", str(only_may), bundle=mini,
+                cwd=tmp_path).returncode == 0
+
+
+def ignore_file(tmp_path: Path, entries: str) -> Path:
+    path = tmp_path / ".sglang-exposure-ignore.yaml"
+    path.write_text("ignore:\n" + entries, "utf-8")
+    return path
+
+
+def test_the_ignore_file_ignores_until_it_expires(tmp_path, mini):
+    folder = deploy(tmp_path)
+    ignore_file(tmp_path, "  - id: t-mixed\n    reason: We never send two requests at once here.\n"
+                          "    expires: '2030-01-31'\n")
+    r = scan("--today", "2030-01-31", "--fail-on", "may-apply", str(folder), bundle=mini, cwd=tmp_path)
+    assert "ignored   t-mixed (applies) until 2030-01-31: We never send two requests at once here." in r.stdout
+    assert r.returncode == 1  # t-nvidia may apply
+    assert scan("--today", "2030-01-31", str(folder), bundle=mini, cwd=tmp_path).returncode == 0
+    late = scan("--today", "2030-02-01", str(folder), bundle=mini, cwd=tmp_path)
+    assert late.returncode == 1
+    assert ("Note: .sglang-exposure-ignore.yaml:2: the entry for t-mixed expired on 2030-01-31; "
+            "the incident is reported again") in late.stdout
+    sarif = json.loads(scan("--today", "2030-01-31", "--format", "sarif", str(folder), bundle=mini,
+                            cwd=tmp_path).stdout)
+    suppressed = [x for x in sarif["runs"][0]["results"] if x.get("suppressions")]
+    assert [x["ruleId"] for x in suppressed] == ["t-mixed"]
+    assert suppressed[0]["suppressions"][0]["justification"].startswith("We never")
+
+
+def test_an_ignore_entry_limited_to_paths(tmp_path, mini):
+    folder = deploy(tmp_path)
+    ignore_file(tmp_path, "  - {id: t-mixed, reason: Only the staging scripts., expires: '2030-01-31', "
+                          "paths: ['staging/**']}\n")
+    r = scan("--today", "2030-01-01", str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1 and "ignored" not in r.stdout
+
+
+BAD_IGNORE = [
+    ("  - id: t-mixed\n    reason: too short\n    expires: '2030-01-31'\n", ".sglang-exposure-ignore.yaml:3"),
+    ("  - id: t-mixed\n    reason: A reason long enough.\n", "expires"),
+    ("  - id: t-gone\n    reason: A reason long enough.\n    expires: '2030-01-31'\n",
+     ".sglang-exposure-ignore.yaml:2: incident t-gone is not in the manual"),
+    ("  - id: t-mixed\n    reason: A reason long enough.\n    expires: '2030-02-31'\n", "is not a date"),
+    ("  - id: t-mixed\n    reason: A reason long enough.\n    expires: '2030-01-31'\n    until: x\n", "until"),
+]
+
+
+@pytest.mark.parametrize("entries,message", BAD_IGNORE, ids=[str(k) for k in range(len(BAD_IGNORE))])
+def test_a_bad_ignore_file_is_one_line(tmp_path, mini, entries, message):
+    folder = deploy(tmp_path)
+    ignore_file(tmp_path, entries)
+    r = scan(str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("exposure scan: ") and message in lines[0], r.stderr
+
+
+def test_bad_input_is_one_line(tmp_path, mini):
+    big = tmp_path / "big.sh"
+    big.write_text("# x\n" * 300_000, "utf-8")
+    binary = tmp_path / "bin.sh"
+    binary.write_bytes(b"python3 -m sglang.launch_server \x00\xff")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n", "utf-8")
+    cases = [([str(tmp_path / "missing")], "no such file or folder"),
+             ([str(big)], "longer than 1,048,576 bytes"),
+             ([str(binary)], "not a text file"),
+             ([str(broken)], "broken.yaml:2: not YAML"),
+             (["--format", "xml", str(broken)], "--format takes text, json or sarif"),
+             (["--gpu", "H300", str(broken)], "unknown GPU `H300`"),
+             ([], "no path given")]
+    for args, message in cases:
+        r = scan(*args, bundle=mini, cwd=tmp_path)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and message in lines[0], (args, r.stderr)
+
+
+def test_a_walked_file_that_cannot_be_read_is_skipped_with_a_note(tmp_path, mini):
+    folder = deploy(tmp_path)
+    (folder / "chart").mkdir()
+    template = "spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n"
+    (folder / "chart" / "deployment.yaml").write_text(template, "utf-8")
+    r = scan(str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "Note: deploy/chart/deployment.yaml:2: not YAML" in r.stdout and "helm template" in r.stdout
