@@ -792,6 +792,39 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
                               f"median {result['median']:.2f} ms, p95 {result['p95']:.2f} ms per command")
 
 
+def bench_logfilter(records: int, runs: int) -> tuple[float, str]:
+    """The logging filter's cost on records that match no incident: the ordinary lines of
+    tests/log_lines.yaml, without the time and rank prefix SGLang's formatter adds."""
+    import logging
+
+    import yaml
+
+    from opsmanual.cli.logfilter import ARROW, IncidentLinks
+
+    links = IncidentLinks(site_url="https://manual.example/")
+    lines = [re.sub(r"^\[[^\]]*\] ", "", item["line"])
+             for item in yaml.safe_load((ROOT / "tests" / "log_lines.yaml").read_text("utf-8")) if not item["expect"]]
+
+    def fresh() -> list:
+        return [logging.LogRecord("sglang", logging.INFO, __file__, 1, lines[k % len(lines)], None, None)
+                for k in range(records)]
+
+    check = fresh()
+    for record in check:
+        links.filter(record)
+    assert not any(ARROW in r.getMessage() for r in check), "an ordinary line matched an incident"
+    per_record = []
+    for _ in range(max(runs, 5)):
+        batch = fresh()
+        start = time.perf_counter()
+        for record in batch:
+            links.filter(record)
+        per_record.append((time.perf_counter() - start) / records * 1e6)
+    per_record.sort()
+    return per_record[0], (f"{records:,} records of {len(lines)} ordinary SGLang lines: best {per_record[0]:.2f} \u00b5s, "
+                           f"median {per_record[len(per_record) // 2]:.2f} \u00b5s per record")
+
+
 # --- The runner -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -862,6 +895,10 @@ BENCHES = {
                  "Cumulative layout shift of the incidents page until the finder is ready, desktop and phone",
                  "0.05, a good score by Chrome's measure", "<=", 0.05, "",
                  lambda tmp, smoke, runs, args: bench_cls(tmp, runs)),
+    "logfilter": Bench("logging filter, per record that matches nothing",
+                       "The filter SGLang's logging configuration installs, on ordinary SGLang log records",
+                       "20 \u00b5s per record", "<=", 20.0, " \u00b5s",
+                       lambda tmp, smoke, runs, args: bench_logfilter(1_000 if smoke else 200_000, runs)),
 }
 
 

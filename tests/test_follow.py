@@ -12,8 +12,8 @@ import time
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from opsmanual.cli.triage import triage as triage_files
 from opsmanual.data.loader import load_manual
 from opsmanual.engines.logscan import LineSplitter, Matcher, match_line
