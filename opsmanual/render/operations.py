@@ -23,3 +23,27 @@ def logging_config(site_url: str) -> str:
         "root": {"level": "INFO", "handlers": ["console"]},
     }
     return json.dumps(config, indent=2) + "\n"
+
+
+ALERT_RULES = "sglang-alerts.yml"  # where the site publishes the alerting rules
+ALERT_GROUP = "sglang-incidents"
+
+
+def alert_rules(metrics, site) -> str:
+    """Prometheus alerting rules (one group) from data/metrics.yaml: each rule's ``runbook_url`` is its
+    incident's page on ``site``'s address."""
+    import yaml
+
+    rules = []
+    for r in metrics.rules:
+        rules.append({
+            "alert": r.alert,
+            "expr": r.expr,
+            "for": r.duration,
+            "labels": {"severity": r.severity, "incident": r.incident},
+            "annotations": {"summary": r.summary, "runbook_url": site.absolute(site.incident_url(r.incident))},
+        })
+    head = (f"# Prometheus alerting rules for SGLang {metrics.release}: each rule's runbook_url is the page of\n"
+            f"# the incident it watches for. The metrics need --enable-metrics.\n")
+    return head + yaml.safe_dump({"groups": [{"name": ALERT_GROUP, "rules": rules}]}, sort_keys=False,
+                                 width=10_000, allow_unicode=True)

@@ -100,6 +100,7 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
         GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
         GeneratedFile(operations.LOGGING_CONFIG, operations.logging_config(site.site_url)),
+        GeneratedFile(operations.ALERT_RULES, operations.alert_rules(state.manual.metrics, site)),
     ]
     # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
     finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
