@@ -101,7 +101,7 @@ def _got(records) -> list[tuple[str, set]]:
 def _same(got, wanted) -> None:
     """Every expected line once, in order, with the incidents the one-shot triage finds on it."""
     assert len(got) == len(wanted), (len(got), len(wanted))
-    for (text, found), (line, want) in zip(got, wanted):
+    for (text, found), (line, want) in zip(got, wanted, strict=True):
         assert line.startswith(text) or text in line, (text, line)
         assert found == want, (line, found, want)
 

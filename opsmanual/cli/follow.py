@@ -198,7 +198,7 @@ def follow(names: list[str], labels: list[str], matcher: Matcher, emit, note, *,
     matches)`` for each line that matches, and ``note(message)`` for what happens to the files. Runs
     until every source has ended (only standard input ends) or ``until()`` is true."""
     sources: list = []
-    for name, label in zip(names, labels):
+    for name, label in zip(names, labels, strict=True):
         if name == "-":
             sources.append(_Stdin(stdin if stdin is not None else sys.stdin))
         else:

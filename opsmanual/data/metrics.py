@@ -92,7 +92,7 @@ def load_metrics(path: Path, incidents, shown: str = "data/metrics.yaml") -> Met
     ids = {i.id for i in incidents}
     rules, alerts = [], set()
     for k, raw in enumerate(data["rules"]):
-        where = lambda *p, k=k: line_of(data, ["rules", k, *p])  # noqa: E731
+        where = lambda *p, k=k: line_of(data, ["rules", k, *p])
         name = raw["alert"]
         if name in alerts:
             problems.append(Problem(shown, where("alert"), None, f"rule {name}: the alert name is used twice"))
