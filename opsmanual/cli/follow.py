@@ -106,6 +106,7 @@ class _File:
     def _rewritten(self) -> bool:
         """Do the bytes just before the reading position differ from those read there? Then the file was
         truncated and written again past that position between two looks, which its size cannot tell."""
+        assert self.fd is not None
         pos = os.lseek(self.fd, 0, os.SEEK_CUR)
         if pos < len(self.tail):
             return True
@@ -115,6 +116,7 @@ class _File:
             return False
 
     def _restart(self) -> None:
+        assert self.fd is not None
         os.lseek(self.fd, 0, os.SEEK_SET)
         self.splitter.reset()
         self.line, self.tail = 0, b""
@@ -197,7 +199,7 @@ def follow(names: list[str], labels: list[str], matcher: Matcher, emit, note, *,
     """Follow ``names`` (``-`` is ``stdin``), calling ``emit(label, line number or None, text, clipped,
     matches)`` for each line that matches, and ``note(message)`` for what happens to the files. Runs
     until every source has ended (only standard input ends) or ``until()`` is true."""
-    sources: list = []
+    sources: list[_File | _Stdin] = []
     for name, label in zip(names, labels, strict=True):
         if name == "-":
             sources.append(_Stdin(stdin if stdin is not None else sys.stdin))
@@ -209,8 +211,8 @@ def follow(names: list[str], labels: list[str], matcher: Matcher, emit, note, *,
         where = "from its start" if s.line == 0 else "from its end"
         if s.fd is not None:
             note(f"following {s.label} {where}")
-    for s in pipes:
-        note(f"following {s.label}")
+    for p in pipes:
+        note(f"following {p.label}")
 
     def handle(source, lines) -> None:
         for data, clipped in lines:

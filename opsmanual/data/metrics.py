@@ -8,12 +8,14 @@ rule cannot read a series the release does not export. Every problem is one line
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from opsmanual import ROOT
 from opsmanual.data import validate
 from opsmanual.data.errors import ManualError, Problem
+from opsmanual.data.model import Incident
 from opsmanual.data.yamlfile import line_of, read
 
 SCHEMA = Path(ROOT) / "data" / "metrics.schema.json"
@@ -76,7 +78,7 @@ def metric_names(expr: str, known: dict[str, Metric]) -> tuple[list[str], list[s
     return used, unknown
 
 
-def load_metrics(path: Path, incidents, shown: str = "data/metrics.yaml") -> Metrics:
+def load_metrics(path: Path, incidents: Iterable[Incident], shown: str = "data/metrics.yaml") -> Metrics:
     data = read(path, shown)
     if data is None:
         raise ManualError([Problem(shown, 1, None, "the file is empty; it lists the metrics and the alert rules")])
@@ -92,7 +94,8 @@ def load_metrics(path: Path, incidents, shown: str = "data/metrics.yaml") -> Met
     ids = {i.id for i in incidents}
     rules, alerts = [], set()
     for k, raw in enumerate(data["rules"]):
-        where = lambda *p, k=k: line_of(data, ["rules", k, *p])
+        def where(*p: str | int, k: int = k) -> int | None:
+            return line_of(data, ["rules", k, *p])
         name = raw["alert"]
         if name in alerts:
             problems.append(Problem(shown, where("alert"), None, f"rule {name}: the alert name is used twice"))
@@ -101,9 +104,9 @@ def load_metrics(path: Path, incidents, shown: str = "data/metrics.yaml") -> Met
             problems.append(Problem(shown, where("incident"), raw["incident"],
                                     f"rule {name}: not an incident of data/incidents.yaml"))
         used, unknown = metric_names(raw["expr"], known)
-        for metric in unknown:
+        for missing in unknown:
             problems.append(Problem(shown, where("expr"), raw["incident"] if raw["incident"] in ids else None,
-                                    f"rule {name}: expr reads {metric}, which is not a metric listed under metrics "
+                                    f"rule {name}: expr reads {missing}, which is not a metric listed under metrics "
                                     f"(list it with the line of SGLang {data['release']} that declares it)"))
         if not used and not unknown:
             problems.append(Problem(shown, where("expr"), None, f"rule {name}: expr reads no SGLang metric"))

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from opsmanual.data.metrics import Metrics
+from opsmanual.data.site import Site
+
 LOGGING_CONFIG = "sglang-logging.json"  # where the site publishes the logging configuration
 FILTER = "opsmanual.cli.logfilter.IncidentLinks"
 
@@ -29,7 +32,7 @@ ALERT_RULES = "sglang-alerts.yml"  # where the site publishes the alerting rules
 ALERT_GROUP = "sglang-incidents"
 
 
-def alert_rules(metrics, site) -> str:
+def alert_rules(metrics: Metrics, site: Site) -> str:
     """Prometheus alerting rules (one group) from data/metrics.yaml: each rule's ``runbook_url`` is its
     incident's page on ``site``'s address."""
     import yaml
