@@ -164,3 +164,35 @@ def test_the_site_publishes_the_rules_and_explains_each(built, manual, server):
     assert "../sglang-logging.json" in logs.links
     config = (built / "sglang-logging.json").read_text("utf-8")
     assert f'"site_url": "{server}"' in config
+
+
+def _wheel(release: str) -> Path | None:
+    """SGLang's wheel of ``release``, where this machine keeps release wheels ($SGLANG_WHEELS or /work/wheels)."""
+    import os
+
+    folder = Path(os.environ.get("SGLANG_WHEELS", "/work/wheels"))
+    return next(iter(sorted(folder.glob(f"sglang-{release}-*.whl"))), None) if folder.is_dir() else None
+
+
+def test_each_metric_is_declared_where_the_data_says(manual):
+    """The citations hold: at each defined_at line of the release's wheel, the metric's name= argument,
+    and its help text as the documentation= that follows; and the logging configuration's loader is at
+    the lines the Logs page cites."""
+    import zipfile
+
+    wheel = _wheel(manual.metrics.release)
+    if wheel is None:
+        pytest.skip(f"no sglang {manual.metrics.release} wheel on this machine (pip download sglang=="
+                    f"{manual.metrics.release} --no-deps -d /work/wheels)")
+    with zipfile.ZipFile(wheel) as archive:
+        for metric in manual.metrics.metrics:
+            lines = archive.read(metric.file).decode("utf-8").splitlines()
+            assert lines[metric.line - 1].strip() == f'name="{metric.name}",', (metric.name, lines[metric.line - 1])
+            following = " ".join(lines[metric.line:metric.line + 3])
+            assert f'documentation="{metric.help}"' in following, (metric.name, following)
+        common = archive.read("sglang/srt/utils/common.py").decode("utf-8").splitlines()
+    assert 'os.getenv("SGLANG_LOGGING_CONFIG_PATH")' in common[2573 - 1]
+    assert "orjson.loads" in common[2580 - 1] and "logging.config.dictConfig(custom_config)" in common[2581 - 1]
+    page = (ROOT / "docs" / "logs.md").read_text("utf-8")
+    assert "lines 2573–2581" in page and "lines 2574–2578" in page
+    assert "raise Exception(" in common[2575 - 1]
