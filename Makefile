@@ -34,7 +34,7 @@ define system_install
 	 else echo "make: $(4) is missing and no package manager is known here; install $(4) and run make again" >&2; exit 2; fi
 endef
 
-.PHONY: serve build test lint bench linkcheck clean browser node install-node
+.PHONY: serve build test lint bench linkcheck clean browser node install-node promtool
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: no Python 3.11 or newer (tried python3.13, python3.12, python3.11, python3); install one, or run make PYTHON=/path/to/python" >&2; exit 2; }
@@ -75,9 +75,19 @@ browser:
 	   else echo "make: the browser tests need Chromium or Google Chrome; install one (on Ubuntu: Google Chrome, whose chromium package is a snap stub), or set CHROMIUM=/path/to/chrome" >&2; exit 2; fi; \
 	 fi
 
+# promtool checks and unit-tests the alerting rules the site publishes (tests/test_alerts.py);
+# Debian and Ubuntu ship it in the prometheus package.
+promtool:
+	@if ! command -v promtool >/dev/null 2>&1; then \
+	   if command -v apt-get >/dev/null 2>&1; then \
+	     echo "make: installing Debian's prometheus package for promtool (the alert rule tests)"; \
+	     $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends prometheus >/dev/null; \
+	   else echo "make: the alert rule tests need promtool; install Prometheus (its release archives hold promtool) and put promtool on PATH" >&2; exit 2; fi; \
+	 fi
+
 # Make's variables are fixed when it starts, so a browser installed just now is found by the
 # recursive call that runs the tests.
-test: $(STAMP) $(NODE_STAMP) browser  ## the whole test suite, the benchmarks' smoke run among it (tests/test_bench.py)
+test: $(STAMP) $(NODE_STAMP) browser promtool  ## the whole test suite, the benchmarks' smoke run among it (tests/test_bench.py)
 	@$(MAKE) --no-print-directory run-tests
 
 .PHONY: run-tests

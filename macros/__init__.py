@@ -157,6 +157,11 @@ def define_env(env):
         return block(render.guidance(state.manual.guidance, incidents, site, base()))
 
     @macro
+    def alert_rules() -> str:
+        """The alerting rules of data/metrics.yaml, each with its incident."""
+        return block(render.alert_rules(state.manual.metrics, incidents, site, base()))
+
+    @macro
     def bench_results() -> str:
         """The figures of the last `make bench`."""
         return block(render.bench_results(state.bench))

@@ -2,6 +2,7 @@
 
     python -m macros.triage FILE [FILE ...]      (- reads standard input)
     python -m macros.triage --json server.log
+    python -m macros.triage --follow server.log  (like tail -F: each matching line as it is written)
 
 Each incident whose log patterns occur is printed once, with how many lines
 matched, the first line (file, line number, text) and the incident's URL. A
@@ -19,6 +20,13 @@ When standard output is a terminal, control characters from the log (an escape
 sequence, a carriage return, a bidirectional override) are printed escaped, as
 ``\\x1b`` or ``\\u202e``, so that a log cannot drive the terminal. JSON output
 escapes them the JSON way (``\\u001b``), so it still decodes to the exact text.
+
+With ``--follow`` the command watches the files instead of reading them once
+(opsmanual/cli/follow.py): it starts at their end (``--from-start`` reads what
+they hold first), survives rotation and truncation, and prints each matching line
+as it is written, with the incidents it points to, certain or possible, and their
+links; ``--json`` prints one JSON object per matching line. It runs until
+interrupted, or until standard input closes.
 
 The scanning itself is opsmanual/engines/logscan.py: files are read once, in
 constant memory, whatever the line lengths.
@@ -136,6 +144,62 @@ def _text(results: list[dict], guidance) -> list[str]:
     return lines
 
 
+def line_result(label: str, line: int | None, text: str, clipped: bool, matches, site, base: str) -> dict:
+    """One matching line of ``--follow``, as --json prints it."""
+    found = []
+    for m in matches:
+        e = m.entry
+        if m.is_guidance:
+            found.append({"kind": "guidance", "id": e.id, "title": e.title, "certain": False,
+                          "url": f"{base}{site.guidance_url(e.id)}"})
+        else:
+            found.append({"kind": "incident", "id": e.id, "name": e.name, "title": e.title, "certain": m.certain,
+                          "url": base + site.incident_url(e.id)})
+    return {"file": label, "line": line, "text": text, "clipped": clipped, "matches": found}
+
+
+def line_text(result: dict) -> list[str]:
+    """One matching line of ``--follow``, as text: where and what, then one line per incident."""
+    where = result["file"] if result["line"] is None else f"{result['file']}:{result['line']}"
+    clipped = f" [clipped to {SHOWN} characters of a longer line]" if result["clipped"] else ""
+    lines = [f"{where}: {result['text']}{clipped}"]
+    for m in result["matches"]:
+        how = "certain " if m["certain"] else "shared  " if m["kind"] == "guidance" else "possible"
+        name = m["title"] if m["kind"] == "guidance" else f"{m['name']}: {m['title']}"
+        lines.append(f"  {how}  {m['id']}  {m['url']}  {name}")
+    return lines
+
+
+def _follow(manual, args, base: str) -> int:
+    from opsmanual.cli.follow import FollowError, follow
+
+    matcher = Matcher(manual.ordered, manual.guidance)
+    labels = ["(standard input)" if name == "-" else display_name(name) for name in args.files]
+    shown = escape_controls if sys.stdout.isatty() else str
+    shown_err = escape_controls if sys.stderr.isatty() else str
+
+    def note(message: str) -> None:
+        print(f"triage: {shown_err(message)}", file=sys.stderr, flush=True)
+
+    def emit(label, line, text, clipped, matches) -> None:
+        result = line_result(label, line, text, clipped, matches, manual.site, base)
+        if args.json:
+            sys.stdout.write(_json_text(result, indent=None) + "\n")
+        else:
+            sys.stdout.write("".join(shown(t) + "\n" for t in line_text(result)))
+        sys.stdout.flush()
+
+    if args.files.count("-") > 1:
+        note("standard input can be followed once")
+        return 2
+    try:
+        follow(args.files, labels, matcher, emit, note, from_start=args.from_start)
+    except FollowError as err:
+        note(str(err))
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m macros.triage",
@@ -144,13 +208,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--site-url", default=_site_url(),
                         help="the manual's address, for the links (default: $SITE_URL or %(default)s)")
+    parser.add_argument("--follow", "-F", action="store_true",
+                        help="watch the files like tail -F and print each matching line as it is written")
+    parser.add_argument("--from-start", action="store_true",
+                        help="with --follow: read what the files already hold first, then follow them")
     args = parser.parse_args(argv)
+    if args.from_start and not args.follow:
+        parser.error("--from-start goes with --follow")
     try:
         manual = load_manual(Path(ROOT))
     except ManualError as err:
         print(f"triage: the manual's data has problems:\n{err}", file=sys.stderr)
         return 2
     base = args.site_url.rstrip("/") + "/"
+    if args.follow:
+        return _follow(manual, args, base)
     hits, errors = triage(manual.ordered, args.files, manual.guidance)
     shown_err = escape_controls if sys.stderr.isatty() else str
     for message in errors:

@@ -724,6 +724,7 @@ class Manual:
     synonyms: tuple[dict, ...] = ()
     facts: Facts | None = None  # the GPUs, models, releases and argument lists, validated
     guidance: tuple = ()  # the errors many incidents share (data/guidance.yaml)
+    metrics: object = None  # the metrics and alert rules (data/metrics.yaml: opsmanual.data.metrics.Metrics)
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:
@@ -756,5 +757,8 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
                                    f"was published (added in commit {history[i]}) and has left both this file and "
                                    "the incidents; an id never leaves: put it back here, and in data/redirects.yaml "
                                    "with the id that now tells it") for i in gone])
+    from opsmanual.data.metrics import load_metrics
+
     return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"), facts(data),
-                  load_guidance(data / "guidance.yaml", site, incidents))
+                  load_guidance(data / "guidance.yaml", site, incidents),
+                  load_metrics(data / "metrics.yaml", incidents))

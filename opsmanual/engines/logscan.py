@@ -663,3 +663,139 @@ class _Prefixed:
 
     def fileno(self) -> int:
         return self.raw.fileno()
+
+
+# --- One line at a time: what `triage --follow` and the logging filter ask --------------------------
+
+@dataclass(frozen=True)
+class LineMatch:
+    """An incident (or an error many incidents share) whose patterns hold on one line."""
+
+    entry: Incident | Guidance
+    certain: bool  # matched by one of the incident's own patterns, not only by a line several incidents print
+
+    @property
+    def is_guidance(self) -> bool:
+        return isinstance(self.entry, Guidance)
+
+
+def match_line(matcher: Matcher, data: bytes) -> list[LineMatch]:
+    """The incidents and shared errors whose patterns hold on ``data``: one line, or a message of several
+    lines (each searched on its own), as UTF-8 bytes. Certain incidents come first, then the shared
+    errors, then the incidents the line only makes possible; each group in the manual's order.
+
+    The fixed texts of every pattern are searched in one pass first, so a line that holds none of them
+    costs one Hyperscan scan and nothing more."""
+    if matcher.find is None or not data:
+        return []
+    found = matcher.find(data, len(data))
+    if not found:
+        return []
+    if b"\n" in data:
+        merged: dict[str, LineMatch] = {}
+        for part in data.split(b"\n"):
+            for m in match_line(matcher, part):
+                if m.entry.id not in merged or (m.certain and not merged[m.entry.id].certain):
+                    merged[m.entry.id] = m
+        return _ranked(matcher, merged)
+    text = None
+    got: dict[str, LineMatch] = {}
+    for needle, _start_at in found:
+        for pattern, regex in matcher.owners[needle]:
+            inc, k = matcher.patterns[pattern]
+            if isinstance(inc, PhaseMarker):
+                continue
+            certain = not inc.log_patterns[k].generic
+            have = got.get(inc.id)
+            if have is not None and (have.certain or not certain):
+                continue
+            if regex is not None:
+                if text is None:
+                    text = data.decode("utf-8", "replace").rstrip("\r")
+                if regex.search(text) is None:
+                    continue
+            got[inc.id] = LineMatch(inc, certain)
+    return _ranked(matcher, got)
+
+
+def _ranked(matcher: Matcher, got: dict[str, LineMatch]) -> list[LineMatch]:
+    late = len(matcher.order)
+
+    def key(m: LineMatch):
+        return (0 if m.certain else 2 if not m.is_guidance else 1, matcher.order.get(m.entry.id, late), m.entry.id)
+    return sorted(got.values(), key=key)
+
+
+def excerpt(data: bytes, matches_at: int | None = None) -> tuple[str, bool]:
+    """A line as it is printed: at most SHOWN characters (around ``matches_at``, a byte offset, when the
+    line is longer), bytes that are not UTF-8 replaced; and whether it was clipped."""
+    text = data.decode("utf-8", "replace").rstrip("\r")
+    if len(text) <= SHOWN:
+        return text, False
+    at = len(data[:matches_at].decode("utf-8", "replace")) if matches_at else 0
+    first = max(0, min(at - 100, len(text) - SHOWN))
+    return text[first:first + SHOWN], True
+
+
+def first_match(matcher: Matcher, data: bytes) -> int | None:
+    """The byte offset of the first fixed text of any pattern on ``data``, or None."""
+    if matcher.find is None:
+        return None
+    found = matcher.find(data, len(data))
+    return min(start for _n, start in found) if found else None
+
+
+class LineSplitter:
+    """Bytes as they arrive, cut into whole lines, in bounded memory.
+
+    ``feed`` returns the lines a chunk completes, each as (bytes without its line break, clipped). An
+    unfinished line is kept until its line break comes, up to ``cap`` bytes: a line longer than that
+    is handed over as its first ``cap`` bytes, marked clipped, and the rest of it is skipped. So
+    memory never holds more than ``cap`` bytes plus one chunk, however long a line grows."""
+
+    def __init__(self, cap: int = LINE_MAX):
+        self.cap = cap
+        self.pending = bytearray()
+        self.skipping = False  # inside a line already handed over clipped: drop bytes until its end
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, bool]]:
+        out: list[tuple[bytes, bool]] = []
+        at, n = 0, len(chunk)
+        while at < n:
+            nl = chunk.find(b"\n", at)
+            end = n if nl < 0 else nl
+            if self.skipping:
+                if nl >= 0:
+                    self.skipping = False
+                at = end + 1
+                continue
+            room = self.cap - len(self.pending)
+            if end - at > room:  # the line outgrows the cap: hand over its head, skip the rest
+                self.pending += chunk[at:at + room]
+                out.append((bytes(self.pending), True))
+                self.pending.clear()
+                self.skipping = nl < 0
+                at = end + 1
+                continue
+            if nl < 0:
+                self.pending += chunk[at:]
+                break
+            if self.pending:
+                self.pending += chunk[at:nl]
+                out.append((bytes(self.pending), False))
+                self.pending.clear()
+            else:
+                out.append((chunk[at:nl], False))
+            at = nl + 1
+        return out
+
+    def flush(self) -> list[tuple[bytes, bool]]:
+        """The unfinished line, at the end of a stream (a file replaced or truncated, or stdin closed)."""
+        line, self.skipping = bytes(self.pending), False
+        self.pending.clear()
+        return [(line, False)] if line else []
+
+    def reset(self) -> None:
+        """Forget the unfinished line (its file was truncated under it)."""
+        self.pending.clear()
+        self.skipping = False

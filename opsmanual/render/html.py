@@ -619,6 +619,12 @@ def guidance(entries, incidents: Iterable[Incident], site: Site, base: str) -> s
                    phase_labels=PHASE_LABELS, checks_anchor=CHECKS_ANCHOR)
 
 
+def alert_rules(metrics, incidents: Iterable[Incident], site: Site, base: str) -> str:
+    """The alerting rules of data/metrics.yaml: what each watches, its expression, the metrics it reads
+    with where SGLang declares them, and the incident whose page is its runbook."""
+    return _render("alerts.html", metrics=metrics, incidents={i.id: i for i in incidents}, links=Links(site, base))
+
+
 def _figure(value: float, unit: str) -> str:
     return f"{value:.2f}×" if unit == "x" else f"{value:.1f} {unit}"
 

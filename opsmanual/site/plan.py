@@ -18,6 +18,7 @@ from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import SCHEMA
 from opsmanual.render import exports
 from opsmanual.render import html as render
+from opsmanual.render import operations
 from opsmanual.site import markdown
 from opsmanual.site.state import BuildState
 
@@ -98,6 +99,8 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         GeneratedFile("incidents.atom", exports.to_atom(state.incidents, site, site_name)),
         GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
         GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
+        GeneratedFile(operations.LOGGING_CONFIG, operations.logging_config(site.site_url)),
+        GeneratedFile(operations.ALERT_RULES, operations.alert_rules(state.manual.metrics, site)),
     ]
     # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
     finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
