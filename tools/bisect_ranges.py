@@ -41,7 +41,7 @@ The predicates file
 ::
 
     - incident: sglang-19953          # the incident's id
-      product: sglang                 # sglang | sglang-router
+      product: sglang                 # sglang | sglang-router (miles only with reason)
       since: "0.4.0"                  # earliest release searched
       anchor: "0.5.9"                 # optional: a release where it holds
       description: >-                 # reader words: what holds in the affected releases
@@ -260,8 +260,9 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         odd = set(entry) - KEYS
         if odd:
             raise Refused(f"{where}: unknown key(s) {', '.join(sorted(odd))}")
-        if entry["product"] not in PACKAGES:
-            raise Refused(f"{where}: product must be one of {', '.join(PACKAGES)}")
+        if entry["product"] not in PACKAGES and not (entry["product"] == "miles" and "reason" in entry):
+            raise Refused(f"{where}: product must be one of {', '.join(PACKAGES)} (miles only with reason: "
+                          "it publishes no releases to read)")
         if (entry["incident"], entry["product"]) in seen:
             raise Refused(f"{where}: a second entry for the same incident and product")
         seen.add((entry["incident"], entry["product"]))
