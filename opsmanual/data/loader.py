@@ -467,16 +467,17 @@ def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tu
                     continue
                 wanted = [value[test]] if test == "equals" else value[test]
                 # a value must be one the flag takes at some release the range covers (a later
-                # release may add choices, such as lower-case spellings)
-                taken = {v: [str(c) for c in (known.argument(program, v, value["name"]) or {}).get("choices") or ()]
-                         for v in versions}
-                if taken and all(taken.values()):
-                    odd = next((w for w in wanted if not any(str(w) in c for c in taken.values())), None)
+                # release may add choices, such as lower-case spellings, or drop the fixed list)
+                args = {v: known.argument(program, v, value["name"]) for v in versions}
+                args = {v: a for v, a in args.items() if a is not None}
+                lists = {v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()}
+                if args and all(lists.values()):
+                    odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
                     if odd is not None:
-                        v = versions[0]
+                        v = next(iter(lists))
                         problems.append((line(*path, test), f"{lead}`{odd}` is not a value `{value['name']}` takes "
-                                                            f"at {', '.join(versions)}; at {v} it takes "
-                                                            f"{', '.join(f'`{c}`' for c in taken[v])}"))
+                                                            f"at {', '.join(lists)}; at {v} it takes "
+                                                            f"{', '.join(f'`{c}`' for c in lists[v])}"))
             label = LIST_LABEL[program]
             if not versions:
                 problems.append((where, f"{lead}no argument list of {label} falls in the incident's version range; "
