@@ -205,7 +205,8 @@ def test_ranges_agree_with_their_evidence_and_the_releases():
                 assert r["fixed"] in checked, where
             else:
                 assert r["last_affected"] == ev["holds_last"], where
-            assert ev["file"].startswith((r["product"].replace("-", "_") + "/", r["product"].replace("-", "_") + "-")), where
+            package = r["product"].replace("-", "_")
+            assert ev["file"].startswith((package + "/", package + "-")), where
     assert found
 
 

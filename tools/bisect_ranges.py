@@ -80,7 +80,7 @@ The evidence written
 from __future__ import annotations
 
 import argparse
-import fnmatch
+import itertools
 import re
 import subprocess
 import sys
@@ -248,7 +248,8 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise Refused(f"{shown}:{mark.line + 1 if mark else '?'}: not valid YAML ({getattr(err, 'problem', err)})")
+        raise Refused(f"{shown}:{mark.line + 1 if mark else '?'}: not valid YAML "
+                      f"({getattr(err, 'problem', err)})") from None
     if not isinstance(entries, list):
         raise Refused(f"{shown}: the file must be a list of predicates")
     out, seen = [], set()
@@ -283,7 +284,7 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
                 try:
                     re.compile(test.get("match", test.get("no_match")))
                 except re.error as err:
-                    raise Refused(f"{where}: holds[{t}]: not a regular expression ({err})")
+                    raise Refused(f"{where}: holds[{t}]: not a regular expression ({err})") from None
             if not any("match" in t and "file" not in t for t in holds):
                 raise Refused(f"{where}: one test must match in `file`, so the evidence names a line")
         out.append(Predicate(**{k: (str(v) if k in ("since", "anchor") else v) for k, v in entry.items()}))
@@ -314,9 +315,9 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
 
     if verify:
         values = [holds(v) for v in order]
-        flips = sum(1 for a, b in zip(values, values[1:]) if a != b)
+        flips = sum(1 for a, b in itertools.pairwise(values) if a != b)
         if flips > 2 or (flips == 2 and values[0]):
-            shown = " ".join(f"{v}:{'Y' if x else '-'}" for v, x in zip(order, values))
+            shown = " ".join(f"{v}:{'Y' if x else '-'}" for v, x in zip(order, values, strict=True))
             raise Refused(f"{pred.incident}: the predicate is not one window of releases: {shown}")
     anchor = pred.anchor or order[-1]
     if anchor not in order:
@@ -351,10 +352,9 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
                 hi = mid
         end = hi
     # the boundaries, verified
-    if first > 0:
-        assert not holds(order[first - 1]) and holds(order[first])
-    if end is not None:
-        assert holds(order[end - 1]) and not holds(order[end])
+    if (first > 0 and (holds(order[first - 1]) or not holds(order[first]))) or \
+            (end is not None and (not holds(order[end - 1]) or holds(order[end]))):
+        raise Refused(f"{pred.incident}: a boundary did not verify; run with --verify")
     last = order[end - 1] if end is not None else order[-1]
     path, line = pred.where(wheels.release(pred.product, last))
     rng: dict = {"product": pred.product, "introduced": order[first]}
@@ -408,7 +408,7 @@ def write_ranges(text: str, found: dict[tuple[str, str], dict]) -> str:
     starts = [i for i, ln in enumerate(lines) if ln.startswith("- id: ")]
     out_blocks = []
     done = set()
-    bounds = [0] + starts + [len(lines)]
+    bounds = [0, *starts, len(lines)]
     for b in range(len(bounds) - 1):
         block = lines[bounds[b]:bounds[b + 1]]
         if block and block[0].startswith("- id: "):
@@ -461,7 +461,7 @@ def note(found: dict[tuple[str, str], dict]) -> str:
     """The ranges as a Markdown list, for a release note or a closing comment."""
     known = [(k, r) for k, r in sorted(found.items()) if not r.get("unknown")]
     unknown = [(k, r) for k, r in sorted(found.items()) if r.get("unknown")]
-    out = [f"# Affected ranges from the release code\n", f"{len(known)} ranges found; {len(unknown)} left unknown.\n",
+    out = ["# Affected ranges from the release code\n", f"{len(known)} ranges found; {len(unknown)} left unknown.\n",
            "## Ranges found\n"]
     for (ident, product), r in known:
         ev = r["evidence"]
@@ -511,14 +511,14 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             found[(pred.incident, pred.product)] = rng
             ev = rng["evidence"]
-            end = rng.get("fixed") and f"fixed {rng['fixed']}" or f"last_affected {rng['last_affected']}"
+            end = f"fixed {rng['fixed']}" if "fixed" in rng else f"last_affected {rng['last_affected']}"
             print(f"{pred.incident}: introduced {rng['introduced']}, {end} "
                   f"({len(ev['checked'])} releases checked)", file=sys.stderr)
         if args.note:
             args.note.write_text(note(found), encoding="utf-8")
         if args.dry_run:
             for key, rng in found.items():
-                print("\n".join([f"# {key[0]}"] + range_lines(rng, 0)))
+                print("\n".join([f"# {key[0]}", *range_lines(rng, 0)]))
         else:
             text = args.data.read_text(encoding="utf-8")
             new = write_ranges(text, found)
