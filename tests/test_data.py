@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from jsonschema import Draft202012Validator
 
 from conftest import ROOT
@@ -148,3 +149,77 @@ def test_every_value_of_the_schema_has_one_label_and_the_renderers_use_it(field)
     assert set(where["x-labels"]) == set(where["enum"]), "each value needs exactly one label"
     assert labels(field) == {v: where["x-labels"][v] for v in where["enum"]}
     assert (render.STATUS_LABELS if field == "status" else render.KIND_LABELS) == labels(field)
+
+
+# --- affected ranges and their evidence (tools/bisect_ranges.py writes them) ---------------------
+
+
+def _configuration_ranges(incidents):
+    for inc in incidents:
+        exposure = inc.exposure or {}
+        if "when" in exposure:
+            for r in exposure.get("versions") or []:
+                yield inc, r
+
+
+def test_every_range_carries_evidence_or_a_reason(incidents):
+    ranges = list(_configuration_ranges(incidents))
+    assert ranges
+    for inc, r in ranges:
+        if r.get("unknown"):
+            assert r.get("reason", "").strip(), f"{inc.id}: an unknown range says why in reason"
+            assert "evidence" not in r, inc.id
+        else:
+            assert "evidence" in r, f"{inc.id}: a known range carries the evidence tools/bisect_ranges.py found"
+
+
+def test_ranges_agree_with_their_evidence_and_the_releases():
+    """introduced is the first release the predicate holds for, fixed the next release after the last
+    (or last_affected the last), every release named is one data/releases.yaml lists, and the
+    releases on both sides of each boundary were checked."""
+    from opsmanual.text.versions import compare, version_key
+
+    data = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text(encoding="utf-8"))
+    listed = yaml.safe_load((ROOT / "data" / "releases.yaml").read_text(encoding="utf-8"))
+    found = 0
+    for inc in data:
+        for r in (inc.get("exposure") or {}).get("versions") or []:
+            ev = r.get("evidence")
+            if not ev:
+                continue
+            found += 1
+            order = sorted(listed[r["product"]]["versions"], key=version_key)
+            where = f"{inc['id']} ({r['product']})"
+            for v in [r["introduced"], *(r[k] for k in ("fixed", "last_affected") if k in r), *ev["checked"]]:
+                assert v in order, f"{where}: {v} is not a release in data/releases.yaml"
+            checked = ev["checked"]
+            assert checked == sorted(checked, key=version_key) and len(set(checked)) == len(checked), where
+            assert r["introduced"] == ev["holds_first"] and ev["holds_first"] in checked, where
+            assert ev["holds_last"] in checked and compare(ev["holds_first"], ev["holds_last"]) <= 0, where
+            first = order.index(ev["holds_first"])
+            assert first == 0 or order[first - 1] in checked, f"{where}: the release before introduced was not checked"
+            if "fixed" in r:
+                assert compare(r["introduced"], r["fixed"]) < 0, where
+                assert order.index(r["fixed"]) == order.index(ev["holds_last"]) + 1, \
+                    f"{where}: fixed must be the release right after the last one the predicate holds for"
+                assert r["fixed"] in checked, where
+            else:
+                assert r["last_affected"] == ev["holds_last"], where
+            package = r["product"].replace("-", "_")
+            assert ev["file"].startswith((package + "/", package + "-")), where
+    assert found
+
+
+def test_the_predicates_file_names_each_configuration_range(incidents):
+    """tools/range_predicates.yaml holds one entry per configuration incident and product: what
+    the tool writes is what the data says (the tool itself needs the wheels; this reads both files)."""
+    from tools.bisect_ranges import load_predicates
+
+    preds = {(p.incident, p.product): p for p in load_predicates()}
+    for inc, r in _configuration_ranges(incidents):
+        p = preds.get((inc.id, r["product"]))
+        assert p is not None, f"{inc.id} ({r['product']}) has no entry in tools/range_predicates.yaml"
+        if r.get("unknown"):
+            assert p.reason and " ".join(p.reason.split()) == r["reason"], inc.id
+        else:
+            assert not p.reason and " ".join(p.description.split()) == r["evidence"]["predicate"], inc.id

@@ -96,3 +96,25 @@ def test_the_incident_table_does_not_jump_while_the_finder_starts(view, server):
     page.wait_for_selector(".sgm-finder[data-ready]")
     shift = page.evaluate(CLS)
     assert shift <= 0.05, (kind, shift)
+
+
+@pytest.mark.parametrize("ident", ["sglang-19953", "sglang-26248", "capture-process-group-sigterm"])
+def test_the_affected_versions_block_fits_and_comes_first(view, server, ident):
+    """The affected releases (a known range with its evidence, an unknown range with its reason, or
+    no range) sit right under the card, inside the column, with the checked releases wrapping."""
+    kind, page = view
+    page.goto(server + f"incidents/{ident}/")
+    page.wait_for_load_state("networkidle")
+    block, content = box(page, ".sgm-affected"), box(page, ".md-content__inner")
+    assert content["x"] - 1 <= block["x"] and block["right"] <= content["right"] + 1, (kind, block, content)
+    card = box(page, ".md-content__inner .sgm-card")
+    assert card["bottom"] <= block["y"] + 1, (kind, card, block)
+    stories = page.query_selector(".sgm-story")
+    if stories:
+        assert block["bottom"] <= box(page, ".sgm-story")["y"] + 1
+    if page.query_selector(".sgm-affected__checked"):
+        page.click(".sgm-affected__checked summary")
+        listed = box(page, ".sgm-affected__list")
+        assert listed["right"] <= block["right"] + 1, (kind, listed, block)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"{ident} at {kind}: {overflow} px wider than the window"

@@ -136,3 +136,83 @@ def test_a_phrase_is_indexed_only_where_its_words_stand_together():
     assert search.phrase_index(docs, groups) == {"cold start": [0], "slow startup": [2]}
     docs[1]["title"] = "out-of-memory at start"
     assert search.phrase_index(docs, [[["out", "memory"]]]) == {"out memory": [1]}  # a compound's parts
+
+
+# --- the affected releases, on the incident page and in the JSON export -----------------------
+
+
+def _affected(inc, site) -> BeautifulSoup:
+    return soup(render.incident_page(inc, site, (inc,)).body)
+
+
+def test_a_known_range_shows_introduced_fixed_and_the_evidence(incidents, site):
+    inc = by_id(incidents, "sglang-19953")
+    r = inc.exposure["versions"][0]
+    page = _affected(inc, site)
+    block = page.select_one("section.sgm-affected")
+    assert block is not None and block.h2["id"] == "affected-versions"
+    # it comes first, right after the card
+    assert page.select_one(".sgm-card").find_next("section") is block
+    events = {dt.get_text(): dd.get_text(" ", strip=True) for dt, dd in
+              zip(block.select(".sgm-affected__events dt"), block.select(".sgm-affected__events dd"), strict=True)}
+    assert events == {"Introduced": r["introduced"], "Fixed": r["fixed"]}
+    assert block.select_one(".sgm-affected__name").get_text(" ", strip=True) == "SGLang PyPI package sglang"
+    ev = r["evidence"]
+    text = block.select_one(".sgm-affected__evidence p").get_text(" ", strip=True)
+    assert ev["predicate"].split(" (")[0] in text and f"line {ev['line']}" in text and ev["file"] in text
+    assert f"holds in {ev['holds_first']} to {ev['holds_last']}" in text
+    listed = [li.code.get_text() for li in block.select(".sgm-affected__list li")]
+    assert listed == ev["checked"]
+    marked = [li.code.get_text() for li in block.select(".sgm-affected__list li")
+              if li.select_one(".sgm-affected__holds")]
+    assert marked[0] == ev["holds_first"] and marked[-1] == ev["holds_last"]
+
+
+def test_an_unknown_range_shows_its_reason_and_where_it_was_seen(incidents, site):
+    inc = by_id(incidents, "sglang-26248")
+    r = inc.exposure["versions"][0]
+    block = _affected(inc, site).select_one("section.sgm-affected")
+    assert block.select_one(".sgm-affected__unknown").get_text() == "Not known"
+    assert block.select_one(".sgm-affected__reason").get_text() == f"Why not known: {r['reason']}"
+    assert [c.get_text() for c in block.select("dd code")] == r["seen"]
+    assert block.select_one(".sgm-affected__evidence") is None
+
+
+def test_an_incident_no_launch_setting_triggers_says_so(incidents, site):
+    inc = next(i for i in incidents if "not_configuration" in (i.exposure or {}))
+    block = _affected(inc, site).select_one("section.sgm-affected")
+    assert block.select_one(".sgm-affected__none").get_text(" ", strip=True).startswith("No release range:")
+    assert block.select_one(".sgm-affected__package") is None
+
+
+def test_range_text_is_escaped(incidents, site):
+    inc = by_id(incidents, "sglang-19953")
+    versions = [dict(inc.exposure["versions"][0])]
+    versions[0]["evidence"] = dict(versions[0]["evidence"], predicate="<script>alert(1)</script> `code`")
+    evil = replace(inc, exposure=dict(inc.exposure, versions=versions))
+    block = _affected(evil, site).select_one("section.sgm-affected")
+    assert block.find("script") is None and "<script>alert(1)</script>" in block.get_text()
+
+
+def test_the_json_export_gives_osv_affected(incidents, site):
+    import json
+
+    from opsmanual.render.exports import to_json
+
+    records = {r["id"]: r for r in json.loads(to_json(incidents, site))["incidents"]}
+    known = records["sglang-19953"]["affected"]
+    r = by_id(incidents, "sglang-19953").exposure["versions"][0]
+    assert known == [{"package": {"ecosystem": "PyPI", "name": "sglang"},
+                      "ranges": [{"type": "ECOSYSTEM",
+                                  "events": [{"introduced": r["introduced"]}, {"fixed": r["fixed"]}]}],
+                      "database_specific": {"product": "sglang", **r["evidence"]}}]
+    still = next(i for i in incidents if any("last_affected" in v for v in (i.exposure or {}).get("versions", [])))
+    events = records[still.id]["affected"][0]["ranges"][0]["events"]
+    assert list(events[1]) == ["last_affected"]
+    unknown = records["sglang-26248"]["affected"][0]
+    assert "ranges" not in unknown and unknown["versions"] == ["0.5.12"]
+    assert unknown["database_specific"]["unknown"] is True and unknown["database_specific"]["reason"]
+    miles = next(a for r in records.values() for a in r["affected"] if a["database_specific"]["product"] == "miles")
+    assert "package" not in miles  # Miles is not published on PyPI
+    none = next(r for r in records.values() if "not_configuration" in r["exposure"])
+    assert none["affected"] == []

@@ -83,7 +83,7 @@ Releases up to 0.5.9 register some options under another name than the field
 
 Which files exist: the newest release (0.5.23), the release the manual
 describes (0.5.22), and older releases an incident's version range needs
-(0.5.8, 0.5.9, 0.5.18); the router release of SGLang 0.5.22's time (0.3.2,
+(0.5.8, 0.5.9, 0.5.17, 0.5.18); the router release of SGLang 0.5.22's time (0.3.2,
 the newest sglang-router on PyPI then); bench_serving of 0.5.22; Miles v0.1.0.
 
 A switch (``store_true``, ``store_false``, ``store_const``, a deprecated flag

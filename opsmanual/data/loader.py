@@ -40,10 +40,11 @@ def schema() -> dict:
 
 
 def labels(field: str) -> dict[str, str]:
-    """How a reader names each value of ``status`` or of a source's ``kind``: the schema's
-    ``x-labels``, in the order of its ``enum``."""
+    """How a reader names each value of ``status``, of a source's ``kind`` or of a version range's
+    ``product``: the schema's ``x-labels``, in the order of its ``enum``."""
     defs = schema()["$defs"]
-    where = {"status": defs["incident"]["properties"]["status"], "kind": defs["source"]["properties"]["kind"]}[field]
+    where = {"status": defs["incident"]["properties"]["status"], "kind": defs["source"]["properties"]["kind"],
+             "product": defs["version_range"]["properties"]["product"]}[field]
     named = where["x-labels"]
     return {value: named[value] for value in where["enum"]}
 
@@ -465,14 +466,18 @@ def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tu
                 if test not in value:
                     continue
                 wanted = [value[test]] if test == "equals" else value[test]
-                for v in versions:
-                    arg = known.argument(program, v, value["name"])
-                    choices = (arg or {}).get("choices")
-                    if choices and any(str(w) not in [str(c) for c in choices] for w in wanted):
-                        odd = next(w for w in wanted if str(w) not in [str(c) for c in choices])
+                # a value must be one the flag takes at some release the range covers (a later
+                # release may add choices, such as lower-case spellings, or drop the fixed list)
+                args = {v: known.argument(program, v, value["name"]) for v in versions}
+                args = {v: a for v, a in args.items() if a is not None}
+                lists = {v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()}
+                if args and all(lists.values()):
+                    odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
+                    if odd is not None:
+                        v = next(iter(lists))
                         problems.append((line(*path, test), f"{lead}`{odd}` is not a value `{value['name']}` takes "
-                                                            f"at {v}; it takes {', '.join(f'`{c}`' for c in choices)}"))
-                        break
+                                                            f"at {', '.join(lists)}; at {v} it takes "
+                                                            f"{', '.join(f'`{c}`' for c in lists[v])}"))
             label = LIST_LABEL[program]
             if not versions:
                 problems.append((where, f"{lead}no argument list of {label} falls in the incident's version range; "

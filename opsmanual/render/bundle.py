@@ -44,6 +44,15 @@ def renames(arglists: dict) -> dict:
     return out
 
 
+def _engine_exposure(exposure):
+    """The exposure block as the engines read it: a range's evidence and reason are for readers
+    (the incident page, the JSON export), not for deciding a command."""
+    if not exposure or "versions" not in exposure:
+        return exposure
+    ranges = [{k: v for k, v in r.items() if k not in ("evidence", "reason")} for r in exposure["versions"]]
+    return {**exposure, "versions": ranges}
+
+
 def bundle(manual, data_dir=None) -> dict:
     """Everything both engines need, as plain JSON: the incidents' exposure, the argument lists,
     GPUs, model families, releases and the manual's version. The facts come from the loaded model
@@ -65,7 +74,7 @@ def bundle(manual, data_dir=None) -> dict:
         "format": FORMAT,
         "version": site.version,
         "incidents": [{"id": i.id, "name": i.name, "title": i.title, "path": site.incident_url(i.id),
-                       "exposure": i.exposure} for i in manual.incidents],
+                       "exposure": _engine_exposure(i.exposure)} for i in manual.incidents],
         "args": args,
         "gpus": [{k: g[k] for k in ("id", "name", "aliases", "vendor", "architecture", "compute_capability",
                                     "memory_gb") if k in g} for g in gpus],

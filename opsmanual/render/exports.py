@@ -1,8 +1,9 @@
 """Data for machines, from the same model as the pages: JSON, CSV and an Atom feed.
 
 The JSON keeps the schema's shape (every field of every incident) and adds
-the incident's URLs, so that a consumer can validate it with
-incidents.schema.json after dropping the ``urls`` key.
+the incident's URLs and its affected releases in OSV's shape (``affected``,
+see render/ranges.py), so that a consumer can validate it with
+incidents.schema.json after dropping the ``urls`` and ``affected`` keys.
 """
 from __future__ import annotations
 
@@ -51,7 +52,9 @@ def urls(incident: Incident, site: Site) -> dict:
 
 
 def to_json(incidents: Iterable[Incident], site: Site) -> str:
-    records = [_record(i) | {"urls": urls(i, site)} for i in incidents]
+    from opsmanual.render.ranges import osv_affected
+
+    records = [_record(i) | {"affected": osv_affected(i), "urls": urls(i, site)} for i in incidents]
     return json.dumps({"version": site.version, "incidents": records}, ensure_ascii=False, indent=1) + "\n"
 
 

@@ -568,11 +568,20 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
     previous = order[at - 1] if at else None
     following = order[at + 1] if at is not None and at + 1 < len(order) else None
     body = _render("incident_page.html", inc=incident, links=links, site=site,
-                   card=Markup(card(incident, site, base)), told=told,
+                   card=Markup(card(incident, site, base)), affected=Markup(affected(incident)), told=told,
                    stories=_stories_here(incident, stories, site),
                    checks=_checks_here(incident, checks, site, links),
                    related=related(incident, incidents, site), previous=previous, following=following)
     return IncidentPage(meta, story_heading(incident), body)
+
+
+def affected(incident: Incident) -> str:
+    """The incident's affected releases, as OSV.dev shows them at the top of an entry: each product's
+    range (introduced, fixed or last affected) with the evidence from the release code, or why the
+    range is not known, or why no launch setting triggers the incident."""
+    from opsmanual.render.ranges import affected_view
+
+    return _render("affected.html", view=affected_view(incident))
 
 
 def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
