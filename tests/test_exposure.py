@@ -526,14 +526,16 @@ def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real
     import copy
 
     from opsmanual.render.bundle import renames
+    from opsmanual.text.versions import version_key
 
     b = copy.deepcopy(real_bundle)
     for arg in b["args"]["sglang"]["0.5.22"]["arguments"]:
         if arg["name"] == "--tp-size":
             arg["aliases"] = [a for a in arg["aliases"] if a != "--tensor-parallel-size"]
     b["renames"] = renames(b["args"])
-    assert {"old": "--tensor-parallel-size", "new": "--tp-size", "last": "0.5.9", "first": "0.5.18",
-            "kept": True} in b["renames"]["sglang"]
+    listed = sorted(b["args"]["sglang"], key=version_key)  # the first list after 0.5.9 has the new name
+    assert {"old": "--tensor-parallel-size", "new": "--tp-size", "last": "0.5.9",
+            "first": listed[listed.index("0.5.9") + 1], "kept": True} in b["renames"]["sglang"]
     b["incidents"] = [{"id": "t-tp", "name": "#1", "title": "TP", "path": "incidents/t-tp/", "exposure": {
         "versions": [{"product": "sglang", "introduced": "0"}], "when": {"flag": {"name": "--tp-size", "min": 2}}}}]
     command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 2"
