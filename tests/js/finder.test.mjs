@@ -47,11 +47,20 @@ test("an answer that comes back after a newer question never replaces it (the ad
   }
   // Each answer names its own question; the last shown is the last asked.
   assert.deepEqual(shown, ["b", "bo", "boo", "boot"]);
-  const late = createScheduler((q) => new Promise((resolve) => setTimeout(() => resolve(q), q === "slow" ? 20 : 0)),
+  // A slow answer that comes back after a newer question was asked is dropped; the newer one shows.
+  // The answers are released by hand, not by timers, so a loaded machine cannot reorder them.
+  const pending = new Map();
+  const late = createScheduler((q) => new Promise((resolve) => pending.set(q, resolve)),
     (q, answer) => shown.push(`late:${answer}`));
   late.ask("slow");
   late.ask("fast");
-  await new Promise((resolve) => setTimeout(resolve, 40));
+  await tick();
+  assert.deepEqual([...pending.keys()], ["slow"]);  // one question in flight, the newer one waits
+  pending.get("slow")("slow");
+  await tick();
+  assert.deepEqual(shown.filter((s) => s.startsWith("late:")), []);
+  pending.get("fast")("fast");
+  await tick();
   assert.deepEqual(shown.filter((s) => s.startsWith("late:")), ["late:fast"]);
 });
 
