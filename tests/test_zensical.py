@@ -33,7 +33,7 @@ def zensical_site(tmp_path_factory, built, server) -> Path:
     tree = tmp_path_factory.mktemp("zensical") / "tree"
     done = run([sys.executable, "-m", "opsmanual.cli.generate", str(tree)], ROOT, server)
     assert done.returncode == 0, done.stderr
-    done = run([sys.executable, "-m", "zensical", "build", "-f", str(tree / "mkdocs.yml")], tree, server)
+    done = run([sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")], tree, server)
     assert done.returncode == 0, done.stdout + done.stderr
     done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tree / "site")], ROOT, server)
     assert done.returncode == 0, done.stderr
