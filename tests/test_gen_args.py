@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from tools import gen_args
-from tools.gen_args import DirTree, MemTree, generate, read_sglang
+from tools.gen_args import MemTree, ZipTree, generate, read_sglang
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
-WHEEL_0522 = Path("/work/scratch/src/sglang-0.5.22")
+WHEELS = ROOT / ".cache" / "wheels"  # release wheels, downloaded once per checkout
 KEYS = ["name", "aliases", "field", "type", "default", "choices", "nargs", "deprecated"]
 
 
@@ -23,10 +25,21 @@ def _args(path: Path) -> dict[str, dict]:
 # --- the committed files -----------------------------------------------------
 
 
-@pytest.mark.skipif(not (WHEEL_0522 / "sglang" / "srt" / "server_args.py").is_file(),
-                    reason="the unpacked sglang 0.5.22 wheel is not on this machine")
-def test_sglang_0_5_22_regenerates_byte_identical():
-    text = generate("sglang", DirTree(WHEEL_0522), "0.5.22", "sglang==0.5.22 wheel from PyPI")
+@pytest.fixture(scope="session")
+def wheel_0522() -> Path:
+    """The sglang 0.5.22 wheel from PyPI: from .cache/wheels/, else downloaded there (any of the
+    release's wheels: they hold the same Python sources)."""
+    found = sorted(WHEELS.glob("sglang-0.5.22-*.whl"))
+    if not found:
+        result = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                                 "--dest", str(WHEELS), "sglang==0.5.22"], capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0, "pip could not download sglang==0.5.22: " + result.stderr[-2000:]
+        found = sorted(WHEELS.glob("sglang-0.5.22-*.whl"))
+    return found[0]
+
+
+def test_sglang_0_5_22_regenerates_byte_identical(wheel_0522):
+    text = generate("sglang", ZipTree(wheel_0522), "0.5.22", "sglang==0.5.22 wheel from PyPI")
     assert text == (DATA / "sglang-args-0.5.22.json").read_text(encoding="utf-8")
 
 
