@@ -341,6 +341,9 @@ def synthetic_project(tmp: Path, count: int) -> Path:
     guidance = dest / "data" / "guidance.yaml"
     guidance.write_text(re.sub(r"(?m)^  related: \[.*\]$", "  related: []", guidance.read_text("utf-8")), "utf-8")
     (dest / "data" / "redirects.yaml").write_text("{}\n", "utf-8")
+    metrics = dest / "data" / "metrics.yaml"  # the alert rules lead to synthetic incidents
+    metrics.write_text(re.sub(r"(?m)^    incident: .*$", "    incident: capture-synthetic-0", metrics.read_text("utf-8")),
+                       "utf-8")
     for number, section in site.sections.items():
         text = f'---\nsection: "{number}"\n---\n\nA synthetic section page.\n\n{{{{ callout() }}}}\n\n## Incidents\n\n'
         text += "".join(f'{{{{ story("{i}") }}}}\n\nA story.\n\n' for i in told[number])
