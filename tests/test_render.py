@@ -216,3 +216,30 @@ def test_the_json_export_gives_osv_affected(incidents, site):
     assert "package" not in miles  # Miles is not published on PyPI
     none = next(r for r in records.values() if "not_configuration" in r["exposure"])
     assert none["affected"] == []
+
+
+def test_a_rebuild_converts_only_the_pieces_whose_text_or_markdown_changed():
+    """The section pages' stories are converted once per text: a second renderer given the first one's
+    memo converts nothing it already did, and the same HTML comes out; a changed text, page or
+    extension setting is converted again."""
+    from opsmanual.render.stories import MarkdownPieces
+
+    def pieces(configs, memo=None):
+        made = MarkdownPieces(["toc", "attr_list"], configs, macros={}, variables={}, memo=memo)
+        calls = []
+        convert = made._md.convert
+        made._md.convert = lambda text: calls.append(text) or convert(text)
+        return made, calls
+
+    first, calls = pieces({"toc": {"permalink": True}})
+    html = first.html("## A heading\n\nSee [the table](../incidents.md).\n", "part-2/x.md")
+    assert len(calls) == 1 and 'href="../../incidents/"' in html
+    again, calls = pieces({"toc": {"permalink": True}}, memo=dict(first.memo))
+    assert again.html("## A heading\n\nSee [the table](../incidents.md).\n", "part-2/x.md") == html
+    assert calls == [] and again.used == set(first.memo)
+    again.html("## A heading\n\nSee [the table](../incidents.md) again.\n", "part-2/x.md")
+    again.html("## A heading\n\nSee [the table](../incidents.md).\n", "part-3/y.md")
+    assert len(calls) == 2
+    other, calls = pieces({"toc": {"permalink": False}}, memo=dict(first.memo))
+    assert "headerlink" not in other.html("## A heading\n\nSee [the table](../incidents.md).\n", "part-2/x.md")
+    assert len(calls) == 1

@@ -51,10 +51,16 @@ class MarkdownPieces:
     same names the pages use), then Markdown with the site's extensions."""
 
     def __init__(self, extensions: list, configs: dict, macros: dict, variables: dict,
-                 comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}")):
+                 comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}"),
+                 memo: dict[str, str] | None = None):
+        """``memo``: Markdown already converted, by :func:`piece_key` (a rebuild converts only what
+        changed); it gains what this renderer converts."""
         import markdown
 
         self._md = markdown.Markdown(extensions=list(extensions), extension_configs=dict(configs))
+        self._fingerprint = markdown_fingerprint(extensions, configs)
+        self.memo = memo if memo is not None else {}
+        self.used: set[str] = set()  # the keys of the pieces this renderer was asked for
         self._env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
                                        comment_start_string=comments[0], comment_end_string=comments[1],
                                        keep_trailing_newline=True)
@@ -70,8 +76,13 @@ class MarkdownPieces:
                 text = self._env.from_string(text).render(**context)
             except jinja2.TemplateError:
                 pass  # the page's own template check names the line, when the page is built
-        self._md.reset()
-        return md_links_to_urls(self._md.convert(text), page)
+        key = piece_key(self._fingerprint, page, text)
+        self.used.add(key)
+        converted = self.memo.get(key)
+        if converted is None:
+            self._md.reset()
+            converted = self.memo[key] = self._md.convert(text)
+        return md_links_to_urls(converted, page)
 
     def story(self, source: StorySource) -> Story:
         html = self.html(source.markdown, source.page)
@@ -79,6 +90,32 @@ class MarkdownPieces:
 
     def checks(self, source: ChecksSource) -> Checks:
         return Checks(source.section, page_url(source.page), self.html(source.markdown, source.page))
+
+
+def markdown_fingerprint(extensions: list, configs: dict) -> str:
+    """What decides how Markdown converts a text besides the text: the extensions, their settings
+    (a function by its name) and the versions of the Markdown packages."""
+    import json
+    from importlib.metadata import PackageNotFoundError, version
+
+    def named(value: object) -> str:
+        return getattr(value, "__qualname__", type(value).__qualname__)
+
+    versions = []
+    for package in ("markdown", "pymdown-extensions", "mkdocs-material"):
+        try:
+            versions.append(f"{package}=={version(package)}")
+        except PackageNotFoundError:
+            versions.append(f"{package} absent")
+    return json.dumps([[named(e) if not isinstance(e, str) else e for e in extensions], configs, versions],
+                      sort_keys=True, default=named)
+
+
+def piece_key(fingerprint: str, page: str, text: str) -> str:
+    """The key of ``text``'s conversion on the page ``page`` with the Markdown that ``fingerprint`` names."""
+    import hashlib
+
+    return hashlib.sha256("\0".join((fingerprint, page, text)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _URL_ATTR = re.compile(r'(\s(?:href|src)=")([^"]*)(")')

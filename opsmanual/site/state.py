@@ -45,6 +45,41 @@ def load_bench(path: Path) -> dict | None:
     return results
 
 
+# The section pages' stories and checks as Markdown converted them in the last build, by text: a
+# rebuild (`mkdocs serve`, `make build` again) converts only the pieces whose text changed.
+MEMO = Path(".cache") / "markdown-pieces.json"
+_MEMO_MAX = 64 << 20  # a larger file is not a memo of this manual's pieces: it is ignored
+
+
+def _read_memo(path: Path) -> dict[str, str]:
+    import json
+
+    try:
+        if path.stat().st_size > _MEMO_MAX:
+            return {}
+        memo = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(memo, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in memo.items()):
+        return {}
+    return memo
+
+
+def _write_memo(path: Path, memo: dict[str, str], keep: set[str]) -> None:
+    """Write the conversions this build used (others are stale), atomically; a cache that cannot be
+    written is no error."""
+    import json
+    import os
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({k: v for k, v in memo.items() if k in keep}), "utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 @dataclass
 class PageRecord:
     """What the macros of one page did: the stories it told, its errors, and HTML kept out of Markdown."""
@@ -77,11 +112,16 @@ class BuildState:
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
         state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
         if markdown is not None:
-            state.read_sections(docs_dir, *markdown)
+            memo = _read_memo(project / MEMO)
+            state.read_sections(docs_dir, *markdown, memo=dict(memo))
+            if state._pieces is not None and state._pieces.memo != memo:
+                _write_memo(project / MEMO, state._pieces.memo, keep=state._pieces.used)
         return state
 
-    def read_sections(self, docs_dir: Path, extensions: list, configs: dict) -> None:
-        """Each section page's stories and checks, from its Markdown source, rendered once."""
+    def read_sections(self, docs_dir: Path, extensions: list, configs: dict,
+                      memo: dict[str, str] | None = None) -> None:
+        """Each section page's stories and checks, from its Markdown source, rendered once (or taken
+        from ``memo``, the conversions of an earlier build, where the text is the same)."""
         from opsmanual.data.site import body_start
         from opsmanual.site.markdown import check_link
         from opsmanual.data.yamlfile import decode, read_bytes
@@ -94,7 +134,7 @@ class BuildState:
 
         pieces = self._pieces = MarkdownPieces(extensions, configs, macros={"check_link": link},
                                                variables={"manual_version": site.version,
-                                                          "incident_count": len(self.incidents)})
+                                                          "incident_count": len(self.incidents)}, memo=memo)
         problems: list[Problem] = []
         for number, section in site.sections.items():
             shown = f"docs/{section.page}"
