@@ -97,7 +97,7 @@ WEIGHTS = {
     "versionOut": -30,   # the reported version is outside it
     "hardware": 8,       # the report names the incident's hardware
     "textMax": 60,       # text relevance, at most
-    "textScale": 10,     # text points per unit of weight / sqrt(the incident's whole weight)
+    "textScale": 4,     # text points per unit of weight / sqrt(the incident's whole weight)
     "matches": 100,      # a total from which an incident with strong evidence "matches"
     "strongText": 30,    # text points that, with a launch condition that holds, make strong evidence
     "related": 12,       # a total from which an incident is shown as related
