@@ -463,11 +463,10 @@ class Diagnoser:
         sums = [0] * count
         hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
         seen_forms: dict[str, str] = {}
-        for m in _TOKEN.finditer(fold(body)):
-            token = m.group()
+        for token in dict.fromkeys(_TOKEN.findall(fold(body))):  # each word once, in the order written
             tokens = [token] + ([p for p in _JOINER.split(token) if p] if _JOINER.search(token) else [])
             for t in tokens:
-                if not _is_term(t, self.stop):
+                if t in seen_forms or not _is_term(t, self.stop):
                     continue
                 for f in _forms(t):
                     if f not in seen_forms:
