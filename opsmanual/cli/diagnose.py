@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                 exposure = json.load(f)
         else:
             bundle, exposure = load_bundles(opts["project"], opts["repo_url"])
-    except Exception as err:  # noqa: BLE001 -- bad data is reported, never a traceback
+    except Exception as err:
         from opsmanual.data.errors import ManualError
 
         if isinstance(err, ManualError):
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         out = Diagnoser(bundle, exposure).diagnose(text)
-    except Exception as err:  # noqa: BLE001 -- a bug must still end in one line, not a traceback
+    except Exception as err:
         print(f"diagnose: internal error ({type(err).__name__}: {err}); please report it with the report",
               file=sys.stderr)
         return 2

@@ -161,7 +161,7 @@ class Diagnoser:
         for command in facts["commands"]:
             try:
                 parsed = self.exposure.parse(command)
-            except Exception:  # noqa: BLE001 -- a command the parser cannot read gives no model
+            except Exception:
                 continue
             entry = (parsed.get("flags") or {}).get("--model-path")
             if entry and entry.get("raw") and not entry.get("dynamic"):
@@ -537,7 +537,7 @@ class Diagnoser:
             fields = [("title", "Incident: " + symptom[:80]), ("symptom", symptom), ("version", versions.get("sglang", "")),
                       ("hardware", hardware), ("sources", sources)]
             url = self.bundle["report"] + "".join(f"&{k}={_uri(v)}" for k, v in fields if v)
-        q = lambda s: json.dumps(s, ensure_ascii=False)  # noqa: E731 -- JSON strings are YAML strings
+        q = lambda s: json.dumps(s, ensure_ascii=False)
         draft = "\n".join([
             "- id: TODO  # sglang-<issue number>, or see the id scheme on the About page",
             f"  name: {q(symptom[:60] or 'TODO')}",

@@ -22,14 +22,14 @@ _LABEL = re.compile(r"^[a-z]{1,2}\d+$")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
 
 
-def _pattern(p) -> dict:  # noqa: ANN001 -- a LogPattern
+def _pattern(p) -> dict:
     out: dict = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
     if getattr(p, "generic", False):
         out["generic"] = True
     return out
 
 
-def _field_texts(inc) -> dict[str, str]:  # noqa: ANN001 -- an Incident
+def _field_texts(inc) -> dict[str, str]:
     logs = [p.literal if p.literal is not None else p.regex for p in inc.log_patterns] + list(inc.log_examples)
     return {"title": inc.title, "symptom": inc.symptom, "logs": "\n".join(logs), "name": inc.name,
             "tags": " ".join([*inc.components, *inc.hardware]), "cause": inc.cause, "fix": inc.fix}
@@ -68,7 +68,7 @@ def terms(incidents: list) -> dict[str, list[list[int]]]:
 
 
 def diagnose_bundle(incidents: Iterable, guidance: Iterable, site, phase_labels: dict[str, str],
-                    guidance_url=None) -> dict:  # noqa: ANN001
+                    guidance_url=None) -> dict:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
     ordered = list(incidents)
     return {
@@ -100,7 +100,7 @@ def diagnose_bundle(incidents: Iterable, guidance: Iterable, site, phase_labels:
     }
 
 
-def from_manual(manual, site=None) -> dict:  # noqa: ANN001 -- a loaded Manual and its Site
+def from_manual(manual, site=None) -> dict:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
     from opsmanual.render.html import PHASE_LABELS, by_part
 
