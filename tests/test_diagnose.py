@@ -163,3 +163,57 @@ def test_directory_and_usage_errors(tmp_path):
     assert _run(str(tmp_path)).returncode == 2
     assert _run().returncode == 2
     assert _run("--bogus", "x").returncode == 2
+
+
+# --------------------------------------------------------------------------- the browser's engine
+
+def test_conformance_file_is_generated_from_the_set():
+    """tests/diagnose_conformance.json holds every report of the development set (rewrite it with
+    `.venv/bin/python tests/diagnose_cases.py`)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from diagnose_cases import document
+
+    stored = json.loads((ROOT / "tests" / "diagnose_conformance.json").read_text("utf-8"))
+    assert stored == document(), "run .venv/bin/python tests/diagnose_cases.py"
+
+
+@pytest.fixture(scope="module")
+def bundle_files(tmp_path_factory, engine):
+    from opsmanual.data.loader import load_manual
+    from opsmanual.render.bundle import bundle
+
+    here = tmp_path_factory.mktemp("bundles")
+    (here / "diagnose.json").write_text(json.dumps(engine.bundle), "utf-8")
+    (here / "exposure.json").write_text(json.dumps(bundle(load_manual(ROOT))), "utf-8")
+    return here
+
+
+NODE = __import__("shutil").which("node")
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_javascript_engine_gives_the_same_diagnosis(engine, bundle_files):
+    """Same ranking, verdicts, scores, reasons, facts, guidance and report link for every case."""
+    cases = ROOT / "tests" / "diagnose_conformance.json"
+    done = subprocess.run([NODE, "tests/js/diagnose-agree.mjs", str(bundle_files / "diagnose.json"),
+                           str(bundle_files / "exposure.json"), str(cases)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    js = json.loads(done.stdout)
+    stored = json.loads(cases.read_text("utf-8"))["cases"]
+    assert len(js) == len(stored)
+    for case, got in zip(stored, js):
+        want = json.loads(json.dumps(engine.diagnose(case["text"])))
+        assert [(r["id"], r["verdict"], r["why"]) for r in got["results"]] == \
+            [(r["id"], r["verdict"], r["why"]) for r in want["results"]], case["name"]
+        assert got == want, case["name"]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_javascript_unit_tests(bundle_files):
+    import os
+
+    done = subprocess.run([NODE, "--test", "tests/js/diagnose.test.mjs"], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, DIAGNOSE_BUNDLE=str(bundle_files / "diagnose.json"),
+                                   EXPOSURE_BUNDLE=str(bundle_files / "exposure.json")), timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -104,3 +104,54 @@ WEIGHTS = {
     "shown": 10,         # incidents listed at most
     "words": 4,          # words shown in one incident's reasons
 }
+
+# The reasons and texts both engines write, as templates: {name} is replaced by a value (text or number).
+MESSAGES = {
+    "certainLine": "log line {line}: {text}",
+    "certainMore": " (and {more} more)",
+    "possibleLine": "log line {line}, which several incidents print: {text}",
+    "hardware": "your GPU: {gpu}",
+    "words": "your words: {words}",
+    "versionSeen": "{version} is a version where it was seen",
+    "versionIn": "{version} is in the affected range {range}",
+    "versionOut": "{version} is outside the affected range {range}",
+    "versionShown": "{product} {version}",
+    "cut": "Only the first {limit} characters were read.",
+    "notCommand": "not read as a launch command: {error}",
+    "reportTitle": "Incident: {symptom}",
+    "factVersion": "{product} {version}",
+    "factGpu": "GPU: {gpu}",
+    "factMemory": " ({memory} GiB)",
+    "factModel": "Model: {model}",
+    "factPhase": "Phase: {phase}",
+    "factCommand": "Command: {command}",
+    "factError": "Error (line {line}): {text}",
+}
+# Reasons of the exposure check that say nothing specific of an incident (the program, a version).
+EXPOSURE_GENERIC = {"re": r"^(?:the command is|(?:SGLang|sglang-router|Miles) \S*\d)", "flags": ""}
+# The draft entry for data/incidents.yaml: {symptom}, {name}, {hardware} are JSON strings; a line with
+# {symptom} in the "logged" part is left out when the report has no error line.
+DRAFT = [
+    "- id: TODO  # sglang-<issue number>, or see the id scheme on the About page",
+    "  name: {name}",
+    "  title: TODO",
+    "  symptom: {symptom}",
+    "  cause: not recorded",
+    "  fix: not recorded",
+    "  status: reported",
+    "  checked: TODO  # YYYY-MM-DD",
+    "  sections: []",
+    "  hardware: {hardware}",
+    "  components: []",
+]
+DRAFT_LOGGED = [
+    "  log_patterns:",
+    "    - literal: {symptom}",
+    "      source: TODO  # where the line is printed",
+    "  log_examples:",
+    "    - {symptom}",
+]
+DRAFT_TAIL = [
+    "  sources:",
+    "    - TODO  # the thread that reports it",
+]

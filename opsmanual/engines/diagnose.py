@@ -37,7 +37,12 @@ ANSWER_KNOWN = "a known incident"
 ANSWER_UNKNOWN = "not a known incident"
 _TOKEN = re.compile(r"[^\W_]+(?:[._+/:\-][^\W_]+)*")  # as opsmanual/text/words.py
 _JOINER = re.compile(r"[._+/:\-]")
-_LABEL_VERSION = re.compile(r"^(?:SGLang|sglang-router|Miles) \S*\d")
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: str, **values) -> str:
+    """A message template with each {name} replaced by its value (as diagnose.js fill())."""
+    return _FIELD.sub(lambda m: str(values[m.group(1)]), template)
 
 
 def _rx(rule: dict, multiline: bool = False) -> re.Pattern:
@@ -95,6 +100,8 @@ class Diagnoser:
         self.traceback = _rx(r["traceback"])
         self.exception_line = _rx(r["exceptionLine"])
         self.prefix = _rx(r["linePrefix"])
+        self.generic_reason = _rx(r["exposureGeneric"])
+        self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
         # ("g", guidance position) or ("m", guidance position, phase)
         self.patterns: list[tuple] = []
@@ -153,7 +160,7 @@ class Diagnoser:
             m = rx.search(body)
             if m:
                 value = float(m.group(1))
-                facts["memory"] = round(value / 1024, 2) if mib else value
+                facts["memory"] = math.floor(value / 1024 * 100 + 0.5) / 100 if mib else value
                 break
         if facts["memory"] is None and facts["gpu"] and facts["gpu"].get("memory_gb"):
             facts["memory"] = facts["gpu"]["memory_gb"]
@@ -178,7 +185,7 @@ class Diagnoser:
         text = normalise(text)
         if len(text) > self.rules["maxChars"]:
             text = text[: self.rules["maxChars"]]
-            notes.append(f"Only the first {self.rules['maxChars']:,} characters were read.")
+            notes.append(fill(self.msg["cut"], limit=f"{self.rules['maxChars']:,}"))
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -326,14 +333,14 @@ class Diagnoser:
             score[n] += w["certain"] + w["certainMore"] * (k - 1)
             strong[n] = True
             line = min(found)
-            why[n].append(f"log line {line + 1}: {_clip(lines[line])}" +
-                          (f" (and {len(found) - 1} more)" if len(found) > 1 else ""))
+            why[n].append(fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line])) +
+                          (fill(self.msg["certainMore"], more=len(found) - 1) if len(found) > 1 else ""))
         for n, found in possible.items():
             if n in certain:
                 continue
             score[n] += w["possible"]
             line = min(found)
-            why[n].append(f"log line {line + 1}, which several incidents print: {_clip(lines[line])}")
+            why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
 
         # 2. the launch command, the GPU and the versions
         exposure = self._exposure(facts)
@@ -341,7 +348,7 @@ class Diagnoser:
         for n, inc in enumerate(self.incidents):
             result = exposure["results"].get(inc["id"])
             if result is not None:
-                specific = [r for r in result["why"] if not r.startswith("the command is") and not _LABEL_VERSION.match(r)]
+                specific = [r for r in result["why"] if not self.generic_reason.search(r)]
                 if specific:
                     if result["result"] == "applies":
                         score[n] += min(w["exposureMax"], w["exposure"] * len(specific))
@@ -357,7 +364,7 @@ class Diagnoser:
                 why[n].append(reason)
             if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
                 score[n] += w["hardware"]
-                why[n].append(f"your GPU: {facts['gpu']['name']}")
+                why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
 
         # 3. the words
         text_points, words = self._words(body)
@@ -365,10 +372,10 @@ class Diagnoser:
             if text_points[n]:
                 score[n] += text_points[n]
                 shown = ", ".join(words[n][: w["words"]])
-                why[n].append(f"your words: {shown}")
+                why[n].append(fill(self.msg["words"], words=shown))
             result = exposure["results"].get(self.incidents[n]["id"])
             if (result is not None and result["result"] == "applies" and text_points[n] >= w["strongText"]
-                    and any(not r.startswith("the command is") and not _LABEL_VERSION.match(r) for r in result["why"])):
+                    and any(not self.generic_reason.search(r) for r in result["why"])):
                 strong[n] = True
 
         ranked = []
@@ -409,7 +416,7 @@ class Diagnoser:
                 if not checked["error"]:
                     break
             if checked is None or checked["error"]:
-                out["notes"].append(f"not read as a launch command: {checked['error'] if checked else ''}")
+                out["notes"].append(fill(self.msg["notCommand"], error=checked["error"] if checked else ""))
                 continue
             for r in checked["results"]:
                 kept = out["results"].get(r["id"])
@@ -427,10 +434,10 @@ class Diagnoser:
             v = versions.get(r["product"])
             if v is None or version_parts(v) is None:
                 continue
-            shown = f"{labels.get(r['product'], r['product'])} {v}"
+            shown = fill(self.msg["versionShown"], product=labels.get(r["product"], r["product"]), version=v)
             if r.get("unknown"):
                 if any(compare(v, s) == 0 for s in r.get("seen") or []):
-                    inside_any = f"{shown} is a version where it was seen"
+                    inside_any = fill(self.msg["versionSeen"], version=shown)
                 continue
             lo = r.get("introduced", "0")
             inside = compare(v, lo) >= 0
@@ -440,9 +447,9 @@ class Diagnoser:
                 inside = compare(v, r["last_affected"]) <= 0
             what = describe_range(r) if lo != "0" else f"({describe_range(r)})"
             if inside:
-                inside_any = f"{shown} is in the affected range {what}"
+                inside_any = fill(self.msg["versionIn"], version=shown, range=what)
             elif outside is None:
-                outside = f"{shown} is outside the affected range {what}"
+                outside = fill(self.msg["versionOut"], version=shown, range=what)
         if inside_any:
             return True, inside_any
         if outside:
@@ -513,6 +520,7 @@ class Diagnoser:
 
     def _report(self, facts: dict, guidance: list[dict]) -> dict:
         """A prefilled "Report an incident" link and a draft entry for data/incidents.yaml."""
+        msg = self.msg
         symptom = facts["errors"][0]["text"] if facts["errors"] else (guidance[0]["text"] if guidance else "")
         symptom = symptom[:200]
         versions = facts["versions"]
@@ -520,41 +528,28 @@ class Diagnoser:
         lines = []
         labels = self.rules["productLabels"]
         for p, v in versions.items():
-            lines.append(f"{labels.get(p, p)} {v}")
+            lines.append(fill(msg["factVersion"], product=labels.get(p, p), version=v))
         if facts["gpu"]:
-            lines.append(f"GPU: {facts['gpu']['name']}" + (f" ({facts['memory']} GiB)" if facts["memory"] else ""))
+            lines.append(fill(msg["factGpu"], gpu=facts["gpu"]["name"]) +
+                         (fill(msg["factMemory"], memory=_number(facts["memory"])) if facts["memory"] else ""))
         if facts["model"]:
-            lines.append(f"Model: {facts['model']}")
+            lines.append(fill(msg["factModel"], model=facts["model"]))
         if facts["phase"]:
-            lines.append(f"Phase: {facts['phase']}")
+            lines.append(fill(msg["factPhase"], phase=facts["phase"]))
         for c in facts["commands"][:1]:
-            lines.append("Command: " + c[:600])
+            lines.append(fill(msg["factCommand"], command=c[:600]))
         for e in facts["errors"][:4]:
-            lines.append(f"Error (line {e['line']}): {e['text'][:300]}")
+            lines.append(fill(msg["factError"], line=e["line"], text=e["text"][:300]))
         sources = "\n".join(lines)
         url = None
         if self.bundle.get("report"):
-            fields = [("title", "Incident: " + symptom[:80]), ("symptom", symptom), ("version", versions.get("sglang", "")),
-                      ("hardware", hardware), ("sources", sources)]
+            fields = [("title", fill(msg["reportTitle"], symptom=symptom[:80])), ("symptom", symptom),
+                      ("version", versions.get("sglang", "")), ("hardware", hardware), ("sources", sources)]
             url = self.bundle["report"] + "".join(f"&{k}={_uri(v)}" for k, v in fields if v)
-        q = lambda s: json.dumps(s, ensure_ascii=False)
-        draft = "\n".join([
-            "- id: TODO  # sglang-<issue number>, or see the id scheme on the About page",
-            f"  name: {q(symptom[:60] or 'TODO')}",
-            "  title: TODO",
-            f"  symptom: {q(symptom or 'TODO')}",
-            "  cause: not recorded",
-            "  fix: not recorded",
-            "  status: reported",
-            "  checked: TODO  # YYYY-MM-DD",
-            "  sections: []",
-            f"  hardware: [{q(hardware)}]" if hardware else "  hardware: []",
-            "  components: []",
-            *(["  log_patterns:", f"    - literal: {q(symptom)}", "      source: TODO  # where the line is printed",
-               "  log_examples:", f"    - {q(symptom)}"] if symptom else []),
-            "  sources:",
-            "    - TODO  # the thread that reports it",
-        ]) + "\n"
+        values = {"symptom": _q(symptom or "TODO"), "name": _q(symptom[:60] or "TODO"),
+                  "hardware": f"[{_q(hardware)}]" if hardware else "[]"}
+        d = self.bundle["draft"]
+        draft = "\n".join(fill(t, **values) for t in [*d["head"], *(d["logged"] if symptom else []), *d["tail"]]) + "\n"
         return {"url": url, "draft": draft, "facts": sources}
 
     def model_of(self, body: str) -> str | None:
@@ -563,6 +558,16 @@ class Diagnoser:
             if m:
                 return m.group(1)
         return None
+
+
+def _q(text: str) -> str:
+    """A YAML (JSON) string, as JSON.stringify writes it."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _number(value) -> str:
+    """A number as JavaScript's String() writes it (79.11, 80)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _clip(line: str, size: int = 200) -> str:

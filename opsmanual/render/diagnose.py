@@ -96,7 +96,10 @@ def diagnose_bundle(incidents: Iterable, guidance: Iterable, site, phase_labels:
             "maxChars": rules.MAX_CHARS, "maxLine": rules.MAX_LINE,
             "stopWords": sorted(STOP_WORDS),
             "weights": rules.WEIGHTS,
+            "exposureGeneric": rules.EXPOSURE_GENERIC,
         },
+        "messages": rules.MESSAGES,
+        "draft": {"head": rules.DRAFT, "logged": rules.DRAFT_LOGGED, "tail": rules.DRAFT_TAIL},
     }
 
 
