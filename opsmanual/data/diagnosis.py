@@ -155,3 +155,17 @@ DRAFT_TAIL = [
     "  sources:",
     "    - TODO  # the thread that reports it",
 ]
+
+# The words of the diagnosis box on the incidents page (docs/javascripts/sgm/finder.js).
+LABELS = {
+    "heading": "Is this a known incident?",
+    "known": "Yes: an incident matches your report.",
+    "unknown": "Not a known incident: nothing in your report is strong evidence for one.",
+    "facts": "Read from your report (edit the report below if something is wrong):",
+    "versions": "Versions", "gpu": "GPU", "memory": "GPU memory", "model": "Model", "phase": "Phase",
+    "commands": "Launch command", "errors": "Error lines", "symptoms": "Words", "none": "none found",
+    "matches": "matches", "related": "related", "relatedHead": "The closest incidents:",
+    "guidance": "A common error", "report": "Report a new incident with these facts",
+    "draft": "A draft entry for data/incidents.yaml", "text": "Your report", "forget": "Forget the report",
+    "loading": "Reading your report…", "failed": "The diagnosis could not load; the rows below still match the log lines.",
+}

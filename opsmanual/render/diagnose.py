@@ -99,6 +99,7 @@ def diagnose_bundle(incidents: Iterable, guidance: Iterable, site, phase_labels:
             "exposureGeneric": rules.EXPOSURE_GENERIC,
         },
         "messages": rules.MESSAGES,
+        "labels": rules.LABELS,
         "draft": {"head": rules.DRAFT, "logged": rules.DRAFT_LOGGED, "tail": rules.DRAFT_TAIL},
     }
 
