@@ -5,7 +5,9 @@ diagnosis bundle (opsmanual/render/diagnose.py), so they are written once, here.
 
 Every regex is in the subset Python's ``re`` and JavaScript's ``RegExp`` (with the ``u`` flag) read
 alike: no inline flags, no possessive quantifiers, no ``\\Z``; flags are given apart ("i" for case).
-Each is tried on one line at a time. The wording they look for is what SGLang and its tools print:
+Each is tried on one line at a time (a match never spans lines). A case-insensitive rule is best
+written in lower case: the Python engine then runs it, faster, on the report in lower case. The
+wording they look for is what SGLang and its tools print:
 ``python -m sglang.check_env`` (``sglang: 0.5.4``, ``GPU 0,1: NVIDIA H100 80GB HBM3``,
 ``PyTorch: 2.8.0+cu128``), ``pip freeze`` (``sglang==0.5.4``), ``nvidia-smi``'s table, PyTorch's
 out-of-memory message (``GPU 0 has a total capacity of 79.11 GiB``) and the scheduler's log lines.
@@ -23,9 +25,9 @@ VERSIONS: list[dict] = [
     {"product": "sglang-router", "re": r"^[ \t]*sglang[-_]router[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
     {"product": "miles", "re": r"^[ \t]*miles[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
     {"product": "torch", "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)", "flags": "i"},
-    {"product": "cuda", "re": r"CUDA Version:?[ \t]*(\d+\.\d+)", "flags": "i"},
-    {"product": "cuda", "re": r"Cuda compilation tools, release (\d+\.\d+)", "flags": "i"},
-    {"product": "cuda", "re": r"^[ \t]*CUDA(?: runtime| toolkit)?[ \t]*(?::|==)[ \t]*(\d+\.\d+)", "flags": "i"},
+    {"product": "cuda", "re": r"cuda version:?[ \t]*(\d+\.\d+)", "flags": "i"},
+    {"product": "cuda", "re": r"cuda compilation tools, release (\d+\.\d+)", "flags": "i"},
+    {"product": "cuda", "re": r"^[ \t]*cuda(?: runtime| toolkit)?[ \t]*(?::|==)[ \t]*(\d+\.\d+)", "flags": "i"},
     {"product": "sglang-router", "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*" + _V, "flags": "i"},
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
     {"product": "sglang", "re": r"\bsglang(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},

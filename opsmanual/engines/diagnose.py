@@ -45,17 +45,40 @@ def fill(template: str, **values) -> str:
     return _FIELD.sub(lambda m: str(values[m.group(1)]), template)
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._+/:\-][A-Za-z0-9]+)*")  # _TOKEN on ASCII text
+_CASED = re.compile(r"\\.|[A-Z]")
+
+
 def _rx(rule: dict, multiline: bool = False) -> re.Pattern:
     flags = re.ASCII | (re.IGNORECASE if "i" in rule.get("flags", "") else 0) | (re.MULTILINE if multiline else 0)
     return re.compile(rule["re"], flags)
+
+
+def _rx_lower(rule: dict, multiline: bool = False) -> re.Pattern | None:
+    """A case-insensitive rule written in lower case, as a case-sensitive regex for the text in ASCII
+    lower case: the same matches at the same places, several times faster. None for other rules."""
+    if "i" not in rule.get("flags", ""):
+        return None
+    for m in _CASED.finditer(rule["re"]):
+        if m.group(0)[0] != "\\" or m.group(0)[1] in "xuUN":  # a capital, or a character by its code
+            return None
+    return re.compile(rule["re"], re.ASCII | (re.MULTILINE if multiline else 0))
 
 
 def _norm_name(name: str) -> str:
     return " ".join(str(name).lower().replace("_", " ").replace("-", " ").split())
 
 
+_ASCII_LETTER = re.compile(r"[a-z]")
+
+
 def _is_term(token: str, stop: frozenset) -> bool:
-    return token not in stop and len(token) >= 2 and any(c.isalpha() for c in token)
+    if len(token) < 2 or token in stop:
+        return False
+    if token.isascii():  # folded: lower case
+        return _ASCII_LETTER.search(token) is not None
+    return any(c.isalpha() for c in token)
 
 
 def _forms(token: str) -> list[str]:
@@ -89,14 +112,16 @@ class Diagnoser:
         self.w = r["weights"]
         self.stop = frozenset(r["stopWords"])
         self.incidents = bundle["incidents"]
-        self.versions = [(v["product"], _rx(v, True)) for v in r["versions"]]
+        self.versions = [(v["product"], _rx(v, True), _rx_lower(v, True)) for v in r["versions"]]
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.command_start = _rx(r["commandStart"])
+        self.command_start_all = _rx(r["commandStart"], True)
         self.command_prompt = _rx(r["commandPrompt"])
         self.model_lines = [_rx(m, True) for m in r["modelLines"]]
         self.phases = [(p["phase"], _rx(p, True)) for p in r["phases"]]
         self.errorish = _rx(r["errorish"])
+        self.errorish_lower = _rx_lower(r["errorish"])
         self.traceback = _rx(r["traceback"])
         self.exception_line = _rx(r["exceptionLine"])
         self.prefix = _rx(r["linePrefix"])
@@ -145,15 +170,18 @@ class Diagnoser:
     def read(self, text: str) -> dict:
         """The facts of a report: versions, GPU, commands, model, phase, error lines."""
         body, lines, starts, notes = self._lines(text)
+        lower = body.translate(_ASCII_LOWER)  # the same length and line breaks as body
         facts: dict = {"versions": {}, "gpu": None, "memory": None, "commands": [], "model": None,
                        "phase": None, "errors": [], "notes": notes}
-        for product, rx in self.versions:
+        for product, rx, rx_lower in self.versions:
             if product in facts["versions"]:
                 continue
-            m = rx.search(body)
+            m = rx_lower.search(lower) if rx_lower is not None else rx.search(body)
             if m:
-                value = m.group(1) if product != "cuda" or m.lastindex == 1 else f"{m.group(1)}.{m.group(2)}"
-                facts["versions"][product] = value
+                spans = [m.span(k) for k in range(1, (m.lastindex or 1) + 1)]
+                written = [body[a:b] for a, b in spans]  # as written, not lowered
+                facts["versions"][product] = written[0] if product != "cuda" or len(written) == 1 else \
+                    f"{written[0]}.{written[1]}"
         facts["versions"] = {p: facts["versions"][p] for p in self.rules["products"] if p in facts["versions"]}
         facts["gpu"] = self._gpu(body)
         for rx, mib in self.gpu_memory:
@@ -164,7 +192,7 @@ class Diagnoser:
                 break
         if facts["memory"] is None and facts["gpu"] and facts["gpu"].get("memory_gb"):
             facts["memory"] = facts["gpu"]["memory_gb"]
-        facts["commands"] = self._commands(lines)
+        facts["commands"] = self._commands(lines, body, starts)
         for command in facts["commands"]:
             try:
                 parsed = self.exposure.parse(command)
@@ -176,7 +204,7 @@ class Diagnoser:
                 break
         if not facts["model"]:
             facts["model"] = self.model_of(body)
-        facts["errors"] = self._errors(lines)
+        facts["errors"] = self._errors(lines, lower)
         facts["phase"] = self._phase(body, starts, facts["errors"])
         return facts | {"_body": body, "_lines": lines, "_starts": starts}
 
@@ -214,10 +242,16 @@ class Diagnoser:
         g = self.gpu_by_name[_norm_name(m.group(0))]
         return {"id": g["id"], "name": g["name"], "written": m.group(0), "memory_gb": g.get("memory_gb")}
 
-    def _commands(self, lines: list[str]) -> list[str]:
+    def _commands(self, lines: list[str], body: str, starts: list[int]) -> list[str]:
         out: list[str] = []
+        # the lines where a command starts, from one pass over the report (a start is within a line)
+        begins = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in self.command_start_all.finditer(body)})
         n = 0
         while n < len(lines) and len(out) < self.rules["maxCommands"]:
+            at = bisect.bisect_left(begins, n)
+            if at == len(begins):
+                break
+            n = begins[at]
             m = self.command_start.search(lines[n])
             if not m:
                 n += 1
@@ -238,8 +272,9 @@ class Diagnoser:
             n = k + 1
         return out
 
-    def _errors(self, lines: list[str]) -> list[dict]:
+    def _errors(self, lines: list[str], lower: str) -> list[dict]:
         found: list[dict] = []
+        lowered = lower.split("\n") if self.errorish_lower is not None else None
         limit = self.rules["maxErrorLines"]
 
         def add(n: int, line: str) -> None:
@@ -264,23 +299,36 @@ class Diagnoser:
                 if self.exception_line.search(line.strip()):
                     add(n, line)
                     continue
-            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or self.errorish.search(line):
+            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or (
+                    self.errorish_lower.search(lowered[n]) if lowered is not None else self.errorish.search(line)):
                 add(n, line)
             if n == last and self.exception_line.search(line.strip()):
                 add(n, line)
         return found
 
     def _phase(self, body: str, starts: list[int], errors: list[dict]) -> str | None:
-        """The phase of the last phase line at or before the first error line (else the last phase line)."""
+        """The phase of the last phase line at or before the first error line (else the last phase line).
+
+        The same answer as diagnose.js, which reads every phase line from the start: here the lines
+        before the error are searched backwards, in growing windows (a phase line is one line)."""
         limit = starts[errors[0]["line"] - 1] if errors else len(body)
-        best, at = None, -1
-        for phase, rx in self.phases:
-            for m in rx.finditer(body):
-                if m.start() > limit:
-                    break
-                if m.start() > at:
-                    best, at = phase, m.start()
-        return best
+        end = body.find("\n", limit)
+        end = len(body) if end < 0 else end
+        size = 8192
+        while True:
+            begin = max(0, end - size)
+            if begin > 0:
+                begin = body.rfind("\n", 0, begin) + 1
+            best, at = None, -1
+            for phase, rx in self.phases:
+                for m in rx.finditer(body, begin, end):
+                    if m.start() > limit:
+                        break
+                    if m.start() > at:
+                        best, at = phase, m.start()
+            if best is not None or begin == 0:
+                return best
+            size *= 4
 
     # ------------------------------------------------------------------ log lines
 
@@ -470,7 +518,8 @@ class Diagnoser:
         sums = [0] * count
         hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
         seen_forms: dict[str, str] = {}
-        for token in dict.fromkeys(_TOKEN.findall(fold(body))):  # each word once, in the order written
+        folded = fold(body)
+        for token in dict.fromkeys((_ASCII_TOKEN if folded.isascii() else _TOKEN).findall(folded)):  # each word once, in the order written
             tokens = [token] + ([p for p in _JOINER.split(token) if p] if _JOINER.search(token) else [])
             for t in tokens:
                 if t in seen_forms or not _is_term(t, self.stop):
