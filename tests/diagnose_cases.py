@@ -25,7 +25,8 @@ EDGE = {
     "oom-serving": "[2025-03-02 10:00:00 TP0] Decode batch, #running-req: 4, #token: 12345\n"
                    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total "
                    "capacity of 23.57 GiB of which 13.00 MiB is free.\n",
-    "docker-and-prompt": "user@host:~$ docker run --gpus all lmsysorg/sglang:v0.5.4 python3 -m sglang.launch_server \\\n"
+    "docker-and-prompt": "user@host:~$ docker run --gpus all lmsysorg/sglang:v0.5.4 "
+                         "python3 -m sglang.launch_server \\\n"
                          "    --model-path Qwen/Qwen3-8B --tp 2 --enable-hierarchical-cache\n"
                          "$ python -m sglang.launch_server --model-path $MODEL --dp 2\n",
     "traceback": "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n    main()\n"

@@ -34,7 +34,8 @@ sglang: 0.5.18
 PyTorch: 2.8.0+cu128
 GPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3
 [2025-03-02 10:00:00 TP0] Decode batch, #running-req: 4, #token: 12345
-torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of 79.11 GiB of which 13.00 MiB is free.
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of 79.11 GiB \
+of which 13.00 MiB is free.
 """
 
 
@@ -67,7 +68,8 @@ def test_oom_brings_its_guidance_with_the_phase(engine):
 
 
 def test_an_own_log_line_matches(engine):
-    out = engine.diagnose("Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n")
+    out = engine.diagnose("Prefill bootstrap failed for request rank=0 with exception KVTransferError: "
+                          "Aborted by AbortReq.\n")
     assert out["answer"] == "a known incident"
     assert out["results"][0]["verdict"] == "matches"
     assert out["results"][0]["why"][0].startswith("log line 1:")
@@ -123,7 +125,7 @@ def test_measures_on_real_reports(engine):
 
 def _run(*args, stdin=None):
     return subprocess.run([sys.executable, "-m", "macros.diagnose", *args], input=stdin, capture_output=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=120, check=False)
 
 
 def test_command_json_agrees_with_the_engine(engine, tmp_path):
@@ -197,12 +199,12 @@ def test_javascript_engine_gives_the_same_diagnosis(engine, bundle_files):
     cases = ROOT / "tests" / "diagnose_conformance.json"
     done = subprocess.run([NODE, "tests/js/diagnose-agree.mjs", str(bundle_files / "diagnose.json"),
                            str(bundle_files / "exposure.json"), str(cases)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     js = json.loads(done.stdout)
     stored = json.loads(cases.read_text("utf-8"))["cases"]
     assert len(js) == len(stored)
-    for case, got in zip(stored, js):
+    for case, got in zip(stored, js, strict=True):
         want = json.loads(json.dumps(engine.diagnose(case["text"])))
         assert [(r["id"], r["verdict"], r["why"]) for r in got["results"]] == \
             [(r["id"], r["verdict"], r["why"]) for r in want["results"]], case["name"]
@@ -215,5 +217,5 @@ def test_javascript_unit_tests(bundle_files):
 
     done = subprocess.run([NODE, "--test", "tests/js/diagnose.test.mjs"], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, DIAGNOSE_BUNDLE=str(bundle_files / "diagnose.json"),
-                                   EXPOSURE_BUNDLE=str(bundle_files / "exposure.json")), timeout=300)
+                                   EXPOSURE_BUNDLE=str(bundle_files / "exposure.json")), timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

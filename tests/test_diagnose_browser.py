@@ -70,7 +70,8 @@ def test_a_pasted_report_shows_its_diagnosis_with_the_reasons(page, server, engi
 
 
 def test_an_unknown_report_offers_the_link_and_a_draft_and_can_be_corrected(page, server, engine):
-    text = "sglang: 0.5.18\nGPU 0: NVIDIA H100 80GB HBM3\nValueError: the frobnicator refused the widget configuration\n"
+    text = ("sglang: 0.5.18\nGPU 0: NVIDIA H100 80GB HBM3\n"
+            "ValueError: the frobnicator refused the widget configuration\n")
     assert engine.diagnose(text)["answer"] == "not a known incident"
     open_finder(page, server)
     paste(page, ".sgm-finder__q", text)

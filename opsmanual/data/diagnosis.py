@@ -14,25 +14,30 @@ out-of-memory message (``GPU 0 has a total capacity of 79.11 GiB``) and the sche
 """
 from __future__ import annotations
 
+from typing import Any
+
 FORMAT = "sgm-diagnose/1"
 
 _V = r"v?(\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?)"  # a release number as it is written
 
 # Versions: (product, regex with the version as group 1, flags). The first rule that finds a
 # product's version wins; rules are listed from the most to the least explicit.
-VERSIONS: list[dict] = [
+VERSIONS: list[dict[str, Any]] = [
     {"product": "sglang", "re": r"^[ \t]*sglang[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
     {"product": "sglang-router", "re": r"^[ \t]*sglang[-_]router[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
     {"product": "miles", "re": r"^[ \t]*miles[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
-    {"product": "torch", "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)", "flags": "i"},
+    {"product": "torch", "flags": "i",
+     "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)"},
     {"product": "cuda", "re": r"cuda version:?[ \t]*(\d+\.\d+)", "flags": "i"},
     {"product": "cuda", "re": r"cuda compilation tools, release (\d+\.\d+)", "flags": "i"},
     {"product": "cuda", "re": r"^[ \t]*cuda(?: runtime| toolkit)?[ \t]*(?::|==)[ \t]*(\d+\.\d+)", "flags": "i"},
-    {"product": "sglang-router", "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*" + _V, "flags": "i"},
+    {"product": "sglang-router", "flags": "i",
+     "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*" + _V},
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
     {"product": "sglang", "re": r"\bsglang(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},
     {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},
-    {"product": "torch", "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?(\d+\.\d+\.\d+(?:\+[a-z0-9]+)?)", "flags": "i"},
+    {"product": "torch", "flags": "i",
+     "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?(\d+\.\d+\.\d+(?:\+[a-z0-9]+)?)"},
     {"product": "cuda", "re": r"\bcuda(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*(1\d\.\d)\b", "flags": "i"},
     {"product": "cuda", "re": r"\+cu(1\d)(\d)\b", "flags": "i"},
 ]
@@ -41,45 +46,63 @@ PRODUCT_LABELS = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles":
                   "cuda": "CUDA"}
 
 # The GPU: a line that names it, in the order tried (group 1 is the name).
-GPU_LINES: list[dict] = [
+GPU_LINES: list[dict[str, Any]] = [
     {"re": r"^[ \t]*GPU [\d,]+:[ \t]*(.+?)[ \t]*$", "flags": ""},                       # check_env
     {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|]*?)[ \t]+(?:On|Off)[ \t]+\|", "flags": ""},      # nvidia-smi
     {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},                           # nvidia-smi -L
 ]
 # The memory of one GPU, in GiB (group 1), in the order tried.
-GPU_MEMORY: list[dict] = [
+GPU_MEMORY: list[dict[str, Any]] = [
     {"re": r"total capacity of ([\d.]+) GiB", "flags": ""},
     {"re": r"\|[ \t]*\d+MiB[ \t]*/[ \t]*(\d+)MiB[ \t]*\|", "flags": "", "mib": True},
 ]
 
 # A launch command starts on a line that holds one of these; a line ending in a backslash goes on.
-COMMAND_START = {"re": r"(?:^|[ \t;&|(`\x27\x22])(?:(?:python3?|uv run python3?|torchrun)[ \t]+(?:\S+[ \t]+)*?-m[ \t]+(?:sglang\.launch_server|sglang_router\.launch_router|sglang_router\.launch_server|sglang\.bench_serving)\b|sglang[ \t]+serve\b|docker[ \t]+run\b)", "flags": ""}
+COMMAND_START = {"flags": "", "re": (
+    r"(?:^|[ \t;&|(`\x27\x22])(?:(?:python3?|uv run python3?|torchrun)[ \t]+(?:\S+[ \t]+)*?-m[ \t]+"
+    r"(?:sglang\.launch_server|sglang_router\.launch_router|sglang_router\.launch_server|sglang\.bench_serving)\b"
+    r"|sglang[ \t]+serve\b|docker[ \t]+run\b)")}
 COMMAND_PROMPT = {"re": r"^[ \t]*(?:[$#>+][ \t]+|\w+@[\w.-]+:[^$#]*[$#][ \t]+)", "flags": ""}
 MAX_COMMANDS = 4
 MAX_COMMAND_LINES = 200
 
 # The model when no command names it: SGLang's server_args line, or a "model:" line.
-MODEL_LINES: list[dict] = [
+MODEL_LINES: list[dict[str, Any]] = [
     {"re": r"model_path='([^']+)'", "flags": ""},
     {"re": r"--model(?:-path)?[= ]+([^ \t\\]+)", "flags": ""},
-    {"re": r"^[ \t]*(?:model|model name|model path)[ \t]*[:=][ \t]*`?([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`?[ \t]*$", "flags": "i"},
+    {"flags": "i",
+     "re": r"^[ \t]*(?:model|model name|model path)[ \t]*[:=][ \t]*`?([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`?[ \t]*$"},
 ]
 
 # Lines that say where in a server's life a line came: the last one before the first error decides.
-PHASES: list[dict] = [
-    {"phase": "start-up", "re": r"Load weight (?:begin|end)|Loading safetensors|_create_buffers|init_memory_pool|Memory pool end|KV Cache is allocated|Init torch distributed|Init attention backend|load_model\b|ModelRunner\(", "flags": ""},
-    {"phase": "capture", "re": r"[Cc]apture (?:prefill |decode |piecewise )?(?:cuda|CUDA) graph|[Cc]apturing batches|capture_one_batch|cuda_graph_runner|CudaGraphRunner", "flags": ""},
-    {"phase": "serving", "re": r"#running-req:|Decode batch|Prefill batch|The server is fired up|POST /(?:v1/|generate)|Uvicorn running", "flags": ""},
-    {"phase": "shutdown", "re": r"SIGTERM|SIGQUIT|SIGKILL|[Ss]hutting down|[Rr]eceived signal|Killing process|Exit code", "flags": ""},
+PHASES: list[dict[str, Any]] = [
+    {"phase": "start-up", "flags": "", "re": "|".join([
+        r"Load weight (?:begin|end)", r"Loading safetensors", r"_create_buffers", r"init_memory_pool",
+        r"Memory pool end", r"KV Cache is allocated", r"Init torch distributed", r"Init attention backend",
+        r"load_model\b", r"ModelRunner\("])},
+    {"phase": "capture", "flags": "", "re": "|".join([
+        r"[Cc]apture (?:prefill |decode |piecewise )?(?:cuda|CUDA) graph", r"[Cc]apturing batches",
+        r"capture_one_batch", r"cuda_graph_runner", r"CudaGraphRunner"])},
+    {"phase": "serving", "flags": "", "re": "|".join([
+        r"#running-req:", r"Decode batch", r"Prefill batch", r"The server is fired up", r"POST /(?:v1/|generate)",
+        r"Uvicorn running"])},
+    {"phase": "shutdown", "flags": "", "re": "|".join([
+        r"SIGTERM", r"SIGQUIT", r"SIGKILL", r"[Ss]hutting down", r"[Rr]eceived signal", r"Killing process",
+        r"Exit code"])},
 ]
 PHASE_LABELS = {"start-up": "at start-up", "capture": "during CUDA graph capture", "serving": "while serving",
                 "shutdown": "at shutdown"}
 
 # Lines that read like errors (as the finder's log reading, docs/javascripts/sgm/logmatch.js).
-ERRORISH = {"re": r"\b(?:error|errors|exception|traceback|fail|failed|failure|fatal|killed|timed out|timeout|abort|aborted|oom|panic|crash|crashed|assert|assertion|refused|unable|cannot|invalid|denied|unsupported|not supported|out of memory)\b", "flags": "i"}
+ERRORISH = {"flags": "i", "re": r"\b(?:" + "|".join([
+    "error", "errors", "exception", "traceback", "fail", "failed", "failure", "fatal", "killed", "timed out", "timeout",
+    "abort", "aborted", "oom", "panic", "crash", "crashed", "assert", "assertion", "refused", "unable", "cannot",
+    "invalid", "denied", "unsupported", "not supported", "out of memory"]) + r")\b"}
 TRACEBACK = {"re": r"^Traceback \(most recent call last\):", "flags": ""}
 EXCEPTION_LINE = {"re": r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b", "flags": ""}
-LINE_PREFIX = {"re": r"^(?:\[[^\]]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*[ \t]*|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*)+", "flags": ""}
+LINE_PREFIX = {"flags": "", "re": (
+    r"^(?:\[[^\]]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*[ \t]*"
+    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*)+")}
 MAX_ERROR_LINES = 8
 
 MAX_CHARS = 1_000_000  # characters of a report that are read
@@ -169,5 +192,6 @@ LABELS = {
     "matches": "matches", "related": "related", "relatedHead": "The closest incidents:",
     "guidance": "A common error", "report": "Report a new incident with these facts",
     "draft": "A draft entry for data/incidents.yaml", "text": "Your report", "forget": "Forget the report",
-    "loading": "Reading your report…", "failed": "The diagnosis could not load; the rows below still match the log lines.",
+    "loading": "Reading your report…",
+    "failed": "The diagnosis could not load; the rows below still match the log lines.",
 }

@@ -196,7 +196,7 @@ class Diagnoser:
         for command in facts["commands"]:
             try:
                 parsed = self.exposure.parse(command)
-            except Exception:
+            except Exception:  # noqa: S112 (a command the parser cannot read names no model; diagnose.js alike)
                 continue
             entry = (parsed.get("flags") or {}).get("--model-path")
             if entry and entry.get("raw") and not entry.get("dynamic"):
@@ -258,7 +258,8 @@ class Diagnoser:
                 continue
             parts = [lines[n]]
             k = n
-            while parts[-1].rstrip().endswith("\\") and k + 1 < len(lines) and len(parts) < self.rules["maxCommandLines"]:
+            while (parts[-1].rstrip().endswith("\\") and k + 1 < len(lines)
+                   and len(parts) < self.rules["maxCommandLines"]):
                 k += 1
                 parts.append(lines[k])
             head = self.command_prompt.sub("", parts[0], count=1)
@@ -299,8 +300,9 @@ class Diagnoser:
                 if self.exception_line.search(line.strip()):
                     add(n, line)
                     continue
-            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or (
-                    self.errorish_lower.search(lowered[n]) if lowered is not None else self.errorish.search(line)):
+            errorish = self.errorish_lower.search(lowered[n]) if lowered is not None and self.errorish_lower \
+                else self.errorish.search(line)
+            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or errorish:
                 add(n, line)
             if n == last and self.exception_line.search(line.strip()):
                 add(n, line)
@@ -375,7 +377,7 @@ class Diagnoser:
         why: list[list[str]] = [[] for _ in range(count)]
 
         # 1. log lines
-        certain, possible, first, guidance_hits, markers = self._log(body, lines, starts)
+        certain, possible, _, guidance_hits, markers = self._log(body, lines, starts)
         for n, found in certain.items():
             k = min(len(found), w["certainLines"])
             score[n] += w["certain"] + w["certainMore"] * (k - 1)
@@ -427,7 +429,7 @@ class Diagnoser:
                 strong[n] = True
 
         ranked = []
-        for n, inc in enumerate(self.incidents):
+        for n in range(count):
             if strong[n] and score[n] > 0:
                 verdict = "matches"
             elif score[n] >= w["related"]:
@@ -519,7 +521,8 @@ class Diagnoser:
         hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
         seen_forms: dict[str, str] = {}
         folded = fold(body)
-        for token in dict.fromkeys((_ASCII_TOKEN if folded.isascii() else _TOKEN).findall(folded)):  # each word once, in the order written
+        # each word once, in the order written
+        for token in dict.fromkeys((_ASCII_TOKEN if folded.isascii() else _TOKEN).findall(folded)):
             tokens = [token] + ([p for p in _JOINER.split(token) if p] if _JOINER.search(token) else [])
             for t in tokens:
                 if t in seen_forms or not _is_term(t, self.stop):

@@ -7,10 +7,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
+from opsmanual.data.model import Guidance, Incident, LogPattern
+from opsmanual.data.site import Site
 from opsmanual.text.words import STOP_WORDS, tokenize
+
+if TYPE_CHECKING:
+    from opsmanual.data.loader import Manual
 
 # The fields whose words tell an incident, and how much a word in each counts (as the finder's boosts,
 # without the story, which tells much besides the failure).
@@ -22,15 +28,15 @@ _LABEL = re.compile(r"^[a-z]{1,2}\d+$")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
 
 
-def _pattern(p) -> dict:
-    out: dict = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
+def _pattern(p: LogPattern) -> dict[str, Any]:
+    out: dict[str, Any] = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
     if getattr(p, "generic", False):
         out["generic"] = True
     return out
 
 
-def _field_texts(inc) -> dict[str, str]:
-    logs = [p.literal if p.literal is not None else p.regex for p in inc.log_patterns] + list(inc.log_examples)
+def _field_texts(inc: Incident) -> dict[str, str]:
+    logs = [p.literal if p.literal is not None else (p.regex or "") for p in inc.log_patterns] + list(inc.log_examples)
     return {"title": inc.title, "symptom": inc.symptom, "logs": "\n".join(logs), "name": inc.name,
             "tags": " ".join([*inc.components, *inc.hardware]), "cause": inc.cause, "fix": inc.fix}
 
@@ -40,7 +46,7 @@ def _term(token: str) -> bool:
             and not _LABEL.match(token))
 
 
-def terms(incidents: list) -> dict[str, list[list[int]]]:
+def terms(incidents: list[Incident]) -> dict[str, list[list[int]]]:
     """For each word of the incidents' text, the incidents (by position) it tells and its weight in
     each: the boost of the best field it is in times how rare it is among the incidents, in tenths."""
     best: list[dict[str, float]] = []
@@ -67,8 +73,8 @@ def terms(incidents: list) -> dict[str, list[list[int]]]:
     return {t: out[t] for t in sorted(out)}
 
 
-def diagnose_bundle(incidents: Iterable, guidance: Iterable, site, phase_labels: dict[str, str],
-                    guidance_url=None) -> dict:
+def diagnose_bundle(incidents: Iterable[Incident], guidance: Iterable[Guidance], site: Site,
+                    phase_labels: dict[str, str], guidance_url: Callable[[str], str] | None = None) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
     ordered = list(incidents)
     return {
@@ -104,7 +110,7 @@ def diagnose_bundle(incidents: Iterable, guidance: Iterable, site, phase_labels:
     }
 
 
-def from_manual(manual, site=None) -> dict:
+def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
     from opsmanual.render.html import PHASE_LABELS, by_part
 
