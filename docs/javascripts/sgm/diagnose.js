@@ -457,7 +457,7 @@ export class Diagnoser {
       let inside = cmpVersion(v, lo) >= 0;
       if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
       else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
-      const what = lo !== "0" ? describeRange(r) : `(${describeRange(r)})`;
+      const what = lo !== "0" ? describeRange(r, this.exposure.words) : `(${describeRange(r, this.exposure.words)})`;
       if (inside) insideAny = fill(this.msg.versionIn, { version: shown, range: what });
       else if (outside === null) outside = fill(this.msg.versionOut, { version: shown, range: what });
     }
