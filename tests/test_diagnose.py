@@ -229,3 +229,21 @@ def test_javascript_unit_tests(bundle_files):
                           env=dict(os.environ, DIAGNOSE_BUNDLE=str(bundle_files / "diagnose.json"),
                                    EXPOSURE_BUNDLE=str(bundle_files / "exposure.json")), timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_no_message_is_typed_in_the_browser():
+    """Every reason, report field, draft line and label of the diagnosis lives in opsmanual/data/diagnosis.py:
+    none of their texts appears in the browser's engine or its box."""
+    import re
+
+    from opsmanual.data import diagnosis as rules
+
+    texts = [*rules.MESSAGES.values(), *rules.LABELS.values(), *rules.DRAFT, *rules.DRAFT_LOGGED, *rules.DRAFT_TAIL,
+             *rules.PHASE_LABELS.values()]
+    for js in ("diagnose.js", "diagnosis-box.js"):
+        source = (ROOT / "docs" / "javascripts" / "sgm" / js).read_text("utf-8")
+        source = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)  # the code, not its comments
+        for text in texts:
+            fixed = max(re.split(r"\{\w+\}", text), key=len).strip()  # the longest piece without a placeholder
+            if len(fixed) > 12:
+                assert fixed not in source, (js, text)
