@@ -118,3 +118,29 @@ def test_the_affected_versions_block_fits_and_comes_first(view, server, ident):
         assert listed["right"] <= block["right"] + 1, (kind, listed, block)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"{ident} at {kind}: {overflow} px wider than the window"
+
+
+def test_a_diagnosed_report_fits_the_page(view, server):
+    """A pasted report's diagnosis (long command lines, reasons, the draft) stays inside the content."""
+    kind, page = view
+    context = page.context
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(server + "incidents/")
+    page.wait_for_selector(".sgm-finder[data-ready]")
+    report = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 "
+              + " ".join(f"--flag-number-{n} value" for n in range(30)) + " --enable-hierarchical-cache\n"
+              "sglang: 0.5.18\nGPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3\n"
+              "ValueError: " + "averyveryverylongwordwithoutanyspaces" * 8 + "\n")
+    page.evaluate("text => navigator.clipboard.writeText(text)", report)
+    page.focus(".sgm-finder__q")
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    page.click(".sgm-diagnosis__draft summary")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"{kind}: {overflow} px wider than the window"
+    content = box(page, ".md-content__inner")
+    diagnosis = box(page, ".sgm-diagnosis")
+    assert diagnosis["x"] >= content["x"] - 1 and diagnosis["right"] <= content["right"] + 1, (kind, diagnosis)
+    assert diagnosis["width"] >= 0.9 * content["width"] - 40
+    facts = box(page, ".sgm-diagnosis__facts")
+    assert facts["right"] <= diagnosis["right"] + 1

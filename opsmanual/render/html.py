@@ -392,7 +392,9 @@ FINDER_DATA = "finder.json"  # beside the incident table's page
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA)
+    root = relative_root(site.table_url)
+    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA,
+                   root=root, diagnose_url=f"{root}diagnose.json", exposure_url=f"{root}exposure.json")
 
 
 def _pattern_json(p) -> dict:

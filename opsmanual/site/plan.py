@@ -24,6 +24,7 @@ from opsmanual.site.state import BuildState
 
 REDIRECTS = "redirects.json"  # old id -> the id that now tells the incident, fetched by anchors.js when needed
 EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs its engine on
+DIAGNOSE_BUNDLE = "diagnose.json"  # what the finder diagnoses a pasted report with (with exposure.json)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,13 @@ def exposure_bundle(state: BuildState) -> str:
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
+def diagnose_bundle(state: BuildState) -> str:
+    """The diagnosis engine's bundle (opsmanual/render/diagnose.py), as compact JSON."""
+    from opsmanual.render.diagnose import from_manual
+
+    return _json(from_manual(state.manual, state.site))
+
+
 def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     site = state.site
     out = [GeneratedFile(f"{site.table_url}{old}/index.html", render.redirect_page(old, state.incident(new), site))
@@ -101,6 +109,7 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
         GeneratedFile(operations.LOGGING_CONFIG, operations.logging_config(site.site_url)),
         GeneratedFile(operations.ALERT_RULES, operations.alert_rules(state.manual.metrics, site)),
+        GeneratedFile(DIAGNOSE_BUNDLE, diagnose_bundle(state)),
     ]
     # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
     finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},

@@ -13,6 +13,7 @@ import { textRules } from "./text.js";
 import { MAX_QUERY, readState, writeState } from "./urlstate.js";
 
 const HIGHLIGHT = "sgm-hit";
+export const HANDED = "sgm-report";  // the home page's pasted report, for the finder to diagnose
 /* A table of a few dozen rows is shown whole. A much larger one shows its first rows and a
    "Show all" button: taking hundreds of rows in and out of a table on every keystroke costs
    more than a frame. */
@@ -121,6 +122,7 @@ function start(form, data, signal, client) {
   const more = $(".sgm-finder__more");
   const logBox = $(".sgm-finder__log");
   const guideBox = $(".sgm-finder__guidance");
+  const diagnosisBox = $(".sgm-diagnosis");
   const facetToggle = $(".sgm-facets__toggle");
   const facetPanel = $(".sgm-facets__panel");
   const results = document.querySelector(".sgm-results");
@@ -156,6 +158,46 @@ function start(form, data, signal, client) {
     button.textContent = th.textContent;
     th.textContent = "";
     th.append(button);
+  }
+
+  /* A whole report pasted (or handed over by the home page): its diagnosis above the rows. The
+     engine and its bundles load only now (sgm/diagnosis-box.js). The report stays in this page:
+     the address keeps only the log lines the rows answer. */
+  let report = "";
+  let reportStamp = 0;
+  function diagnoseReport(text) {
+    report = text;
+    const stamp = (reportStamp += 1);
+    if (!diagnosisBox) return;
+    if (!text.trim()) {
+      diagnosisBox.hidden = true;
+      diagnosisBox.replaceChildren();
+      delete form.dataset.diagnosed;
+      return;
+    }
+    const began = performance.now();
+    import("./diagnosis-box.js").then(async (box) => {
+      if (!diagnosisBox.childElementCount) box.loadingBox(diagnosisBox, null);
+      const engine = await box.loadDiagnoser(form);
+      if (stamp !== reportStamp || signal.aborted) return;
+      const started = performance.now();
+      const out = engine.diagnose(text);
+      /* For `make bench`: the diagnosis alone, and with the bundles' loading. */
+      performance.clearMeasures("sgm-diagnose");
+      performance.clearMeasures("sgm-diagnose-shown");
+      performance.measure("sgm-diagnose", { start: started });
+      box.renderDiagnosis(diagnosisBox, engine, out, {
+        root: form.dataset.root || "", text, signal,
+        edited: (next) => diagnoseReport(next),
+        forget: () => { diagnoseReport(""); state.log = ""; update(); input.focus(); },
+      });
+      performance.measure("sgm-diagnose-shown", { start: began });
+      form.dataset.diagnosed = out.answer;  // tests wait for it; the page never reads it
+    }).catch((error) => {
+      if (signal.aborted || stamp !== reportStamp) return;
+      console.warn("The diagnosis could not run:", error);
+      diagnosisBox.hidden = true;
+    });
   }
 
   function analyse(log) {
@@ -468,17 +510,19 @@ function start(form, data, signal, client) {
       state.log = analysis.kept.join("\n") || logLines(text).filter((l) => l.trim()).slice(-3).join("\n");
       setQuery("");
       update(event.timeStamp);
+      diagnoseReport(text);
     } else if (text.length > MAX_QUERY) {  // a huge one-line paste: keep what is searched
       event.preventDefault();
       setQuery(text.slice(0, MAX_QUERY * 2).replace(/\s+/g, " "));
       update(event.timeStamp);
     }
   });
-  on($(".sgm-finder__log-clear"), "click", () => { state.log = ""; update(); input.focus(); });
+  on($(".sgm-finder__log-clear"), "click", () => { state.log = ""; diagnoseReport(""); update(); input.focus(); });
   on(form, "reset", (event) => {
     event.preventDefault();
     setQuery("");
     state.log = "";
+    diagnoseReport("");
     state.sort = "";
     state.view = "";
     for (const key of keys) state.facets[key].clear();
@@ -491,6 +535,7 @@ function start(form, data, signal, client) {
     event.preventDefault();
     setQuery("");
     state.log = "";
+    diagnoseReport("");
     update();
   });
   on($(".sgm-finder__focus"), "click", () => input.focus());
@@ -521,6 +566,13 @@ function start(form, data, signal, client) {
 
   form.dataset.ready = "true";
   update();
+  /* A report the home page handed over (sgm/home.js), else the log the address names. */
+  let handed = null;
+  try {
+    handed = window.sessionStorage.getItem(HANDED);
+    window.sessionStorage.removeItem(HANDED);
+  } catch (_) { /* storage refused: the address's log is diagnosed */ }
+  if (state.log) diagnoseReport(handed && handed.includes(state.log.split("\n")[0]) ? handed : state.log);
   return () => {
     scheduler.close();
     delete document.documentElement.dataset.sgmRows;

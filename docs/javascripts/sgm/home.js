@@ -16,6 +16,9 @@ export function mountHome(form, signal) {
     const text = event.clipboardData ? event.clipboardData.getData("text") : "";
     if (!looksLikeLog(text)) return;
     event.preventDefault();
+    try {
+      window.sessionStorage.setItem("sgm-report", text.slice(0, 1000000));
+    } catch (_) { /* no storage: the finder diagnoses what the address holds */ }
     window.location.assign(logAddress(form.action, text));
   }, { signal });
 }

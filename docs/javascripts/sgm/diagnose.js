@@ -1,0 +1,587 @@
+/* Is this a known incident? The browser's twin of opsmanual/engines/diagnose.py, step by step: read a
+   whole bug report (versions, GPU, launch commands, model, error lines, phase, words), then rank the
+   incidents by the log lines they print, the launch conditions that hold, the reported version and
+   the words, with the reasons for each. Every rule, weight and message comes from the diagnosis
+   bundle (diagnose.json, rendered by opsmanual/render/diagnose.py) and the exposure bundle
+   (exposure.json); tests/diagnose_conformance.json holds reports both engines must answer alike.
+   DOM-free. */
+import { Engine as ExposureEngine, cmpVersion, describeRange, versionKey } from "./exposure.js";
+import { fold, stems } from "./text.js";
+
+export const FORMAT = "sgm-diagnose/1";
+export const ANSWER_KNOWN = "a known incident";
+export const ANSWER_UNKNOWN = "not a known incident";
+const TOKEN = /[\p{L}\p{N}]+(?:[._+/:-][\p{L}\p{N}]+)*/gu;  // as opsmanual/text/words.py
+const JOINER = /[._+/:-]/;
+const LETTER = /\p{L}/u;
+const ASSIGNMENTS = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*$/;
+const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+
+/* A rule of the bundle as a RegExp (flags as Python's: "i" for case; every rule is read line by line). */
+const rx = (rule, multiline = false, global = false) =>
+  new RegExp(rule.re, `u${(rule.flags || "").includes("i") ? "i" : ""}${multiline ? "m" : ""}${global ? "g" : ""}`);
+
+const normName = (name) => String(name).toLowerCase().replace(/[_-]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+const isTerm = (token, stop) => !stop.has(token) && token.length >= 2 && LETTER.test(token);
+const forms = (token) => [token, ...stems(token)];
+const escapeRx = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+/* A message template with each {name} replaced by its value (as diagnose.py fill()). */
+export function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+}
+
+function clip(line, size = 200) {
+  const text = line.trim();
+  return text.length <= size ? text : `${text.slice(0, size - 1)}…`;
+}
+
+function isVersion(text) {
+  try {
+    versionKey(text);
+    return true;
+  } catch (_) {
+    return false;
+  }
+}
+
+/* The report as both engines read it: no byte-order mark, \n line breaks, the line and paragraph
+   separators as spaces. */
+export function normalise(text) {
+  const body = text.startsWith("\ufeff") ? text.slice(1) : text;
+  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ");
+}
+
+/* The first index whose start is after `at`, less one: the line that holds character `at`. */
+function lineOf(starts, at) {
+  let lo = 0, hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid] <= at) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
+
+export class Diagnoser {
+  constructor(bundle, exposureBundle) {
+    if (bundle.format !== FORMAT) throw new Error(`diagnosis bundle format ${bundle.format}, expected ${FORMAT}`);
+    this.bundle = bundle;
+    this.exposure = new ExposureEngine(exposureBundle);
+    this.exposureById = new Map(exposureBundle.incidents.map((i) => [i.id, i.exposure]));
+    const r = bundle.rules;
+    this.rules = r;
+    this.w = r.weights;
+    this.msg = bundle.messages;
+    this.stop = new Set(r.stopWords);
+    this.incidents = bundle.incidents;
+    this.versions = r.versions.map((v) => [v.product, rx(v, true)]);
+    this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
+    this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
+    this.commandStart = rx(r.commandStart);
+    this.commandPrompt = rx(r.commandPrompt);
+    this.modelLines = r.modelLines.map((m) => rx(m, true));
+    this.phases = r.phases.map((p) => [p.phase, rx(p, true, true)]);
+    this.errorish = rx(r.errorish);
+    this.traceback = rx(r.traceback);
+    this.exceptionLine = rx(r.exceptionLine);
+    this.prefix = rx(r.linePrefix);
+    this.genericReason = rx(r.exposureGeneric);
+    /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
+       ["g", guidance position], or ["m", guidance position, phase] */
+    this.patterns = [];
+    for (const p of bundle.patterns) this.patterns.push([p.i, ...Diagnoser.pattern(p)]);
+    bundle.guidance.forEach((g, n) => {
+      for (const p of g.lines) this.patterns.push([["g", n], ...Diagnoser.pattern(p)]);
+      for (const ph of g.phases) this.patterns.push([["m", n, ph.phase], ...Diagnoser.pattern(ph.when)]);
+    });
+    /* words: each form of an incident word -> the words it stands for */
+    this.terms = bundle.terms;
+    this.forms = new Map();
+    this.total = new Array(this.incidents.length).fill(0);
+    for (const [word, postings] of Object.entries(this.terms)) {
+      for (const f of forms(word)) {
+        if (!this.forms.has(f)) this.forms.set(f, []);
+        this.forms.get(f).push(word);
+      }
+      for (const [n, weight] of postings) this.total[n] += weight;
+    }
+    /* GPU names as a report writes them, longest first */
+    const names = new Map();
+    for (const g of this.exposure.gpus) {
+      for (const name of [g.name, ...(g.aliases || [])]) {
+        const key = normName(name);
+        if (key && !names.has(key)) names.set(key, g);
+      }
+    }
+    this.gpuByName = names;
+    const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
+    this.gpuAny = alternatives.length ? new RegExp(`(?<![A-Za-z0-9])(?:${
+      alternatives.map((k) => k.split(" ").map(escapeRx).join("[-_ ]+")).join("|")})(?![A-Za-z0-9])`, "i") : null;
+  }
+
+  static pattern(p) {
+    if (p.literal !== undefined && p.literal !== null) return [p.literal, null, !!p.generic];
+    return [p.fixed || "", new RegExp(p.regex, "u"), !!p.generic];
+  }
+
+  /* ------------------------------------------------------------------ reading the report */
+
+  read(text) {
+    const { body, lines, starts, notes } = this.lines(text);
+    const facts = { versions: {}, gpu: null, memory: null, commands: [], model: null, phase: null, errors: [], notes };
+    const found = {};
+    for (const [product, re] of this.versions) {
+      if (hasOwn(found, product)) continue;
+      const m = re.exec(body);
+      if (m) found[product] = product === "cuda" && m[2] !== undefined ? `${m[1]}.${m[2]}` : m[1];
+    }
+    for (const p of this.rules.products) if (hasOwn(found, p)) facts.versions[p] = found[p];
+    facts.gpu = this.gpu(body);
+    for (const [re, mib] of this.gpuMemory) {
+      const m = re.exec(body);
+      if (m) {
+        const value = parseFloat(m[1]);
+        facts.memory = mib ? Math.floor((value / 1024) * 100 + 0.5) / 100 : value;
+        break;
+      }
+    }
+    if (facts.memory === null && facts.gpu && facts.gpu.memory_gb) facts.memory = facts.gpu.memory_gb;
+    facts.commands = this.commands(lines);
+    for (const command of facts.commands) {
+      let parsed;
+      try {
+        parsed = this.exposure.parse(command);
+      } catch (_) {
+        continue;
+      }
+      const entry = (parsed.flags || {})["--model-path"];
+      if (entry && entry.raw && !entry.dynamic) {
+        facts.model = String(entry.raw);
+        break;
+      }
+    }
+    if (!facts.model) facts.model = this.modelOf(body);
+    facts.errors = this.errors(lines);
+    facts.phase = this.phase(body, starts, facts.errors);
+    return { facts, body, lines, starts };
+  }
+
+  lines(text) {
+    const notes = [];
+    let body = normalise(text);
+    if (body.length > this.rules.maxChars) {
+      body = body.slice(0, this.rules.maxChars);
+      notes.push(fill(this.msg.cut, { limit: this.rules.maxChars.toLocaleString("en-US") }));
+    }
+    let lines = body.split("\n");
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    const cut = this.rules.maxLine;
+    lines = lines.map((line) => (line.length > cut ? line.slice(0, cut) : line));
+    const starts = [];
+    let at = 0;
+    for (const line of lines) {
+      starts.push(at);
+      at += line.length + 1;
+    }
+    return { body: lines.join("\n"), lines, starts, notes };
+  }
+
+  gpu(body) {
+    for (const re of this.gpuLines) {
+      re.lastIndex = 0;
+      for (let m = re.exec(body); m; m = re.exec(body)) {
+        const found = this.gpuIn(m[1]);
+        if (found) return found;
+        if (m[0] === "") re.lastIndex += 1;
+      }
+    }
+    return this.gpuIn(body);
+  }
+
+  gpuIn(text) {
+    if (this.gpuAny === null) return null;
+    const m = this.gpuAny.exec(text);
+    if (!m) return null;
+    const g = this.gpuByName.get(normName(m[0]));
+    return { id: g.id, name: g.name, written: m[0], memory_gb: g.memory_gb ?? null };
+  }
+
+  commands(lines) {
+    const out = [];
+    let n = 0;
+    const r = this.rules;
+    while (n < lines.length && out.length < r.maxCommands) {
+      const m = this.commandStart.exec(lines[n]);
+      if (!m) {
+        n += 1;
+        continue;
+      }
+      const parts = [lines[n]];
+      let k = n;
+      while (parts[parts.length - 1].trimEnd().endsWith("\\") && k + 1 < lines.length && parts.length < r.maxCommandLines) {
+        k += 1;
+        parts.push(lines[k]);
+      }
+      let head = parts[0].replace(this.commandPrompt, "");
+      const before = head.slice(0, Math.max(0, m.index - (parts[0].length - head.length)));
+      if (before.trim() && !ASSIGNMENTS.test(before)) {
+        head = head.slice(before.length).replace(/^[ \t;&|(`'"]+/, "");
+      }
+      const command = [head, ...parts.slice(1)].join("\n").trim().replace(/^`+|`+$/g, "").trim();
+      if (command && !out.includes(command)) out.push(command);
+      n = k + 1;
+    }
+    return out;
+  }
+
+  errors(lines) {
+    const found = [];
+    const limit = this.rules.maxErrorLines;
+    const add = (n, line) => {
+      const core = line.replace(this.prefix, "").trim();
+      if ((core.match(/[A-Za-z]{2,}/g) || []).length < 2 || core.length < 12) return;
+      if (found.length < limit && found.every((e) => e.text !== core)) found.push({ line: n + 1, text: core });
+    };
+    let inTb = false;
+    const last = lines.length - 1;
+    for (let n = 0; n < lines.length; n++) {
+      if (found.length >= limit) break;
+      const line = lines[n];
+      if (this.traceback.test(line.replace(this.prefix, ""))) {
+        inTb = true;
+        continue;
+      }
+      if (inTb) {
+        if (line[0] === " " || line[0] === "\t") continue;
+        inTb = false;
+        if (this.exceptionLine.test(line.trim())) {
+          add(n, line);
+          continue;
+        }
+      }
+      if (this.exceptionLine.test(line.replace(this.prefix, "").trim()) || this.errorish.test(line)) add(n, line);
+      if (n === last && this.exceptionLine.test(line.trim())) add(n, line);
+    }
+    return found;
+  }
+
+  /* The phase of the last phase line at or before the first error line (else the last phase line). */
+  phase(body, starts, errors) {
+    const limit = errors.length ? starts[errors[0].line - 1] : body.length;
+    let best = null, at = -1;
+    for (const [phase, re] of this.phases) {
+      re.lastIndex = 0;
+      for (let m = re.exec(body); m; m = re.exec(body)) {
+        if (m.index > limit) break;
+        if (m.index > at) {
+          best = phase;
+          at = m.index;
+        }
+        if (m[0] === "") re.lastIndex += 1;
+      }
+    }
+    return best;
+  }
+
+  /* ------------------------------------------------------------------ log lines */
+
+  log(body, lines, starts) {
+    const certain = new Map(), possible = new Map(), guidance = new Map(), markers = new Map();
+    for (const [owner, needle, regex, generic] of this.patterns) {
+      const hits = [];
+      if (needle === "") {
+        lines.forEach((line, n) => { if (regex.test(line)) hits.push(n); });
+      } else {
+        let at = body.indexOf(needle);
+        let seen = -1;
+        while (at >= 0) {
+          const n = lineOf(starts, at);
+          if (n !== seen) {
+            seen = n;
+            if (regex === null || regex.test(lines[n])) hits.push(n);
+          }
+          at = n + 1 < starts.length ? body.indexOf(needle, starts[n] + lines[n].length + 1) : -1;
+        }
+      }
+      if (!hits.length) continue;
+      if (typeof owner === "number") {
+        const into = generic ? possible : certain;
+        if (!into.has(owner)) into.set(owner, new Set());
+        for (const h of hits) into.get(owner).add(h);
+      } else if (owner[0] === "g") {
+        if (!guidance.has(owner[1])) guidance.set(owner[1], []);
+        guidance.get(owner[1]).push(...hits);
+      } else {
+        if (!markers.has(owner[1])) markers.set(owner[1], []);
+        markers.get(owner[1]).push(...hits.map((h) => [h, owner[2]]));
+      }
+    }
+    return { certain, possible, guidance, markers };
+  }
+
+  /* ------------------------------------------------------------------ the diagnosis */
+
+  diagnose(text) {
+    const { facts, body, lines, starts } = this.read(text);
+    const w = this.w, msg = this.msg;
+    const count = this.incidents.length;
+    const score = new Array(count).fill(0);
+    const strong = new Array(count).fill(false);
+    const why = Array.from({ length: count }, () => []);
+    const min = (set) => Math.min(...set);
+
+    /* 1. log lines */
+    const { certain, possible, guidance: guidanceHits, markers } = this.log(body, lines, starts);
+    for (const [n, found] of [...certain].sort((a, b) => a[0] - b[0])) {
+      const k = Math.min(found.size, w.certainLines);
+      score[n] += w.certain + w.certainMore * (k - 1);
+      strong[n] = true;
+      const line = min(found);
+      why[n].push(fill(msg.certainLine, { line: line + 1, text: clip(lines[line]) }) +
+        (found.size > 1 ? fill(msg.certainMore, { more: found.size - 1 }) : ""));
+    }
+    for (const [n, found] of [...possible].sort((a, b) => a[0] - b[0])) {
+      if (certain.has(n)) continue;
+      score[n] += w.possible;
+      const line = min(found);
+      why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
+    }
+
+    /* 2. the launch command, the GPU and the versions */
+    const exposure = this.exposureOf(facts);
+    const versions = facts.versions;
+    this.incidents.forEach((inc, n) => {
+      const result = exposure.results.get(inc.id);
+      if (result !== undefined) {
+        const specific = result.why.filter((r) => !this.genericReason.test(r));
+        if (specific.length) {
+          score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
+            : Math.min(w.mayApplyMax, w.mayApply * specific.length);
+          why[n].push(...specific);
+        }
+      }
+      const [verdict, reason] = this.version(inc.id, versions);
+      if (verdict === true) {
+        score[n] += w.versionIn;
+        why[n].push(reason);
+      } else if (verdict === false) {
+        score[n] += w.versionOut;
+        why[n].push(reason);
+      }
+      if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
+        score[n] += w.hardware;
+        why[n].push(fill(msg.hardware, { gpu: facts.gpu.name }));
+      }
+    });
+
+    /* 3. the words */
+    const { points, words } = this.words(body);
+    for (let n = 0; n < count; n++) {
+      if (points[n]) {
+        score[n] += points[n];
+        why[n].push(fill(msg.words, { words: words[n].slice(0, w.words).join(", ") }));
+      }
+      const result = exposure.results.get(this.incidents[n].id);
+      if (result !== undefined && result.result === "applies" && points[n] >= w.strongText
+          && result.why.some((r) => !this.genericReason.test(r))) strong[n] = true;
+    }
+
+    const ranked = [];
+    this.incidents.forEach((inc, n) => {
+      let verdict;
+      if (strong[n] && score[n] > 0) verdict = "matches";
+      else if (score[n] >= w.related) verdict = "related";
+      else return;
+      ranked.push([verdict === "matches" ? 0 : 1, -score[n], n, verdict]);
+    });
+    ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    const results = ranked.slice(0, w.shown).map(([, , n, verdict]) => {
+      const inc = this.incidents[n];
+      return { id: inc.id, verdict, score: score[n], why: why[n], title: inc.title, name: inc.name, path: inc.path };
+    });
+    const known = results.length > 0 && results[0].verdict === "matches";
+    const guidance = this.guidance(guidanceHits, markers, lines, facts);
+    const index = new Map(this.incidents.map((inc, n) => [inc.id, n]));
+    const symptoms = [];
+    for (const r of results) {
+      for (const word of words[index.get(r.id)]) {
+        if (!symptoms.includes(word) && symptoms.length < w.words * 2) symptoms.push(word);
+      }
+    }
+    facts.symptoms = symptoms;
+    facts.commandNotes = exposure.notes;
+    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, facts, results, guidance };
+    if (!known) out.report = this.report(facts, guidance);
+    return out;
+  }
+
+  /* The exposure check of each command read, merged: an incident's best result with its reasons. */
+  exposureOf(facts) {
+    const out = { results: new Map(), notes: [] };
+    const gpu = facts.gpu ? facts.gpu.name : null;
+    const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
+    for (const command of facts.commands) {
+      let checked = null;
+      const tries = version ? [[gpu, version], [gpu, null]] : [[gpu, null]];
+      for (const [g, v] of tries) {
+        checked = this.exposure.check(command, { gpu: g, version: v });
+        if (!checked.error) break;
+      }
+      if (checked === null || checked.error) {
+        out.notes.push(fill(this.msg.notCommand, { error: checked ? checked.error : "" }));
+        continue;
+      }
+      for (const r of checked.results) {
+        const kept = out.results.get(r.id);
+        if (kept === undefined || (kept.result !== "applies" && r.result === "applies")) out.results.set(r.id, r);
+      }
+    }
+    return out;
+  }
+
+  version(incidentId, versions) {
+    const exp = this.exposureById.get(incidentId);
+    if (!exp || !Array.isArray(exp.versions)) return [null, null];
+    let insideAny = null, outside = null;
+    const labels = this.rules.productLabels;
+    for (const r of exp.versions) {
+      const v = hasOwn(versions, r.product) ? versions[r.product] : null;
+      if (v === null || !isVersion(v)) continue;
+      const shown = fill(this.msg.versionShown, { product: hasOwn(labels, r.product) ? labels[r.product] : r.product, version: v });
+      if (r.unknown) {
+        if ((r.seen || []).some((s) => cmpVersion(v, s) === 0)) insideAny = fill(this.msg.versionSeen, { version: shown });
+        continue;
+      }
+      const lo = r.introduced ?? "0";
+      let inside = cmpVersion(v, lo) >= 0;
+      if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
+      else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
+      const what = lo !== "0" ? describeRange(r, this.exposure.words) : `(${describeRange(r, this.exposure.words)})`;
+      if (inside) insideAny = fill(this.msg.versionIn, { version: shown, range: what });
+      else if (outside === null) outside = fill(this.msg.versionOut, { version: shown, range: what });
+    }
+    if (insideAny) return [true, insideAny];
+    if (outside) return [false, outside];
+    return [null, null];
+  }
+
+  static sameHardware(hardware, gpu) {
+    const names = [normName(gpu.name), normName(gpu.written), normName(gpu.id)];
+    return hardware.some((hw) => {
+      const h = normName(hw);
+      return names.some((n) => n === h || ` ${n} `.includes(` ${h} `));
+    });
+  }
+
+  words(body) {
+    const count = this.incidents.length;
+    const sums = new Array(count).fill(0);
+    const hits = Array.from({ length: count }, () => []);
+    const seenForms = new Map();
+    const tokens = new Set(fold(body).match(TOKEN) || []);  // each word once, in the order written
+    for (const token of tokens) {
+      const parts = JOINER.test(token) ? [token, ...token.split(JOINER).filter(Boolean)] : [token];
+      for (const t of parts) {
+        if (seenForms.has(t) || !isTerm(t, this.stop)) continue;
+        for (const f of forms(t)) if (!seenForms.has(f)) seenForms.set(f, t);
+      }
+    }
+    const matched = new Map();
+    for (const [f, written] of seenForms) {
+      for (const word of this.forms.get(f) || []) if (!matched.has(word)) matched.set(word, written);
+    }
+    for (const word of [...matched.keys()].sort(cmp)) {
+      for (const [n, weight] of this.terms[word]) {
+        sums[n] += weight;
+        hits[n].push([weight, matched.get(word)]);
+      }
+    }
+    const points = new Array(count).fill(0);
+    const words = Array.from({ length: count }, () => []);
+    for (let n = 0; n < count; n++) {
+      if (!sums[n] || !this.total[n]) continue;
+      points[n] = Math.min(this.w.textMax, Math.floor((this.w.textScale * sums[n]) / Math.sqrt(this.total[n])));
+      const shown = [];
+      for (const [, written] of hits[n].sort((a, b) => b[0] - a[0] || cmp(a[1], b[1]))) {
+        if (!shown.includes(written)) shown.push(written);
+      }
+      words[n] = shown;
+    }
+    return { points, words };
+  }
+
+  guidance(hits, markers, lines, facts) {
+    const out = [];
+    const first = new Map([...hits].map(([k, v]) => [k, Math.min(...v)]));
+    for (const n of [...hits.keys()].sort((a, b) => first.get(a) - first.get(b) || a - b)) {
+      const g = this.bundle.guidance[n];
+      const line = first.get(n);
+      let phase = null, at = -1;
+      for (const [where, name] of markers.get(n) || []) {
+        if (at < where && where <= line) {
+          phase = name;
+          at = where;
+        }
+      }
+      if (phase === null) phase = g.phases.some((p) => p.phase === facts.phase) ? facts.phase : null;
+      const advice = g.phases.find((p) => p.phase === phase) || null;
+      out.push({ id: g.id, title: g.title, summary: g.summary, path: g.path, line: line + 1, text: clip(lines[line]),
+        phase, phaseLabel: advice ? advice.label : null, advice: advice ? advice.advice : null, related: g.related });
+    }
+    return out;
+  }
+
+  /* A prefilled "Report an incident" link and a draft entry for data/incidents.yaml. */
+  report(facts, guidance) {
+    const msg = this.msg;
+    let symptom = facts.errors.length ? facts.errors[0].text : (guidance.length ? guidance[0].text : "");
+    symptom = symptom.slice(0, 200);
+    const versions = facts.versions;
+    const hardware = facts.gpu ? facts.gpu.name : "";
+    const labels = this.rules.productLabels;
+    const lines = [];
+    for (const [p, v] of Object.entries(versions)) {
+      lines.push(fill(msg.factVersion, { product: hasOwn(labels, p) ? labels[p] : p, version: v }));
+    }
+    if (facts.gpu) {
+      lines.push(fill(msg.factGpu, { gpu: facts.gpu.name }) + (facts.memory ? fill(msg.factMemory, { memory: facts.memory }) : ""));
+    }
+    if (facts.model) lines.push(fill(msg.factModel, { model: facts.model }));
+    if (facts.phase) lines.push(fill(msg.factPhase, { phase: facts.phase }));
+    for (const c of facts.commands.slice(0, 1)) lines.push(fill(msg.factCommand, { command: c.slice(0, 600) }));
+    for (const e of facts.errors.slice(0, 4)) lines.push(fill(msg.factError, { line: e.line, text: e.text.slice(0, 300) }));
+    const sources = lines.join("\n");
+    let url = null;
+    if (this.bundle.report) {
+      const fields = [["title", fill(msg.reportTitle, { symptom: symptom.slice(0, 80) })], ["symptom", symptom],
+        ["version", versions.sglang || ""], ["hardware", hardware], ["sources", sources]];
+      url = this.bundle.report + fields.filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
+    }
+    const q = (s) => JSON.stringify(s);
+    const values = { symptom: q(symptom || "TODO"), name: q(symptom.slice(0, 60) || "TODO"),
+      hardware: hardware ? `[${q(hardware)}]` : "[]" };
+    const d = this.bundle.draft;
+    const draft = `${[...d.head, ...(symptom ? d.logged : []), ...d.tail].map((t) => fill(t, values)).join("\n")}\n`;
+    return { url, draft, facts: sources };
+  }
+
+  modelOf(body) {
+    for (const re of this.modelLines) {
+      const m = re.exec(body);
+      if (m) return m[1];
+    }
+    return null;
+  }
+}
+
+/* Does a paste read like a whole report rather than a query or a log? Several lines with a launch
+   command, an environment line, a traceback or words around the error lines. */
+export function looksLikeReport(text) {
+  const lines = normalise(text).split("\n").filter((l) => l.trim());
+  return lines.length >= 3;
+}
+
+export function diagnose(bundle, exposureBundle, text) {
+  return new Diagnoser(bundle, exposureBundle).diagnose(text);
+}

@@ -1,0 +1,148 @@
+/* The diagnosis box above the finder's rows: a pasted whole report (what was seen, the command, the
+   versions, a traceback) diagnosed by sgm/diagnose.js, with what was read from it, the verdict per
+   incident with its reasons, and for an unknown report the related incidents, a prefilled report
+   link and a draft entry. The finder imports this module, and it fetches diagnose.json and
+   exposure.json, only when a report is pasted. Every word shown comes from the bundle. */
+import { ANSWER_KNOWN, Diagnoser } from "./diagnose.js";
+
+let loading = null;
+
+/* The engine, built once from the two bundles the form names. */
+export function loadDiagnoser(form) {
+  if (!loading) {
+    const get = (name) => fetch(new URL(form.dataset[name], window.location.href)).then((r) => {
+      if (!r.ok) throw new Error(`${r.url}: ${r.status}`);
+      return r.json();
+    });
+    loading = Promise.all([get("diagnose"), get("exposure")]).then(([d, e]) => new Diagnoser(d, e));
+    loading.catch(() => { loading = null; });
+  }
+  return loading;
+}
+
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+/* Text with `code` spans, as the data writes it. */
+function withCode(parent, text) {
+  String(text).split("`").forEach((part, n) => {
+    if (!part) return;
+    if (n % 2) parent.append(el("code", "", part)); else parent.append(part);
+  });
+  return parent;
+}
+
+export function loadingBox(box, labels) {
+  box.hidden = false;
+  box.replaceChildren(el("p", "sgm-diagnosis__loading", labels ? labels.loading : "…"));
+}
+
+/* Fill `box` with the answer `out` for `text`. `root` leads to the site's root; `edited(text)` runs
+   when the reader corrects the report; `forget()` when they drop it. */
+export function renderDiagnosis(box, engine, out, { root, text, edited, forget, signal }) {
+  const L = engine.bundle.labels;
+  const labels = engine.rules.productLabels;
+  const f = out.facts;
+  box.hidden = false;
+  box.dataset.answer = out.answer;
+  const head = el("div", "sgm-diagnosis__head");
+  head.append(el("h2", "sgm-diagnosis__title", L.heading));
+  const clear = el("button", "sgm-diagnosis__forget md-button", L.forget);
+  clear.type = "button";
+  clear.addEventListener("click", forget, { signal });
+  head.append(clear);
+  const answer = el("p", `sgm-diagnosis__answer sgm-diagnosis__answer--${out.answer === ANSWER_KNOWN ? "known" : "unknown"}`,
+    out.answer === ANSWER_KNOWN ? L.known : L.unknown);
+
+  /* What was read, for the reader to check. */
+  const facts = el("dl", "sgm-diagnosis__facts");
+  const row = (label, value) => {
+    facts.append(el("dt", "", label));
+    const dd = el("dd", value ? "" : "sgm-diagnosis__empty");
+    if (Array.isArray(value)) {
+      for (const v of value) dd.append(el("code", "sgm-diagnosis__fact", v), " ");
+    } else {
+      dd.textContent = value || L.none;
+    }
+    facts.append(dd);
+  };
+  const versions = Object.entries(f.versions).map(([p, v]) => `${labels[p] || p} ${v}`);
+  row(L.versions, versions.length ? versions.join(", ") : "");
+  row(L.gpu, f.gpu ? f.gpu.name : "");
+  row(L.memory, f.memory ? `${f.memory} GiB` : "");
+  row(L.model, f.model || "");
+  row(L.phase, f.phase ? (engine.rules.phaseLabels[f.phase] || f.phase) : "");
+  row(L.commands, f.commands.length ? f.commands.map((c) => c.replace(/\s*\\\n\s*/g, " ")) : "");
+  row(L.errors, f.errors.length ? f.errors.map((e) => e.text) : "");
+  row(L.symptoms, f.symptoms.join(", "));
+
+  /* The incidents, best first, each with its reasons. */
+  const parts = [head, answer];
+  if (out.results.length) {
+    if (out.answer !== ANSWER_KNOWN) parts.push(el("p", "sgm-diagnosis__related-head", L.relatedHead));
+    const list = el("ol", "sgm-diagnosis__results");
+    for (const r of out.results) {
+      const item = el("li", `sgm-diagnosis__result sgm-diagnosis__result--${r.verdict}`);
+      item.dataset.id = r.id;
+      const title = el("p", "sgm-diagnosis__result-title");
+      title.append(el("span", `sgm-diagnosis__verdict sgm-diagnosis__verdict--${r.verdict}`, L[r.verdict] || r.verdict), " ");
+      const link = el("a", "", r.title);
+      link.href = `${root}${r.path}`;
+      title.append(link, " ", el("code", "sgm-diagnosis__id", r.id));
+      const why = el("ul", "sgm-diagnosis__why");
+      for (const w of r.why) why.append(withCode(el("li"), w));
+      item.append(title, why);
+      list.append(item);
+    }
+    parts.push(list);
+  }
+  for (const g of out.guidance) {
+    const p = el("p", "sgm-diagnosis__guidance");
+    p.append(el("strong", "", `${L.guidance}: `));
+    const link = el("a", "", g.title);
+    link.href = g.path ? `${root}${g.path}` : "#";
+    p.append(link, " ");
+    withCode(p, g.summary);
+    parts.push(p);
+    if (g.advice) parts.push(withCode(el("p", "sgm-diagnosis__advice", `${g.phaseLabel}: `), g.advice));
+  }
+  if (out.report) {
+    if (out.report.url) {
+      const link = el("a", "sgm-diagnosis__report md-button", L.report);
+      link.href = out.report.url;
+      link.rel = "noopener";
+      const p = el("p");
+      p.append(link);
+      parts.push(p);
+    }
+    const draft = el("details", "sgm-diagnosis__draft");
+    draft.append(el("summary", "", L.draft), el("pre", "sgm-diagnosis__draft-text", out.report.draft));
+    parts.push(draft);
+  }
+  /* The report, for the reader to correct; the same field while they type in it. */
+  let edit = box.querySelector(".sgm-diagnosis__edit");
+  if (!edit || edit.querySelector("textarea").value !== text) {
+    edit = el("details", "sgm-diagnosis__edit");
+    const area = el("textarea", "sgm-diagnosis__text");
+    area.value = text;
+    area.rows = 8;
+    area.spellcheck = false;
+    area.setAttribute("aria-label", L.text);
+    let timer = 0;
+    area.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => edited(area.value), 250);
+    }, { signal });
+    edit.append(el("summary", "", L.text), area);
+  }
+  /* What was read comes right after the answer, before the incidents. */
+  parts.splice(2, 0, facts);
+  parts.push(edit);
+  const active = document.activeElement;
+  box.replaceChildren(...parts);
+  if (active && edit.contains(active) && document.activeElement !== active) active.focus();
+}

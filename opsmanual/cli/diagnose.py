@@ -1,0 +1,245 @@
+"""The diagnosis command: is a bug report a known incident?
+
+    python -m macros.diagnose report.txt        (- reads standard input)
+    python -m macros.diagnose --json report.txt
+
+The report is any text an operator has: what they saw, the launch command,
+``python -m sglang.check_env`` or ``pip freeze`` output, nvidia-smi, a traceback. The command
+prints what it read (versions, GPU, commands, model, phase, error lines, the words that tell an
+incident), then the incidents best first, each with its verdict ("matches" for strong evidence,
+"related" otherwise) and the reasons, then the entries of the common errors page that the report's
+generic errors bring. When no incident has strong evidence, the answer is "not a known incident",
+with a prefilled link to report it and a draft entry for data/incidents.yaml.
+
+``--json`` prints a list, best first: one object per incident (``id``, ``verdict``, ``why``,
+``score``, ``title``, ``url``), then one per common error (``verdict`` "guidance"), then the answer
+(``id`` "answer", with the facts read and, for an unknown report, the link and the draft).
+
+The exit status follows grep: 0 when an incident matches, 1 when none does, 2 on bad input (a file
+that cannot be read, bytes that are not UTF-8, binary data, an empty report or one longer than the
+limit), with one line on standard error. The engine is opsmanual/engines/diagnose.py.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from opsmanual import ROOT
+from opsmanual.data.diagnosis import MAX_CHARS
+
+MAX_BYTES = 4 * MAX_CHARS  # a report of MAX_CHARS characters is at most this many bytes of UTF-8
+NL = b"\n"
+USAGE = "usage: python -m macros.diagnose [--json] [--site-url URL] FILE  (- reads standard input)"
+
+
+class UsageError(Exception):
+    pass
+
+
+def _options(argv: list[str]) -> tuple[dict, list[str]]:
+    opts = {"json": False, "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+            "repo_url": os.environ.get("REPO_URL") or None, "project": ROOT, "bundle": None, "exposure_bundle": None}
+    valued = {"--site-url": "site_url", "--repo-url": "repo_url", "--project": "project", "--bundle": "bundle",
+              "--exposure-bundle": "exposure_bundle"}
+    words: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--json":
+            opts["json"] = True
+        elif a in ("-h", "--help"):
+            raise UsageError("help")
+        elif a.split("=", 1)[0] in valued:
+            key = valued[a.split("=", 1)[0]]
+            if "=" in a:
+                opts[key] = a.split("=", 1)[1]
+            else:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{a} needs a value")
+                i += 1
+                opts[key] = argv[i]
+        elif a == "--":
+            words.extend(argv[i + 1:])
+            break
+        elif a.startswith("-") and a != "-":
+            raise UsageError(f"unknown option {a}")
+        else:
+            words.append(a)
+        i += 1
+    if len(words) != 1:
+        raise UsageError("give one report: a file, or - for standard input")
+    return opts, words
+
+
+def read_report(name: str) -> str:
+    """The report's text, bounded: at most MAX_BYTES bytes of UTF-8 without NUL bytes."""
+    label = "(standard input)" if name == "-" else name
+    if name == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise UsageError("(standard input): standard input is closed; give a file, or pipe the report in")
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    else:
+        path = Path(name)
+        if path.is_dir():
+            raise UsageError(f"{name}: is a directory")
+        try:
+            with path.open("rb") as f:
+                data = f.read(MAX_BYTES + 1)
+        except OSError as err:
+            raise UsageError(f"{name}: cannot read: {err.strerror or err}") from None
+    if len(data) > MAX_BYTES:
+        raise UsageError(f"{label}: the report is longer than {MAX_BYTES:,} bytes; give the part around the error "
+                         "(the triage command reads whole logs)")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise UsageError(f"{label}:{data.count(NL, 0, nul) + 1}: binary data (a NUL byte); a report is text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{label}:{data.count(NL, 0, err.start) + 1}: bytes that are not UTF-8") from None
+    if len(text) > MAX_CHARS:
+        raise UsageError(f"{label}: the report is longer than {MAX_CHARS:,} characters; give the part around the "
+                         "error (the triage command reads whole logs)")
+    if not text.strip():
+        raise UsageError(f"{label}: the report is empty")
+    return text
+
+
+def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
+    """The diagnosis bundle and the exposure bundle of the manual in ``project``."""
+    from opsmanual.cli.exposure import load_bundle
+    from opsmanual.data.loader import load_manual
+    from opsmanual.render.diagnose import from_manual
+
+    manual = load_manual(Path(project))
+    site = manual.site.with_addresses(site_url=None, repo_url=repo_url)
+    return from_manual(manual, site), load_bundle(project)
+
+
+def _text(out: dict, base: str) -> str:
+    f = out["facts"]
+    lines = [f"Answer: {out['answer']}.", "", "Read from the report (correct it if it is wrong):"]
+    labels = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles", "torch": "PyTorch",
+              "cuda": "CUDA"}
+    lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
+    gpu = f["gpu"]["name"] if f["gpu"] else "none"
+    lines.append(f"  GPU: {gpu}" + (f", {f['memory']} GiB" if f["memory"] else ""))
+    lines.append(f"  model: {f['model'] or 'none'}")
+    lines.append(f"  phase: {f['phase'] or 'not told'}")
+    for c in f["commands"]:
+        lines.append("  command: " + c.replace("\n", " ")[:300])
+    for note in f["commandNotes"]:
+        lines.append(f"  ({note})")
+    for e in f["errors"]:
+        lines.append(f"  error, line {e['line']}: {e['text'][:200]}")
+    if f["symptoms"]:
+        lines.append("  words: " + ", ".join(f["symptoms"]))
+    for note in f["notes"]:
+        lines.append(f"  ({note})")
+    lines.append("")
+    if not out["results"]:
+        lines.append("No incident has evidence in this report.")
+    for r in out["results"]:
+        lines.append(f"{r['verdict']}: {r['id']}  {r['title']}  {base}{r['path']}")
+        lines.extend(f"    - {w}" for w in r["why"])
+    for g in out["guidance"]:
+        lines.append("")
+        lines.append(f"common error: {g['title']} (line {g['line']})  {base}{g['path']}")
+        lines.append(f"    {g['summary']}")
+        if g["advice"]:
+            lines.append(f"    {g['phaseLabel']}: {g['advice']}")
+    if "report" in out:
+        lines.append("")
+        if out["report"]["url"]:
+            lines.append(f"Report a new incident: {out['report']['url']}")
+        lines.append("A draft entry for data/incidents.yaml:")
+        lines.append(out["report"]["draft"].rstrip("\n"))
+    return "\n".join(lines)
+
+
+def _json(out: dict, base: str) -> list:
+    items: list[dict] = [{"kind": "incident", "id": r["id"], "verdict": r["verdict"], "score": r["score"],
+                          "why": r["why"], "title": r["title"], "url": base + r["path"]} for r in out["results"]]
+    for g in out["guidance"]:
+        why = [f"log line {g['line']}: {g['text']}"] + ([f"{g['phaseLabel']}: {g['advice']}"] if g["advice"] else [])
+        items.append({"kind": "guidance", "id": g["id"], "verdict": "guidance", "why": why, "title": g["title"],
+                      "phase": g["phase"], "url": base + g["path"] if g["path"] else None})
+    answer = {"kind": "answer", "id": "answer", "verdict": out["answer"],
+              "why": [f"{sum(r['verdict'] == 'matches' for r in out['results'])} incidents match, "
+                      f"{sum(r['verdict'] == 'related' for r in out['results'])} are related"],
+              "facts": out["facts"]}
+    if "report" in out:
+        answer["report"] = out["report"]
+    items.append(answer)
+    return items
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts, words = _options(argv)
+    except UsageError as err:
+        if str(err) == "help":
+            print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE)
+            return 0
+        print(f"diagnose: {err} ({USAGE})", file=sys.stderr)
+        return 2
+    from opsmanual.text.terminal import escape_controls, json_text
+
+    shown_err = escape_controls if sys.stderr.isatty() else str
+    try:
+        text = read_report(words[0])
+    except UsageError as err:
+        print(f"diagnose: {shown_err(str(err))}", file=sys.stderr)
+        return 2
+    try:
+        import json
+
+        if opts["bundle"]:
+            with open(opts["bundle"], encoding="utf-8") as f:
+                bundle = json.load(f)
+            with open(opts["exposure_bundle"] or os.path.join(os.path.dirname(opts["bundle"]), "exposure.json"),
+                      encoding="utf-8") as f:
+                exposure = json.load(f)
+        else:
+            bundle, exposure = load_bundles(opts["project"], opts["repo_url"])
+    except Exception as err:
+        from opsmanual.data.errors import ManualError
+
+        if isinstance(err, ManualError):
+            print(f"diagnose: the manual's data has problems:\n{err}", file=sys.stderr)
+        else:
+            print(f"diagnose: cannot load the manual's data: {err}", file=sys.stderr)
+        return 2
+    from opsmanual.engines.diagnose import Diagnoser
+
+    try:
+        out = Diagnoser(bundle, exposure).diagnose(text)
+    except Exception as err:
+        print(f"diagnose: internal error ({type(err).__name__}: {err}); please report it with the report",
+              file=sys.stderr)
+        return 2
+    base = opts["site_url"].rstrip("/") + "/"
+    if opts["json"]:
+        print(json_text(_json(out, base)))
+    else:
+        shown = escape_controls if sys.stdout.isatty() else str
+        print("\n".join(shown(line) for line in _text(out, base).split("\n")))
+    return 0 if out["answer"] != "not a known incident" else 1
+
+
+def run() -> None:
+    """The command, as `python -m macros.diagnose` and the `diagnose` script run it."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:
+        code = 0
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    run()

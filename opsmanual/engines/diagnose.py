@@ -1,0 +1,641 @@
+"""Is this a known incident? The engine that reads a whole bug report (what the operator saw, the
+launch command, ``python -m sglang.check_env`` or ``pip freeze`` output, nvidia-smi, a traceback)
+and ranks the manual's incidents by the evidence together, with the reasons for each:
+
+- the log lines the incidents print (the finder's and the triage command's patterns: a line only
+  the incident prints is certain, a line several print is possible);
+- the launch command's exposure conditions that hold (opsmanual/engines/exposure.py, run with the
+  GPU and version read from the report) and whether the reported version is in the affected range;
+- the report's words that tell the incident (the incidents' text, weighted by how rare a word is).
+
+An incident with strong evidence (a line only it prints, or a launch condition that holds together
+with many of its words) *matches*; others with some evidence are *related*. When none matches the
+answer is "not a known incident", with the related ones, a prefilled link to report a new incident
+and a draft entry for data/incidents.yaml. Errors many incidents share bring their entry of
+data/guidance.yaml, with the phase (start-up, capture, serving, shutdown) the error came in.
+
+Everything comes from two JSON bundles: the diagnosis bundle (opsmanual/render/diagnose.py) and the
+exposure bundle (opsmanual/render/bundle.py). The browser's engine (docs/javascripts/sgm/diagnose.js)
+follows the same steps on the same bundles; tests/diagnose_conformance.json holds cases both must
+answer alike. No I/O: the command line is opsmanual/cli/diagnose.py.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import re
+from urllib.parse import quote
+
+from opsmanual.engines.exposure import Engine as ExposureEngine
+from opsmanual.engines.exposure import describe_range
+from opsmanual.text.versions import compare, version_parts
+from opsmanual.text.words import fold, stems
+
+FORMAT = "sgm-diagnose/1"
+ANSWER_KNOWN = "a known incident"
+ANSWER_UNKNOWN = "not a known incident"
+_TOKEN = re.compile(r"[^\W_]+(?:[._+/:\-][^\W_]+)*")  # as opsmanual/text/words.py
+_JOINER = re.compile(r"[._+/:\-]")
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: str, **values) -> str:
+    """A message template with each {name} replaced by its value (as diagnose.js fill())."""
+    return _FIELD.sub(lambda m: str(values[m.group(1)]), template)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._+/:\-][A-Za-z0-9]+)*")  # _TOKEN on ASCII text
+_CASED = re.compile(r"\\.|[A-Z]")
+
+
+def _rx(rule: dict, multiline: bool = False) -> re.Pattern:
+    flags = re.ASCII | (re.IGNORECASE if "i" in rule.get("flags", "") else 0) | (re.MULTILINE if multiline else 0)
+    return re.compile(rule["re"], flags)
+
+
+def _rx_lower(rule: dict, multiline: bool = False) -> re.Pattern | None:
+    """A case-insensitive rule written in lower case, as a case-sensitive regex for the text in ASCII
+    lower case: the same matches at the same places, several times faster. None for other rules."""
+    if "i" not in rule.get("flags", ""):
+        return None
+    for m in _CASED.finditer(rule["re"]):
+        if m.group(0)[0] != "\\" or m.group(0)[1] in "xuUN":  # a capital, or a character by its code
+            return None
+    return re.compile(rule["re"], re.ASCII | (re.MULTILINE if multiline else 0))
+
+
+def _norm_name(name: str) -> str:
+    return " ".join(str(name).lower().replace("_", " ").replace("-", " ").split())
+
+
+_ASCII_LETTER = re.compile(r"[a-z]")
+
+
+def _is_term(token: str, stop: frozenset) -> bool:
+    if len(token) < 2 or token in stop:
+        return False
+    if token.isascii():  # folded: lower case
+        return _ASCII_LETTER.search(token) is not None
+    return any(c.isalpha() for c in token)
+
+
+def _forms(token: str) -> list[str]:
+    return [token, *stems(token)]
+
+
+def _uri(text: str) -> str:
+    """encodeURIComponent."""
+    return quote(text, safe="-_.!~*'()")
+
+
+def normalise(text: str) -> str:
+    """The report as both engines read it: no byte-order mark, \\n line breaks, the line and paragraph
+    separators as spaces, cut at the bundle's limit."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
+
+
+class Diagnoser:
+    """A diagnosis bundle and an exposure bundle, indexed once for many reports."""
+
+    def __init__(self, bundle: dict, exposure_bundle: dict):
+        if bundle.get("format") != FORMAT:
+            raise ValueError(f"diagnosis bundle format {bundle.get('format')!r}, expected {FORMAT}")
+        self.bundle = bundle
+        self.exposure = ExposureEngine(exposure_bundle)
+        self.exposure_by_id = {i["id"]: i.get("exposure") for i in exposure_bundle["incidents"]}
+        r = bundle["rules"]
+        self.rules = r
+        self.w = r["weights"]
+        self.stop = frozenset(r["stopWords"])
+        self.incidents = bundle["incidents"]
+        self.versions = [(v["product"], _rx(v, True), _rx_lower(v, True)) for v in r["versions"]]
+        self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
+        self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
+        self.command_start = _rx(r["commandStart"])
+        self.command_start_all = _rx(r["commandStart"], True)
+        self.command_prompt = _rx(r["commandPrompt"])
+        self.model_lines = [_rx(m, True) for m in r["modelLines"]]
+        self.phases = [(p["phase"], _rx(p, True)) for p in r["phases"]]
+        self.errorish = _rx(r["errorish"])
+        self.errorish_lower = _rx_lower(r["errorish"])
+        self.traceback = _rx(r["traceback"])
+        self.exception_line = _rx(r["exceptionLine"])
+        self.prefix = _rx(r["linePrefix"])
+        self.generic_reason = _rx(r["exposureGeneric"])
+        self.msg = bundle["messages"]
+        # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
+        # ("g", guidance position) or ("m", guidance position, phase)
+        self.patterns: list[tuple] = []
+        for p in bundle["patterns"]:
+            self.patterns.append((p["i"], *self._pattern(p)))
+        for n, g in enumerate(bundle["guidance"]):
+            for p in g["lines"]:
+                self.patterns.append((("g", n), *self._pattern(p)))
+            for ph in g["phases"]:
+                self.patterns.append((("m", n, ph["phase"]), *self._pattern(ph["when"])))
+        # words: each form of an incident word -> the words it stands for
+        self.terms = bundle["terms"]
+        self.forms: dict[str, list[str]] = {}
+        self.total = [0] * len(self.incidents)
+        for word, postings in self.terms.items():
+            for f in _forms(word):
+                self.forms.setdefault(f, []).append(word)
+            for n, weight in postings:
+                self.total[n] += weight
+        # GPU names as a report writes them, longest first
+        names: dict[str, dict] = {}
+        for g in self.exposure.gpus:
+            for name in [g["name"], *(g.get("aliases") or [])]:
+                key = _norm_name(name)
+                if key and key not in names:
+                    names[key] = g
+        self.gpu_by_name = names
+        alternatives = sorted(names, key=lambda k: (-len(k), k))
+        self.gpu_any = re.compile(
+            r"(?<![A-Za-z0-9])(?:" + "|".join("[-_ ]+".join(re.escape(p) for p in k.split(" ")) for k in alternatives)
+            + r")(?![A-Za-z0-9])", re.IGNORECASE | re.ASCII) if alternatives else None
+
+    @staticmethod
+    def _pattern(p: dict) -> tuple:
+        if p.get("literal") is not None:
+            return p["literal"], None, bool(p.get("generic"))
+        return p.get("fixed") or "", re.compile(p["regex"]), bool(p.get("generic"))
+
+    # ------------------------------------------------------------------ reading the report
+
+    def read(self, text: str) -> dict:
+        """The facts of a report: versions, GPU, commands, model, phase, error lines."""
+        body, lines, starts, notes = self._lines(text)
+        lower = body.translate(_ASCII_LOWER)  # the same length and line breaks as body
+        facts: dict = {"versions": {}, "gpu": None, "memory": None, "commands": [], "model": None,
+                       "phase": None, "errors": [], "notes": notes}
+        for product, rx, rx_lower in self.versions:
+            if product in facts["versions"]:
+                continue
+            m = rx_lower.search(lower) if rx_lower is not None else rx.search(body)
+            if m:
+                spans = [m.span(k) for k in range(1, (m.lastindex or 1) + 1)]
+                written = [body[a:b] for a, b in spans]  # as written, not lowered
+                facts["versions"][product] = written[0] if product != "cuda" or len(written) == 1 else \
+                    f"{written[0]}.{written[1]}"
+        facts["versions"] = {p: facts["versions"][p] for p in self.rules["products"] if p in facts["versions"]}
+        facts["gpu"] = self._gpu(body)
+        for rx, mib in self.gpu_memory:
+            m = rx.search(body)
+            if m:
+                value = float(m.group(1))
+                facts["memory"] = math.floor(value / 1024 * 100 + 0.5) / 100 if mib else value
+                break
+        if facts["memory"] is None and facts["gpu"] and facts["gpu"].get("memory_gb"):
+            facts["memory"] = facts["gpu"]["memory_gb"]
+        facts["commands"] = self._commands(lines, body, starts)
+        for command in facts["commands"]:
+            try:
+                parsed = self.exposure.parse(command)
+            except Exception:  # noqa: S112 (a command the parser cannot read names no model; diagnose.js alike)
+                continue
+            entry = (parsed.get("flags") or {}).get("--model-path")
+            if entry and entry.get("raw") and not entry.get("dynamic"):
+                facts["model"] = str(entry["raw"])
+                break
+        if not facts["model"]:
+            facts["model"] = self.model_of(body)
+        facts["errors"] = self._errors(lines, lower)
+        facts["phase"] = self._phase(body, starts, facts["errors"])
+        return facts | {"_body": body, "_lines": lines, "_starts": starts}
+
+    def _lines(self, text: str):
+        notes = []
+        text = normalise(text)
+        if len(text) > self.rules["maxChars"]:
+            text = text[: self.rules["maxChars"]]
+            notes.append(fill(self.msg["cut"], limit=f"{self.rules['maxChars']:,}"))
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        cut = self.rules["maxLine"]
+        lines = [line[:cut] for line in lines]
+        starts, at = [], 0
+        for line in lines:
+            starts.append(at)
+            at += len(line) + 1
+        return "\n".join(lines), lines, starts, notes
+
+    def _gpu(self, body: str) -> dict | None:
+        for rx in self.gpu_lines:
+            for m in rx.finditer(body):
+                found = self._gpu_in(m.group(1))
+                if found:
+                    return found
+        return self._gpu_in(body)
+
+    def _gpu_in(self, text: str) -> dict | None:
+        if self.gpu_any is None:
+            return None
+        m = self.gpu_any.search(text)
+        if not m:
+            return None
+        g = self.gpu_by_name[_norm_name(m.group(0))]
+        return {"id": g["id"], "name": g["name"], "written": m.group(0), "memory_gb": g.get("memory_gb")}
+
+    def _commands(self, lines: list[str], body: str, starts: list[int]) -> list[str]:
+        out: list[str] = []
+        # the lines where a command starts, from one pass over the report (a start is within a line)
+        begins = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in self.command_start_all.finditer(body)})
+        n = 0
+        while n < len(lines) and len(out) < self.rules["maxCommands"]:
+            at = bisect.bisect_left(begins, n)
+            if at == len(begins):
+                break
+            n = begins[at]
+            m = self.command_start.search(lines[n])
+            if not m:
+                n += 1
+                continue
+            parts = [lines[n]]
+            k = n
+            while (parts[-1].rstrip().endswith("\\") and k + 1 < len(lines)
+                   and len(parts) < self.rules["maxCommandLines"]):
+                k += 1
+                parts.append(lines[k])
+            head = self.command_prompt.sub("", parts[0], count=1)
+            before = head[: max(0, m.start() - (len(parts[0]) - len(head)))]
+            if before.strip() and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
+                head = head[len(before):]
+                head = head.lstrip(" \t;&|(`'\"")
+            command = "\n".join([head, *parts[1:]]).strip().strip("`").strip()
+            if command and command not in out:
+                out.append(command)
+            n = k + 1
+        return out
+
+    def _errors(self, lines: list[str], lower: str) -> list[dict]:
+        found: list[dict] = []
+        lowered = lower.split("\n") if self.errorish_lower is not None else None
+        limit = self.rules["maxErrorLines"]
+
+        def add(n: int, line: str) -> None:
+            core = self.prefix.sub("", line, count=1).strip()
+            if len(re.findall(r"[A-Za-z]{2,}", core)) < 2 or len(core) < 12:
+                return
+            if len(found) < limit and all(e["text"] != core for e in found):
+                found.append({"line": n + 1, "text": core})
+
+        in_tb = False
+        last = len(lines) - 1
+        for n, line in enumerate(lines):
+            if len(found) >= limit:
+                break
+            if self.traceback.search(self.prefix.sub("", line, count=1)):
+                in_tb = True
+                continue
+            if in_tb:
+                if line[:1] in (" ", "\t"):
+                    continue
+                in_tb = False
+                if self.exception_line.search(line.strip()):
+                    add(n, line)
+                    continue
+            errorish = self.errorish_lower.search(lowered[n]) if lowered is not None and self.errorish_lower \
+                else self.errorish.search(line)
+            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or errorish:
+                add(n, line)
+            if n == last and self.exception_line.search(line.strip()):
+                add(n, line)
+        return found
+
+    def _phase(self, body: str, starts: list[int], errors: list[dict]) -> str | None:
+        """The phase of the last phase line at or before the first error line (else the last phase line).
+
+        The same answer as diagnose.js, which reads every phase line from the start: here the lines
+        before the error are searched backwards, in growing windows (a phase line is one line)."""
+        limit = starts[errors[0]["line"] - 1] if errors else len(body)
+        end = body.find("\n", limit)
+        end = len(body) if end < 0 else end
+        size = 8192
+        while True:
+            begin = max(0, end - size)
+            if begin > 0:
+                begin = body.rfind("\n", 0, begin) + 1
+            best, at = None, -1
+            for phase, rx in self.phases:
+                for m in rx.finditer(body, begin, end):
+                    if m.start() > limit:
+                        break
+                    if m.start() > at:
+                        best, at = phase, m.start()
+            if best is not None or begin == 0:
+                return best
+            size *= 4
+
+    # ------------------------------------------------------------------ log lines
+
+    def _log(self, body: str, lines: list[str], starts: list[int]):
+        certain: dict[int, set] = {}
+        possible: dict[int, set] = {}
+        first: dict[int, int] = {}
+        guidance: dict[int, list[int]] = {}
+        markers: dict[int, list[tuple[int, str]]] = {}
+        for owner, needle, regex, generic in self.patterns:
+            hits: list[int] = []
+            if needle == "":
+                hits = [n for n, line in enumerate(lines) if regex.search(line)]
+            else:
+                at = body.find(needle)
+                seen = -1
+                while at >= 0:
+                    n = bisect.bisect_right(starts, at) - 1
+                    if n != seen:
+                        seen = n
+                        if regex is None or regex.search(lines[n]):
+                            hits.append(n)
+                    at = body.find(needle, starts[n] + len(lines[n]) + 1) if n + 1 < len(starts) else -1
+            if not hits:
+                continue
+            if isinstance(owner, int):
+                (possible if generic else certain).setdefault(owner, set()).update(hits)
+                first[owner] = min(first.get(owner, hits[0]), hits[0])
+            elif owner[0] == "g":
+                guidance.setdefault(owner[1], []).extend(hits)
+            else:
+                markers.setdefault(owner[1], []).extend((h, owner[2]) for h in hits)
+        return certain, possible, first, guidance, markers
+
+    # ------------------------------------------------------------------ the diagnosis
+
+    def diagnose(self, text: str) -> dict:
+        facts = self.read(text)
+        body, lines, starts = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts")
+        w = self.w
+        count = len(self.incidents)
+        score = [0] * count
+        strong = [False] * count
+        why: list[list[str]] = [[] for _ in range(count)]
+
+        # 1. log lines
+        certain, possible, _, guidance_hits, markers = self._log(body, lines, starts)
+        for n, found in certain.items():
+            k = min(len(found), w["certainLines"])
+            score[n] += w["certain"] + w["certainMore"] * (k - 1)
+            strong[n] = True
+            line = min(found)
+            why[n].append(fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line])) +
+                          (fill(self.msg["certainMore"], more=len(found) - 1) if len(found) > 1 else ""))
+        for n, found in possible.items():
+            if n in certain:
+                continue
+            score[n] += w["possible"]
+            line = min(found)
+            why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
+
+        # 2. the launch command, the GPU and the versions
+        exposure = self._exposure(facts)
+        versions = facts["versions"]
+        for n, inc in enumerate(self.incidents):
+            result = exposure["results"].get(inc["id"])
+            if result is not None:
+                specific = [r for r in result["why"] if not self.generic_reason.search(r)]
+                if specific:
+                    if result["result"] == "applies":
+                        score[n] += min(w["exposureMax"], w["exposure"] * len(specific))
+                    else:
+                        score[n] += min(w["mayApplyMax"], w["mayApply"] * len(specific))
+                    why[n].extend(specific)
+            verdict, reason = self._version(inc["id"], versions)
+            if verdict is True:
+                score[n] += w["versionIn"]
+                why[n].append(reason)
+            elif verdict is False:
+                score[n] += w["versionOut"]
+                why[n].append(reason)
+            if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
+                score[n] += w["hardware"]
+                why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
+
+        # 3. the words
+        text_points, words = self._words(body)
+        for n in range(count):
+            if text_points[n]:
+                score[n] += text_points[n]
+                shown = ", ".join(words[n][: w["words"]])
+                why[n].append(fill(self.msg["words"], words=shown))
+            result = exposure["results"].get(self.incidents[n]["id"])
+            if (result is not None and result["result"] == "applies" and text_points[n] >= w["strongText"]
+                    and any(not self.generic_reason.search(r) for r in result["why"])):
+                strong[n] = True
+
+        ranked = []
+        for n in range(count):
+            if strong[n] and score[n] > 0:
+                verdict = "matches"
+            elif score[n] >= w["related"]:
+                verdict = "related"
+            else:
+                continue
+            ranked.append((0 if verdict == "matches" else 1, -score[n], n, verdict))
+        ranked.sort()
+        results = [{"id": self.incidents[n]["id"], "verdict": verdict, "score": score[n], "why": why[n],
+                    "title": self.incidents[n]["title"], "name": self.incidents[n]["name"],
+                    "path": self.incidents[n]["path"]}
+                   for _, _, n, verdict in ranked[: w["shown"]]]
+        known = bool(results) and results[0]["verdict"] == "matches"
+        guidance = self._guidance(guidance_hits, markers, lines, facts)
+        symptom_words = _top_words(words, text_points, results, self.incidents, w["words"] * 2)
+        facts["symptoms"] = symptom_words
+        facts["commandNotes"] = exposure["notes"]
+        out = {"answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN, "facts": facts, "results": results,
+               "guidance": guidance}
+        if not known:
+            out["report"] = self._report(facts, guidance)
+        return out
+
+    def _exposure(self, facts: dict) -> dict:
+        """The exposure check of each command read, merged: an incident's best result with its reasons."""
+        out: dict = {"results": {}, "notes": []}
+        gpu = facts["gpu"]["name"] if facts["gpu"] else None
+        version = facts["versions"].get("sglang")
+        for command in facts["commands"]:
+            checked = None
+            tries = [(gpu, version), (gpu, None)] if version else [(gpu, None)]
+            for g, v in tries:
+                checked = self.exposure.check(command, gpu=g, version=v)
+                if not checked["error"]:
+                    break
+            if checked is None or checked["error"]:
+                out["notes"].append(fill(self.msg["notCommand"], error=checked["error"] if checked else ""))
+                continue
+            for r in checked["results"]:
+                kept = out["results"].get(r["id"])
+                if kept is None or (kept["result"] != "applies" and r["result"] == "applies"):
+                    out["results"][r["id"]] = r
+        return out
+
+    def _version(self, incident_id: str, versions: dict):
+        exp = self.exposure_by_id.get(incident_id)
+        if not exp or not isinstance(exp.get("versions"), list):
+            return None, None
+        inside_any, outside = None, None
+        labels = self.rules["productLabels"]
+        for r in exp["versions"]:
+            v = versions.get(r["product"])
+            if v is None or version_parts(v) is None:
+                continue
+            shown = fill(self.msg["versionShown"], product=labels.get(r["product"], r["product"]), version=v)
+            if r.get("unknown"):
+                if any(compare(v, s) == 0 for s in r.get("seen") or []):
+                    inside_any = fill(self.msg["versionSeen"], version=shown)
+                continue
+            lo = r.get("introduced", "0")
+            inside = compare(v, lo) >= 0
+            if inside and "fixed" in r:
+                inside = compare(v, r["fixed"]) < 0
+            elif inside and "last_affected" in r:
+                inside = compare(v, r["last_affected"]) <= 0
+            what = describe_range(r) if lo != "0" else f"({describe_range(r)})"
+            if inside:
+                inside_any = fill(self.msg["versionIn"], version=shown, range=what)
+            elif outside is None:
+                outside = fill(self.msg["versionOut"], version=shown, range=what)
+        if inside_any:
+            return True, inside_any
+        if outside:
+            return False, outside
+        return None, None
+
+    @staticmethod
+    def _same_hardware(hardware: list[str], gpu: dict) -> bool:
+        names = [_norm_name(gpu["name"]), _norm_name(gpu["written"]), _norm_name(gpu["id"])]
+        for hw in hardware:
+            h = _norm_name(hw)
+            if any(n == h or f" {h} " in f" {n} " for n in names):
+                return True
+        return False
+
+    def _words(self, body: str):
+        count = len(self.incidents)
+        sums = [0] * count
+        hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
+        seen_forms: dict[str, str] = {}
+        folded = fold(body)
+        # each word once, in the order written
+        for token in dict.fromkeys((_ASCII_TOKEN if folded.isascii() else _TOKEN).findall(folded)):
+            tokens = [token] + ([p for p in _JOINER.split(token) if p] if _JOINER.search(token) else [])
+            for t in tokens:
+                if t in seen_forms or not _is_term(t, self.stop):
+                    continue
+                for f in _forms(t):
+                    if f not in seen_forms:
+                        seen_forms[f] = t
+        matched: dict[str, str] = {}
+        for f, written in seen_forms.items():
+            for word in self.forms.get(f, ()):
+                if word not in matched:
+                    matched[word] = written
+        for word in sorted(matched):
+            for n, weight in self.terms[word]:
+                sums[n] += weight
+                hits[n].append((weight, matched[word]))
+        points = [0] * count
+        words: list[list[str]] = [[] for _ in range(count)]
+        for n in range(count):
+            if not sums[n] or not self.total[n]:
+                continue
+            points[n] = min(self.w["textMax"], math.floor(self.w["textScale"] * sums[n] / math.sqrt(self.total[n])))
+            shown: list[str] = []
+            for _, written in sorted(hits[n], key=lambda h: (-h[0], h[1])):
+                if written not in shown:
+                    shown.append(written)
+            words[n] = shown
+        return points, words
+
+    def _guidance(self, hits: dict, markers: dict, lines: list[str], facts: dict) -> list[dict]:
+        out = []
+        for n in sorted(hits, key=lambda k: (min(hits[k]), k)):
+            g = self.bundle["guidance"][n]
+            line = min(hits[n])
+            phase, at = None, -1
+            for where, name in markers.get(n, []):
+                if at < where <= line:
+                    phase, at = name, where
+            if phase is None:
+                phase = facts["phase"] if any(p["phase"] == facts["phase"] for p in g["phases"]) else None
+            advice = next((p for p in g["phases"] if p["phase"] == phase), None)
+            out.append({"id": g["id"], "title": g["title"], "summary": g["summary"], "path": g["path"],
+                        "line": line + 1, "text": _clip(lines[line]), "phase": phase,
+                        "phaseLabel": advice["label"] if advice else None,
+                        "advice": advice["advice"] if advice else None, "related": g["related"]})
+        return out
+
+    def _report(self, facts: dict, guidance: list[dict]) -> dict:
+        """A prefilled "Report an incident" link and a draft entry for data/incidents.yaml."""
+        msg = self.msg
+        symptom = facts["errors"][0]["text"] if facts["errors"] else (guidance[0]["text"] if guidance else "")
+        symptom = symptom[:200]
+        versions = facts["versions"]
+        hardware = facts["gpu"]["name"] if facts["gpu"] else ""
+        lines = []
+        labels = self.rules["productLabels"]
+        for p, v in versions.items():
+            lines.append(fill(msg["factVersion"], product=labels.get(p, p), version=v))
+        if facts["gpu"]:
+            lines.append(fill(msg["factGpu"], gpu=facts["gpu"]["name"]) +
+                         (fill(msg["factMemory"], memory=_number(facts["memory"])) if facts["memory"] else ""))
+        if facts["model"]:
+            lines.append(fill(msg["factModel"], model=facts["model"]))
+        if facts["phase"]:
+            lines.append(fill(msg["factPhase"], phase=facts["phase"]))
+        for c in facts["commands"][:1]:
+            lines.append(fill(msg["factCommand"], command=c[:600]))
+        for e in facts["errors"][:4]:
+            lines.append(fill(msg["factError"], line=e["line"], text=e["text"][:300]))
+        sources = "\n".join(lines)
+        url = None
+        if self.bundle.get("report"):
+            fields = [("title", fill(msg["reportTitle"], symptom=symptom[:80])), ("symptom", symptom),
+                      ("version", versions.get("sglang", "")), ("hardware", hardware), ("sources", sources)]
+            url = self.bundle["report"] + "".join(f"&{k}={_uri(v)}" for k, v in fields if v)
+        values = {"symptom": _q(symptom or "TODO"), "name": _q(symptom[:60] or "TODO"),
+                  "hardware": f"[{_q(hardware)}]" if hardware else "[]"}
+        d = self.bundle["draft"]
+        draft = "\n".join(fill(t, **values) for t in [*d["head"], *(d["logged"] if symptom else []), *d["tail"]]) + "\n"
+        return {"url": url, "draft": draft, "facts": sources}
+
+    def model_of(self, body: str) -> str | None:
+        for rx in self.model_lines:
+            m = rx.search(body)
+            if m:
+                return m.group(1)
+        return None
+
+
+def _q(text: str) -> str:
+    """A YAML (JSON) string, as JSON.stringify writes it."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _number(value) -> str:
+    """A number as JavaScript's String() writes it (79.11, 80)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _clip(line: str, size: int = 200) -> str:
+    line = line.strip()
+    return line if len(line) <= size else line[: size - 1] + "…"
+
+
+def _top_words(words, points, results, incidents, limit: int) -> list[str]:
+    out: list[str] = []
+    index = {inc["id"]: n for n, inc in enumerate(incidents)}
+    for r in results:
+        for word in words[index[r["id"]]]:
+            if word not in out and len(out) < limit:
+                out.append(word)
+    return out
+
+
+def diagnose(bundle: dict, exposure_bundle: dict, text: str) -> dict:
+    return Diagnoser(bundle, exposure_bundle).diagnose(text)

@@ -1,0 +1,119 @@
+"""The diagnosis bundle: everything both diagnosis engines need besides the exposure bundle
+(opsmanual/engines/diagnose.py and docs/javascripts/sgm/diagnose.js), as plain JSON made from the
+validated model: the incidents' log patterns, the errors many incidents share (data/guidance.yaml)
+with the lines that tell their phase, each incident's words with their weights, and the rules that
+read a report (opsmanual/data/diagnosis.py)."""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from opsmanual.data import diagnosis as rules
+from opsmanual.data.model import Guidance, Incident, LogPattern
+from opsmanual.data.site import Site
+from opsmanual.text.words import STOP_WORDS, tokenize
+
+if TYPE_CHECKING:
+    from opsmanual.data.loader import Manual
+
+# The fields whose words tell an incident, and how much a word in each counts (as the finder's boosts,
+# without the story, which tells much besides the failure).
+FIELDS = {"title": 3.0, "symptom": 3.0, "logs": 1.0, "name": 2.0, "tags": 2.0, "cause": 1.5, "fix": 1.2}
+# Words that say nothing of a failure: units, and short rank or device labels (tp0, dp1, h100); the
+# GPU and the log lines count apart.
+UNITS = frozenset("mib gib gb mb kb ms us ns tok req reqs".split())
+_LABEL = re.compile(r"^[a-z]{1,2}\d+$")
+COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
+
+
+def _pattern(p: LogPattern) -> dict[str, Any]:
+    out: dict[str, Any] = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
+    if getattr(p, "generic", False):
+        out["generic"] = True
+    return out
+
+
+def _field_texts(inc: Incident) -> dict[str, str]:
+    logs = [p.literal if p.literal is not None else (p.regex or "") for p in inc.log_patterns] + list(inc.log_examples)
+    return {"title": inc.title, "symptom": inc.symptom, "logs": "\n".join(logs), "name": inc.name,
+            "tags": " ".join([*inc.components, *inc.hardware]), "cause": inc.cause, "fix": inc.fix}
+
+
+def _term(token: str) -> bool:
+    return (token not in STOP_WORDS and token not in UNITS and len(token) >= 2 and any(c.isalpha() for c in token)
+            and not _LABEL.match(token))
+
+
+def terms(incidents: list[Incident]) -> dict[str, list[list[int]]]:
+    """For each word of the incidents' text, the incidents (by position) it tells and its weight in
+    each: the boost of the best field it is in times how rare it is among the incidents, in tenths."""
+    best: list[dict[str, float]] = []
+    for inc in incidents:
+        here: dict[str, float] = {}
+        for field, text in _field_texts(inc).items():
+            for token in tokenize(text):
+                if _term(token):
+                    here[token] = max(here.get(token, 0.0), FIELDS[field])
+        best.append(here)
+    count = len(incidents)
+    df: dict[str, int] = {}
+    for here in best:
+        for token in here:
+            df[token] = df.get(token, 0) + 1
+    out: dict[str, list[list[int]]] = {}
+    for n, here in enumerate(best):
+        for token, boost in here.items():
+            if df[token] > max(1, COMMON * count):
+                continue
+            weight = round(10 * boost * math.log((count + 1) / df[token]))
+            if weight > 0:
+                out.setdefault(token, []).append([n, weight])
+    return {t: out[t] for t in sorted(out)}
+
+
+def diagnose_bundle(incidents: Iterable[Incident], guidance: Iterable[Guidance], site: Site,
+                    phase_labels: dict[str, str], guidance_url: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
+    ordered = list(incidents)
+    return {
+        "format": rules.FORMAT,
+        "version": site.version,
+        "report": f"{site.repo_url.rstrip('/')}/issues/new?template=incident.yml" if site.repo_url else None,
+        "incidents": [{"id": i.id, "name": i.name, "title": i.title, "status": i.status,
+                       "path": site.incident_url(i.id), "hardware": list(i.hardware)} for i in ordered],
+        "patterns": [{"i": n, **_pattern(p)} for n, i in enumerate(ordered) for p in i.log_patterns],
+        "guidance": [{"id": g.id, "title": g.title, "summary": g.summary,
+                      "path": guidance_url(g.id) if guidance_url else None,
+                      "lines": [_pattern(p) for p in g.lines],
+                      "phases": [{"phase": p.phase, "label": phase_labels.get(p.phase, p.phase), "advice": p.advice,
+                                  **{"when": _pattern(p.when)}} for p in g.phases],
+                      "related": list(g.related)} for g in guidance],
+        "terms": terms(ordered),
+        "rules": {
+            "versions": rules.VERSIONS, "products": rules.PRODUCTS, "productLabels": rules.PRODUCT_LABELS,
+            "gpuLines": rules.GPU_LINES, "gpuMemory": rules.GPU_MEMORY,
+            "commandStart": rules.COMMAND_START, "commandPrompt": rules.COMMAND_PROMPT,
+            "maxCommands": rules.MAX_COMMANDS, "maxCommandLines": rules.MAX_COMMAND_LINES,
+            "modelLines": rules.MODEL_LINES, "phases": rules.PHASES, "phaseLabels": rules.PHASE_LABELS,
+            "errorish": rules.ERRORISH, "traceback": rules.TRACEBACK, "exceptionLine": rules.EXCEPTION_LINE,
+            "linePrefix": rules.LINE_PREFIX, "maxErrorLines": rules.MAX_ERROR_LINES,
+            "maxChars": rules.MAX_CHARS, "maxLine": rules.MAX_LINE,
+            "stopWords": sorted(STOP_WORDS),
+            "weights": rules.WEIGHTS,
+            "exposureGeneric": rules.EXPOSURE_GENERIC,
+        },
+        "messages": rules.MESSAGES,
+        "labels": rules.LABELS,
+        "draft": {"head": rules.DRAFT, "logged": rules.DRAFT_LOGGED, "tail": rules.DRAFT_TAIL},
+    }
+
+
+def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
+    """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
+    from opsmanual.render.html import PHASE_LABELS, by_part
+
+    site = site or manual.site
+    ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
+    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url)

@@ -1,0 +1,55 @@
+// The browser's diagnosis engine (docs/javascripts/sgm/diagnose.js): its pure helpers, and, when
+// tests/test_diagnose.py hands it the bundles built from the data (DIAGNOSE_BUNDLE, EXPOSURE_BUNDLE),
+// what it reads from a report and its answers. tests/test_diagnose.py also compares it with the
+// Python engine on tests/diagnose_conformance.json.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import test from "node:test";
+
+import { Diagnoser, fill, looksLikeReport, normalise } from "../../docs/javascripts/sgm/diagnose.js";
+
+test("fill replaces each named field", () => {
+  assert.equal(fill("log line {line}: {text}", { line: 3, text: "x {y}" }), "log line 3: x {y}");
+});
+
+test("normalise removes the byte-order mark and unifies line breaks", () => {
+  assert.equal(normalise("\ufeffa\r\nb\rc\u2028d"), "a\nb\nc d");
+});
+
+test("a report is several lines; a query is not", () => {
+  assert.equal(looksLikeReport("server hangs"), false);
+  assert.equal(looksLikeReport("python -m sglang.launch_server --tp 2\nTraceback (most recent call last):\nValueError: x"), true);
+});
+
+const bundles = process.env.DIAGNOSE_BUNDLE && process.env.EXPOSURE_BUNDLE;
+const engine = bundles ? new Diagnoser(JSON.parse(readFileSync(process.env.DIAGNOSE_BUNDLE, "utf8")),
+  JSON.parse(readFileSync(process.env.EXPOSURE_BUNDLE, "utf8"))) : null;
+
+test("reads versions, GPU, memory, command, model, phase and errors", { skip: !engine }, () => {
+  const out = engine.diagnose([
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 \\",
+    "  --enable-hierarchical-cache",
+    "sglang: 0.5.18",
+    "PyTorch: 2.8.0+cu128",
+    "GPU 0,1: NVIDIA H100 80GB HBM3",
+    "[2025-03-02 10:00:00 TP0] Decode batch, #running-req: 4, #token: 12345",
+    "torch.OutOfMemoryError: CUDA out of memory. GPU 0 has a total capacity of 79.11 GiB of which 13.00 MiB is free.",
+  ].join("\n"));
+  const f = out.facts;
+  assert.equal(f.versions.sglang, "0.5.18");
+  assert.equal(f.versions.cuda, "12.8");
+  assert.match(f.gpu.name, /H100/);
+  assert.equal(f.memory, 79.11);
+  assert.equal(f.model, "deepseek-ai/DeepSeek-R1");
+  assert.equal(f.phase, "serving");
+  assert.equal(f.errors[0].line, 7);
+  assert.equal(f.commands.length, 1);
+  assert.match(f.commands[0], /--enable-hierarchical-cache$/);
+  assert.equal(out.guidance[0].phase, "serving");
+});
+
+test("an unknown report gets the link and a draft", { skip: !engine }, () => {
+  const out = engine.diagnose("sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n");
+  assert.equal(out.answer, "not a known incident");
+  assert.match(out.report.draft, /symptom: "ValueError: the frobnicator refused the widget configuration"/);
+});

@@ -1,0 +1,100 @@
+"""The diagnosis in the browser (docs/javascripts/sgm/diagnose.js, diagnosis-box.js), driven in
+Chromium: a whole report pasted into the finder's box, or into the home page's search box, shows the
+answer, what was read and the incidents with their reasons, the same as the Python engine; the
+bundles load only when a report is pasted; an unknown report gets the report link and a draft."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import open_finder
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORTS = yaml.safe_load((ROOT / "tests" / "diagnose_reports.yaml").read_text("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from opsmanual.cli.diagnose import load_bundles
+    from opsmanual.engines.diagnose import Diagnoser
+
+    bundle, exposure = load_bundles(str(ROOT), "https://github.com/example/sglang-manual")
+    return Diagnoser(bundle, exposure)
+
+
+def paste(page, selector, text):
+    page.evaluate("text => navigator.clipboard.writeText(text)", text)
+    page.focus(selector)
+    page.keyboard.press("Control+V")
+
+
+def known_report(engine):
+    for case in REPORTS:
+        if case["expect"] and len(case["text"].strip().splitlines()) >= 3:
+            out = engine.diagnose(case["text"])
+            if out["answer"] == "a known incident":
+                return case["text"], out
+    pytest.skip("no report of the set is a known incident")
+
+
+def shown_results(page):
+    return page.eval_on_selector_all(".sgm-diagnosis__result", """items => items.map(li => ({
+        id: li.dataset.id, verdict: li.querySelector('.sgm-diagnosis__verdict').textContent,
+        why: [...li.querySelectorAll('.sgm-diagnosis__why li')].map(x => x.textContent)}))""")
+
+
+def test_a_pasted_report_shows_its_diagnosis_with_the_reasons(page, server, engine):
+    text, out = known_report(engine)
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    open_finder(page, server)
+    assert page.is_hidden(".sgm-diagnosis")
+    assert not any(u.endswith(("/diagnose.json", "/exposure.json")) for u in requested), "loaded before a paste"
+    paste(page, ".sgm-finder__q", text)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    assert any(u.endswith("/diagnose.json") for u in requested)
+    assert page.get_attribute(".sgm-diagnosis", "data-answer") == "a known incident"
+    got = shown_results(page)
+    want = [(r["id"], r["verdict"], [w.replace("`", "") for w in r["why"]]) for r in out["results"]]
+    labels = engine.bundle["labels"]
+    assert [(g["id"], g["verdict"], g["why"]) for g in got] == [(i, labels[v], w) for i, v, w in want]
+    facts = page.text_content(".sgm-diagnosis__facts")
+    for error in out["facts"]["errors"]:
+        assert error["text"] in facts
+    # each incident links to its page, which exists
+    href = page.get_attribute(".sgm-diagnosis__result a", "href")
+    assert page.evaluate("href => fetch(href).then(r => r.status)", href) == 200
+    # the rows below still answer the log lines
+    assert page.is_visible(".sgm-results") or page.is_visible(".sgm-table")
+
+
+def test_an_unknown_report_offers_the_link_and_a_draft_and_can_be_corrected(page, server, engine):
+    text = ("sglang: 0.5.18\nGPU 0: NVIDIA H100 80GB HBM3\n"
+            "ValueError: the frobnicator refused the widget configuration\n")
+    assert engine.diagnose(text)["answer"] == "not a known incident"
+    open_finder(page, server)
+    paste(page, ".sgm-finder__q", text)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    assert page.get_attribute(".sgm-diagnosis", "data-answer") == "not a known incident"
+    link = page.get_attribute(".sgm-diagnosis__report", "href")
+    assert link.startswith("https://github.com/example/sglang-manual/issues/new?template=incident.yml&title=")
+    assert "version=0.5.18" in link
+    draft = yaml.safe_load(page.text_content(".sgm-diagnosis__draft-text"))
+    assert draft[0]["symptom"] == "ValueError: the frobnicator refused the widget configuration"
+    assert draft[0]["hardware"] == [engine.diagnose(text)["facts"]["gpu"]["name"]]
+    # the reader corrects what was read: the version in the report
+    page.click(".sgm-diagnosis__edit summary")
+    page.fill(".sgm-diagnosis__text", text.replace("0.5.18", "0.5.4"))
+    page.wait_for_function("document.querySelector('.sgm-diagnosis__facts').textContent.includes('0.5.4')")
+    page.click(".sgm-diagnosis__forget")
+    assert page.is_hidden(".sgm-diagnosis")
+
+
+def test_the_home_page_sends_a_report_to_the_finder(page, server, engine):
+    text, out = known_report(engine)
+    page.goto(server)
+    paste(page, "#sgm-home-q", text)
+    page.wait_for_url("**/incidents/?log=*")
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    assert [g["id"] for g in shown_results(page)] == [r["id"] for r in out["results"]]
