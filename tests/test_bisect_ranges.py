@@ -3,6 +3,10 @@ releases a predicate holds for and verifies its boundaries, the data file is rew
 deterministically, and a bad predicates file is one line and exit 2."""
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -75,6 +79,73 @@ def test_no_match_and_a_second_file(tmp_path):
                                     {"file": "sglang-*.dist-info/METADATA", "match": "^Name: sglang$"}])
     rng = br.bisect(p, RELEASES, br.Wheels(wheels(tmp_path, code), fetch=False))
     assert (rng["introduced"], rng["fixed"]) == ("0.2.0", "0.4.0")
+
+
+ROUTER = ["0.1.5", "0.1.6", "0.1.9", "0.2.0"]
+ROUTER_BUG = "fn add_prefill_server() {\n    if let Some(ref tree) = self.prefill_tree {\n    }\n}\n"
+
+
+def sdist_bytes(version: str, code: str) -> bytes:
+    """A tiny sglang-router source archive: sglang_router-<v>/src/routers/pd_router.rs and a Python file."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, text in [("src/routers/pd_router.rs", code), ("py_src/sglang_router/launch_router.py", "x = 1\n"),
+                           ("PKG-INFO", f"Name: sglang-router\nVersion: {version}\n")]:
+            data = text.encode()
+            info = tarfile.TarInfo(f"sglang_router-{version}/{name}")
+            info.size, info.mtime = len(data), 0
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def router_pred(**kw) -> br.Predicate:
+    base = dict(incident="sglang-10608", product="sglang-router", since="0.1.5", anchor="0.1.9",
+                description="the PD router keeps its own tree", file="src/**pd_router.rs",
+                holds=[{"match": r"self\.prefill_tree"}, {"file": "py_src/sglang_router/*.py", "match": "x = 1"}])
+    return br.Predicate(**(base | kw))
+
+
+def test_router_predicates_read_the_source_archive_from_its_top_folder(tmp_path):
+    sdists = tmp_path / "sdists"
+    sdists.mkdir()
+    for v in ROUTER:
+        code = ROUTER_BUG if v in ("0.1.6", "0.1.9") else "fn add_prefill_server() {}\n"
+        (sdists / f"sglang_router-{v}.tar.gz").write_bytes(sdist_bytes(v, code))
+    # a wheel of the same release is never read: it holds compiled code
+    with zipfile.ZipFile(tmp_path / "sglang_router-0.1.9-cp38-abi3-manylinux.whl", "w") as z:
+        z.writestr("sglang_router/router.py", "x = 2\n")
+    w = br.Wheels(tmp_path, fetch=False, sdists=sdists)
+    assert w.release("sglang-router", "0.1.9").find("src/**.rs") == ["src/routers/pd_router.rs"]
+    rng = br.bisect(router_pred(), ROUTER, w, verify=True)
+    assert (rng["introduced"], rng["fixed"]) == ("0.1.6", "0.2.0")
+    assert (rng["evidence"]["file"], rng["evidence"]["line"]) == ("src/routers/pd_router.rs", 2)
+    with pytest.raises(br.Refused, match=r"no archive of sglang-router==0\.3\.0 in .*sdists \(PyPI download"):
+        w.release("sglang-router", "0.3.0")
+
+
+def test_a_missing_router_sdist_comes_from_pypi_json_and_its_hash_is_checked(tmp_path, monkeypatch):
+    body = sdist_bytes("0.1.9", ROUTER_BUG)
+    digest = {"sha256": hashlib.sha256(body).hexdigest()}
+    asked = []
+
+    def urlopen(url, timeout):
+        asked.append(url)
+        if url.endswith("/json"):
+            listed = {"urls": [{"packagetype": "bdist_wheel", "url": "https://files.example/x.whl"},
+                               {"packagetype": "sdist", "filename": "sglang_router-0.1.9.tar.gz",
+                                "url": "https://files.example/sglang_router-0.1.9.tar.gz", "digests": digest}]}
+            return io.BytesIO(json.dumps(listed).encode())
+        return io.BytesIO(body)
+
+    monkeypatch.setattr(br.urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(br.subprocess, "run", lambda *a, **k: pytest.fail("pip must not build an sdist"))
+    w = br.Wheels(tmp_path, sdists=tmp_path / "sdists")
+    assert w.release("sglang-router", "0.1.9").find("src/routers/*.rs") == ["src/routers/pd_router.rs"]
+    assert asked == ["https://pypi.org/pypi/sglang-router/0.1.9/json", "https://files.example/sglang_router-0.1.9.tar.gz"]
+    assert (tmp_path / "sdists" / "sglang_router-0.1.9.tar.gz").read_bytes() == body
+    digest["sha256"] = "0" * 64
+    with pytest.raises(br.Refused, match="does not match the SHA-256"):
+        br.Wheels(tmp_path, sdists=tmp_path / "other").release("sglang-router", "0.1.9")
 
 
 DATA = """\

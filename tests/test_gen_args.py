@@ -333,3 +333,57 @@ def test_from_cli_args_renames_give_the_field():
     args = {a["name"]: a for a in read_sglang(tree)[0]}
     tp = args["--tensor-parallel-size"]
     assert tp["field"] == "tp_size" and tp["default"] == 1 and "--tp" in tp["aliases"]
+
+
+LAUNCH_ROUTER_019 = '''\
+import argparse
+import dataclasses
+
+
+@dataclasses.dataclass
+class RouterArgs:
+    policy: str = "cache_aware"
+    service_discovery: bool = False
+
+    @staticmethod
+    def add_cli_args(parser, use_router_prefix=False):
+        prefix = "router-" if use_router_prefix else ""
+        parser.add_argument(f"--{prefix}policy", type=str, default=RouterArgs.policy,
+                            choices=["random", "round_robin", "cache_aware", "power_of_two"])
+        parser.add_argument(f"--{prefix}service-discovery", action="store_true")
+
+
+def parse_router_args(args):
+    parser = argparse.ArgumentParser()
+    RouterArgs.add_cli_args(parser)
+    return parser.parse_args(args)
+
+
+if __name__ == "__main__":
+    parse_router_args(None)
+'''
+
+
+def test_a_router_source_archive_is_read_without_building_it(tmp_path):
+    """--sdist: sglang-router 0.1.x keeps RouterArgs in launch_router.py, under py_src/ in its sdist."""
+    import io
+    import tarfile
+
+    sdist = tmp_path / "sglang_router-0.1.9.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tar:
+        for name, text in [("py_src/sglang_router/__init__.py", ""),
+                           ("py_src/sglang_router/launch_router.py", LAUNCH_ROUTER_019),
+                           ("src/lib.rs", "// compiled code is never read\n"),
+                           ("PKG-INFO", "Metadata-Version: 2.1\nName: sglang-router\nVersion: 0.1.9\n")]:
+            data = text.encode()
+            info = tarfile.TarInfo(f"sglang_router-0.1.9/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    out = tmp_path / "args.json"
+    assert gen_args.main(["router", "--sdist", str(sdist), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["version"] == "0.1.9" and "source archive (sdist)" in data["source"]
+    assert "sglang_router/launch_router.py" in data["source"] and "router_args.py" not in data["source"]
+    args = {a["name"]: a for a in data["arguments"]}
+    assert args["--policy"]["field"] == "policy" and "cache_aware" in args["--policy"]["choices"]
+    assert args["--service-discovery"]["nargs"] == 0

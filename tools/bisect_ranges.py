@@ -19,6 +19,14 @@ A release that is not in ``--wheels`` is fetched with ``pip download <package>==
 --no-deps -d <wheels>``. The releases come from ``data/releases.yaml`` (refresh it first to
 include a new release). Output is deterministic: the same wheels give the same bytes.
 
+sglang-router's wheels hold compiled Rust, so its predicates read the source archive (sdist,
+``sglang_router-<version>.tar.gz``) instead, from ``--router-sdists`` (default
+``<wheels>/router-sdists``). A missing one is downloaded as the file itself, from the URL that
+PyPI's JSON API (``https://pypi.org/pypi/sglang-router/<version>/json``) lists for the release's
+sdist, and checked against the SHA-256 listed there; ``pip download`` would try to build it. Its
+files are named from the archive's top folder, as in the repository's ``sgl-router/`` folder:
+``src/routers/pd_router.rs``, ``py_src/sglang_router/launch_router.py``.
+
 The search
 ----------
 For each predicate the releases of its product from ``since`` (the earliest relevant release)
@@ -80,11 +88,14 @@ The evidence written
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
+import json
 import re
 import subprocess
 import sys
 import tarfile
+import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +106,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 PREDICATES = Path(__file__).resolve().parent / "range_predicates.yaml"
 PACKAGES = {"sglang": "sglang", "sglang-router": "sglang-router"}
+SDIST_ONLY = {"sglang-router"}  # products whose wheels hold compiled code: read the source archive
 KEYS = {"incident", "product", "since", "anchor", "description", "file", "holds", "reason"}
 
 
@@ -114,7 +126,8 @@ def version_key(text: str):
 class Release:
     """The text files of one release, read from its wheel or source archive."""
 
-    def __init__(self, path: Path, package: str):
+    def __init__(self, path: Path, package: str, whole: bool = False):
+        """``whole``: a source archive named from its top folder (``src/...``), not from the package."""
         self.path = path
         self.files: dict[str, bytes | None] = {}
         self._reader = None
@@ -132,6 +145,13 @@ class Release:
                 if not member.isfile():
                     continue
                 parts = member.name.split("/")
+                if whole:
+                    # sglang_router-0.1.9/src/routers/pd_router.rs: keep from below the top folder
+                    if len(parts) > 1:
+                        name = "/".join(parts[1:])
+                        self.files.setdefault(name, None)
+                        self._members.setdefault(name, member)
+                    continue
                 # sglang-0.4.0/sglang/... or sglang-0.1.3/python/sglang/...: keep from the package folder
                 if top in parts[1:]:
                     name = "/".join(parts[parts.index(top, 1):])
@@ -168,37 +188,72 @@ def _glob(pattern: str) -> re.Pattern:
 
 
 class Wheels:
-    """Release archives in a folder, fetched with pip when missing."""
+    """Release archives in a folder, fetched when missing: wheels with pip, source archives of the
+    SDIST_ONLY products straight from PyPI (never built)."""
 
-    def __init__(self, folder: Path, fetch: bool = True):
+    def __init__(self, folder: Path, fetch: bool = True, sdists: Path | None = None):
         self.folder = folder
+        self.sdists = sdists if sdists is not None else folder / "router-sdists"
         self.fetch = fetch
         self.cache: dict[tuple[str, str], Release] = {}
 
-    def _local(self, package: str, version: str) -> Path | None:
+    def _local(self, package: str, version: str, sdist_only: bool = False) -> Path | None:
         stem = package.replace("-", "_")
-        names = [f"{stem}-{version}-*.whl", f"{package}-{version}-*.whl", f"{stem}-{version}.tar.gz",
-                 f"{package}-{version}.tar.gz"]
-        for name in names:
-            found = sorted(self.folder.glob(name))
-            if found:
-                return found[0]
+        if sdist_only:
+            places = [(self.sdists, [f"{stem}-{version}.tar.gz", f"{package}-{version}.tar.gz"])]
+        else:
+            places = [(self.folder, [f"{stem}-{version}-*.whl", f"{package}-{version}-*.whl",
+                                     f"{stem}-{version}.tar.gz", f"{package}-{version}.tar.gz"])]
+        for folder, names in places:
+            for name in names:
+                found = sorted(folder.glob(name))
+                if found:
+                    return found[0]
         return None
+
+    def _download_sdist(self, package: str, version: str) -> None:
+        """The release's sdist as PyPI's JSON API lists it, checked against its SHA-256."""
+        url = f"https://pypi.org/pypi/{package}/{version}/json"
+        print(f"bisect_ranges: sdist of {package}=={version} from {url}", file=sys.stderr)
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer:
+                listed = json.load(answer)
+            files = [f for f in listed.get("urls") or [] if f.get("packagetype") == "sdist"]
+            if not files:
+                raise Refused(f"PyPI lists no source archive (sdist) of {package}=={version}")
+            entry = files[0]
+            with urllib.request.urlopen(entry["url"], timeout=300) as answer:
+                data = answer.read()
+        except (OSError, ValueError, KeyError) as err:
+            raise Refused(f"could not download the sdist of {package}=={version} from PyPI ({err})") from None
+        if hashlib.sha256(data).hexdigest() != (entry.get("digests") or {}).get("sha256"):
+            raise Refused(f"the sdist of {package}=={version} does not match the SHA-256 PyPI lists")
+        name = Path(entry["filename"]).name
+        if not name.endswith(".tar.gz"):
+            raise Refused(f"the sdist of {package}=={version} is {name}, not a .tar.gz")
+        self.sdists.mkdir(parents=True, exist_ok=True)
+        (self.sdists / name).write_bytes(data)
 
     def release(self, product: str, version: str) -> Release:
         key = (product, version)
         if key not in self.cache:
             package = PACKAGES[product]
-            path = self._local(package, version)
+            sdist_only = product in SDIST_ONLY
+            path = self._local(package, version, sdist_only)
             if path is None and self.fetch:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                print(f"bisect_ranges: pip download {package}=={version}", file=sys.stderr)
-                subprocess.run([sys.executable, "-m", "pip", "download", f"{package}=={version}", "--no-deps",
-                                "--quiet", "-d", str(self.folder)], check=False, stdout=subprocess.DEVNULL)
-                path = self._local(package, version)
+                if sdist_only:
+                    self._download_sdist(package, version)
+                else:
+                    self.folder.mkdir(parents=True, exist_ok=True)
+                    print(f"bisect_ranges: pip download {package}=={version}", file=sys.stderr)
+                    subprocess.run([sys.executable, "-m", "pip", "download", f"{package}=={version}", "--no-deps",
+                                    "--quiet", "-d", str(self.folder)], check=False, stdout=subprocess.DEVNULL)
+                path = self._local(package, version, sdist_only)
             if path is None:
-                raise Refused(f"no archive of {package}=={version} in {self.folder} (pip download failed?)")
-            self.cache[key] = Release(path, package)
+                where = self.sdists if sdist_only else self.folder
+                how = "PyPI download" if sdist_only else "pip download"
+                raise Refused(f"no archive of {package}=={version} in {where} ({how} failed?)")
+            self.cache[key] = Release(path, package, whole=sdist_only)
         return self.cache[key]
 
 
@@ -481,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("incidents", nargs="*", help="only these incident ids (default: every predicate)")
     ap.add_argument("--wheels", type=Path, default=ROOT / ".wheels", help="folder of release archives (pip downloads "
                                                                           "missing ones into it)")
+    ap.add_argument("--router-sdists", type=Path, help="folder of sglang-router source archives (default: "
+                                                        "<wheels>/router-sdists; missing ones are downloaded from PyPI)")
     ap.add_argument("--predicates", type=Path, default=PREDICATES)
     ap.add_argument("--data", type=Path, default=DATA / "incidents.yaml")
     ap.add_argument("--verify", action="store_true", help="evaluate every release, not a bisection")
@@ -495,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
             if unknown_ids:
                 raise Refused(f"no predicate for {', '.join(sorted(unknown_ids))}")
             preds = [p for p in preds if p.incident in args.incidents]
-        wheels = Wheels(args.wheels, fetch=not args.offline)
+        wheels = Wheels(args.wheels, fetch=not args.offline, sdists=args.router_sdists)
         found: dict[tuple[str, str], dict] = {}
         failed = 0
         for pred in preds:

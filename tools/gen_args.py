@@ -24,6 +24,7 @@ Run from the project root; each command writes ``data/<program>-args-<version>.j
 
     # the router's Python launcher, python -m sglang_router.launch_router
     .venv/bin/python -m tools.gen_args router --version 0.3.2
+    .venv/bin/python -m tools.gen_args router --sdist /work/wheels/router-sdists/sglang_router-0.1.9.tar.gz
 
     # Miles, from a git checkout or bare repository at a tag or commit. Miles copies SGLang's
     # parser as --sglang-* / --eval-sglang-* and the router's as --router-*: pass the unpacked
@@ -84,7 +85,8 @@ Releases up to 0.5.9 register some options under another name than the field
 Which files exist: the newest release (0.5.23), the release the manual
 describes (0.5.22), and older releases an incident's version range needs
 (0.5.8, 0.5.9, 0.5.17, 0.5.18); the router release of SGLang 0.5.22's time (0.3.2,
-the newest sglang-router on PyPI then); bench_serving of 0.5.22; Miles v0.1.0.
+the newest sglang-router on PyPI then) and 0.1.9, which a router range needs (read from
+its source archive); bench_serving of 0.5.22; Miles v0.1.0.
 
 A switch (``store_true``, ``store_false``, ``store_const``, a deprecated flag
 that takes no value, ``BooleanOptionalAction``) has ``type: "bool"`` and
@@ -1609,6 +1611,28 @@ def _namespaces(interp: Interp, module: Module) -> Callable[[ClassObj], list[Cla
     return extra
 
 
+def _sdist_tree(sdist: Path, tmp: str) -> Tree:
+    """The Python files of a router source archive, from the folder that holds ``sglang_router/``
+    (``py_src/`` in 0.1.x, ``bindings/python/src/`` later); its version from PKG-INFO."""
+    import tarfile
+
+    out = Path(tmp) / "sdist"
+    with tarfile.open(sdist) as tar:
+        for member in tar.getmembers():
+            parts = member.name.split("/")
+            if member.isfile() and "sglang_router" in parts[1:-1] and member.name.endswith(".py"):
+                k = parts.index("sglang_router", 1)
+                target = out / "/".join(parts[k:])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tar.extractfile(member).read())
+            elif member.isfile() and len(parts) == 2 and parts[1] == "PKG-INFO":
+                text = tar.extractfile(member).read().decode("utf-8", errors="replace")
+                meta = out / "sglang_router-sdist.dist-info" / "METADATA"
+                meta.parent.mkdir(parents=True, exist_ok=True)
+                meta.write_text(text, encoding="utf-8")
+    return DirTree(out)
+
+
 def _version_of(tree: Tree, dist: str) -> str | None:
     finder = getattr(tree, "find", None)
     if finder is None:
@@ -1692,10 +1716,14 @@ def read_bench(tree: Tree, warn=None) -> tuple[list[dict], str]:
 def read_router(tree: Tree, warn=None) -> tuple[list[dict], str]:
     interp = Interp(tree, warn)
     parser = _run_main(interp, "sglang_router.launch_router")
+    # RouterArgs moved from launch_router.py to router_args.py in later releases (0.1.9 has it in launch_router)
     mod = interp.module("sglang_router.router_args")
+    files = "sglang_router/launch_router.py and sglang_router/router_args.py"
+    if mod is None:
+        mod, files = interp.module("sglang_router.launch_router"), "sglang_router/launch_router.py"
     classes = [mod.lookup("RouterArgs")] if mod else []
     schema = Schema(interp, [c for c in classes if isinstance(c, ClassObj)])
-    return finish(interp, parser, schema, abbreviations=True), "sglang_router/launch_router.py and sglang_router/router_args.py"
+    return finish(interp, parser, schema, abbreviations=True), files
 
 
 def read_miles(tree: Tree, warn=None) -> tuple[list[dict], str]:
@@ -1756,6 +1784,8 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--wheel", type=Path, help="a wheel file")
     src.add_argument("--src", type=Path, help="an unpacked wheel or source tree (the folder holding the package)")
     src.add_argument("--git", type=Path, help="a git directory (with --ref): for Miles")
+    src.add_argument("--sdist", type=Path, help="for router: its source archive (sglang_router-<v>.tar.gz, as PyPI "
+                                                "serves it; read, never built)")
     ap.add_argument("--ref", default="HEAD", help="tag or commit in --git")
     ap.add_argument("--with-src", type=Path, action="append", default=[],
                     help="for miles: an unpacked SGLang or sglang-router wheel whose parser Miles copies "
@@ -1784,7 +1814,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             if args.git:
                 ap.error("--git is for miles")
-            if args.version:
+            if args.sdist:
+                if args.program != "router":
+                    ap.error("--sdist is for router")
+                tree = _sdist_tree(args.sdist, tmp)
+            elif args.version:
                 tree = ZipTree(_download(PACKAGES[args.program], args.version, tmp))
             elif args.wheel:
                 tree = ZipTree(args.wheel)
@@ -1793,7 +1827,8 @@ def main(argv: list[str] | None = None) -> int:
             version = args.label or _version_of(tree, DISTS[args.program]) or args.version
             if not version:
                 ap.error("the release's version is not recorded in its dist-info; pass --label")
-            origin = f"{PACKAGES[args.program]}=={version} wheel from PyPI"
+            origin = f"{PACKAGES[args.program]}=={version} " + (
+                "source archive (sdist) from PyPI" if args.sdist else "wheel from PyPI")
         text = generate(args.program, tree, version, origin, warn)
     if args.out == "-":
         sys.stdout.write(text)
