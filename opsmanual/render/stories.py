@@ -95,7 +95,7 @@ class MarkdownPieces:
         return Checks(source.section, page_url(source.page), self.html(source.markdown, source.page))
 
 
-def markdown_fingerprint(extensions: list, configs: dict) -> str:
+def markdown_fingerprint(extensions: list[Any], configs: dict[str, Any]) -> str:
     """What decides how Markdown converts a text besides the text: the extensions, their settings
     (a function by its name) and the versions of the Markdown packages."""
     import json
