@@ -28,7 +28,7 @@ class Source:
         return (match.group(1), int(match.group(3))) if match else None
 
 
-_COMPILED: dict[str, Any] = {}  # regex -> compiled, for matches()
+_COMPILED: dict[str | None, Any] = {}  # regex -> compiled, for matches()
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,9 @@ class LogPattern:
     def matches(self, line: str) -> bool:
         if self.literal is not None:
             return self.literal in line
-        compiled = _COMPILED.get(self._regex)
+        compiled = _COMPILED.get(self.regex)
         if compiled is None:
-            compiled = _COMPILED[self._regex] = self.compiled()
+            compiled = _COMPILED[self.regex] = self.compiled()
         return compiled.search(line) is not None
 
 
