@@ -77,7 +77,8 @@ def test_an_upward_import_breaks_a_contract(module, line, tmp_path):
 def test_the_types_pass_mypy():
     """mypy with pyproject.toml's settings: strict on the model, the text rules and the renderers
     (opsmanual/data, text and render), the other layers checked where they are annotated."""
-    result = subprocess.run([str(VENV_BIN / "mypy")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([str(VENV_BIN / "mypy")], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("Success"), result.stdout
 
@@ -102,6 +103,6 @@ def test_an_unannotated_or_mistyped_function_fails_mypy(module, written, broken,
     assert written in text, f"{module} no longer defines {written!r}; pick another function to break"
     path.write_text(text.replace(written, broken, 1), "utf-8")
     result = subprocess.run([str(VENV_BIN / "mypy"), "--cache-dir", str(tmp_path / ".mypy_cache")], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode != 0, result.stdout + result.stderr
     assert module in result.stdout and f"[{code}]" in result.stdout, result.stdout

@@ -11,11 +11,6 @@ the command line (opsmanual/cli/exposure.py) reads the command and the bundle.
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-
 from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_matches, digits, fmt_value, is_float, or_list,
                       parse)
 
@@ -38,6 +33,10 @@ APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "doe
 
 from opsmanual.text.versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
 from opsmanual.text.versions import version_key, version_parts  # noqa: E402,F401 -- re-exported for the engine's users
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def describe_range(r: dict) -> str:

@@ -93,7 +93,8 @@ class Matcher:
         markers = [PhaseMarker(g.id, p.phase, (p.when,)) for g in guidance for p in g.phases]
         self.incidents = [i for i in (*incidents, *guidance, *markers) if i.log_patterns]
         self.order = {inc.id: n for n, inc in enumerate(incidents)}
-        self.patterns: list[tuple[Incident | PhaseMarker, int]] = []  # pattern index -> (incident, its log_patterns index)
+        # pattern index -> (incident or phase marker, its log_patterns index)
+        self.patterns: list[tuple[Incident | PhaseMarker, int]] = []
         self.owners: list[list[tuple[int, re.Pattern | None]]] = []  # needle -> (pattern index, regex or None)
         # A phase marker's line can be on every line of a server log ("#running-req:"), and only its
         # last line before each match counts: markers are looked for backwards between the matches
