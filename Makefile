@@ -99,6 +99,7 @@ lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tes
 	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"
 	node_modules/.bin/eslint .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 bench: $(STAMP) browser  ## every speed figure (bench/bench.py), written to bench/results.json; takes a few minutes
 	$(PY) -m mkdocs build --strict --site-dir site >/dev/null

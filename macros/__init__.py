@@ -10,6 +10,7 @@ import functools
 import inspect
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # mkdocs-macros loads this file by path
@@ -78,7 +79,7 @@ def define_env(env):
         src, url, _ = _page(env)
         return state.stash(src, html) if mkdocs else markdown.links_from_source(html, url, src)
 
-    def fail(message):
+    def fail(message: str) -> NoReturn:
         src, _ = page()
         raise ManualError([Problem(f"docs/{src}", None, None, message)])
 

@@ -1,6 +1,6 @@
 """The linters run with the suite: stylelint on the stylesheets, eslint on the scripts (both pinned in
-package-lock.json). A lost brace once put every style of the check page inside the phone-only block;
-the CSS linter stops that at the source."""
+package-lock.json), import-linter on the layers and mypy on the types. A lost brace once put every
+style of the check page inside the phone-only block; the CSS linter stops that at the source."""
 from __future__ import annotations
 
 import os
@@ -72,3 +72,37 @@ def test_an_upward_import_breaks_a_contract(module, line, tmp_path):
                             text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert result.returncode != 0, result.stdout + result.stderr
     assert "BROKEN" in result.stdout
+
+
+def test_the_types_pass_mypy():
+    """mypy with pyproject.toml's settings: strict on the model, the text rules and the renderers
+    (opsmanual/data, text and render), the other layers checked where they are annotated."""
+    result = subprocess.run([str(VENV_BIN / "mypy")], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("Success"), result.stdout
+
+
+@pytest.mark.parametrize("module, written, broken, code", [
+    # a function of the model that loses its annotations
+    ("opsmanual/data/site.py", "def page_url(src: str) -> str:", "def page_url(src):", "no-untyped-def"),
+    # a renderer that says it returns a number and returns text
+    ("opsmanual/render/previews.py", "def first_paragraph(html: str) -> str:", "def first_paragraph(html: str) -> int:",
+     "return-value"),
+])
+def test_an_unannotated_or_mistyped_function_fails_mypy(module, written, broken, code, tmp_path):
+    """The type check is real: a copy of the package where a function of opsmanual/data loses its
+    annotations, or a renderer's return type is wrong, fails, naming the file and the rule."""
+    import shutil
+
+    for name in ("opsmanual", "macros", "tools"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    path = tmp_path / module
+    text = path.read_text("utf-8")
+    assert written in text, f"{module} no longer defines {written!r}; pick another function to break"
+    path.write_text(text.replace(written, broken, 1), "utf-8")
+    result = subprocess.run([str(VENV_BIN / "mypy"), "--cache-dir", str(tmp_path / ".mypy_cache")], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert module in result.stdout and f"[{code}]" in result.stdout, result.stdout

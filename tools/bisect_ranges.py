@@ -99,6 +99,7 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -130,7 +131,7 @@ class Release:
         """``whole``: a source archive named from its top folder (``src/...``), not from the package."""
         self.path = path
         self.files: dict[str, bytes | None] = {}
-        self._reader = None
+        self._reader: tuple[str, Any]  # ("zip", the ZipFile) or ("tar", the TarFile), set below
         top = package.replace("-", "_")
         if path.suffix == ".whl":
             archive = zipfile.ZipFile(path)
@@ -138,10 +139,10 @@ class Release:
             for name in archive.namelist():
                 self.files[name] = None
         else:
-            archive = tarfile.open(path)
-            self._reader = ("tar", archive)
-            self._members = {}
-            for member in archive.getmembers():
+            tar = tarfile.open(path)
+            self._reader = ("tar", tar)
+            self._members: dict[str, tarfile.TarInfo] = {}
+            for member in tar.getmembers():
                 if not member.isfile():
                     continue
                 parts = member.name.split("/")
@@ -337,12 +338,13 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
                         set(test) - {"match", "no_match", "file"}:
                     raise Refused(f"{where}: holds[{t}] has one of match or no_match (and optionally file)")
                 try:
-                    re.compile(test.get("match", test.get("no_match")))
+                    re.compile(test["match"] if "match" in test else test["no_match"])  # exactly one is there
                 except re.error as err:
                     raise Refused(f"{where}: holds[{t}]: not a regular expression ({err})") from None
             if not any("match" in t and "file" not in t for t in holds):
                 raise Refused(f"{where}: one test must match in `file`, so the evidence names a line")
-        out.append(Predicate(**{k: (str(v) if k in ("since", "anchor") else v) for k, v in entry.items()}))
+        fields: dict[str, Any] = {k: (str(v) if k in ("since", "anchor") else v) for k, v in entry.items()}
+        out.append(Predicate(**fields))
     return out
 
 
@@ -417,7 +419,7 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
         rng["fixed"] = order[end]
     else:
         rng["last_affected"] = order[-1]
-    evidence = {"predicate": " ".join(pred.description.split()), "file": path}
+    evidence: dict[str, Any] = {"predicate": " ".join(pred.description.split()), "file": path}
     if line is not None:
         evidence["line"] = line
     evidence.update({"holds_first": order[first], "holds_last": last,
@@ -462,7 +464,7 @@ def write_ranges(text: str, found: dict[tuple[str, str], dict]) -> str:
     lines = text.split("\n")
     starts = [i for i, ln in enumerate(lines) if ln.startswith("- id: ")]
     out_blocks = []
-    done = set()
+    done: set[tuple[str, str]] = set()
     bounds = [0, *starts, len(lines)]
     for b in range(len(bounds) - 1):
         block = lines[bounds[b]:bounds[b + 1]]

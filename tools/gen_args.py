@@ -108,7 +108,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -268,7 +268,7 @@ class _Missing:
 
 
 MISSING = _Missing()
-DATACLASS_FIELD = object()  # the class of what ``dataclasses.fields(...)`` yields
+DATACLASS_FIELD: Any = object()  # the class of what ``dataclasses.fields(...)`` yields
 
 
 class _Return(Exception):
@@ -431,7 +431,7 @@ class Env:
         self.module, self.parent, self.local = module, parent, dict(local or {})
 
     def lookup(self, name):
-        env = self
+        env: Env | None = self
         while env is not None:
             if name in env.local:
                 return env.local[name]
@@ -628,11 +628,12 @@ class Interp:
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.JoinedStr):
-            parts = []
+            parts: list[Any] = []
             for v in node.values:
                 if isinstance(v, ast.Constant):
                     parts.append(str(v.value))
                 else:
+                    v = cast(ast.FormattedValue, v)  # a JoinedStr holds constants and formatted values
                     val = self.eval(v.value, env)
                     if unknown(val) or not _plain_ok(val):
                         parts.append("{" + ast.unparse(v.value) + "}")
@@ -653,20 +654,20 @@ class Interp:
                     out.append(self.eval(e, env))
             return _as_set(out) if isinstance(node, ast.Set) else out
         if isinstance(node, ast.Dict):
-            out = {}
+            mapping = {}
             for k, v in zip(node.keys, node.values):
                 if k is None:
                     d = self.eval(v, env)
                     if isinstance(d, dict):
-                        out.update(d)
+                        mapping.update(d)
                     else:
                         return Unknown("dict splat")
                 else:
                     key = self.eval(k, env)
                     if unknown(key) or not _hashable(key):
                         return Unknown("dict key")
-                    out[key] = self.eval(v, env)
-            return out
+                    mapping[key] = self.eval(v, env)
+            return mapping
         if isinstance(node, ast.Name):
             return env.lookup(node.id)
         if isinstance(node, ast.Attribute):
@@ -1210,7 +1211,7 @@ def _plain_ok(v) -> bool:
 
 def _as_set(items) -> list:
     """A set, as a sorted list: set order differs between runs, output must not."""
-    out = []
+    out: list = []
     for x in items:
         if not any(x is y or (_plain_ok(x) and _plain_ok(y) and _plain(x) == _plain(y)) for y in out):
             out.append(x)
@@ -1231,7 +1232,7 @@ class FieldInfo:
     default: Any  # MISSING when none
     annotation: ast.expr | None
     owner: ClassObj
-    meta: dict | None = None  # the Arg(...) keywords, or {"help": ...}
+    meta: Any = None  # a dict: the Arg(...) keywords, or {"help": ...}
 
 
 class Schema:

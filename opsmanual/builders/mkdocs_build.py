@@ -7,6 +7,7 @@ opsmanual/builders/mkdocs_hooks.py forwards MkDocs' events here, with this build
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -47,7 +48,7 @@ def on_files(state: BuildState, files, config):
         raise PluginError(err.report()) from None
     for page in site_plan.pages:
         # The page's HTML body waits in the build state; Markdown only sees its placeholder.
-        content = page.source(block=lambda html, src=page.path: state.stash(src, html))
+        content = page.source(block=partial(state.stash, page.path))
         files.append(File.generated(config, page.path, content=content, inclusion=InclusionLevel.NOT_IN_NAV))
     for generated in site_plan.files:
         files.append(File.generated(config, generated.path, content=generated.content))

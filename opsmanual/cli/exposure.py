@@ -120,7 +120,9 @@ def load_bundle(project: str = ROOT) -> dict:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         tmp = f"{cache}.{os.getpid()}.tmp"
         # key line, then the bundle without its argument lists (8-byte length first), then each list
-        blobs, offsets, at = [], {}, 0
+        blobs: list[bytes] = []
+        offsets: dict[str, dict[str, tuple[int, int]]] = {}
+        at = 0
         for program, lists in result["args"].items():
             for version, content in lists.items():
                 blob = marshal.dumps(content)

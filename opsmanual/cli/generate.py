@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from functools import partial
 from pathlib import Path
 
 from opsmanual import ROOT
@@ -84,8 +85,7 @@ def _write(out: Path, project: Path) -> None:
         target = docs / generated.path
         target.parent.mkdir(parents=True, exist_ok=True)
         url = page_url(generated.path)
-        target.write_text(generated.source(block=lambda html, src=generated.path, url=url:
-                                           links_from_source(html, url, src)), "utf-8")
+        target.write_text(generated.source(block=partial(links_from_source, url=url, src=generated.path)), "utf-8")
     for file in site_plan.files:
         target = docs / file.path
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -171,7 +171,8 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             # --version names the SGLang release: a router's or Miles' command is checked without it
             given = version if version and engine.parse(command)["program"] in ("sglang", "engine", "bench") else None
             out = engine.check(command, gpu=gpu, version=given)
-            results, ignored = [], []
+            results: list[dict] = []
+            ignored: list[dict] = []
             for r in out["results"]:
                 e = ignoring(ignore, r["id"], shown)
                 (ignored if e else results).append(dict(r, ignored=e) if e else r)

@@ -8,6 +8,10 @@ docs/javascripts/sgm/exposure.js) replaces each with its value, and nothing else
 """
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the exposure command starts fast
+if TYPE_CHECKING:
+    from typing import Any
+
 # The four verdicts an incident gets from a check, in the order the answer gives them.
 VERDICTS = {
     "applies": "applies",              # every condition holds and the version is in the affected range
@@ -193,7 +197,8 @@ SHELL_OPTIONS = {
            "--extra", "--group", "--index", "--index-url", "--extra-index-url", "--package", "--isolated"],
 }
 
-WORDS = {
+# the words the command line and the browser share; "headline" and "page" are groups of words
+WORDS: dict[str, Any] = {
     "headline": {
         "both": "{applies} and {may} may apply, of {checked} checked.",
         "applies": "{applies}, of {checked} checked.",
@@ -238,7 +243,7 @@ WORDS = {
 }
 
 
-def fill(template: str, **values) -> str:
+def fill(template: str, **values: object) -> str:
     """``template`` with each ``{name}`` replaced by its value (as the browser's ``fill`` does)."""
     out, i = [], 0
     while i < len(template):
@@ -254,7 +259,7 @@ def fill(template: str, **values) -> str:
     return "".join(out)
 
 
-def bundle_words() -> dict:
+def bundle_words() -> dict[str, Any]:
     """What the browser needs of these words, as plain JSON."""
     return {"verdicts": dict(VERDICTS), "add": {k: dict(v) for k, v in ADD.items()}, "listed": LISTED,
             "list_label": dict(LIST_LABEL), "programs": dict(PROGRAMS), "traits": dict(TRAITS),
@@ -262,6 +267,6 @@ def bundle_words() -> dict:
             "shell_options": {k: list(v) for k, v in SHELL_OPTIONS.items()}, **WORDS}
 
 
-def say(key: str, **values) -> str:
+def say(key: str, **values: object) -> str:
     """The message ``key`` of MESSAGES, filled in."""
     return fill(MESSAGES[key], **values)

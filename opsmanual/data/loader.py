@@ -11,17 +11,26 @@ from opsmanual import ROOT as PROJECT
 
 import re
 import unicodedata
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from opsmanual.data import validate
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.model import Incident, build
 from opsmanual.data.patterns import MAX_GENERIC_SHARE, pattern_problems
 from opsmanual.data.site import Site, load_site
-from opsmanual.data.yamlfile import decode, line_of, read
+from opsmanual.data.yamlfile import LineDict, decode, line_of, read
+
+if TYPE_CHECKING:
+    from opsmanual.data.metrics import Metrics
+    from opsmanual.data.model import Guidance
+
+# The line of a field of one entry, from its path inside the entry: where("sources", 2, "url").
+LineOf = Callable[..., int | None]
 
 ROOT = Path(PROJECT)
 SCHEMA = ROOT / "data" / "incidents.schema.json"
@@ -35,7 +44,7 @@ _REPOS = {
 _NAMED = re.compile(r"^(?:(?P<miles>radixark/miles)|(?P<vllm>vLLM discussion ))?#(?P<nums>[0-9]+(?:, #[0-9]+)*)$")
 
 
-def schema() -> dict:
+def schema() -> dict[str, Any]:
     return validate.load_schema(SCHEMA)
 
 
@@ -49,7 +58,7 @@ def labels(field: str) -> dict[str, str]:
     return {value: named[value] for value in where["enum"]}
 
 
-def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
+def _schema_problems(data: Any, shown: str) -> dict[int, list[Problem]]:
     """Schema violations, grouped by the index of the incident they concern."""
     grouped: dict[int, list[Problem]] = {}
     for error in validate.errors(data, SCHEMA, shown):
@@ -67,7 +76,7 @@ def _schema_problems(data, shown: str) -> dict[int, list[Problem]]:
     return grouped
 
 
-def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
+def _github_problems(inc: Incident, shown: str, line: LineOf) -> list[Problem]:
     """A GitHub-named incident links its own thread(s), under the right id."""
     match = _NAMED.match(inc.name)
     if not match:
@@ -75,15 +84,16 @@ def _github_problems(inc: Incident, shown: str, line) -> list[Problem]:
     key = "miles" if match.group("miles") else "vllm-discussion" if match.group("vllm") else "sglang"
     repo, kinds = _REPOS[key]
     numbers = [int(n) for n in re.findall(r"[0-9]+", match.group("nums"))]
-    problems = []
+    problems: list[Problem] = []
 
-    def bad(message, *path):
+    def bad(message: str, *path: str | int) -> None:
         problems.append(Problem(shown, line(*path), inc.id, message))
 
     expected_id = f"{key}-{numbers[0]}"
     if inc.id != expected_id:
         bad(f"id {inc.id!r} does not match the name {inc.name!r}: expected {expected_id!r}", "id")
-    linked, strays = set(), 0
+    linked: set[int] = set()
+    strays = 0
     for i, src in enumerate(inc.sources):
         gh = src.github
         if gh and src.kind in kinds and gh[0] == repo:
@@ -107,7 +117,7 @@ RESERVED_IDS = frozenset({"index"})  # incidents/index.html is the table's own p
 @lru_cache(maxsize=None)
 def element_ids() -> frozenset[str]:
     """The fixed element ids the manual's templates write (the finder's field, "told-in", ...)."""
-    found = set()
+    found: set[str] = set()
     for folder in (ROOT / "opsmanual" / "render" / "templates", ROOT / "overrides"):
         for path in folder.rglob("*.html"):
             found.update(re.findall(r'\bid="([a-z0-9]+(?:-[a-z0-9]+)*)"', path.read_text("utf-8")))
@@ -131,14 +141,14 @@ def _id_problems(inc: Incident, site: Site) -> list[str]:
     return []
 
 
-def _status_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
+def _status_problems(inc: Incident, line: LineOf) -> list[tuple[int | None, str]]:
     """A status carries its evidence, and a declared correction really corrects something."""
-    problems = []
+    problems: list[tuple[int | None, str]] = []
     if inc.fixed_in and inc.status != "fixed":
         problems.append((line("fixed_in"), f"fixed_in belongs to status fixed, but the status is {inc.status}"))
     if inc.workaround and inc.status != "workaround":
         problems.append((line("workaround"), f"workaround belongs to status workaround, but the status is {inc.status}"))
-    seen = set()
+    seen: set[str] = set()
     for k, corr in enumerate(inc.corrections):
         if corr.field in seen:
             problems.append((line("corrections", k), f"corrections[{k}]: {corr.field} is corrected twice"))
@@ -152,13 +162,13 @@ def _status_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
     return problems
 
 
-def _pattern_problems(inc: Incident, line) -> list[tuple[int | None, str]]:
+def _pattern_problems(inc: Incident, line: LineOf) -> list[tuple[int | None, str]]:
     return pattern_problems(inc.log_patterns, inc.log_examples, line)
 
 
-def _sharing_problems(sound, shown: str) -> list[Problem]:
+def _sharing_problems(sound: Iterable[tuple[Incident, LineOf]], shown: str) -> list[Problem]:
     """A generic line (one several incidents print) stays useful only while few incidents share it."""
-    sharing: dict[str, list] = {}
+    sharing: dict[str, list[tuple[Incident, LineOf, int]]] = {}
     for inc, where in sound:
         for k, pat in enumerate(inc.log_patterns):
             if pat.generic:
@@ -190,35 +200,37 @@ class Facts:
     data/gpus.yaml, the model families of data/models.yaml, the releases of data/releases.yaml, and
     each program's argument list by version (data/<program>-args-<version>.json)."""
 
-    gpu_entries: tuple  # the entries of data/gpus.yaml, as plain mappings
-    models: tuple  # the entries of data/models.yaml
-    releases: dict  # product -> {"source", "listed", "versions"} (newest first)
-    arglists: dict  # list name -> {version: the argument list as tools/gen_args.py writes it}
+    gpu_entries: tuple[dict[str, Any], ...]  # the entries of data/gpus.yaml, as plain mappings
+    models: tuple[dict[str, Any], ...]  # the entries of data/models.yaml
+    releases: dict[str, dict[str, Any]]  # product -> {"source", "listed", "versions"} (newest first)
+    # list name -> {version: the argument list as tools/gen_args.py writes it}
+    arglists: dict[str, dict[str, dict[str, Any]]]
 
     @cached_property
-    def options(self) -> dict:
+    def options(self) -> dict[str, dict[str, frozenset[str]]]:
         """List name -> {version: frozenset of option names and aliases}."""
         return {program: {version: frozenset(o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
                           for version, listed in lists.items()} for program, lists in self.arglists.items()}
 
     @cached_property
-    def gpus(self) -> frozenset:
+    def gpus(self) -> frozenset[str]:
         return frozenset(g["id"] for g in self.gpu_entries)
 
     @cached_property
-    def architectures(self) -> frozenset:
+    def architectures(self) -> frozenset[str]:
         return frozenset(g["architecture"] for g in self.gpu_entries)
 
     @cached_property
-    def families(self) -> frozenset:
+    def families(self) -> frozenset[str]:
         return frozenset(m["family"] for m in self.models)
 
     def versions(self, product: str) -> tuple[str, ...]:
         """The releases of ``product``, newest first (empty when data/releases.yaml lists none)."""
         return tuple((self.releases.get(product) or {}).get("versions") or ())
 
-    def argument(self, program: str, version: str, name: str) -> dict | None:
+    def argument(self, program: str, version: str, name: str) -> dict[str, Any] | None:
         """The argument ``name`` (or one of its aliases) of a list, as gen_args.py writes it."""
+        arg: dict[str, Any]
         for arg in (self.arglists.get(program, {}).get(version) or {}).get("arguments", ()):
             if arg["name"] == name or name in (arg.get("aliases") or ()):
                 return arg
@@ -243,13 +255,13 @@ def fold_gpu_name(name: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _facts(data_dir: Path, stamp) -> Facts:
+def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
     from opsmanual.data.model import plain_data
     from opsmanual.text.versions import version_parts
     from opsmanual.data.yamlfile import read_json
 
     problems: list[Problem] = []
-    content = {}
+    content: dict[str, Any] = {}
     for name, schema_name in FACT_SCHEMAS:
         path = data_dir / name
         shown = f"data/{name}"
@@ -280,7 +292,7 @@ def _facts(data_dir: Path, stamp) -> Facts:
             if version_parts(str(v)) is None:
                 problems.append(Problem("data/releases.yaml", line_of(releases, [product, "versions", j]), None,
                                         f"{product}: {v!r} is not a release number"))
-    arglists: dict = {}
+    arglists: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted(data_dir.glob("*-args-*.json")):
         shown = f"data/{path.name}"
         program = next((p for p in ARG_LISTS if path.name.startswith(p + "-args-")), None)
@@ -310,7 +322,7 @@ def _facts(data_dir: Path, stamp) -> Facts:
                  releases=plain_data(releases), arglists=arglists)
 
 
-def _leaves(cond, path: list):
+def _leaves(cond: Any, path: list[str | int]) -> Iterator[tuple[str, Any, list[str | int]]]:
     """Each leaf condition (key, value, path from the incident) of an exposure condition."""
     if not isinstance(cond, dict) or len(cond) != 1:
         return
@@ -324,7 +336,7 @@ def _leaves(cond, path: list):
         yield key, value, [*path, key]
 
 
-def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
+def _covered(ranges: list[dict[str, Any]], program: str, known: Facts, site: Site) -> list[str]:
     """The versions of ``program``'s argument lists that the incident's ranges cover, newest first;
     the manual's release (for SGLang's own lists; else the newest list) where the range is unknown."""
     from opsmanual.text.versions import version_key
@@ -332,7 +344,7 @@ def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
     lists = known.options.get(program) or {}
     product = LIST_PRODUCT[program]
     mine = [r for r in ranges if r.get("product") == product]
-    covered = set()
+    covered: set[str | None] = set()
     if not mine or any(r.get("unknown") for r in mine):
         newest = max(lists, key=version_key) if lists else None
         covered.add(site.version if site.version in lists and product == "sglang" else newest)
@@ -349,7 +361,7 @@ def _covered(ranges: list, program: str, known: Facts, site: Site) -> list[str]:
     return sorted((v for v in covered if v is not None), key=version_key, reverse=True)
 
 
-def _number(value) -> float:
+def _number(value: Any) -> float:
     """A bound as a number: compute capabilities are written as text ("8.9")."""
     try:
         return float(value)
@@ -357,15 +369,16 @@ def _number(value) -> float:
         return float("nan")
 
 
-def _range_problems(ranges: list, line, known: Facts) -> list[tuple[int | None, str]]:
+def _range_problems(ranges: list[Any], line: LineOf, known: Facts) -> list[tuple[int | None, str]]:
     """Every release a range names is a release of its product, and a range never runs backwards."""
     from opsmanual.text.versions import compare
 
-    problems = []
+    problems: list[tuple[int | None, str]] = []
     for k, r in enumerate(ranges):
         product = r.get("product")
         released = known.versions(product)
-        named = [(key, r[key]) for key in ("introduced", "fixed", "last_affected") if key in r and r[key] != "0"]
+        named: list[tuple[str, Any]] = [(key, r[key]) for key in ("introduced", "fixed", "last_affected")
+                                        if key in r and r[key] != "0"]
         named += [("seen", v) for v in r.get("seen") or ()]
         for key, version in named:
             if not released:
@@ -387,7 +400,7 @@ def _range_problems(ranges: list, line, known: Facts) -> list[tuple[int | None, 
     return problems
 
 
-def _contradictions(cond, path: list, line) -> list[tuple[int | None, str]]:
+def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tuple[int | None, str]]:
     """Tests of one ``all`` that no command can meet together: a flag both given and not given, two
     different values, a minimum above a maximum, two programs at once."""
     if not isinstance(cond, dict) or len(cond) != 1:
@@ -406,7 +419,7 @@ def _contradictions(cond, path: list, line) -> list[tuple[int | None, str]]:
         k = programs[1][0]
         problems.append((line(*path, "all", k), f"{validate.field_name([*path, 'all', k])}: a command is one program, "
                                                 f"not both {programs[0][1]} and {programs[1][1]}; use any: for either"))
-    tests: dict[tuple, list] = {}
+    tests: dict[tuple[str, str, str | None], list[tuple[int, dict[str, Any]]]] = {}
     for k, c in enumerate(value):
         if isinstance(c, dict) and len(c) == 1:
             (kind, test), = c.items()
@@ -415,7 +428,7 @@ def _contradictions(cond, path: list, line) -> list[tuple[int | None, str]]:
     for (kind, _, name), found in tests.items():
         if len(found) < 2:
             continue
-        merged: dict = {}
+        merged: dict[str, list[Any]] = {}
         for _, test in found:
             for op in ("present", "absent", "equals", "min", "max"):
                 if op in test:
@@ -441,7 +454,7 @@ def _contradictions(cond, path: list, line) -> list[tuple[int | None, str]]:
     return problems
 
 
-def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tuple[int | None, str]]:
+def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) -> list[tuple[int | None, str]]:
     """Every flag a condition names exists at a version the incident's range covers, and every GPU,
     architecture and model family it names is in data/gpus.yaml or data/models.yaml."""
     exposure = inc.exposure or {}
@@ -468,9 +481,10 @@ def _exposure_problems(inc: Incident, line, known: Facts, site: Site) -> list[tu
                 wanted = [value[test]] if test == "equals" else value[test]
                 # a value must be one the flag takes at some release the range covers (a later
                 # release may add choices, such as lower-case spellings, or drop the fixed list)
-                args = {v: known.argument(program, v, value["name"]) for v in versions}
+                args: dict[str, Any] = {v: known.argument(program, v, value["name"]) for v in versions}
                 args = {v: a for v, a in args.items() if a is not None}
-                lists = {v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()}
+                lists: Mapping[str, Collection[str]] = {v: [str(c) for c in a.get("choices") or ()]
+                                                        for v, a in args.items()}
                 if args and all(lists.values()):
                     odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
                     if odd is not None:
@@ -532,12 +546,12 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
     first_line: dict[str, int] = {}
     first_name: dict[str, str] = {}
     names_seen: set[str] = set()
-    sound: list = []  # (incident, its line function) whose patterns passed _pattern_problems
+    sound: list[tuple[Incident, LineOf]] = []  # (incident, its line function) whose patterns passed _pattern_problems
     known = facts(data_dir or ROOT / "data")
     for index, raw in enumerate(data):
         if index in grouped:
             continue
-        line = line_of(data, [index])
+        line = cast(int, line_of(data, [index]))  # every item of a parsed list has its line
         try:
             inc = build(raw, line)
         except ValueError as err:  # a well-formed but impossible date
@@ -563,7 +577,7 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
                                         f"sections: {number} has no page; the manual's sections are "
                                         f"{site.parts[0].sections[0].number} to {site.parts[-1].sections[-1].number} "
                                         f"as listed in data/manual.yaml"))
-        where = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
+        where: LineOf = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
         problems.extend(_github_problems(inc, shown, where))
         pattern_problems = _pattern_problems(inc, where)
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in pattern_problems)
@@ -588,7 +602,7 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 REDIRECTS_SCHEMA = ROOT / "data" / "redirects.schema.json"
 
 
-def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml") -> dict[str, str]:
+def load_redirects(path: Path, incidents: Iterable[Incident], *, shown: str = "data/redirects.yaml") -> dict[str, str]:
     """Old id -> current id, for incidents that were merged or renamed."""
     data = read(path, shown)
     if data is None:
@@ -597,9 +611,9 @@ def load_redirects(path: Path, incidents, *, shown: str = "data/redirects.yaml")
         raise ManualError([Problem(shown, 1, None, "expected a mapping of old id: new id")])
     validate.check(data, REDIRECTS_SCHEMA, shown)
     current = {i.id for i in incidents}
-    problems = []
+    problems: list[Problem] = []
     for old, new in data.items():
-        line = data.key_lines.get(old)
+        line = cast(LineDict, data).key_lines.get(old)
         if old in current:
             problems.append(Problem(shown, line, old, "is still an incident; only an id that is gone redirects"))
         elif new not in current:
@@ -617,7 +631,8 @@ def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str
         raise ManualError([Problem(shown, None, None, "the file is missing; it lists every incident id ever "
                                                       "published, one per line, and an id never leaves it")])
     text = decode(read_bytes(path, shown), shown)
-    ids, problems = [], []
+    ids: list[str] = []
+    problems: list[Problem] = []
     for number, line in enumerate(text.splitlines(), 1):
         entry = line.strip()
         if not entry or entry.startswith("#"):
@@ -631,7 +646,7 @@ def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str
     return ids
 
 
-def lost_ids(published: list[str], incidents, redirects: dict[str, str]) -> list[str]:
+def lost_ids(published: list[str], incidents: Iterable[Incident], redirects: dict[str, str]) -> list[str]:
     """Published ids that are neither an incident nor redirected: links to them would break."""
     current = {i.id for i in incidents}
     return [i for i in published if i not in current and i not in redirects]
@@ -640,7 +655,7 @@ def lost_ids(published: list[str], incidents, redirects: dict[str, str]) -> list
 SYNONYMS_SCHEMA = ROOT / "data" / "synonyms.schema.json"
 
 
-def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, ...]:
+def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict[str, Any], ...]:
     """The finder's synonym groups. A term belongs to one group, unless it means two things: then
     every group that holds it lists it under ``shared``, and the finder looks for both meanings."""
     data = read(path, shown)
@@ -657,7 +672,7 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
             places = holders.setdefault(key(term), [])
             if not places or places[-1] != k:
                 places.append(k)
-    problems = []
+    problems: list[Problem] = []
     for k, group in enumerate(data):
         terms = {key(t) for t in group["terms"]}
         for j, term in enumerate(group.get("shared", ())):
@@ -683,7 +698,8 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict, 
 GUIDANCE_SCHEMA = ROOT / "data" / "guidance.schema.json"
 
 
-def load_guidance(path: Path, site: Site, incidents, *, shown: str = "data/guidance.yaml") -> tuple:
+def load_guidance(path: Path, site: Site, incidents: Iterable[Incident], *,
+                  shown: str = "data/guidance.yaml") -> tuple[Guidance, ...]:
     """The errors that many incidents share, checked: patterns as strict as the incidents' own, each
     matching an example, a section that exists, and related incidents that exist."""
     from opsmanual.data.model import build_guidance
@@ -693,10 +709,12 @@ def load_guidance(path: Path, site: Site, incidents, *, shown: str = "data/guida
         raise ManualError([Problem(shown, 1, None, "the file is empty; it lists the errors many incidents share")])
     validate.check(data, GUIDANCE_SCHEMA, shown)
     known = {i.id for i in incidents}
-    problems, entries, seen = [], [], {}
+    problems: list[Problem] = []
+    entries: list[Guidance] = []
+    seen: dict[str, int | None] = {}
     for index, raw in enumerate(data):
-        where = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
-        entry = build_guidance(raw, where())
+        where: LineOf = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
+        entry = build_guidance(raw, cast(int, where()))  # every item of a parsed list has its line
         if entry.id in seen or entry.id in known:
             problems.append(Problem(shown, where("id"), None, f"{entry.id}: the id is already used "
                                     f"({'by the entry at line ' + str(seen[entry.id]) if entry.id in seen else 'by an incident'})"))
@@ -726,10 +744,10 @@ class Manual:
     site: Site
     incidents: tuple[Incident, ...]
     redirects: dict[str, str]
-    synonyms: tuple[dict, ...] = ()
+    synonyms: tuple[dict[str, Any], ...] = ()
     facts: Facts | None = None  # the GPUs, models, releases and argument lists, validated
-    guidance: tuple = ()  # the errors many incidents share (data/guidance.yaml)
-    metrics: object = None  # the metrics and alert rules (data/metrics.yaml: opsmanual.data.metrics.Metrics)
+    guidance: tuple[Guidance, ...] = ()  # the errors many incidents share (data/guidance.yaml)
+    metrics: Metrics | None = None  # the metrics and alert rules (data/metrics.yaml: opsmanual.data.metrics.Metrics)
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:

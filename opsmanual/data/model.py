@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any, cast
 
 GITHUB = re.compile(r"^https://github\.com/([^/]+/[^/]+)/(issues|pull|discussions)/([0-9]+)$")
 
@@ -26,7 +28,7 @@ class Source:
         return (match.group(1), int(match.group(3))) if match else None
 
 
-_COMPILED: dict = {}  # regex -> compiled, for matches()
+_COMPILED: dict[str | None, Any] = {}  # regex -> compiled, for matches()
 
 
 @dataclass(frozen=True)
@@ -40,18 +42,22 @@ class LogPattern:
 
     @property
     def text(self) -> str:
-        return self.literal if self.literal is not None else self.regex
+        return self.literal if self.literal is not None else self._regex
+
+    @property
+    def _regex(self) -> str:
+        return cast(str, self.regex)  # the schema gives every pattern a literal or a regex
 
     @property
     def prefilter(self) -> str:
         """Text every matching line contains: the literal, or the regex's longest fixed run."""
-        return self.literal if self.literal is not None else required_literal(self.regex)
+        return self.literal if self.literal is not None else required_literal(self._regex)
 
-    def compiled(self):
+    def compiled(self) -> Any:
         """The pattern on the manual's regex engine (opsmanual/text/regex.py: RE2, linear in the text)."""
         from opsmanual.text.regex import compile as compile_regex
 
-        return compile_regex(re.escape(self.literal) if self.literal is not None else self.regex)
+        return compile_regex(re.escape(self.literal) if self.literal is not None else self._regex)
 
     def matches(self, line: str) -> bool:
         if self.literal is not None:
@@ -69,7 +75,9 @@ def required_literal(regex: str) -> str:
     alternative is not required), so the result can be searched for first and
     the regex run only on the lines that contain it.
     """
-    from re import _parser as parser  # the stdlib's own parser; stable across 3.11-3.13
+    from opsmanual.data.patterns import sre_modules
+
+    _, parser = sre_modules()  # the stdlib's own parser; stable across 3.11-3.13
 
     best, run = "", ""
     for op, arg in parser.parse(regex):
@@ -90,7 +98,7 @@ class Correction:
     source: str
 
 
-def plain_data(value):
+def plain_data(value: Any) -> Any:
     """A parsed YAML value as plain dicts, lists and scalars (no line bookkeeping)."""
     if isinstance(value, dict):
         return {k: plain_data(v) for k, v in value.items()}
@@ -119,10 +127,10 @@ class Incident:
     fixed_in: tuple[tuple[str, str], ...] = ()  # (kind, value): ("pr", url), ("commit", url), ("version", "0.5.4")
     workaround: str | None = None
     corrections: tuple[Correction, ...] = ()
-    exposure: dict | None = field(default=None, compare=False, hash=False)
+    exposure: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     line: int = field(default=0, compare=False)
     # (field, index) -> the line of that item in the data file (log_patterns, log_examples)
-    lines: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    lines: dict[tuple[str, int], int | None] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def correction(self, name: str) -> Correction | None:
         """The declared correction of field ``name``, if any."""
@@ -134,7 +142,7 @@ class Incident:
         return self.sections[0].split(".")[0]
 
 
-def build(raw: dict, line: int) -> Incident:
+def build(raw: Mapping[str, Any], line: int) -> Incident:
     return Incident(
         id=raw["id"], name=raw["name"], title=raw["title"], symptom=raw["symptom"],
         cause=raw["cause"], fix=raw["fix"], status=raw["status"],
@@ -186,7 +194,7 @@ class Guidance:
         return self.lines
 
 
-def build_guidance(raw: dict, line: int) -> Guidance:
+def build_guidance(raw: Mapping[str, Any], line: int) -> Guidance:
     return Guidance(
         id=raw["id"], title=raw["title"],
         lines=tuple(LogPattern(literal=p.get("literal"), regex=p.get("regex"), generic=True, source=p.get("source"))

@@ -5,17 +5,28 @@ characters; and each pattern matched by an example kept beside it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opsmanual.data.model import LogPattern
 
 _ESCAPABLE = set("^$\\.*+?()[]{}|/")
 MAX_REPEAT = 1000  # the largest count a {n,m} quantifier may give
+
+
+def sre_modules() -> tuple[Any, Any]:
+    """The stdlib's regex constants and parser (re._constants, re._parser), which typeshed does not describe."""
+    from re import _constants, _parser  # type: ignore[attr-defined]  # private modules without stubs
+
+    return _constants, _parser
 
 
 def regex_subset_problem(regex: str) -> str | None:
     """Why ``regex`` falls outside the subset that Python's re and JavaScript's RegExp (flag u) read
     alike, or None. The subset: literal characters, ., classes of literals and ranges, \\d,
     quantifiers (greedy or lazy), plain and non-capturing groups, alternation, ^ and $."""
-    from re import _constants as c
-    from re import _parser as parser
+    c, parser = sre_modules()
 
     in_class, k = False, 0
     while k < len(regex):
@@ -84,10 +95,10 @@ def regex_subset_problem(regex: str) -> str | None:
 MIN_PREFILTER = 6  # characters of fixed text a regex must contain, so the triage scan stays fast
 
 
-def _atom_set(op, arg):
+def _atom_set(op: Any, arg: Any) -> Callable[[str], bool] | None:
     """The characters a single-character item of a parsed regex matches, as a test function; None for
     anything longer than one character."""
-    from re import _constants as c
+    c, _ = sre_modules()
 
     if op is c.LITERAL:
         return lambda ch: ord(ch) == arg
@@ -99,7 +110,7 @@ def _atom_set(op, arg):
         negate = bool(arg) and arg[0][0] is c.NEGATE
         items = arg[1:] if negate else arg
 
-        def test(ch):
+        def test(ch: str) -> bool:
             o = ord(ch)
             inside = any((kind is c.LITERAL and o == v) or (kind is c.RANGE and v[0] <= o <= v[1])
                          or (kind is c.CATEGORY and ch.isdigit() and ch.isascii()) for kind, v in items)
@@ -119,18 +130,17 @@ def regex_safety_problem(regex: str) -> str | None:
     several ways: a repeat inside a repeat ((a+)+), a repeated alternation ((a|ab)+), or two repeats
     in a row that can take the same characters ([0-9]+[0-9]*, .*.*). Refusing those leaves one way
     to split a run between neighbours, so each start of a search costs time linear in the line."""
-    from re import _constants as c
-    from re import _parser as parser
+    c, parser = sre_modules()
 
     try:
         tree = parser.parse(regex)
     except (re.error, OverflowError, RecursionError, ValueError):
         return None  # reported as "does not compile"
 
-    def repeats(items):
+    def repeats(items: Iterable[tuple[Any, Any]]) -> bool:
         return any(op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[1] > 1 for op, arg in items)
 
-    def walk(items, inside_repeat: bool) -> str | None:
+    def walk(items: Iterable[tuple[Any, Any]], inside_repeat: bool) -> str | None:
         items = list(items)
         previous = None  # the character test of the unbounded repeat just before, if any
         for op, arg in items:
@@ -204,7 +214,8 @@ def literal_problem(text: str) -> str | None:
     return None
 
 
-def pattern_problems(patterns, examples, line, fields=("log_patterns", "log_examples"),
+def pattern_problems(patterns: Sequence[LogPattern], examples: Sequence[str], line: Callable[..., int | None],
+                     fields: tuple[str, str] = ("log_patterns", "log_examples"),
                      check_examples: bool = True) -> list[tuple[int | None, str]]:
     """Patterns compile, keep to the subset, carry enough fixed text, and match the examples kept
     beside them (``fields`` names the two lists in the data, for the messages)."""

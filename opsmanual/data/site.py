@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -70,7 +71,7 @@ class Site:
     site_url: str = "http://127.0.0.1:8000/"
     repo_url: str | None = None
     # page -> the heading ids its own Markdown writes (an incident id must not take one)
-    anchors: dict = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
+    anchors: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @cached_property  # looked up for every link; the parts never change
     def sections(self) -> dict[str, Section]:
@@ -105,7 +106,7 @@ class Site:
         number = section_number.split(".")[0]
         return next(p for p in self.parts if p.number == number)
 
-    def nav(self) -> list:
+    def nav(self) -> list[dict[str, Any]]:
         """The navigation, in the shape of mkdocs.yml's ``nav``."""
         parts = [{p.label: [{s.label: s.page} for s in p.sections]} for p in self.parts]
         return [{t: page} for t, page in self.front] + parts + [{t: page} for t, page in self.back]
@@ -138,7 +139,7 @@ class PageError(Exception):
 _FAST_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml, when present
 
 
-def front_matter(text: str) -> dict:
+def front_matter(text: str) -> dict[str, Any]:
     """The YAML front matter of a Markdown page, or {}; raise PageError if it is malformed."""
     if not text.startswith("---"):
         return {}
@@ -231,20 +232,21 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
     validate.check(data, MANUAL_SCHEMA, shown, whole="the file")
     problems: list[Problem] = []
 
-    def bad(path, message):
+    def bad(path: list[str | int], message: str) -> None:
         problems.append(Problem(shown, line_of(data, path), None, message))
 
     claimed, page_ids = scan_pages(docs_dir)
-    parts, seen = [], set()
+    parts: list[Part] = []
+    seen: set[str] = set()
     for i, part in enumerate(data["parts"]):
         pnum = str(part.get("number", ""))
         if not _NUMBER.match(pnum) or "." in pnum or not part.get("title"):
             bad(["parts", i], "a part needs a number like \"3\" and a title")
             continue
-        sections = []
+        sections: list[Section] = []
         for j, sec in enumerate(part.get("sections") or []):
             num, title = str(sec.get("number", "")), sec.get("title")
-            where = ["parts", i, "sections", j]
+            where: list[str | int] = ["parts", i, "sections", j]
             if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
                 bad(where, f"section {num!r} of part {pnum} needs a number like \"{pnum}.1\" and a title")
                 continue
@@ -265,7 +267,7 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
             for page in pages:
                 problems.append(Problem(f"docs/{page}", 1, None,
                                         f"front matter names section {num}, which {shown} does not list"))
-    extra: dict[str, list] = {"front": [], "back": []}
+    extra: dict[str, list[tuple[str, str]]] = {"front": [], "back": []}
     for group, entries in extra.items():
         for k, entry in enumerate(data.get(group) or []):
             if not isinstance(entry, dict) or not entry.get("title") or not entry.get("page"):

@@ -9,6 +9,7 @@ anything or knows a site generator: text in, the pieces out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 CHECKS_TITLE = "What to check and do"
@@ -34,9 +35,9 @@ class ChecksSource:
     line: int
 
 
-def _lines(text: str):
+def _lines(text: str) -> Iterator[tuple[int, str, bool]]:
     """Each line of ``text`` with its number and whether it lies inside a fenced code block."""
-    fence = None
+    fence: str | None = None
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.lstrip()
         if stripped.startswith(("```", "~~~")):
@@ -59,11 +60,11 @@ def split(text: str, section: str, page: str, first_line: int = 1,
     of the page as (incident id, line, heading level), repeated ones included."""
     lines = list(_lines(text))
     stories: dict[str, StorySource] = {}
-    checks = None
+    checks: ChecksSource | None = None
     open_story: tuple[str, int, int, list[str]] | None = None  # (id, level, line, body)
     open_checks: tuple[int, list[str]] | None = None
 
-    def close_story():
+    def close_story() -> None:
         nonlocal open_story
         if open_story:
             ident, level, at, body = open_story
@@ -71,7 +72,7 @@ def split(text: str, section: str, page: str, first_line: int = 1,
                                                   at + first_line - 1))
         open_story = None
 
-    def close_checks():
+    def close_checks() -> None:
         nonlocal open_checks, checks
         if open_checks:
             at, body = open_checks

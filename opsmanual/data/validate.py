@@ -7,13 +7,18 @@ carry what a precise message needs.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.yamlfile import line_of
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError  # no stubs: Any to mypy
 
 
 @lru_cache(maxsize=None)
@@ -24,23 +29,24 @@ def _schema_text(path: Path) -> str:
         raise ManualError([Problem(path.name, None, None, f"the JSON Schema cannot be read: {err.strerror}")]) from None
 
 
-def load_schema(path: Path) -> dict:
-    return json.loads(_schema_text(path))
+def load_schema(path: Path) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(_schema_text(path))
+    return schema
 
 
 @lru_cache(maxsize=None)
-def _fast(path: Path):
+def _fast(path: Path) -> jsonschema_rs.Validator:
     return jsonschema_rs.validator_for(load_schema(path))
 
 
-def field_name(path, whole: str = "the value") -> str:
+def field_name(path: Sequence[str | int], whole: str = "the value") -> str:
     out = ""
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out or whole
 
 
-def describe(error, skip: int = 0, whole: str = "the value") -> str:
+def describe(error: ValidationError, skip: int = 0, whole: str = "the value") -> str:
     """One actionable sentence for a schema violation; ``skip`` leading path steps are left unnamed."""
     steps = list(error.absolute_path)[skip:]
     where = field_name(steps, whole)
@@ -71,7 +77,7 @@ def describe(error, skip: int = 0, whole: str = "the value") -> str:
     return f"{where}: {error.message}"
 
 
-def errors(data, schema_path: Path, shown: str) -> list:
+def errors(data: Any, schema_path: Path, shown: str) -> list[ValidationError]:
     """The schema's errors for ``data``, one per value (the first rule it breaks), in document order."""
     if _fast(schema_path).is_valid(data):
         return []
@@ -82,7 +88,8 @@ def errors(data, schema_path: Path, shown: str) -> list:
     if not found:  # the two validators disagree: say so rather than pass bad data
         raise ManualError([Problem(shown, None, None,
                                    f"does not match its schema: {next(_fast(schema_path).iter_errors(data))}")])
-    out, seen = [], set()
+    out: list[ValidationError] = []
+    seen: set[tuple[str | int, ...]] = set()
     for error in found:
         path = tuple(error.absolute_path)
         if path in seen:
@@ -92,7 +99,7 @@ def errors(data, schema_path: Path, shown: str) -> list:
     return out
 
 
-def where(data, error) -> int | None:
+def where(data: Any, error: ValidationError) -> int | None:
     """The line of the value an error concerns (of its first unknown key, for an unknown field)."""
     path = list(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -100,7 +107,7 @@ def where(data, error) -> int | None:
     return line_of(data, path) or getattr(data, "line", None) or 1
 
 
-def check(data, schema_path: Path, shown: str, whole: str = "the file") -> None:
+def check(data: Any, schema_path: Path, shown: str, whole: str = "the file") -> None:
     """Raise ManualError with one line per schema problem of a whole data file."""
     problems = [Problem(shown, where(data, e), None, describe(e, whole=whole)) for e in errors(data, schema_path, shown)]
     if problems:

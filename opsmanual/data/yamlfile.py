@@ -8,7 +8,9 @@ keeps line numbers so that every error can point at its line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -19,18 +21,18 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's C parser when
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-class LineDict(dict):
+class LineDict(dict[str, Any]):
     """A mapping that knows its own line and the line of each key."""
 
     line: int = 0
-    key_lines: dict
+    key_lines: dict[str, int]
 
 
-class LineList(list):
+class LineList(list[Any]):
     """A sequence that knows its own line and the line of each item."""
 
     line: int = 0
-    item_lines: list
+    item_lines: list[int]
 
 
 class _Refusal(Exception):
@@ -39,7 +41,7 @@ class _Refusal(Exception):
 
 
 class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
-    def construct_object(self, node, deep=False):
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node in self.constructed_objects or node in self.recursive_objects:
             raise _Refusal(node.start_mark.line + 1,
                            "YAML aliases (*name) are not allowed; write the value out")
@@ -68,7 +70,7 @@ for _tag, _rx, _firsts in _CORE:
 MAX_DIGITS = 15  # the longest integer the manual's data may hold; Python refuses to read 4,300 digits
 
 
-def _construct_int(loader, node):
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
     text = node.value.replace("_", "") if isinstance(node.value, str) else ""
     digits = text.lstrip("+-")
     line = node.start_mark.line + 1
@@ -82,7 +84,7 @@ def _construct_int(loader, node):
     return int(text)
 
 
-def _construct_float(loader, node):
+def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
     import math
 
     line = node.start_mark.line + 1
@@ -98,13 +100,13 @@ def _construct_float(loader, node):
     return value
 
 
-def _refuse_tag(loader, node):
+def _refuse_tag(loader: _StrictLoader, node: yaml.Node) -> Any:
     raise _Refusal(node.start_mark.line + 1, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not "
                                              "allowed; the data holds only text, numbers, true/false, lists and "
                                              "mappings")
 
 
-def _construct_map(loader, node):
+def _construct_map(loader: _StrictLoader, node: yaml.MappingNode) -> Iterator[LineDict]:
     result = LineDict()
     result.line, result.key_lines = node.start_mark.line + 1, {}
     yield result
@@ -123,7 +125,7 @@ def _construct_map(loader, node):
         result.key_lines[key] = line
 
 
-def _construct_seq(loader, node):
+def _construct_seq(loader: _StrictLoader, node: yaml.SequenceNode) -> Iterator[LineList]:
     result = LineList()
     result.line = node.start_mark.line + 1
     result.item_lines = [item.start_mark.line + 1 for item in node.value]
@@ -177,7 +179,7 @@ _VALUE_FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # in a parsed value, 
 MAX_DEPTH = 32  # nesting of mappings and lists; the manual's data needs about 8
 
 
-def _search_forbidden(text: str):
+def _search_forbidden(text: str) -> re.Match[str] | None:
     """The first character of ``text`` that the manual refuses, as a match (start(), group()), or None."""
     if text.isascii():
         return _ASCII_FORBIDDEN.search(text)
@@ -200,7 +202,7 @@ def describe_char(char: str) -> str:
     return f"the noncharacter U+{code:04X}"
 
 
-def decode(raw: bytes, shown: str, who=lambda text, line: None) -> str:
+def decode(raw: bytes, shown: str, who: Callable[[str, int], str | None] = lambda text, line: None) -> str:
     """The text of a data file: UTF-8, a leading byte-order mark dropped, line breaks \n or \r\n,
     and no character that the manual refuses. Errors name the line as an editor counts it."""
     try:
@@ -221,7 +223,7 @@ def decode(raw: bytes, shown: str, who=lambda text, line: None) -> str:
     return text
 
 
-def _depth_problem(text: str, shown: str):
+def _depth_problem(text: str, shown: str) -> Problem | None:
     """The first place where mappings and lists nest deeper than MAX_DEPTH, found without recursion."""
     depth = 0
     try:
@@ -229,7 +231,7 @@ def _depth_problem(text: str, shown: str):
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    line = event.start_mark.line + 1
+                    line = event.start_mark.line + 1 if event.start_mark else None  # the parser marks every event
                     return Problem(shown, line, incident_at(text, line),
                                    f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that")
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
@@ -239,7 +241,8 @@ def _depth_problem(text: str, shown: str):
     return None
 
 
-def _escaped_problems(root, node, text: str, shown: str, path=()):
+def _escaped_problems(root: Any, node: Any, text: str, shown: str,
+                      path: tuple[str | int, ...] = ()) -> Iterator[Problem]:
     """Refused characters that a YAML escape ("\x7f", "\u2028") put into a key or a value of ``root``,
     and nesting deeper than MAX_DEPTH."""
     if len(path) >= MAX_DEPTH:
@@ -247,6 +250,7 @@ def _escaped_problems(root, node, text: str, shown: str, path=()):
         yield Problem(shown, line, incident_at(text, line),
                       f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that")
         return
+    items: Iterable[tuple[Any, Any]]
     if isinstance(node, dict):
         items = node.items()
     elif isinstance(node, list):
@@ -265,7 +269,7 @@ def _escaped_problems(root, node, text: str, shown: str, path=()):
             yield from _escaped_problems(root, value, text, shown, (*path, key))
 
 
-def _field(path, key) -> str:
+def _field(path: tuple[str | int, ...], key: str | int) -> str:
     out = ""
     for step in (*path, key)[1:] if path and isinstance(path[0], int) else (*path, key):
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
@@ -303,7 +307,7 @@ def read_bytes(path: Path, shown: str) -> bytes:
         os.close(fd)
 
 
-def read_json(path: Path, shown: str):
+def read_json(path: Path, shown: str) -> Any:
     """Parse the JSON file ``path``; raise :class:`ManualError` naming ``shown`` on any problem, a
     nesting too deep for the parser included."""
     import json
@@ -317,10 +321,11 @@ def read_json(path: Path, shown: str):
         raise ManualError([Problem(shown, err.lineno, None, f"not valid JSON: {err.msg}")]) from None
 
 
-def read(path: Path, shown: str):
+def read(path: Path, shown: str) -> Any:
     """Parse ``path``; raise :class:`ManualError` naming ``shown`` on any problem."""
     raw = read_bytes(path, shown)
     text = decode(raw, shown, incident_at)
+    line: int | None
     if "\t" in text:
         line = text[: text.index("\t")].count("\n") + 1
         raise ManualError([Problem(shown, line, incident_at(text, line),
@@ -348,11 +353,11 @@ def read(path: Path, shown: str):
     return data
 
 
-def line_of(node, path) -> int | None:
+def line_of(node: Any, path: Sequence[str | int]) -> int | None:
     """The line of the deepest element of ``path`` (keys and indexes) inside ``node``."""
     line = getattr(node, "line", None)
     for step in path:
-        if isinstance(node, LineDict) and step in node:
+        if isinstance(node, LineDict) and isinstance(step, str) and step in node:  # its keys are text
             line, node = node.key_lines.get(step, line), node[step]
         elif isinstance(node, LineList) and isinstance(step, int) and step < len(node):
             line, node = node.item_lines[step], node[step]

@@ -151,6 +151,12 @@ def _word(text: str, dynamic: bool) -> Word:
     return w
 
 
+def _split_option(word: str) -> tuple[str, str | None]:
+    """``--name=value`` as (``--name``, ``value``); a word without ``=`` as (the word, None)."""
+    name, eq, value = word.partition("=")
+    return name, value if eq else None
+
+
 def _where(text: str, pos: int) -> str:
     line = text.count("\n", 0, pos) + 1
     col = pos - (text.rfind("\n", 0, pos) + 1) + 1
@@ -389,7 +395,8 @@ class Specs:
     """Argument lists by program name, each made when first asked for: a check reads one or two."""
 
     def __init__(self, makers: dict):
-        self._makers, self._made = makers, {}
+        self._makers = makers
+        self._made: dict = {}
 
     def get(self, program: str, default=None):
         if program not in self._made:
@@ -506,7 +513,8 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if only_values or not w.startswith("-") or w == "-" or negative_number(w):
             _finding(findings, "unexpected-word", say("p_unexpected", word=w))
             continue
-        written, attached = w, None
+        written: str = w
+        attached: str | None = None
         if w.startswith("--") and "=" in w:
             written, attached = w.split("=", 1)
         if serve and written == "--model-type":  # read by `sglang serve` itself
@@ -515,7 +523,7 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
             continue
         arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
         if ambiguous:
-            _finding(findings, "ambiguous-flag", say("p_ambiguous", flag=written, list=spec.name,
+            _finding(findings, "ambiguous-flag", say("p_ambiguous", flag=written, list=spec.name if spec else "",
                                                      options=or_list([a["name"] for a in ambiguous])))
         elif arg is None and spec is not None and check_unknown and not _full(findings) and written not in unknown:
             unknown.add(written)  # each unknown flag is looked up once, however often it is written
@@ -555,7 +563,7 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if arg is None:
             entry["unknown"] = True
         elif arg.get("deprecated"):
-            _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name))
+            _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name if spec else ""))
         if name in flags:
             _finding(findings, "repeated-flag", say("p_repeated", flag=name))
         flags[name] = entry
@@ -575,7 +583,7 @@ def _opaque(result: dict, code: str, subject: str, what: str) -> None:
 def _typed_entry(name: str, written: str, values: list[Word], arg: dict | None, findings: list) -> dict:
     raw = " ".join(values)
     dynamic = any(v.dynamic for v in values)
-    entry = {"name": name, "written": written, "raw": raw, "value": None, "dynamic": dynamic}
+    entry: dict = {"name": name, "written": written, "raw": raw, "value": None, "dynamic": dynamic}
     if dynamic:
         return entry
     kind = (arg or {}).get("type") or "str"
@@ -724,7 +732,7 @@ def _set_env(env: dict, text: str) -> None:
         env[found[0]] = {"value": found[1], "dynamic": getattr(text, "dynamic", False)}
 
 
-def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: int = 0) -> bool:
+def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, depth: int = 0) -> bool:
     """Find the program in one simple command; fill ``result``. False when it is none of ours."""
     if depth > 8:
         return False
@@ -763,7 +771,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
             rest = words[i + 3:]
             if "--" not in rest:
                 return False
-            i = i + 3 + rest.index("--") + 1
+            i = i + 3 + rest.index("--") + 1  # type: ignore[arg-type]  # a Word is a str: index compares text
             continue
         if w in ("bash", "sh", "zsh", "dash") and i + 1 < n and _re().match(r"^-[a-z]*c[a-z]*$", words[i + 1]):
             if i + 2 >= n:
@@ -776,7 +784,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
             mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
             entry = None
             while j < n and words[j].startswith("-"):
-                opt, val = (words[j].split("=", 1) + [None])[:2] if words[j].startswith("--") else (words[j], None)
+                opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
                 if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
                     opt, val = opt[:2], opt[2:]
                 if opt in DOCKER_VALUE and val is None:
@@ -840,7 +848,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict, depth: in
     return False
 
 
-def _found(result: dict, program: str, label: str, words: list[Word], args: dict, *, serve=False) -> bool:
+def _found(result: dict, program: str, label: str, words: list[Word], args: dict | Specs, *, serve=False) -> bool:
     result["program"] = program
     result["label"] = label
     spec = args.get(ARGS_PROGRAM[program])
@@ -851,13 +859,13 @@ def _found(result: dict, program: str, label: str, words: list[Word], args: dict
     return True
 
 
-def _recognize_python(code: str, result: dict, args: dict) -> bool:
+def _recognize_python(code: str, result: dict, args: dict | Specs) -> bool:
     if getattr(code, "dynamic", False) and "Engine" not in code:
         return False
     return parse_python(str(code), args.get("sglang"), result)
 
 
-def _recognize_text(text: str, env: dict, result: dict, args: dict, depth: int) -> bool:
+def _recognize_text(text: str, env: dict, result: dict, args: dict | Specs, depth: int) -> bool:
     try:
         commands = shell_split(_strip_prompts(text))
     except CommandError as err:
@@ -920,7 +928,7 @@ def _placeholder_finding(text: str) -> dict | None:
                                                   last=shown[-1])}
 
 
-def parse(text: str, args: dict) -> dict:
+def parse(text: str, args: dict | Specs) -> dict:
     """Parse a pasted command.
 
     ``args``: argument-list program name -> {"version", "arguments"} (or an ArgList).

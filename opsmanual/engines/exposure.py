@@ -11,7 +11,6 @@ the command line (opsmanual/cli/exposure.py) reads the command and the bundle.
 """
 from __future__ import annotations
 
-
 from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_matches, digits, fmt_value, is_float, or_list,
                       parse)
 
@@ -34,6 +33,10 @@ APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "doe
 
 from opsmanual.text.versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
 from opsmanual.text.versions import version_key, version_parts  # noqa: E402,F401 -- re-exported for the engine's users
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def describe_range(r: dict) -> str:
@@ -126,7 +129,7 @@ def _compare(test: dict, val, subject: str):
 class Context:
     """What one check knows: the parsed command, the GPU, the versions, the model."""
 
-    def __init__(self, engine: "Engine", parsed: dict, specs: dict, gpu: dict | None,
+    def __init__(self, engine: "Engine", parsed: dict, specs: dict | Specs, gpu: dict | None,
                  versions: dict, version_tags: dict, model_traits: dict | None):
         self.engine, self.parsed, self.specs = engine, parsed, specs
         self.program = parsed["program"]
@@ -201,7 +204,7 @@ class Context:
         flag = "--model-path" if role == "target" else "--speculative-draft-model-path"
         _, entry, _ = self.lookup(flag, "sglang")
         if role == "target" and self.model_traits is not None:
-            found = ("config", self.model_traits.get("source") or "config.json", [])
+            found: tuple = ("config", self.model_traits.get("source") or "config.json", [])
         elif entry is None or entry.get("raw") in (None, ""):
             found = ("none", None, [])
         elif entry["dynamic"]:
@@ -362,7 +365,7 @@ def _model_leaf(c: dict, ctx: Context):
     if state == "config":
         if "trait" in c:
             words = TRAIT_WORDS[c["trait"]]
-            traits = ctx.model_traits.get("traits") or []
+            traits = (ctx.model_traits or {}).get("traits") or []  # a config was read: model_traits is set
             return (T, say("config_trait", name=name, trait=words)) if c["trait"] in traits else \
                 (F, say("config_no_trait", name=name, trait=words))
         path = ctx.lookup("--model-path", "sglang")[1]  # a config.json does not name the family; the path may
@@ -501,8 +504,9 @@ def _program_leaf(want: str, ctx: Context):
         (F, say("not_program", program=PROGRAM_WORDS[want]))
 
 
-LEAVES = {"program": _program_leaf, "flag": _flag_leaf, "env": _env_leaf, "gpu": _gpu_leaf,
-          "model": _model_leaf, "deployment": _deployment_leaf}  # each takes the condition's value
+LEAVES: dict[str, Callable[..., tuple]] = {
+    "program": _program_leaf, "flag": _flag_leaf, "env": _env_leaf, "gpu": _gpu_leaf,
+    "model": _model_leaf, "deployment": _deployment_leaf}  # each takes the condition's value
 
 
 def _all(children):
@@ -572,7 +576,8 @@ _GLOBS: dict = {}
 
 def _glob_tokens(pattern: str) -> list:
     """A glob as tokens: "*", "?", ("set", negated, text) for [...] and one character otherwise."""
-    tokens, i = [], 0
+    tokens: list[str | tuple] = []
+    i = 0
     while i < len(pattern):
         c = pattern[i]
         end = pattern.find("]", i + 2) if c == "[" else -1
@@ -737,7 +742,7 @@ class Engine:
 
     def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
               model_traits: dict | None = None) -> dict:
-        out = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
+        out: dict = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
                "unconditioned": [], "does_not_apply": [],
                "checked": 0}
         given = version.strip() if isinstance(version, str) and version.strip() else None
@@ -795,7 +800,8 @@ class Engine:
                                     checked=spec.version))
         out["findings"] = self._rename_findings(parsed, specs.get(key))
         ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
-        applies, may_apply = [], []
+        applies: list[dict] = []
+        may_apply: list[dict] = []
         for inc in self.incidents:
             exp = inc.get("exposure")
             if not exp:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 try:
     import hyperscan
 except ImportError:  # no wheel for this platform: fall back to bytes.find
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]  # the module, or None where it is missing
 
 from opsmanual.data.model import Guidance, Incident
 
@@ -93,7 +93,8 @@ class Matcher:
         markers = [PhaseMarker(g.id, p.phase, (p.when,)) for g in guidance for p in g.phases]
         self.incidents = [i for i in (*incidents, *guidance, *markers) if i.log_patterns]
         self.order = {inc.id: n for n, inc in enumerate(incidents)}
-        self.patterns: list[tuple[Incident, int]] = []  # pattern index -> (incident, its log_patterns index)
+        # pattern index -> (incident or phase marker, its log_patterns index)
+        self.patterns: list[tuple[Incident | PhaseMarker, int]] = []
         self.owners: list[list[tuple[int, re.Pattern | None]]] = []  # needle -> (pattern index, regex or None)
         # A phase marker's line can be on every line of a server log ("#running-req:"), and only its
         # last line before each match counts: markers are looked for backwards between the matches
@@ -419,7 +420,7 @@ class _Line:
         Each byte of the line is searched at most once per pattern."""
         if not self.long:
             return regex.search(self.whole) is not None
-        lo = hi = None
+        lo, hi = 0, None  # lo is read only once hi is set
         for start in starts:  # in order: windows that overlap are merged and searched as one
             a, b = max(self.begin, start - self.window, 0), min(self.end, start + self.window)
             if hi is not None and a <= hi:
@@ -494,8 +495,9 @@ def _engine(needles: list[bytes]):
         def find(buf, filled: int) -> list[tuple[int, int]]:
             found: list[tuple[int, int]] = []
             add = found.append
-            database.scan(memoryview(buf)[:filled], match_event_handler=lambda i, _s, end, _f, _c: add(
-                (i, end - lengths[i])))
+            # hyperscan scans any buffer (its stubs name only str and bytes): a view spares a copy
+            database.scan(memoryview(buf)[:filled],  # type: ignore[type-var]
+                          match_event_handler=lambda i, _s, end, _f, _c: add((i, end - lengths[i])))
             return found
         return find
 

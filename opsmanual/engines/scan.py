@@ -90,9 +90,9 @@ def _command_part(text: str) -> str:
     # a launcher in front (srun ..., mpirun ..., a timeout): the command starts where the parser's
     # test matches; variables assigned before the launcher still reach it
     m = _LOOKS_LIKE.search(text)
-    head = text[:m.start()].split() if m else []
-    if head and not all(_assignment(w) or w in _PASS_THROUGH for w in head):
-        kept = [w for w in head if _assignment(w)]
+    launcher = text[:m.start()].split() if m else []
+    if launcher and not all(_assignment(w) or w in _PASS_THROUGH for w in launcher):
+        kept = [w for w in launcher if _assignment(w)]
         text = " ".join(kept + [text[m.start():]]) if m else text
     return text
 
@@ -302,7 +302,7 @@ def _environment(n) -> str:
         pairs += [(k.value, v.value) for k, v in environment[1].value
                   if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
     elif environment is not None and isinstance(environment[1], SequenceNode):
-        pairs += [tuple(i.value.split("=", 1)) for i in environment[1].value  # type: ignore[misc]
+        pairs += [tuple(i.value.split("=", 1)) for i in environment[1].value
                   if isinstance(i, ScalarNode) and "=" in i.value]
     names_ok = [(k, v) for k, v in pairs if k and (k[0].isalpha() or k[0] == "_")
                 and all(c.isalnum() or c == "_" for c in k) and k.isascii()]

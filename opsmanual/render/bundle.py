@@ -3,17 +3,24 @@ docs/javascripts/sgm/exposure.js), as plain JSON made from the validated model: 
 exposure blocks, the argument lists, GPUs, model families, releases and the manual's version."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from opsmanual import ROOT
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
 from opsmanual.data.exposure_words import bundle_words
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def _slim(arg: dict) -> dict:
+    from opsmanual.data.loader import Manual
+
+
+def _slim(arg: dict[str, Any]) -> dict[str, Any]:
     keep = ("name", "aliases", "field", "type", "default", "choices", "nargs", "deprecated", "action")
     return {k: arg[k] for k in keep if k in arg}
 
 
-def renames(arglists: dict) -> dict:
+def renames(arglists: dict[str, dict[str, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     """Options renamed between the releases whose argument lists the manual has: the primary name of an
     option in one list that, in the next list, is no longer a primary name, and is instead an alias of
     another option or the name of the option that sets the same field. program -> list of
@@ -21,10 +28,10 @@ def renames(arglists: dict) -> dict:
     kept (the old name is still accepted as an alias)}."""
     from opsmanual.text.versions import version_key
 
-    out: dict = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for program, lists in sorted(arglists.items()):
         versions = sorted(lists, key=version_key)
-        found = []
+        found: list[dict[str, Any]] = []
         for older, newer in zip(versions, versions[1:]):
             before = {a["name"]: a for a in lists[older]["arguments"]}
             after = {a["name"]: a for a in lists[newer]["arguments"]}
@@ -44,7 +51,7 @@ def renames(arglists: dict) -> dict:
     return out
 
 
-def _engine_exposure(exposure):
+def _engine_exposure(exposure: dict[str, Any] | None) -> dict[str, Any] | None:
     """The exposure block as the engines read it: a range's evidence and reason are for readers
     (the incident page, the JSON export), not for deciding a command."""
     if not exposure or "versions" not in exposure:
@@ -53,7 +60,7 @@ def _engine_exposure(exposure):
     return {**exposure, "versions": ranges}
 
 
-def bundle(manual, data_dir=None) -> dict:
+def bundle(manual: Manual, data_dir: str | Path | None = None) -> dict[str, Any]:
     """Everything both engines need, as plain JSON: the incidents' exposure, the argument lists,
     GPUs, model families, releases and the manual's version. The facts come from the loaded model
     (``manual.facts``), validated once; ``data_dir`` is read only for a manual loaded without them."""

@@ -12,18 +12,23 @@ import io
 import json
 from collections.abc import Iterable
 from dataclasses import asdict
-from datetime import datetime, time, timezone
+from datetime import date, datetime, time, timezone
+from typing import TYPE_CHECKING, Any
 
 from opsmanual.data.model import Incident
 from opsmanual.render.html import STATUS_LABELS, plain
 from opsmanual.data.site import Site
 
-def _record(incident: Incident) -> dict:
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+
+def _record(incident: Incident) -> dict[str, Any]:
     """The incident in the schema's shape: what the YAML holds, with empty optional fields left out."""
-    def compact(d: dict) -> dict:
+    def compact(d: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in d.items() if v is not None and v is not False}
 
-    data = {
+    data: dict[str, Any] = {
         "id": incident.id, "name": incident.name, "title": incident.title, "symptom": incident.symptom,
         "cause": incident.cause, "fix": incident.fix, "status": incident.status, "evidence": incident.evidence,
         "fixed_in": [{kind: value} for kind, value in incident.fixed_in],
@@ -43,7 +48,7 @@ def _record(incident: Incident) -> dict:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def urls(incident: Incident, site: Site) -> dict:
+def urls(incident: Incident, site: Site) -> dict[str, Any]:
     return {
         "page": site.absolute(site.incident_url(incident.id)),
         "row": site.absolute(f"{site.table_url}#{incident.id}"),
@@ -95,10 +100,10 @@ def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
 
     entries = sorted(incidents, key=lambda i: (i.checked, i.id), reverse=True)
 
-    def stamp(day) -> str:
+    def stamp(day: date) -> str:
         return datetime.combine(day, time(0, 0), timezone.utc).isoformat().replace("+00:00", "Z")
 
-    def sub(parent, tag: str, text: str | None = None, **attrs):
+    def sub(parent: Element, tag: str, text: str | None = None, **attrs: str) -> Element:
         el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
         if text is not None:
             el.text = text

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 import yaml
@@ -21,7 +22,13 @@ from markupsafe import Markup, escape
 
 from opsmanual.data.loader import labels, schema
 from opsmanual.data.model import Incident, Source
-from opsmanual.data.site import Site, relative_root
+from opsmanual.data.site import Part, Site, relative_root
+
+if TYPE_CHECKING:
+    from opsmanual.data.loader import Facts
+    from opsmanual.data.metrics import Metrics
+    from opsmanual.data.model import Guidance, LogPattern
+    from opsmanual.render.stories import Checks, Story
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -30,7 +37,7 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     compiles it again when the source changed. A folder that cannot be written to only means
     compiling every time."""
 
-    def dump_bytecode(self, bucket):
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
             super().dump_bytecode(bucket)
         except OSError:
@@ -92,14 +99,14 @@ def status_badge(status: str) -> Markup:
     return Markup('<span class="sgm-status sgm-status--{0}">{1}</span>').format(status, STATUS_LABELS[status])
 
 
-def source_view(src: Source) -> dict:
+def source_view(src: Source) -> dict[str, Any]:
     """What a source shows: its label, link and remark."""
     view = {"label": None, "url": None, "title": None, "path": None, "remark": None}
     gh = src.github
     if gh:
         repo, number = gh
-        noun = ("discussion" if "/discussions/" in src.url
-                else "pull request" if "/pull/" in src.url else "issue")
+        noun = ("discussion" if "/discussions/" in (src.url or "")
+                else "pull request" if "/pull/" in (src.url or "") else "issue")
         short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles",
                  "vllm-project/vllm": "vLLM"}.get(repo, repo)
         return view | {"label": f"{short} {noun} #{number}", "url": src.url, "title": src.title,
@@ -108,7 +115,7 @@ def source_view(src: Source) -> dict:
         return view | {"label": f"{src.publisher}, {src.date}", "url": src.url, "title": src.title,
                        "remark": None if src.url else "URL not recorded"}
     if src.kind == "article":
-        host = src.url.split("/")[2].removeprefix("www.")
+        host = (src.url or "").split("/")[2].removeprefix("www.")
         return view | {"label": host, "url": src.url, "title": src.title, "remark": "article"}
     if src.kind == "capture":
         return view | {"label": "Test machine log", "path": src.path,
@@ -209,7 +216,7 @@ def link_label(url: str) -> str:
     return url.split("/")[2].removeprefix("www.")
 
 
-def fix_refs(incident: Incident) -> list[dict]:
+def fix_refs(incident: Incident) -> list[dict[str, str | None]]:
     """What fixed the incident, each with a label and, for a pull request or a commit, its link."""
     return [{"label": f"release {value}", "url": None} if kind == "version"
             else {"label": link_label(value), "url": value} for kind, value in incident.fixed_in]
@@ -221,7 +228,7 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
-def _render(template: str, **context) -> str:
+def _render(template: str, **context: Any) -> str:
     return _env.get_template(template).render(
         status_badge=status_badge, source_view=source_view, chat_html=chat_html, chat_plain=chat_plain,
         link_label=link_label, fix_refs=fix_refs, sentence=sentence, **context).strip()
@@ -271,7 +278,7 @@ def _section_key(number: str) -> tuple[int, ...]:
     return tuple(int(x) for x in number.split("."))
 
 
-def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[object, list[Incident]]]:
+def by_part(incidents: Iterable[Incident], site: Site) -> list[tuple[Part, list[Incident]]]:
     """Incidents grouped by the part of their first section, then by section."""
     ordered = sorted(enumerate(incidents), key=lambda p: (_section_key(p[1].sections[0]), p[0]))
     return [(part, [i for _, i in ordered if i.part == part.number]) for part in site.parts]
@@ -355,7 +362,7 @@ def facet_values(incident: Incident) -> dict[str, list[str]]:
     }
 
 
-def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
+def facets(incidents: Iterable[Incident], site: Site) -> list[dict[str, Any]]:
     """Each facet with its options, their labels, and how many incidents each option has."""
     incidents = list(incidents)
     counts: dict[str, dict[str, int]] = {key: {} for key, _ in FACETS}
@@ -364,7 +371,7 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
             for value in values:
                 counts[key][value] = counts[key].get(value, 0) + 1
     status_order = list(STATUS_LABELS)
-    order = {
+    order: dict[str, Callable[[str], Any]] = {
         "part": lambda v: int(v),
         "section": _section_key,
         "status": status_order.index,
@@ -372,17 +379,17 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict]:
         "hardware": str.lower,
         "component": str.lower,
     }
-    label = {
+    label: dict[str, Callable[[str], str]] = {
         "part": lambda v: site.part_of(v).label,
         "section": lambda v: site.section(v).label,
         "status": lambda v: STATUS_LABELS[v],
         "kind": lambda v: KIND_LABELS.get(v, v),
     }
-    out = []
+    out: list[dict[str, Any]] = []
     for key, title in FACETS:
         values = sorted(counts[key], key=order[key])
         out.append({"key": key, "label": title, "options": [
-            {"value": v, "label": label.get(key, lambda x: x)(v), "count": counts[key][v]} for v in values]})
+            {"value": v, "label": label.get(key, str)(v), "count": counts[key][v]} for v in values]})
     return out
 
 
@@ -397,11 +404,12 @@ def finder(incidents: Iterable[Incident], site: Site) -> str:
                    root=root, diagnose_url=f"{root}diagnose.json", exposure_url=f"{root}exposure.json")
 
 
-def _pattern_json(p) -> dict:
+def _pattern_json(p: LogPattern) -> dict[str, Any]:
     return {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
 
 
-def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synonyms, guidance=()) -> dict:
+def finder_data(incidents: Iterable[Incident], site: Site, stories: Mapping[str, list[Story]],
+                synonyms: Iterable[Mapping[str, Any]], guidance: Sequence[Guidance] = ()) -> dict[str, Any]:
     """Everything the finder needs, as JSON: the search index (stories included), the vocabulary
     (facets, labels, statuses, sort columns), the synonyms, the log patterns, and the errors many
     incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a phase."""
@@ -437,7 +445,7 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: dict, synony
                          for g in guidance for p in g.phases],
     }
 
-def check_form(site: Site, base: str, facts) -> str:
+def check_form(site: Site, base: str, facts: Facts) -> str:
     """The "Check a launch command" form, which suggests the GPUs and SGLang releases the facts
     know (newest release first). Without script it shows the command-line check instead."""
     from opsmanual.data.exposure_words import WORDS
@@ -472,10 +480,12 @@ def manual_order(incidents: Iterable[Incident], site: Site) -> list[Incident]:
     return order
 
 
-_NEIGHBOURS: dict[int, tuple] = {}  # the incidents of one build, by section and by component
+# (the incidents, their (rank, by section, by component)), by the tuple's identity
+_Shared = tuple[dict[str, int], dict[str, list[Incident]], dict[str, list[Incident]]]
+_NEIGHBOURS: dict[int, tuple[object, _Shared]] = {}  # the incidents of one build, by section and by component
 
 
-def _by_shared(incidents: Iterable[Incident], site: Site) -> tuple[dict, dict, dict]:
+def _by_shared(incidents: Iterable[Incident], site: Site) -> _Shared:
     """Manual-order rank, and the incidents of each section and each component (worked out once
     per build, so that related() stays linear however many incidents there are)."""
     kept = _NEIGHBOURS.get(id(incidents))
@@ -499,7 +509,7 @@ def _by_shared(incidents: Iterable[Incident], site: Site) -> tuple[dict, dict, d
 NEAR = 12  # neighbours on each side, in the manual's order, that related() weighs per section or component
 
 
-def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit: int = 5) -> list[dict]:
+def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit: int = 5) -> list[dict[str, Any]]:
     """A few incidents that share a section or a component with ``incident``, most shared first,
     then the nearest in the manual's order; each with what it shares. Only the nearest few of each
     section and component are weighed, so a component that every incident shares costs no more."""
@@ -507,7 +517,7 @@ def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit
 
     rank, by_section, by_component = _by_shared(incidents, site)
     here = rank.get(incident.id, 0)
-    shared: dict[str, tuple[Incident, list, list]] = {}
+    shared: dict[str, tuple[Incident, list[str], list[str]]] = {}
 
     def near(members: list[Incident]) -> list[Incident]:
         at = bisect.bisect_left([rank[m.id] for m in members], here) if len(members) > 2 * NEAR else 0
@@ -541,13 +551,13 @@ class IncidentPage:
     """An incident's own page: what its head says (``meta``: title, description, the incident's id),
     its title (inline HTML) and its body (HTML)."""
 
-    meta: dict
+    meta: dict[str, str]
     title: Markup
     body: str
 
 
 def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (),
-                  stories=(), checks=()) -> IncidentPage:
+                  stories: Iterable[Story] = (), checks: Iterable[Checks] = ()) -> IncidentPage:
     """An incident's own page: its card, its stories as each section tells them (``stories``), the
     checks of those sections (``checks``), and, with ``incidents`` (all of them), related incidents
     and the previous and the next."""
@@ -586,7 +596,7 @@ def affected(incident: Incident) -> str:
     return _render("affected.html", view=affected_view(incident))
 
 
-def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
+def _stories_here(incident: Incident, stories: Iterable[Story], site: Site) -> list[dict[str, Any]]:
     """The incident's stories, in full, for its own page: each as its section tells it, its headings
     one level under the page's h2 for it, and no element id of the section page."""
     from opsmanual.render.stories import rebase
@@ -598,13 +608,13 @@ def _stories_here(incident: Incident, stories, site: Site) -> list[dict]:
              "url": f"{base}{s.page_url}#{incident.id}"} for s in stories]
 
 
-def _checks_here(incident: Incident, checks, site: Site, links) -> list[dict]:
+def _checks_here(incident: Incident, checks: Iterable[Checks], site: Site, links: Links) -> list[dict[str, Any]]:
     """What to check and do, from each section that tells the incident, made right for its page."""
     from opsmanual.render.stories import rebase
 
     here = site.incident_url(incident.id)
     by_section = {c.section: c for c in checks}
-    out = []
+    out: list[dict[str, Any]] = []
     for number in incident.sections:
         c = by_section.get(number)
         out.append({"section": site.section(number),
@@ -623,14 +633,14 @@ PHASE_LABELS = {"start-up": "At start-up", "capture": "During CUDA graph capture
 GUIDANCE_PAGE = "errors.md"  # the page that renders every entry of data/guidance.yaml
 
 
-def guidance(entries, incidents: Iterable[Incident], site: Site, base: str) -> str:
+def guidance(entries: Sequence[Guidance], incidents: Iterable[Incident], site: Site, base: str) -> str:
     """The errors many incidents share, each with what it means, what to check and where to read on."""
     names = {i.id: i.name for i in incidents}
     return _render("guidance.html", entries=entries, names=names, links=Links(site, base), site=site,
                    phase_labels=PHASE_LABELS, checks_anchor=CHECKS_ANCHOR)
 
 
-def alert_rules(metrics, incidents: Iterable[Incident], site: Site, base: str) -> str:
+def alert_rules(metrics: Metrics, incidents: Iterable[Incident], site: Site, base: str) -> str:
     """The alerting rules of data/metrics.yaml: what each watches, its expression, the metrics it reads
     with where SGLang declares them, and the incident whose page is its runbook."""
     return _render("alerts.html", metrics=metrics, incidents={i.id: i for i in incidents}, links=Links(site, base))
@@ -640,7 +650,7 @@ def _figure(value: float, unit: str) -> str:
     return f"{value:.2f}×" if unit == "x" else f"{value:.1f} {unit}"
 
 
-def bench_results(results: dict | None) -> str:
+def bench_results(results: dict[str, Any] | None) -> str:
     """The figures of the last `make bench` (bench/results.json), as a table."""
     return _render("bench.html", results=results, figure=_figure)
 
@@ -652,7 +662,7 @@ def redirect_page(old_id: str, incident: Incident, site: Site) -> str:
     return _render("redirect.html", old_id=old_id, inc=incident, target=target, absolute=absolute) + "\n"
 
 
-def synonym_group(groups: Iterable[dict], term: str) -> str | None:
+def synonym_group(groups: Iterable[Mapping[str, Any]], term: str) -> str | None:
     """The synonym group that holds ``term``, written as a group of data/synonyms.yaml is; None when
     no group holds it."""
     wanted = term.casefold()

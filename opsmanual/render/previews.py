@@ -19,14 +19,14 @@ class _FirstParagraph(HTMLParser):
 
     CONTAINERS = {"div", "table", "ul", "ol", "dl", "details", "nav", "blockquote"}
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.inside = 0        # containers open around the current point
-        self.skipping = []     # tags of elements whose text does not count (.sgm-no-js, .headerlink)
-        self.paragraph = None  # the text of the paragraph being read
+        self.skipping: list[str] = []  # tags of elements whose text does not count (.sgm-no-js, .headerlink)
+        self.paragraph: list[str] | None = None  # the text of the paragraph being read
         self.found = ""
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = (dict(attrs).get("class") or "").split()
         if self.skipping or "sgm-no-js" in classes or "headerlink" in classes:
             self.skipping.append(tag)
@@ -35,7 +35,7 @@ class _FirstParagraph(HTMLParser):
         elif tag == "p" and not self.inside:
             self.paragraph = []
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if self.skipping:
             if tag == self.skipping[-1]:
                 self.skipping.pop()
@@ -48,7 +48,7 @@ class _FirstParagraph(HTMLParser):
                 self.found = text
                 raise _Done
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self.paragraph is not None and not self.skipping:
             self.paragraph.append(data)
 

@@ -11,23 +11,26 @@ its ``versions`` are the releases where it was seen, and its ``database_specific
 """
 from __future__ import annotations
 
+from typing import Any
+
 from opsmanual.data.loader import labels
+from opsmanual.data.model import Incident
 
 PRODUCT_LABELS = labels("product")
 PYPI = {"sglang": "sglang", "sglang-router": "sglang-router"}  # products published on PyPI, by package name
 
 
-def _ranges(incident) -> list[dict]:
+def _ranges(incident: Incident) -> list[dict[str, Any]]:
     exposure = incident.exposure or {}
     return list(exposure.get("versions") or [])
 
 
-def osv_affected(incident) -> list[dict]:
+def osv_affected(incident: Incident) -> list[dict[str, Any]]:
     """The incident's ranges as OSV's ``affected`` list (empty when no launch setting triggers it)."""
     out = []
     for r in _ranges(incident):
         product = r["product"]
-        entry: dict = {}
+        entry: dict[str, Any] = {}
         if product in PYPI:
             entry["package"] = {"ecosystem": "PyPI", "name": PYPI[product]}
         if r.get("unknown"):
@@ -47,7 +50,7 @@ def osv_affected(incident) -> list[dict]:
     return out
 
 
-def affected_view(incident) -> dict:
+def affected_view(incident: Incident) -> dict[str, Any]:
     """What the page's affected-versions block shows: each range in readers' terms."""
     exposure = incident.exposure or {}
     views = []

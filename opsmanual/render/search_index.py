@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from opsmanual.text.words import JOINER, STOP_WORDS, process_term, tokenize, variants, words
+
+if TYPE_CHECKING:
+    from opsmanual.data.model import Incident
+    from opsmanual.render.stories import Story
 
 # Fields, and how much a match in each counts: what an operator sees first
 # (title, symptom, the log lines) outweighs the explanation and the story.
@@ -27,11 +32,12 @@ BOOSTS = {
 }
 FIELDS = tuple(BOOSTS)
 
-def documents(incidents: Iterable, stories: dict, labels: dict[str, str]) -> list[dict]:
+def documents(incidents: Iterable[Incident], stories: Mapping[str, list[Story]],
+              labels: dict[str, str]) -> list[dict[str, str]]:
     """What the finder searches of each incident, field by field (every field present)."""
     docs = []
     for inc in incidents:
-        logs = [p.literal if p.literal is not None else p.regex for p in inc.log_patterns] + list(inc.log_examples)
+        logs = [p.text for p in inc.log_patterns] + list(inc.log_examples)
         docs.append({
             "id": inc.id,
             "title": inc.title,
@@ -46,7 +52,7 @@ def documents(incidents: Iterable, stories: dict, labels: dict[str, str]) -> lis
     return docs
 
 
-def compact_index(docs: list[dict]) -> dict:
+def compact_index(docs: list[dict[str, str]]) -> dict[str, Any]:
     """The index MiniSearch 7 builds from ``docs`` with text.js's tokenize and processTerm, in a
     compact form that search.js loads without converting every posting: per term, for each field
     it occurs in, the field's number and its postings as text (see ``encode_postings``). Field lengths and their averages are computed as MiniSearch computes them."""
@@ -110,7 +116,7 @@ def _parts(sequence: list[str]) -> list[str]:
     return out
 
 
-def phrase_index(docs: list[dict], groups: list[list[list[str]]]) -> dict[str, list[int]]:
+def phrase_index(docs: list[dict[str, str]], groups: list[list[list[str]]]) -> dict[str, list[int]]:
     """For each synonym phrase of several words, the documents (by position) where its words stand
     together, in order, within one field. The finder counts a document as matching such a phrase
     only there: its words apart ("startup" here, "time" there) do not say the phrase."""
@@ -127,7 +133,7 @@ def phrase_index(docs: list[dict], groups: list[list[list[str]]]) -> dict[str, l
     return {key: found[key] for key in sorted(found)}
 
 
-def synonym_groups(groups: Iterable[dict]) -> list[list[list[str]]]:
+def synonym_groups(groups: Iterable[Mapping[str, Any]]) -> list[list[list[str]]]:
     """Each synonym group as its phrases' words, as the browser matches them in a query."""
     out = []
     for group in groups:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import unescape
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
@@ -50,7 +52,8 @@ class MarkdownPieces:
     """Renders pieces of the section pages: their macros expanded (``variables`` and ``macros``, the
     same names the pages use), then Markdown with the site's extensions."""
 
-    def __init__(self, extensions: list, configs: dict, macros: dict, variables: dict,
+    def __init__(self, extensions: list[Any], configs: dict[str, Any], macros: dict[str, Callable[[str], str]],
+                 variables: dict[str, Any],
                  comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}"),
                  memo: dict[str, str] | None = None):
         """``memo``: Markdown already converted, by :func:`piece_key` (a rebuild converts only what
@@ -92,7 +95,7 @@ class MarkdownPieces:
         return Checks(source.section, page_url(source.page), self.html(source.markdown, source.page))
 
 
-def markdown_fingerprint(extensions: list, configs: dict) -> str:
+def markdown_fingerprint(extensions: list[Any], configs: dict[str, Any]) -> str:
     """What decides how Markdown converts a text besides the text: the extensions, their settings
     (a function by its name) and the versions of the Markdown packages."""
     import json
@@ -129,7 +132,7 @@ def md_links_to_urls(html: str, page: str) -> str:
     here = page_url(page)
     folder = posixpath.dirname(page)
 
-    def fix(match):
+    def fix(match: re.Match[str]) -> str:
         ref = unescape(match.group(2))
         parts = urlsplit(ref)
         if parts.scheme or not parts.path or ref.startswith(("//", "#", "/", "mailto:")):
@@ -166,7 +169,7 @@ def rebase(html: str, from_url: str, to_url: str, shift: int = 0) -> str:
     if shift:
         html = _HEADING_TAG.sub(lambda m: f"<{m.group(1)}h{min(6, max(2, int(m.group(2)) - shift))}", html)
 
-    def tag(match):
+    def tag(match: re.Match[str]) -> str:
         text = _ID_ATTR.sub("", match.group())
         return _URL_ATTR.sub(lambda m: m.group(1) + _moved(unescape(m.group(2)), from_url, to_url)
                              .replace("&", "&amp;").replace('"', "&quot;") + m.group(3), text)

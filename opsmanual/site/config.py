@@ -21,7 +21,7 @@ class _Loader(yaml.SafeLoader):
     """YAML's safe loader with MkDocs' !ENV tag."""
 
 
-def _env(loader: _Loader, node: yaml.Node):
+def _env(loader: _Loader, node: yaml.ScalarNode | yaml.SequenceNode):
     if isinstance(node, yaml.ScalarNode):
         names, default = [loader.construct_scalar(node)], None
     else:

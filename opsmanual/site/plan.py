@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from html import escape
+from typing import TYPE_CHECKING, cast
 
 from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import SCHEMA
@@ -21,6 +22,10 @@ from opsmanual.render import html as render
 from opsmanual.render import operations
 from opsmanual.site import markdown
 from opsmanual.site.state import BuildState
+
+if TYPE_CHECKING:
+    from opsmanual.data.metrics import Metrics
+    from opsmanual.data.model import Incident
 
 REDIRECTS = "redirects.json"  # old id -> the id that now tells the incident, fetched by anchors.js when needed
 EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs its engine on
@@ -97,8 +102,9 @@ def diagnose_bundle(state: BuildState) -> str:
 
 def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     site = state.site
-    out = [GeneratedFile(f"{site.table_url}{old}/index.html", render.redirect_page(old, state.incident(new), site))
-           for old, new in state.redirects.items()]  # an old address keeps working
+    out = [GeneratedFile(f"{site.table_url}{old}/index.html",
+                         render.redirect_page(old, cast("Incident", state.incident(new)), site))
+           for old, new in state.redirects.items()]  # an old address keeps working (the loader checked each new id)
     if state.redirects:
         out.append(GeneratedFile(REDIRECTS, _json(dict(state.redirects))))
     out += [
@@ -108,7 +114,8 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
         GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
         GeneratedFile(operations.LOGGING_CONFIG, operations.logging_config(site.site_url)),
-        GeneratedFile(operations.ALERT_RULES, operations.alert_rules(state.manual.metrics, site)),
+        # load_manual always reads data/metrics.yaml
+        GeneratedFile(operations.ALERT_RULES, operations.alert_rules(cast("Metrics", state.manual.metrics), site)),
         GeneratedFile(DIAGNOSE_BUNDLE, diagnose_bundle(state)),
     ]
     # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 try:
     import re2
 except ImportError:  # no wheel for this platform
     re2 = None
 
 
-def compile(pattern: str):  # noqa: A001 -- the engine's one verb, named as re names it
+def compile(pattern: str) -> Any:  # noqa: A001 -- the engine's one verb, named as re names it
     """``pattern`` compiled; the object has ``search(text, pos=0)``."""
     if re2 is not None:
         return re2.compile(pattern)

@@ -25,7 +25,7 @@ def escape_controls(text: str) -> str:
     return "".join(_escape(ch) if ch in CONTROLS else ch for ch in text)
 
 
-def json_text(data, indent: int | None = 1) -> str:
+def json_text(data: object, indent: int | None = 1) -> str:
     """JSON with non-ASCII text kept readable, but every control character escaped (it decodes the same)."""
     import json
 

@@ -2,10 +2,13 @@
 (0.5.6, 0.5.0rc1, 0.5.6.post2, 0.6.0.dev1). Pure and import-free: the exposure command starts fast."""
 from __future__ import annotations
 
-_KEYS: dict = {}  # a bundle names few versions: each is parsed once
+# (release numbers, pre-release rank, pre number, post number, dev number or infinity)
+VersionKey = tuple[list[int], int, int, int, "int | float"]
+
+_KEYS: dict[str, VersionKey] = {}  # a bundle names few versions: each is parsed once
 
 
-def version_key(text: str):
+def version_key(text: str) -> VersionKey:
     """A sortable key for a release number (PEP 440 subset: 0.5.6, 0.5.0rc1, 0.5.6.post2, 0.6.0.dev1)."""
     key = _KEYS.get(text)
     if key is None:
@@ -15,7 +18,7 @@ def version_key(text: str):
     return key
 
 
-def _parse_version(text: str):
+def _parse_version(text: str) -> VersionKey:
     m = version_parts(text)
     if m is None:
         raise ValueError(text)
@@ -23,19 +26,19 @@ def _parse_version(text: str):
     release = [int(x) for x in numbers.split(".")]
     while release and release[-1] == 0:
         release.pop()
-    pre = {"a": 0, "b": 1, "rc": 2}.get(pre_kind, 3)
+    pre = {"a": 0, "b": 1, "rc": 2}.get(pre_kind or "", 3)
     if dev is not None and pre_kind is None and post is None:
         pre = -1  # X.devN comes before X's pre-releases
     return (release, pre, int(pre_n or 0), int(post) if post is not None else -1,
             int(dev) if dev is not None else float("inf"))
 
 
-def version_parts(text: str):
+def version_parts(text: str) -> tuple[str, str | None, str | None, str | None, str | None] | None:
     """The parts of v?N(.N)*[(a|b|rc)N][.postN][.devN] (release, pre kind, pre number, post, dev), or None.
     The JavaScript twin writes the same as one regular expression."""
     i = 1 if text.startswith("v") else 0
 
-    def number(at):
+    def number(at: int) -> int:
         end = at
         while end < len(text) and text[end] in "0123456789":
             end += 1
@@ -47,7 +50,10 @@ def version_parts(text: str):
     while end + 1 < len(text) and text[end] == "." and text[end + 1] in "0123456789":
         end = number(end + 1)
     release, i = text[i:end], end
-    pre_kind = pre_n = post = dev = None
+    pre_kind: str | None = None
+    pre_n: str | None = None
+    post: str | None = None
+    dev: str | None = None
     for kind in ("rc", "a", "b"):
         if text.startswith(kind, i) and number(i + len(kind)) > i + len(kind):
             pre_kind, end = kind, number(i + len(kind))
