@@ -1621,13 +1621,16 @@ def _sdist_tree(sdist: Path, tmp: str) -> Tree:
     with tarfile.open(sdist) as tar:
         for member in tar.getmembers():
             parts = member.name.split("/")
-            if member.isfile() and "sglang_router" in parts[1:-1] and member.name.endswith(".py"):
+            data = tar.extractfile(member) if member.isfile() else None
+            if data is None:
+                continue
+            if "sglang_router" in parts[1:-1] and member.name.endswith(".py"):
                 k = parts.index("sglang_router", 1)
                 target = out / "/".join(parts[k:])
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(tar.extractfile(member).read())
-            elif member.isfile() and len(parts) == 2 and parts[1] == "PKG-INFO":
-                text = tar.extractfile(member).read().decode("utf-8", errors="replace")
+                target.write_bytes(data.read())
+            elif len(parts) == 2 and parts[1] == "PKG-INFO":
+                text = data.read().decode("utf-8", errors="replace")
                 meta = out / "sglang_router-sdist.dist-info" / "METADATA"
                 meta.parent.mkdir(parents=True, exist_ok=True)
                 meta.write_text(text, encoding="utf-8")
