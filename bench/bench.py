@@ -13,6 +13,7 @@ Times are the best of several runs (min), which is the least noisy estimate of
 what the code costs on an otherwise idle machine, unless a benchmark says
 otherwise. Everything is written to a temporary folder and removed afterwards.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,9 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from opsmanual.render import html as render  # noqa: E402
 from opsmanual.data.loader import load_manual  # noqa: E402
 from opsmanual.data.site import load_site  # noqa: E402
+from opsmanual.render import html as render  # noqa: E402
 
 PY = sys.executable
 ENV = dict(os.environ, NO_MKDOCS_2_WARNING="1")
@@ -60,7 +61,7 @@ def alternately(commands, runs: int) -> list[float]:
     """Best times of several commands, run in turn so that all see the same machine."""
     times = [[] for _ in commands]
     for _ in range(runs):
-        for fn, seen in zip(commands, times):
+        for fn, seen in zip(commands, times, strict=False):
             seen.append(best(fn, 1))
     return [min(seen) for seen in times]
 
@@ -100,22 +101,30 @@ BANNER = [
     "✨ router ready: accepting requests ✨",
 ]
 NON_ASCII = 0.0013  # the share of a log's lines that are not ASCII
-LONG = 0.002        # the share that are whole requests of several KB
+LONG = 0.002  # the share that are whole requests of several KB
 
 
 def request_line(rng: random.Random, n: int, prompt: str, size: int) -> str:
     """A request logged by --log-requests: its prompt and its output (in the prompt's language) on one
     line of about ``size`` characters."""
-    words = ("the scheduler keeps the radix cache warm while decode batches grow and the "
-             "KV pool drains slowly under sustained load").split() if prompt.isascii() else prompt.split()
+    words = (
+        (
+            "the scheduler keeps the radix cache warm while decode batches grow and the "
+            "KV pool drains slowly under sustained load"
+        ).split()
+        if prompt.isascii()
+        else prompt.split()
+    )
     output, length = [], 0
     while length < size:
         output.append(rng.choice(words))
         length += len(output[-1]) + 1
-    return (f"[2026-10-16 12:{n // 60 % 60:02d}:{n % 60:02d}] Finish: obj=GenerateReqInput(text='{prompt}', "
-            f"sampling_params={{'max_new_tokens': 2048, 'temperature': 0.{n % 10}}}, rid='{n:032x}', stream=False), "
-            f"out={{'text': '{' '.join(output)}', 'meta_info': {{'id': '{n:032x}', 'finish_reason': "
-            f"{{'type': 'length', 'length': 2048}}, 'prompt_tokens': {40 + n % 300}, 'completion_tokens': 2048}}}}")
+    return (
+        f"[2026-10-16 12:{n // 60 % 60:02d}:{n % 60:02d}] Finish: obj=GenerateReqInput(text='{prompt}', "
+        f"sampling_params={{'max_new_tokens': 2048, 'temperature': 0.{n % 10}}}, rid='{n:032x}', stream=False), "
+        f"out={{'text': '{' '.join(output)}', 'meta_info': {{'id': '{n:032x}', 'finish_reason': "
+        f"{{'type': 'length', 'length': 2048}}, 'prompt_tokens': {40 + n % 300}, 'completion_tokens': 2048}}}}"
+    )
 
 
 def log_block(rng: random.Random) -> tuple[bytes, int, int]:
@@ -126,13 +135,18 @@ def log_block(rng: random.Random) -> tuple[bytes, int, int]:
         lines.append(
             f"[2026-10-16 12:{n // 60 % 60:02d}:{n % 60:02d} TP0] Decode batch, #running-req: {n % 64}, "
             f"#token: {n * 7 % 90000}, token usage: 0.{n % 99:02d}, cuda graph: True, "
-            f"gen throughput (token/s): {rng.randint(100, 900)}.{n % 100:02d}, #queue-req: {n % 5}")
+            f"gen throughput (token/s): {rng.randint(100, 900)}.{n % 100:02d}, #queue-req: {n % 5}"
+        )
         if n % 7 == 0:
-            lines.append(f"[2026-10-16 12:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: {n % 4096}, "
-                         f"#cached-token: {n % 2048}, token usage: 0.{n % 90:02d}, #running-req: {n % 64}")
+            lines.append(
+                f"[2026-10-16 12:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: {n % 4096}, "
+                f"#cached-token: {n % 2048}, token usage: 0.{n % 90:02d}, #running-req: {n % 64}"
+            )
     total = len(lines) * (1 + NON_ASCII + LONG)
-    extra = [request_line(rng, n, "Summarize the following report in one paragraph.", rng.randint(2000, 12000))
-             for n in range(round(total * LONG))]
+    extra = [
+        request_line(rng, n, "Summarize the following report in one paragraph.", rng.randint(2000, 12000))
+        for n in range(round(total * LONG))
+    ]
     other = round(total * NON_ASCII)
     for n in range(other):
         if n % 10 == 0:  # a banner line
@@ -141,8 +155,10 @@ def log_block(rng: random.Random) -> tuple[bytes, int, int]:
             extra.append(request_line(rng, n, rng.choice(PROMPTS), rng.randint(2000, 8000)))
         else:
             prompt = rng.choice(PROMPTS)
-            extra.append(f"[2026-10-16 12:00:{n % 60:02d}] Receive: obj=GenerateReqInput(text='{prompt}', "
-                         f"sampling_params={{'max_new_tokens': 512}}, rid='{n:032x}', stream=True)")
+            extra.append(
+                f"[2026-10-16 12:00:{n % 60:02d}] Receive: obj=GenerateReqInput(text='{prompt}', "
+                f"sampling_params={{'max_new_tokens': 512}}, rid='{n:032x}', stream=True)"
+            )
     for line in extra:
         lines.insert(rng.randrange(len(lines) + 1), line)
     return ("\n".join(lines) + "\n").encode(), other, sum(len(line) > 2000 for line in extra)
@@ -181,8 +197,9 @@ def triage_times(tmp: Path, size_mb: int, runs: int) -> dict:
     log = tmp / "big.log"
     holds = make_log(log, size_mb * 1024 * 1024, incidents)
     literals = tmp / "literals.txt"
-    literals.write_text("".join(p.literal + "\n" for i in incidents for p in i.log_patterns
-                                if p.literal is not None), encoding="utf-8")
+    literals.write_text(
+        "".join(p.literal + "\n" for i in incidents for p in i.log_patterns if p.literal is not None), encoding="utf-8"
+    )
     # All write to a pipe: with its output on /dev/null, GNU grep stops at the first match.
     commands = {
         "grep -F": lambda: run(["grep", "-F", "-c", "-f", str(literals), str(log)], stdout=subprocess.PIPE, ok=(0, 1)),
@@ -190,9 +207,10 @@ def triage_times(tmp: Path, size_mb: int, runs: int) -> dict:
     }
     rg = ripgrep()
     if rg:
-        commands["rg -F"] = lambda: run([rg, "--no-config", "-F", "-c", "-f", str(literals), str(log)],
-                                        stdout=subprocess.PIPE, ok=(0, 1))
-    times = dict(zip(commands, alternately(list(commands.values()), runs)))
+        commands["rg -F"] = lambda: run(
+            [rg, "--no-config", "-F", "-c", "-f", str(literals), str(log)], stdout=subprocess.PIPE, ok=(0, 1)
+        )
+    times = dict(zip(commands, alternately(list(commands.values()), runs), strict=False))
     times["size"], times["holds"] = log.stat().st_size / 1e9, holds
     log.unlink()
     os.sync()  # write the disk's backlog now, not during the next benchmark's timings
@@ -203,11 +221,14 @@ def triage_times(tmp: Path, size_mb: int, runs: int) -> dict:
 def bench_triage(tmp: Path, size_mb: int, runs: int, against: str) -> tuple[float, str]:
     times = triage_times(tmp, size_mb, runs)
     size, theirs, ours = times["size"], times[against], times["triage"]
-    return theirs / ours, (f"{size:.2f} GB ({times['holds']}): {against} {theirs:.2f} s ({size / theirs:.2f} GB/s), "
-                           f"triage {ours:.2f} s ({size / ours:.2f} GB/s)")
+    return theirs / ours, (
+        f"{size:.2f} GB ({times['holds']}): {against} {theirs:.2f} s ({size / theirs:.2f} GB/s), "
+        f"triage {ours:.2f} s ({size / ours:.2f} GB/s)"
+    )
 
 
 # --- 2. the manual's build against a plain build -----------------------------
+
 
 def plain_config(dest: Path, hooks: list[str] | None = None) -> None:
     """mkdocs.yml without the manual's own machinery (the macros plugin and the hooks):
@@ -218,9 +239,13 @@ def plain_config(dest: Path, hooks: list[str] | None = None) -> None:
     class Loader(yaml.SafeLoader):
         pass
 
-    Loader.add_constructor("!ENV", lambda loader, node: (loader.construct_sequence(node) or [None])[-1]
-                           if isinstance(node, yaml.SequenceNode) else None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=Loader)
+    Loader.add_constructor(
+        "!ENV",
+        lambda loader, node: (
+            (loader.construct_sequence(node) or [None])[-1] if isinstance(node, yaml.SequenceNode) else None
+        ),
+    )
+    config = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=Loader)  # noqa: S506 -- a SafeLoader subclass
     config.pop("hooks", None)
     if hooks:
         config["hooks"] = hooks
@@ -234,8 +259,6 @@ def plain_config(dest: Path, hooks: list[str] | None = None) -> None:
     (dest / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
     for name in ("includes", "overrides"):
         shutil.copytree(ROOT / name, dest / name)
-
-
 
 
 # The whole of the plain builds' machinery: put back the HTML that a page's placeholders stand for.
@@ -277,8 +300,10 @@ def rendered_pages(project_dir: Path, tmp: Path) -> dict[str, dict]:
     tables, forms, each incident page's stories) that its placeholders stand for
     (bench/capture_pages.py)."""
     out = tmp / f"rendered-{project_dir.name}.json"
-    run([PY, str(ROOT / "bench" / "capture_pages.py"), str(out), str(tmp / f"site-capture-{project_dir.name}")],
-        cwd=project_dir)
+    run(
+        [PY, str(ROOT / "bench" / "capture_pages.py"), str(out), str(tmp / f"site-capture-{project_dir.name}")],
+        cwd=project_dir,
+    )
     return json.loads(out.read_text("utf-8"))
 
 
@@ -295,14 +320,18 @@ def bench_build(tmp: Path, runs: int) -> tuple[float, str]:
     started = time.perf_counter()
     builder(ROOT, tmp / "site-cold")()
     cold = time.perf_counter() - started
-    ours, theirs = side_by_side(builder(ROOT, tmp / "site-ours"),
-                                builder(plain, tmp / "site-plain", strict=False), runs)
+    ours, theirs = side_by_side(
+        builder(ROOT, tmp / "site-ours"), builder(plain, tmp / "site-plain", strict=False), runs
+    )
     count = len(project()[1])
-    return ours / theirs, (f"manual {ours:.2f} s, plain {theirs:.2f} s, best of {runs} each ({len(pages)} pages in both, "
-                           f"{count} of them incidents); a first build, with no stories converted yet, {cold:.2f} s")
+    return ours / theirs, (
+        f"manual {ours:.2f} s, plain {theirs:.2f} s, best of {runs} each ({len(pages)} pages in both, "
+        f"{count} of them incidents); a first build, with no stories converted yet, {cold:.2f} s"
+    )
 
 
 # --- 3. 1,000 synthetic incidents ---------------------------------------------
+
 
 def synthetic_project(tmp: Path, count: int) -> Path:
     """A copy of the manual whose data holds ``count`` synthetic incidents, told on its section pages."""
@@ -330,14 +359,21 @@ def synthetic_project(tmp: Path, count: int) -> Path:
             f"  fix: Set `--option-{k % 30} {k}`",
             f"  status: {statuses[k % len(statuses)]}",
             "  evidence: sources",
-            *({"fixed": ['  fixed_in: [{version: "0.5.22"}]'],
-               "workaround": [f"  workaround: Set `--option-{k % 30}`"]}.get(statuses[k % len(statuses)], [])),
+            *(
+                {
+                    "fixed": ['  fixed_in: [{version: "0.5.22"}]'],
+                    "workaround": [f"  workaround: Set `--option-{k % 30}`"],
+                }.get(statuses[k % len(statuses)], [])
+            ),
             '  checked: "2026-10-16"',
             f'  sections: ["{sec}"]',
             "  hardware: [L4]",
             "  components: [scheduler]",
-            ('  exposure: {versions: [{product: sglang, unknown: true}], when: {flag: {name: "--tp-size", min: 2}}}'
-             if k % 2 == 0 else '  exposure: {not_configuration: "A synthetic incident with no launch setting."}'),
+            (
+                '  exposure: {versions: [{product: sglang, unknown: true}], when: {flag: {name: "--tp-size", min: 2}}}'
+                if k % 2 == 0
+                else '  exposure: {not_configuration: "A synthetic incident with no launch setting."}'
+            ),
             "  sources:",
             "    - {kind: capture, path: capture/out/server-default.log}",
         ]
@@ -349,8 +385,9 @@ def synthetic_project(tmp: Path, count: int) -> Path:
     guidance.write_text(re.sub(r"(?m)^  related: \[.*\]$", "  related: []", guidance.read_text("utf-8")), "utf-8")
     (dest / "data" / "redirects.yaml").write_text("{}\n", "utf-8")
     metrics = dest / "data" / "metrics.yaml"  # the alert rules lead to synthetic incidents
-    metrics.write_text(re.sub(r"(?m)^    incident: .*$", "    incident: capture-synthetic-0", metrics.read_text("utf-8")),
-                       "utf-8")
+    metrics.write_text(
+        re.sub(r"(?m)^    incident: .*$", "    incident: capture-synthetic-0", metrics.read_text("utf-8")), "utf-8"
+    )
     for number, section in site.sections.items():
         text = f'---\nsection: "{number}"\n---\n\nA synthetic section page.\n\n{{{{ callout() }}}}\n\n## Incidents\n\n'
         text += "".join(f'{{{{ story("{i}") }}}}\n\nA story.\n\n' for i in told[number])
@@ -362,10 +399,12 @@ def bench_scale(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     synthetic = synthetic_project(tmp, count)
     pages = rendered_pages(synthetic, tmp)
     plain = plain_copy(synthetic / "docs", tmp / "plain-n", pages)
-    ours, theirs = side_by_side(builder(synthetic, tmp / "site-synthetic"),
-                                builder(plain, tmp / "site-plain-n", strict=False), runs)
-    return ours / theirs, (f"{count} incidents: manual {ours:.2f} s, the same {len(pages)} pages "
-                           f"as a plain build {theirs:.2f} s")
+    ours, theirs = side_by_side(
+        builder(synthetic, tmp / "site-synthetic"), builder(plain, tmp / "site-plain-n", strict=False), runs
+    )
+    return ours / theirs, (
+        f"{count} incidents: manual {ours:.2f} s, the same {len(pages)} pages as a plain build {theirs:.2f} s"
+    )
 
 
 # --- 4. the finder: keystrokes, loading the index, long tasks, hostile input ------
@@ -382,8 +421,9 @@ def real_stories(tmp: Path) -> dict:
         from opsmanual.site.state import BuildState
 
         config = load_config(str(ROOT / "mkdocs.yml"))
-        state = BuildState.load(ROOT, ROOT / "docs", None, None,
-                                markdown=(list(config["markdown_extensions"]), dict(config["mdx_configs"])))
+        state = BuildState.load(
+            ROOT, ROOT / "docs", None, None, markdown=(list(config["markdown_extensions"]), dict(config["mdx_configs"]))
+        )
         for inc in state.incidents:
             _REAL_STORIES[inc.id] = state.stories_of(inc)
     return _REAL_STORIES
@@ -401,8 +441,10 @@ def finder_site(tmp: Path, count: int) -> Path:
     site, incidents = project()
     stories = real_stories(tmp)
     rng = random.Random(5)
-    words = ("kv cache pool retract scheduler prefill decode graph memory router health metrics "
-             "detokenizer token latency throughput mooncake hicache radix speculative grammar").split()
+    words = (
+        "kv cache pool retract scheduler prefill decode graph memory router health metrics "
+        "detokenizer token latency throughput mooncake hicache radix speculative grammar"
+    ).split()
     many, told = [], {}
     for k in range(count):
         base = incidents[k % len(incidents)]
@@ -421,15 +463,21 @@ def finder_site(tmp: Path, count: int) -> Path:
     html = markdown.markdown(body, extensions=["attr_list", "md_in_html", "tables"])
     shutil.copytree(ROOT / "docs" / "javascripts", dest / "javascripts")
     shutil.copytree(ROOT / "docs" / "stylesheets", dest / "stylesheets")
-    material = next((ROOT / "site" / "assets" / "stylesheets").glob("main.*.min.css"), None) \
-        if (ROOT / "site").exists() else None
+    material = (
+        next((ROOT / "site" / "assets" / "stylesheets").glob("main.*.min.css"), None)
+        if (ROOT / "site").exists()
+        else None
+    )
     links = '<link rel="stylesheet" href="../stylesheets/manual.css">'
     if material:
         shutil.copy2(material, dest / "stylesheets" / material.name)
         links += f'<link rel="stylesheet" href="../stylesheets/{material.name}">'
-    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'>{links}</head>"
-                    f"<body><article class='md-typeset'><h1>Incidents</h1>{html}</article>"
-                    f"<script type='module' src='../javascripts/manual.js'></script></body></html>", "utf-8")
+    page.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'>{links}</head>"
+        f"<body><article class='md-typeset'><h1>Incidents</h1>{html}</article>"
+        f"<script type='module' src='../javascripts/manual.js'></script></body></html>",
+        "utf-8",
+    )
     return dest
 
 
@@ -448,8 +496,9 @@ def serve_dir(directory: Path):
 
 
 def browser_page(p, **options):
-    browser = p.chromium.launch(executable_path=chromium(),
-                                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+    browser = p.chromium.launch(
+        executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    )
     return browser, browser.new_page(viewport={"width": 1300, "height": 900}, **options)
 
 
@@ -506,12 +555,18 @@ def bench_finder(tmp: Path, count: int) -> tuple[float, str]:
         httpd.shutdown()
     p95 = statistics.quantiles(latencies, n=20)[18]
     floor95 = statistics.quantiles(floor, n=20)[18]
-    results = (f"; after the last key of a query, its ranked rows (searched in a worker, shown once typing "
-               f"pauses) were on screen after median {statistics.median(shown):.0f} ms, p95 "
-               f"{statistics.quantiles(shown, n=20)[18]:.0f} ms" if len(shown) >= 2 else "")
-    return p95, (f"{count} incidents with story text, {len(latencies)} keystrokes, "
-                 f"median {statistics.median(latencies):.1f} ms; a bare input on an empty page: p95 {floor95:.1f} ms"
-                 f"{results}")
+    results = (
+        f"; after the last key of a query, its ranked rows (searched in a worker, shown once typing "
+        f"pauses) were on screen after median {statistics.median(shown):.0f} ms, p95 "
+        f"{statistics.quantiles(shown, n=20)[18]:.0f} ms"
+        if len(shown) >= 2
+        else ""
+    )
+    return p95, (
+        f"{count} incidents with story text, {len(latencies)} keystrokes, "
+        f"median {statistics.median(latencies):.1f} ms; a bare input on an empty page: p95 {floor95:.1f} ms"
+        f"{results}"
+    )
 
 
 def bench_finder_index(tmp: Path, count: int, runs: int) -> tuple[float, str]:
@@ -529,7 +584,8 @@ def bench_finder_index(tmp: Path, count: int, runs: int) -> tuple[float, str]:
             page.wait_for_selector(".sgm-finder[data-ready]")
             on_load = page.evaluate("performance.getEntriesByName('sgm-finder-index')[0].duration")
             for _ in range(max(runs, 5)):  # a fresh search, started once the page is idle
-                times.append(page.evaluate("""async () => {
+                times.append(
+                    page.evaluate("""async () => {
                   const { searchClient } = await import('../javascripts/sgm/search-client.js');
                   const started = performance.now();
                   const client = await searchClient(new URL('finder.json', location.href));
@@ -537,14 +593,17 @@ def bench_finder_index(tmp: Path, count: int, runs: int) -> tuple[float, str]:
                   const took = performance.now() - started;
                   client.close();
                   return took;
-                }"""))
+                }""")
+                )
             browser.close()
     finally:
         httpd.shutdown()
-    return statistics.median(times), (f"{count} incidents, finder.json {size / 1e6:.2f} MB: start the worker, fetch, "
-                                      f"parse, load the index; median of {len(times)} "
-                                      f"({', '.join(f'{t:.0f}' for t in times)} ms); {on_load:.0f} ms while the page "
-                                      "itself was loading")
+    return statistics.median(times), (
+        f"{count} incidents, finder.json {size / 1e6:.2f} MB: start the worker, fetch, "
+        f"parse, load the index; median of {len(times)} "
+        f"({', '.join(f'{t:.0f}' for t in times)} ms); {on_load:.0f} ms while the page "
+        "itself was loading"
+    )
 
 
 LONGTASKS = """
@@ -568,10 +627,11 @@ def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     longest = {"incidents/": [], "about/": []}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(),
-                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = p.chromium.launch(
+                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
             for _ in range(max(runs, 3)):
-                for path in longest:
+                for path, times in longest.items():
                     page = browser.new_page(viewport={"width": 1300, "height": 900})
                     page.add_init_script(LONGTASKS)
                     page.goto(url + path)
@@ -579,7 +639,7 @@ def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
                     if path.startswith("incidents"):
                         page.wait_for_selector(".sgm-finder[data-ready]")
                     page.wait_for_timeout(300)
-                    longest[path].append(page.evaluate("window.__longest"))
+                    times.append(page.evaluate("window.__longest"))
                     page.close()
             browser.close()
     finally:
@@ -588,8 +648,14 @@ def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     return ours / max(about, 1.0), f"{count} incidents: /incidents/ {ours:.0f} ms, /about/ {about:.0f} ms"
 
 
-PAGE_TYPES = {"home": "", "incidents": "incidents/", "incident": "incidents/sglang-36889/",
-              "section": "part-2/2-3-retraction/", "check": "check/", "about": "about/"}
+PAGE_TYPES = {
+    "home": "",
+    "incidents": "incidents/",
+    "incident": "incidents/sglang-36889/",
+    "section": "part-2/2-3-retraction/",
+    "check": "check/",
+    "about": "about/",
+}
 
 
 def real_site(tmp: Path) -> Path:
@@ -609,12 +675,15 @@ def bench_page_bytes(tmp: Path) -> tuple[float, str]:
     weights = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(),
-                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = p.chromium.launch(
+                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
             for name, path in PAGE_TYPES.items():
                 context = browser.new_context(viewport={"width": 1300, "height": 900})
                 sizes = []
-                context.on("requestfinished", lambda request: sizes.append(request.sizes()["responseBodySize"]))
+                context.on(
+                    "requestfinished", lambda request, sizes=sizes: sizes.append(request.sizes()["responseBodySize"])
+                )
                 page = context.new_page()
                 page.goto(url + path)
                 page.wait_for_load_state("networkidle")
@@ -645,8 +714,9 @@ def bench_cls(tmp: Path, runs: int) -> tuple[float, str]:
     shifts = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(),
-                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = p.chromium.launch(
+                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
             for name, size in (("desktop", (1280, 800)), ("phone", (390, 844))):
                 worst = 0.0
                 for _ in range(max(runs, 2)):
@@ -667,7 +737,9 @@ def bench_finder_hostile(tmp: Path, count: int) -> tuple[float, str]:
     repeated words (the longer of the two)."""
     from playwright.sync_api import sync_playwright
 
-    httpd, url = serve_dir(finder_site(tmp, count) if not (tmp / f"finder-{count}").exists() else tmp / f"finder-{count}")
+    httpd, url = serve_dir(
+        finder_site(tmp, count) if not (tmp / f"finder-{count}").exists() else tmp / f"finder-{count}"
+    )
     try:
         with sync_playwright() as p:
             browser, page = browser_page(p)
@@ -690,8 +762,19 @@ def bench_finder_hostile(tmp: Path, count: int) -> tuple[float, str]:
 
 # --- 5. and 6. the exposure checker at 1,000 incidents ------------------------
 
-EXPOSURE_COMMAND = ["SGLANG_ENABLE_JIT_DEEPGEMM=0", "python", "-m", "sglang.launch_server", "--model-path",
-                    "Qwen/Qwen3-Next-80B-A3B-Instruct", "--tp", "4", "--enable-mixed-chunk", "--host", "0.0.0.0"]
+EXPOSURE_COMMAND = [
+    "SGLANG_ENABLE_JIT_DEEPGEMM=0",
+    "python",
+    "-m",
+    "sglang.launch_server",
+    "--model-path",
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "--tp",
+    "4",
+    "--enable-mixed-chunk",
+    "--host",
+    "0.0.0.0",
+]  # a command the exposure check reads, never run
 EXPOSURE_WHEN = [  # a mix of every condition kind, with flags SGLang 0.5.22 has
     "{flag: {name: --tp-size, min: %d}}",
     "{all: [{flag: {name: --enable-mixed-chunk, present: true}}, {gpu: {architecture: [ada, hopper]}}]}",
@@ -734,13 +817,17 @@ def exposure_project(tmp: Path, count: int) -> Path:
 
 def bench_exposure_cli(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     project = exposure_project(tmp, count)
-    run([PY, "-m", "compileall", "-q", str(ROOT / "macros"), str(ROOT / "opsmanual")])  # as any checkout has after its first run
+    run(
+        [PY, "-m", "compileall", "-q", str(ROOT / "macros"), str(ROOT / "opsmanual")]
+    )  # as any checkout has after its first run
     cmd = [PY, "-m", "macros.exposure", "--project", str(project), "--", *EXPOSURE_COMMAND]
     run(cmd, ok=(0, 1))  # the first run builds the cache
     times = sorted(best(lambda: run(cmd, ok=(0, 1)), 1) for _ in range(max(runs, 15)))
     bare = sorted(best(lambda: run([PY, "-c", "pass"]), 1) for _ in range(max(runs, 15)))
-    return times[0] * 1000, (f"{count} incidents: best {times[0] * 1000:.1f} ms, median "
-                             f"{times[len(times) // 2] * 1000:.1f} ms; `python -c pass` alone {bare[0] * 1000:.1f} ms")
+    return times[0] * 1000, (
+        f"{count} incidents: best {times[0] * 1000:.1f} ms, median "
+        f"{times[len(times) // 2] * 1000:.1f} ms; `python -c pass` alone {bare[0] * 1000:.1f} ms"
+    )
 
 
 EXPOSURE_PAGE = """<!doctype html><meta charset="utf-8"><title>exposure bench</title>
@@ -789,8 +876,9 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(),
-                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = p.chromium.launch(
+                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
             page = browser.new_page()
             page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
             page.wait_for_function("window.__result !== undefined", timeout=60000)
@@ -798,8 +886,10 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
             browser.close()
     finally:
         httpd.shutdown()
-    return result["median"], (f"{result['checked']} incidents checked, {result['results']} reported; "
-                              f"median {result['median']:.2f} ms, p95 {result['p95']:.2f} ms per command")
+    return result["median"], (
+        f"{result['checked']} incidents checked, {result['results']} reported; "
+        f"median {result['median']:.2f} ms, p95 {result['p95']:.2f} ms per command"
+    )
 
 
 def bench_logfilter(records: int, runs: int) -> tuple[float, str]:
@@ -812,12 +902,17 @@ def bench_logfilter(records: int, runs: int) -> tuple[float, str]:
     from opsmanual.cli.logfilter import ARROW, IncidentLinks
 
     links = IncidentLinks(site_url="https://manual.example/")
-    lines = [re.sub(r"^\[[^\]]*\] ", "", item["line"])
-             for item in yaml.safe_load((ROOT / "tests" / "log_lines.yaml").read_text("utf-8")) if not item["expect"]]
+    lines = [
+        re.sub(r"^\[[^\]]*\] ", "", item["line"])
+        for item in yaml.safe_load((ROOT / "tests" / "log_lines.yaml").read_text("utf-8"))
+        if not item["expect"]
+    ]
 
     def fresh() -> list:
-        return [logging.LogRecord("sglang", logging.INFO, __file__, 1, lines[k % len(lines)], None, None)
-                for k in range(records)]
+        return [
+            logging.LogRecord("sglang", logging.INFO, __file__, 1, lines[k % len(lines)], None, None)
+            for k in range(records)
+        ]
 
     check = fresh()
     for record in check:
@@ -831,8 +926,10 @@ def bench_logfilter(records: int, runs: int) -> tuple[float, str]:
             links.filter(record)
         per_record.append((time.perf_counter() - start) / records * 1e6)
     per_record.sort()
-    return per_record[0], (f"{records:,} records of {len(lines)} ordinary SGLang lines: best {per_record[0]:.2f} \u00b5s, "
-                           f"median {per_record[len(per_record) // 2]:.2f} \u00b5s per record")
+    return per_record[0], (
+        f"{records:,} records of {len(lines)} ordinary SGLang lines: best {per_record[0]:.2f} \u00b5s, "
+        f"median {per_record[len(per_record) // 2]:.2f} \u00b5s per record"
+    )
 
 
 def bench_follow(tmp: Path, lines: int) -> tuple[float, str]:
@@ -840,8 +937,13 @@ def bench_follow(tmp: Path, lines: int) -> tuple[float, str]:
     one matching line every 10 ms (the 95th percentile; the slowest in the detail)."""
     log = tmp / "follow.log"
     log.write_text("", "utf-8")
-    proc = subprocess.Popen([PY, "-m", "macros.triage", "--follow", "--json", str(log)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "SITE_URL": "https://manual.example/"})
+    proc = subprocess.Popen(
+        [PY, "-m", "macros.triage", "--follow", "--json", str(log)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SITE_URL": "https://manual.example/"},
+    )
     try:
         ready = proc.stderr.readline().decode()
         assert "following" in ready, ready
@@ -861,21 +963,24 @@ def bench_follow(tmp: Path, lines: int) -> tuple[float, str]:
         proc.wait(timeout=60)
     waits.sort()
     p95 = waits[min(len(waits) - 1, int(len(waits) * 0.95))]
-    return p95, (f"{lines} lines, one every 10 ms: median {waits[len(waits) // 2]:.1f} ms, p95 {p95:.1f} ms, "
-                 f"slowest {waits[-1]:.1f} ms from write to report")
+    return p95, (
+        f"{lines} lines, one every 10 ms: median {waits[len(waits) // 2]:.1f} ms, p95 {p95:.1f} ms, "
+        f"slowest {waits[-1]:.1f} ms from write to report"
+    )
 
 
 # --- The runner -------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Bench:
-    label: str          # what the figure is
-    what: str           # what is measured, for the How fast page
-    against: str        # its baseline
-    op: str             # ">=" or "<=": the goal's direction
+    label: str  # what the figure is
+    what: str  # what is measured, for the How fast page
+    against: str  # its baseline
+    op: str  # ">=" or "<=": the goal's direction
     goal: float
-    unit: str           # "x" for ratios, " ms" for times
-    run: Callable       # (tmp, smoke, runs, args) -> (value, detail)
+    unit: str  # "x" for ratios, " ms" for times
+    run: Callable  # (tmp, smoke, runs, args) -> (value, detail)
     needs: tuple[str, str] | None = None  # (command, its package) the baseline runs, when not always installed
 
     def missing(self) -> str | None:
@@ -901,15 +1006,19 @@ def diagnose_report(size: int) -> str:
     total = len(DIAGNOSE_HEAD)
     n = 0
     while total < size - 300:
-        line = (f"[2026-10-16 10:{n // 60 % 60:02d}:{n % 60:02d} TP0] Decode batch, "
-                f"#running-req: {rng.randint(1, 64)}, "
-                f"#token: {rng.randint(1000, 90000)}, token usage: 0.{rng.randint(10, 99)}, cuda graph: True, "
-                f"gen throughput (token/s): {rng.uniform(100, 900):.2f}, #queue-req: {rng.randint(0, 9)}\n")
+        line = (
+            f"[2026-10-16 10:{n // 60 % 60:02d}:{n % 60:02d} TP0] Decode batch, "
+            f"#running-req: {rng.randint(1, 64)}, "
+            f"#token: {rng.randint(1000, 90000)}, token usage: 0.{rng.randint(10, 99)}, cuda graph: True, "
+            f"gen throughput (token/s): {rng.uniform(100, 900):.2f}, #queue-req: {rng.randint(0, 9)}\n"
+        )
         lines.append(line)
         total += len(line)
         n += 1
-    lines.append("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total "
-                 "capacity of 79.11 GiB of which 13.00 MiB is free.\n")
+    lines.append(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total "
+        "capacity of 79.11 GiB of which 13.00 MiB is free.\n"
+    )
     return "".join(lines)
 
 
@@ -929,8 +1038,10 @@ def bench_diagnose(tmp: Path, count: int, runs: int) -> tuple[float, str]:
         times = sorted(best(lambda engine=engine: engine.diagnose(report), 1) for _ in range(max(runs, 5)))
         figures.append((len(bundle["incidents"]), times[0] * 1000, times[len(times) // 2] * 1000))
     (n0, best0, med0), (n1, best1, med1) = figures
-    return med1, (f"200 KB report: {n0} incidents best {best0:.1f} ms, median {med0:.1f} ms (target 100 ms); "
-                  f"{n1} incidents best {best1:.1f} ms, median {med1:.1f} ms")
+    return med1, (
+        f"200 KB report: {n0} incidents best {best0:.1f} ms, median {med0:.1f} ms (target 100 ms); "
+        f"{n1} incidents best {best1:.1f} ms, median {med1:.1f} ms"
+    )
 
 
 DIAGNOSE_PAGE = """<!doctype html><meta charset="utf-8"><title>diagnose bench</title>
@@ -991,8 +1102,9 @@ def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(),
-                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            browser = p.chromium.launch(
+                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
             page = browser.new_page()
             page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
             page.wait_for_function("window.__result !== undefined", timeout=120000)
@@ -1001,81 +1113,162 @@ def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     finally:
         httpd.shutdown()
     m, x = result["manual"], result["more"]
-    return x["median"], (f"200 KB report in Chromium: {m['incidents']} incidents best {m['best']:.1f} ms, median "
-                         f"{m['median']:.1f} ms (target 100 ms); {x['incidents']} incidents best {x['best']:.1f} ms, "
-                         f"median {x['median']:.1f} ms")
+    return x["median"], (
+        f"200 KB report in Chromium: {m['incidents']} incidents best {m['best']:.1f} ms, median "
+        f"{m['median']:.1f} ms (target 100 ms); {x['incidents']} incidents best {x['best']:.1f} ms, "
+        f"median {x['median']:.1f} ms"
+    )
 
 
 BENCHES = {
-    "triage": Bench("triage throughput / grep -F throughput",
-                    "The triage command on a generated 1 GB log",
-                    "`grep -F -f` with the same literal patterns, on the same file", ">=", 1.0, "x",
-                    lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs, "grep -F")),
-    "triage-rg": Bench("triage throughput / rg -F throughput",
-                       "The triage command on a generated 1 GB log",
-                       "`rg -F -f` (ripgrep) with the same literal patterns, on the same file", ">=", 1.0, "x",
-                       lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs, "rg -F"),
-                       needs=("rg", "ripgrep")),
-    "build": Bench("manual build time / plain build time", "The strict build of the manual",
-                   "a plain Material build of the same pages and content: a hook of a few lines puts the HTML back",
-                   "<=", 1.2, "x",
-                   lambda tmp, smoke, runs, args: bench_build(tmp, runs if smoke else max(runs, 5))),
-    "scale": Bench("1,000-incident build / the same pages built plain",
-                   "A build with 1,000 synthetic incidents and their pages",
-                   "a plain Material build of the same pages and content: a hook of a few lines puts the HTML back",
-                   "<=", 1.5, "x",
-                   lambda tmp, smoke, runs, args: bench_scale(tmp, 20 if smoke else 1000, max(1, runs - 1))),
-    "finder": Bench("finder keystroke-to-paint p95 at 5,000 incidents",
-                    "The finder at 5,000 synthetic incidents with story text, in headless Chromium",
-                    "16 ms, one frame at 60 Hz", "<=", 16.0, " ms",
-                    lambda tmp, smoke, runs, args: bench_finder(tmp, 100 if smoke else 5000)),
-    "finder-index": Bench("loading and indexing the finder's search at 1,000 incidents",
-                          "Fetching finder.json and loading its search index, 1,000 synthetic incidents with stories",
-                          "100 ms", "<=", 100.0, " ms",
-                          lambda tmp, smoke, runs, args: bench_finder_index(tmp, 50 if smoke else 1000, runs)),
-    "longtask": Bench("longest task loading /incidents/ / longest task loading /about/, 1,000 incidents",
-                      "The longest main-thread task while the incidents page loads, in a build with 1,000 incidents",
-                      "the longest task of a plain page of the same site (About)", "<=", 1.5, "x",
-                      lambda tmp, smoke, runs, args: bench_longtask(tmp, 20 if smoke else 1000, runs)),
-    "finder-hostile": Bench("finder work for a 40 KB link or a 1 MB paste",
-                            "The finder's main-thread work for a 40 KB ?filter= link and a 1 MB paste of repeated words",
-                            "50 ms", "<=", 50.0, " ms",
-                            lambda tmp, smoke, runs, args: bench_finder_hostile(tmp, 100 if smoke else 1000)),
-    "exposure-cli": Bench("exposure CLI, whole process, 1,000 incidents",
-                          "`python -m macros.exposure` on one launch command, 1,000 synthetic incidents",
-                          "50 ms for the whole process (best of 15)", "<=", 50.0, " ms",
-                          lambda tmp, smoke, runs, args: bench_exposure_cli(tmp, 20 if smoke else 1000, runs)),
-    "exposure-js": Bench("exposure check in Chromium, 1,000 incidents (median)",
-                         "The launch-command check in headless Chromium, 1,000 synthetic incidents",
-                         "5 ms per command (median of 300)", "<=", 5.0, " ms",
-                         lambda tmp, smoke, runs, args: bench_exposure_js(tmp, 20 if smoke else 1000)),
-    "diagnose": Bench("diagnosis of a 200 KB report, 1,000 incidents (median)",
-                      "The diagnosis engine on a 200 KB report (words, command, environment, log), the manual's "
-                      "incidents and 1,000 synthetic ones added",
-                      "300 ms at 1,000 incidents (and 100 ms at the manual's own, in the detail)", "<=", 300.0, " ms",
-                      lambda tmp, smoke, runs, args: bench_diagnose(tmp, 20 if smoke else 1000, runs)),
-    "diagnose-js": Bench("diagnosis of a 200 KB report in Chromium, 1,000 incidents (median)",
-                         "The browser's diagnosis engine in headless Chromium on the same 200 KB report, the "
-                         "manual's incidents and 1,000 synthetic ones added",
-                         "300 ms at 1,000 incidents (and 100 ms at the manual's own, in the detail)", "<=", 300.0,
-                         " ms", lambda tmp, smoke, runs, args: bench_diagnose_js(tmp, 20 if smoke else 1000, runs)),
-    "page-bytes": Bench("bytes the home page loads",
-                        "Everything each page type loads in Chromium, workers' fetches included, uncompressed",
-                        "1,080 KB, what the home page loaded before the check modules loaded lazily and the "
-                        "incident pages left the header search index", "<=", 1080.0, " KB",
-                        lambda tmp, smoke, runs, args: bench_page_bytes(tmp)),
-    "cls": Bench("layout shift of /incidents/ while it loads",
-                 "Cumulative layout shift of the incidents page until the finder is ready, desktop and phone",
-                 "0.05, a good score by Chrome's measure", "<=", 0.05, "",
-                 lambda tmp, smoke, runs, args: bench_cls(tmp, runs)),
-    "follow": Bench("triage --follow, from a line written to its report (p95)",
-                    "`triage --follow --json` on a file that grows by one matching line every 10 ms",
-                    "100 ms", "<=", 100.0, " ms",
-                    lambda tmp, smoke, runs, args: bench_follow(tmp, 20 if smoke else 500)),
-    "logfilter": Bench("logging filter, per record that matches nothing",
-                       "The filter SGLang's logging configuration installs, on ordinary SGLang log records",
-                       "20 \u00b5s per record", "<=", 20.0, " \u00b5s",
-                       lambda tmp, smoke, runs, args: bench_logfilter(1_000 if smoke else 200_000, runs)),
+    "triage": Bench(
+        "triage throughput / grep -F throughput",
+        "The triage command on a generated 1 GB log",
+        "`grep -F -f` with the same literal patterns, on the same file",
+        ">=",
+        1.0,
+        "x",
+        lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs, "grep -F"),
+    ),
+    "triage-rg": Bench(
+        "triage throughput / rg -F throughput",
+        "The triage command on a generated 1 GB log",
+        "`rg -F -f` (ripgrep) with the same literal patterns, on the same file",
+        ">=",
+        1.0,
+        "x",
+        lambda tmp, smoke, runs, args: bench_triage(tmp, 8 if smoke else args.size_mb, runs, "rg -F"),
+        needs=("rg", "ripgrep"),
+    ),
+    "build": Bench(
+        "manual build time / plain build time",
+        "The strict build of the manual",
+        "a plain Material build of the same pages and content: a hook of a few lines puts the HTML back",
+        "<=",
+        1.2,
+        "x",
+        lambda tmp, smoke, runs, args: bench_build(tmp, runs if smoke else max(runs, 5)),
+    ),
+    "scale": Bench(
+        "1,000-incident build / the same pages built plain",
+        "A build with 1,000 synthetic incidents and their pages",
+        "a plain Material build of the same pages and content: a hook of a few lines puts the HTML back",
+        "<=",
+        1.5,
+        "x",
+        lambda tmp, smoke, runs, args: bench_scale(tmp, 20 if smoke else 1000, max(1, runs - 1)),
+    ),
+    "finder": Bench(
+        "finder keystroke-to-paint p95 at 5,000 incidents",
+        "The finder at 5,000 synthetic incidents with story text, in headless Chromium",
+        "16 ms, one frame at 60 Hz",
+        "<=",
+        16.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_finder(tmp, 100 if smoke else 5000),
+    ),
+    "finder-index": Bench(
+        "loading and indexing the finder's search at 1,000 incidents",
+        "Fetching finder.json and loading its search index, 1,000 synthetic incidents with stories",
+        "100 ms",
+        "<=",
+        100.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_finder_index(tmp, 50 if smoke else 1000, runs),
+    ),
+    "longtask": Bench(
+        "longest task loading /incidents/ / longest task loading /about/, 1,000 incidents",
+        "The longest main-thread task while the incidents page loads, in a build with 1,000 incidents",
+        "the longest task of a plain page of the same site (About)",
+        "<=",
+        1.5,
+        "x",
+        lambda tmp, smoke, runs, args: bench_longtask(tmp, 20 if smoke else 1000, runs),
+    ),
+    "finder-hostile": Bench(
+        "finder work for a 40 KB link or a 1 MB paste",
+        "The finder's main-thread work for a 40 KB ?filter= link and a 1 MB paste of repeated words",
+        "50 ms",
+        "<=",
+        50.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_finder_hostile(tmp, 100 if smoke else 1000),
+    ),
+    "exposure-cli": Bench(
+        "exposure CLI, whole process, 1,000 incidents",
+        "`python -m macros.exposure` on one launch command, 1,000 synthetic incidents",
+        "50 ms for the whole process (best of 15)",
+        "<=",
+        50.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_exposure_cli(tmp, 20 if smoke else 1000, runs),
+    ),
+    "exposure-js": Bench(
+        "exposure check in Chromium, 1,000 incidents (median)",
+        "The launch-command check in headless Chromium, 1,000 synthetic incidents",
+        "5 ms per command (median of 300)",
+        "<=",
+        5.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_exposure_js(tmp, 20 if smoke else 1000),
+    ),
+    "diagnose": Bench(
+        "diagnosis of a 200 KB report, 1,000 incidents (median)",
+        "The diagnosis engine on a 200 KB report (words, command, environment, log), the manual's "
+        "incidents and 1,000 synthetic ones added",
+        "300 ms at 1,000 incidents (and 100 ms at the manual's own, in the detail)",
+        "<=",
+        300.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_diagnose(tmp, 20 if smoke else 1000, runs),
+    ),
+    "diagnose-js": Bench(
+        "diagnosis of a 200 KB report in Chromium, 1,000 incidents (median)",
+        "The browser's diagnosis engine in headless Chromium on the same 200 KB report, the "
+        "manual's incidents and 1,000 synthetic ones added",
+        "300 ms at 1,000 incidents (and 100 ms at the manual's own, in the detail)",
+        "<=",
+        300.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_diagnose_js(tmp, 20 if smoke else 1000, runs),
+    ),
+    "page-bytes": Bench(
+        "bytes the home page loads",
+        "Everything each page type loads in Chromium, workers' fetches included, uncompressed",
+        "1,080 KB, what the home page loaded before the check modules loaded lazily and the "
+        "incident pages left the header search index",
+        "<=",
+        1080.0,
+        " KB",
+        lambda tmp, smoke, runs, args: bench_page_bytes(tmp),
+    ),
+    "cls": Bench(
+        "layout shift of /incidents/ while it loads",
+        "Cumulative layout shift of the incidents page until the finder is ready, desktop and phone",
+        "0.05, a good score by Chrome's measure",
+        "<=",
+        0.05,
+        "",
+        lambda tmp, smoke, runs, args: bench_cls(tmp, runs),
+    ),
+    "follow": Bench(
+        "triage --follow, from a line written to its report (p95)",
+        "`triage --follow --json` on a file that grows by one matching line every 10 ms",
+        "100 ms",
+        "<=",
+        100.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_follow(tmp, 20 if smoke else 500),
+    ),
+    "logfilter": Bench(
+        "logging filter, per record that matches nothing",
+        "The filter SGLang's logging configuration installs, on ordinary SGLang log records",
+        "20 \u00b5s per record",
+        "<=",
+        20.0,
+        " \u00b5s",
+        lambda tmp, smoke, runs, args: bench_logfilter(1_000 if smoke else 200_000, runs),
+    ),
 }
 
 
@@ -1083,9 +1276,18 @@ def machine() -> dict:
     """What the figures were measured on."""
     import platform
 
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() \
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
         else platform.processor()
+    )
 
     def version(cmd):
         try:
@@ -1093,16 +1295,23 @@ def machine() -> dict:
         except (OSError, IndexError, subprocess.SubprocessError):
             return None
 
-    return {"cpus": os.cpu_count(), "cpu": cpu, "arch": platform.machine(), "os": platform.system(),
-            "python": platform.python_version(), "grep": version(["grep", "--version"]),
-            "ripgrep": version([ripgrep(), "--version"]) if ripgrep() else None,
-            "chromium": version([chromium(), "--version"])}
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "arch": platform.machine(),
+        "os": platform.system(),
+        "python": platform.python_version(),
+        "grep": version(["grep", "--version"]),
+        "ripgrep": version([ripgrep(), "--version"]) if ripgrep() else None,
+        "chromium": version([chromium(), "--version"]),
+    }
 
 
 def chromium() -> str:
     return os.environ.get("CHROMIUM") or next(
         (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p),
-        "/usr/bin/chromium")
+        "/usr/bin/chromium",
+    )
 
 
 RESULTS = ROOT / "bench" / "results.json"
@@ -1113,13 +1322,23 @@ def main(argv=None) -> int:
     parser.add_argument("--only", choices=list(BENCHES), action="append")
     parser.add_argument("--size-mb", type=int, default=1024, help="size of the triage log (default 1024)")
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the best is kept (default 3)")
-    parser.add_argument("--smoke", action="store_true",
-                        help="tiny sizes and one run: proves every benchmark still runs; its figures mean nothing")
-    parser.add_argument("--results", type=Path, default=None,
-                        help=f"where to write the figures (default {RESULTS.relative_to(ROOT)}, "
-                             "which the How fast page shows; a smoke run writes nothing unless asked)")
-    parser.add_argument("--update", action="store_true",
-                        help="with --only: replace those figures in the results file and keep the others")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny sizes and one run: proves every benchmark still runs; its figures mean nothing",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help=f"where to write the figures (default {RESULTS.relative_to(ROOT)}, "
+        "which the How fast page shows; a smoke run writes nothing unless asked)",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="with --only: replace those figures in the results file and keep the others",
+    )
     args = parser.parse_args(argv)
     if args.update and (args.smoke or not args.only):
         parser.error("--update goes with --only, on a full run")
@@ -1143,8 +1362,19 @@ def main(argv=None) -> int:
             verdict = "(smoke)" if args.smoke else ("ok" if ok else "MISSED")
             print(f"{key:7} {bench.label}: {shown} (goal {bench.op} {bench.goal}{bench.unit.strip()}) {verdict}")
             print(f"        {detail}", flush=True)
-            figures.append({"key": key, "label": bench.label, "what": bench.what, "against": bench.against, "value": round(value, 3), "unit": bench.unit.strip(),
-                            "goal": {"op": bench.op, "value": bench.goal}, "met": ok, "detail": detail})
+            figures.append(
+                {
+                    "key": key,
+                    "label": bench.label,
+                    "what": bench.what,
+                    "against": bench.against,
+                    "value": round(value, 3),
+                    "unit": bench.unit.strip(),
+                    "goal": {"op": bench.op, "value": bench.goal},
+                    "met": ok,
+                    "detail": detail,
+                }
+            )
     if results_path:
         import datetime
         import json
@@ -1155,15 +1385,29 @@ def main(argv=None) -> int:
         if args.update and results_path.exists():
             # the other figures as the earlier run measured them, each with its own date
             earlier = json.loads(results_path.read_text("utf-8"))
-            kept = {f["key"]: {"date": earlier.get("date"), **f} for f in earlier.get("figures", [])
-                    if f["key"] not in wanted and f["key"] in BENCHES}
+            kept = {
+                f["key"]: {"date": earlier.get("date"), **f}
+                for f in earlier.get("figures", [])
+                if f["key"] not in wanted and f["key"] in BENCHES
+            }
             skipped = {**{k: v for k, v in earlier.get("skipped", {}).items() if k not in wanted}, **skipped}
             measured = {f["key"]: f for f in figures}
             figures = [kept.get(k) or measured[k] for k in BENCHES if k in kept or k in measured]
-        results_path.write_text(json.dumps({
-            "date": today, "smoke": args.smoke, "runs": runs,
-            "machine": machine(), "figures": figures, **({"skipped": skipped} if skipped else {})},
-            indent=1) + "\n", "utf-8")
+        results_path.write_text(
+            json.dumps(
+                {
+                    "date": today,
+                    "smoke": args.smoke,
+                    "runs": runs,
+                    "machine": machine(),
+                    "figures": figures,
+                    **({"skipped": skipped} if skipped else {}),
+                },
+                indent=1,
+            )
+            + "\n",
+            "utf-8",
+        )
         print(f"bench: wrote {results_path}")
     return 0 if args.smoke or not missed else 1
 

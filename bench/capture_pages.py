@@ -4,6 +4,7 @@ the HTML back with a hook of a few lines (PLAIN_HOOK in bench/bench.py).
 
     python bench/capture_pages.py OUT.json SITE_DIR      (run in the project's folder)
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,7 @@ def main(out: Path, site_dir: str) -> None:
         src = page.file.src_uri
         slots = list(state.page(src).slots)
         text = page.file.content_string
-        pages[src] = {"markdown": text[:body_start(text)] + markdown, "slots": slots}
+        pages[src] = {"markdown": text[: body_start(text)] + markdown, "slots": slots}
         return markdown
 
     MacrosPlugin.on_page_markdown = capture

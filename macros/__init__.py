@@ -4,6 +4,7 @@ mkdocs-macros runs this file afresh for every build. Everything it uses comes
 through this build's state (macros/mkdocs_hooks.py), so that under `mkdocs
 serve` an edit to the renderers shows on the next rebuild.
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,7 +16,6 @@ from typing import NoReturn
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # mkdocs-macros loads this file by path
     sys.path.insert(0, str(ROOT))
-
 
 
 def _stop(message: str):
@@ -50,9 +50,9 @@ def _page(env) -> tuple[str, str, dict]:
 
 def define_env(env):
     state = _state(env.conf)  # first: under MkDocs it refreshes the opsmanual package
-    from opsmanual.render import html as render
     from opsmanual.data.errors import ManualError, Problem
     from opsmanual.data.site import relative_root
+    from opsmanual.render import html as render
     from opsmanual.site import markdown
 
     mkdocs = not isinstance(env.conf, dict)
@@ -101,6 +101,7 @@ def define_env(env):
                     raise _stop(str(err)) from None
                 state.page(page()[0]).errors.append(str(err))
                 return ""
+
         return env.macro(guarded)
 
     @macro
@@ -108,7 +109,7 @@ def define_env(env):
         """The story slot of an incident: its anchored heading and its card."""
         src, section = page()
         if not isinstance(incident_id, str) or not incident_id:
-            fail(f"story({incident_id!r}): give the incident's id as text, such as story(\"sglang-36889\")")
+            fail(f'story({incident_id!r}): give the incident\'s id as text, such as story("sglang-36889")')
         if not isinstance(level, int) or isinstance(level, bool) or not 2 <= level <= 6:
             fail(f"story({incident_id!r}, level={level!r}): a story's heading level is a number from 2 to 6")
         if section is None:
@@ -117,8 +118,10 @@ def define_env(env):
         if inc is None:
             fail(f"story({incident_id!r}): no incident has that id in data/incidents.yaml")
         if section not in inc.sections:
-            fail(f"story({incident_id!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
-                 f"not in {section}; change its `sections` in data/incidents.yaml")
+            fail(
+                f"story({incident_id!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
+                f"not in {section}; change its `sections` in data/incidents.yaml"
+            )
         told = state.page(src).told if mkdocs else told_here
         if incident_id in told:
             fail(f"story({incident_id!r}) appears twice on this page")
@@ -127,7 +130,7 @@ def define_env(env):
 
     @macro
     def callout() -> str:
-        """"Incidents in this section", for the current section page."""
+        """ "Incidents in this section", for the current section page."""
         _, section = page()
         if section is None:
             fail("callout() is only allowed on a section page (front matter `section:`)")
@@ -171,7 +174,11 @@ def define_env(env):
     def chat_example(incident_id: str | None = None, plain: bool = False) -> str:
         """What Copy for chat (or, with plain=True, "as plain text") copies for an incident
         (by default the first incident of the table)."""
-        inc = state.incident(incident_id) if incident_id else next(i for _, rows in render.by_part(incidents, site) for i in rows)
+        inc = (
+            state.incident(incident_id)
+            if incident_id
+            else next(i for _, rows in render.by_part(incidents, site) for i in rows)
+        )
         if inc is None:
             fail(f"chat_example({incident_id!r}): no incident has that id in data/incidents.yaml")
         return render.chat_example(inc, site, plain_text=bool(plain))
@@ -206,7 +213,6 @@ def define_env(env):
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
-
     if not mkdocs and env.page is not None:
         _check_template(env)
 
@@ -227,17 +233,21 @@ def _check_template(env):
         return
     start = body_start(source)
     settings = env.config or {}
-    jinja = jinja2.Environment(comment_start_string=settings.get("j2_comment_start_string") or "{#",
-                               comment_end_string=settings.get("j2_comment_end_string") or "#}")
+    # It only parses the page (Markdown, not HTML) to check its macro calls: nothing to escape.
+    jinja = jinja2.Environment(  # noqa: S701
+        comment_start_string=settings.get("j2_comment_start_string") or "{#",
+        comment_end_string=settings.get("j2_comment_end_string") or "#}",
+    )
     found = problems(jinja, source[start:], env.macros, env.variables, source.count("\n", 0, start) + 1)
     if found:
         raise _stop("\n".join(f"docs/{src}:{line}: {message}" for line, message in found))
 
+
 def on_pre_page_macros(env):
     """Before a page is rendered, its template is checked: a syntax error, an unknown name or a call
     of a variable stops the build with the page's line, not mkdocs-macros' traceback."""
-    from opsmanual.site.page_template import problems
     from opsmanual.data.site import body_start
+    from opsmanual.site.page_template import problems
 
     if env.page.meta.get("render_macros") is False or not env.force_page_rendering(env.page.file.src_path):
         return
@@ -252,6 +262,7 @@ def on_pre_page_macros(env):
 def on_post_page_macros(env):
     """A section page must tell each of its incidents exactly once."""
     from opsmanual.render import html as render
+
     state = _state(env.conf)
     src = env.page.file.src_uri
     record = state.page(src)
@@ -262,7 +273,9 @@ def on_post_page_macros(env):
         expected = [i.id for i in render.section_incidents(state.incidents, str(section))]
         missing = [i for i in expected if i not in told]
         if missing:
-            errors.append(f"docs/{src}: section {section} does not tell {', '.join(missing)}; "
-                          f"add {{{{ story(\"{missing[0]}\") }}}} for each")
+            errors.append(
+                f"docs/{src}: section {section} does not tell {', '.join(missing)}; "
+                f'add {{{{ story("{missing[0]}") }}}} for each'
+            )
     if errors:
         raise _stop("\n".join(errors))

@@ -14,6 +14,7 @@ pyproject.toml and ARCHITECTURE.md):
 
 This file stays light: the exposure command imports the package and must start fast.
 """
+
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the project: data/, docs/, ...

@@ -1,13 +1,14 @@
 """Shared fixtures: the real data, and one strict build of the site per session."""
+
 from __future__ import annotations
 
 import functools
 import os
 import shutil
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import subprocess
 import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,17 @@ from opsmanual.data.loader import load  # noqa: E402
 from opsmanual.data.site import load_site  # noqa: E402
 
 # What a project copy needs in order to build.
-PROJECT_FILES = ("mkdocs.yml", "pyproject.toml", "docs", "data", "macros", "opsmanual", "includes", "overrides",
-                 "bench")
+PROJECT_FILES = (
+    "mkdocs.yml",
+    "pyproject.toml",
+    "docs",
+    "data",
+    "macros",
+    "opsmanual",
+    "includes",
+    "overrides",
+    "bench",
+)
 
 
 @pytest.fixture(scope="session")
@@ -55,17 +65,24 @@ def _own_modules():
 OTHER_ORIGIN = "https://manual.example/"  # for copies that are only read as files, never served
 
 
-def mkdocs_build(project: Path, site_dir: Path, site_url: str = OTHER_ORIGIN,
-                 warnings: bool = False) -> subprocess.CompletedProcess:
+def mkdocs_build(
+    project: Path, site_dir: Path, site_url: str = OTHER_ORIGIN, warnings: bool = False
+) -> subprocess.CompletedProcess:
     """Run a strict build of ``project`` into ``site_dir``, as `make build` does (``warnings``: with
     PYTHONWARNINGS=default, as some environments run Python)."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=site_url,
-               REPO_URL="https://github.com/example/sglang-manual")
+    env = dict(
+        os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=site_url, REPO_URL="https://github.com/example/sglang-manual"
+    )
     if warnings:
         env["PYTHONWARNINGS"] = "default"
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def copy_project(dest: Path) -> Path:
@@ -120,8 +137,9 @@ def _site(request):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not log.exists():
             result = mkdocs_build(ROOT, out, site_url=url, warnings=True)
-            log.write_text(json.dumps({"status": result.returncode, "stdout": result.stdout,
-                                       "stderr": result.stderr}), "utf-8")
+            log.write_text(
+                json.dumps({"status": result.returncode, "stdout": result.stdout, "stderr": result.stderr}), "utf-8"
+            )
     printed = json.loads(log.read_text("utf-8"))
     if printed["status"] != 0:
         raise AssertionError(printed["stdout"] + printed["stderr"])
@@ -145,7 +163,7 @@ def build_output(_site):
     return _site[2]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(path: Path, mtime_ns: int):
     from bs4 import BeautifulSoup
 
@@ -162,7 +180,8 @@ def parsed(path: Path):
 # GitHub's runners); nothing downloads a browser.
 CHROMIUM = os.environ.get("CHROMIUM") or next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p),
-    "/usr/bin/chromium")
+    "/usr/bin/chromium",
+)
 
 
 class _Browser:
@@ -191,9 +210,17 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         yield _Browser(browser)
         browser.close()
 
@@ -223,12 +250,23 @@ def open_finder(page, server, query=""):
 # process's mimetypes database could change with what else the test run has loaded or installed,
 # and a page that is not served as text/html is not parsed for anchors by LinkChecker.
 CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-    ".json": "application/json", ".xml": "application/xml", ".atom": "application/atom+xml",
-    ".csv": "text/csv; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".yaml": "text/plain; charset=utf-8",
-    ".yml": "text/plain; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon",
-    ".webmanifest": "application/manifest+json", ".woff2": "font/woff2", ".map": "application/json",
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".xml": "application/xml",
+    ".atom": "application/atom+xml",
+    ".csv": "text/csv; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".yaml": "text/plain; charset=utf-8",
+    ".yml": "text/plain; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".webmanifest": "application/manifest+json",
+    ".woff2": "font/woff2",
+    ".map": "application/json",
 }
 
 
@@ -277,7 +315,6 @@ def serve(directory: Path):
     httpd = _Server(("127.0.0.1", 0), functools.partial(StaticSite, directory=str(directory)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
-
 
 
 def pytest_configure(config):

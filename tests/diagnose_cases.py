@@ -3,6 +3,7 @@ set (tests/diagnose_reports.yaml) and a few made-up edge cases. Both engines mus
 
     .venv/bin/python tests/diagnose_cases.py    (rewrites the file)
 """
+
 from __future__ import annotations
 
 import json
@@ -17,20 +18,20 @@ EDGE = {
     "empty": "",
     "crlf-bom": "\ufeffsglang: 0.5.18\r\nGPU 0: NVIDIA H100 80GB HBM3\r\nRuntimeError: something went wrong here\r\n",
     "pip-freeze-nvidia-smi": "sglang==0.5.4\nsglang-router==0.2.1\ntorch==2.8.0+cu128\n"
-                             "| NVIDIA-SMI 570.86.15    Driver Version: 570.86.15    CUDA Version: 12.8     |\n"
-                             "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |\n"
-                             "|  0%   30C    P0    60W / 400W |  81000MiB / 81920MiB |      0%      Default |\n",
+    "| NVIDIA-SMI 570.86.15    Driver Version: 570.86.15    CUDA Version: 12.8     |\n"
+    "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |\n"
+    "|  0%   30C    P0    60W / 400W |  81000MiB / 81920MiB |      0%      Default |\n",
     "oom-start-up": "_create_buffers begins\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
-                    "GPU 0 has a total capacity of 23.57 GiB of which 13.00 MiB is free.\n",
+    "GPU 0 has a total capacity of 23.57 GiB of which 13.00 MiB is free.\n",
     "oom-serving": "[2025-03-02 10:00:00 TP0] Decode batch, #running-req: 4, #token: 12345\n"
-                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total "
-                   "capacity of 23.57 GiB of which 13.00 MiB is free.\n",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total "
+    "capacity of 23.57 GiB of which 13.00 MiB is free.\n",
     "docker-and-prompt": "user@host:~$ docker run --gpus all lmsysorg/sglang:v0.5.4 "
-                         "python3 -m sglang.launch_server \\\n"
-                         "    --model-path Qwen/Qwen3-8B --tp 2 --enable-hierarchical-cache\n"
-                         "$ python -m sglang.launch_server --model-path $MODEL --dp 2\n",
-    "traceback": "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n    main()\n"
-                 "  File \"y.py\", line 2, in main\nAssertionError: capture failed for batch size 160\n",
+    "python3 -m sglang.launch_server \\\n"
+    "    --model-path Qwen/Qwen3-8B --tp 2 --enable-hierarchical-cache\n"
+    "$ python -m sglang.launch_server --model-path $MODEL --dp 2\n",
+    "traceback": 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\n    main()\n'
+    '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
 }
@@ -44,11 +45,15 @@ def cases() -> list[dict]:
 
 
 def document() -> dict:
-    return {"about": ["Reports that the diagnosis engines (opsmanual/engines/diagnose.py and",
-                      "docs/javascripts/sgm/diagnose.js) must answer alike, on the bundles built from the",
-                      "repository's data: the development set of tests/diagnose_reports.yaml and made-up edge",
-                      "cases. Written by tests/diagnose_cases.py; tests/test_diagnose.py compares the two engines."],
-            "cases": cases()}
+    return {
+        "about": [
+            "Reports that the diagnosis engines (opsmanual/engines/diagnose.py and",
+            "docs/javascripts/sgm/diagnose.js) must answer alike, on the bundles built from the",
+            "repository's data: the development set of tests/diagnose_reports.yaml and made-up edge",
+            "cases. Written by tests/diagnose_cases.py; tests/test_diagnose.py compares the two engines.",
+        ],
+        "cases": cases(),
+    }
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """axe-core in Chromium on every page type, in both colour schemes; the finder by keyboard alone."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import ROOT
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -15,7 +15,7 @@ PAGES = {
     "incident": "incidents/sglang-36889/",
     "about": "about/",
     "check": "check/?cmd=python+-m+sglang.launch_server+--model-path+Qwen%2FQwen3-Next-80B-A3B-Instruct+--tp+2"
-             "+--max-running-requests+8+--mem-fraction-statc+0.8&gpu=NVIDIA+L4",
+    "+--max-running-requests+8+--mem-fraction-statc+0.8&gpu=NVIDIA+L4",
     "check refused": "check/?cmd=echo+hello",
 }
 
@@ -54,7 +54,7 @@ def test_the_finder_works_with_the_keyboard_alone(browser, server):
     page = context.new_page()
     page.goto(server + "incidents/")
     page.wait_for_selector(".sgm-finder[data-ready]")
-    rows = lambda: page.eval_on_selector_all(".sgm-table tbody tr", "r => r.map(x => x.id)")  # noqa: E731
+    rows = lambda: page.eval_on_selector_all(".sgm-table tbody tr", "r => r.map(x => x.id)")
 
     def tab_to(selector: str, limit: int = 80) -> None:
         for _ in range(limit):
@@ -73,8 +73,10 @@ def test_the_finder_works_with_the_keyboard_alone(browser, server):
     tab_to('input[name="status"][value="workaround"]')
     page.keyboard.press("Space")
     page.wait_for_function("location.search.includes('status=workaround')")
-    workaround = set(page.evaluate("""() => [...document.querySelectorAll('.sgm-table tbody tr')]
-        .filter(r => r.querySelector('.sgm-status--workaround')).map(r => r.id)"""))
+    workaround = set(
+        page.evaluate("""() => [...document.querySelectorAll('.sgm-table tbody tr')]
+        .filter(r => r.querySelector('.sgm-status--workaround')).map(r => r.id)""")
+    )
     assert rows() and set(rows()) == workaround and set(rows()) <= set(found)
     tab_to('th[data-sort="name"] button')
     page.keyboard.press("Enter")

@@ -2,6 +2,7 @@
 tests (tests/alert_rules_test.yaml, synthetic series) show each rule fire and stay quiet; each rule's
 runbook is its incident's page; bad data stops the load with one line; the site publishes the file
 and a page that explains every rule."""
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,10 @@ UNIT_TESTS = ROOT / "tests" / "alert_rules_test.yaml"
 def promtool() -> str:
     path = shutil.which("promtool")
     if path is None:
-        pytest.fail("promtool is missing: `make test` installs it (Debian's prometheus package), or install "
-                    "Prometheus' promtool and put it on PATH")
+        pytest.fail(
+            "promtool is missing: `make test` installs it (Debian's prometheus package), or install "
+            "Prometheus' promtool and put it on PATH"
+        )
     return path
 
 
@@ -46,15 +49,17 @@ def rendered(manual, tmp_path_factory) -> Path:
 
 
 def test_promtool_accepts_the_rules(rendered):
-    result = subprocess.run([promtool(), "check", "rules", str(rendered / ALERT_RULES)], capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [promtool(), "check", "rules", str(rendered / ALERT_RULES)], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SUCCESS" in result.stdout + result.stderr
 
 
 def test_every_rule_passes_its_promtool_unit_tests(rendered):
-    result = subprocess.run([promtool(), "test", "rules", UNIT_TESTS.name], cwd=rendered, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [promtool(), "test", "rules", UNIT_TESTS.name], cwd=rendered, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -73,8 +78,9 @@ def test_a_broken_rule_fails_its_unit_test(manual, tmp_path):
     text = alert_rules(manual.metrics, site).replace("sglang:spec_accept_length < 1.5", "sglang:spec_accept_length < 1")
     (tmp_path / ALERT_RULES).write_text(text, "utf-8")
     shutil.copy2(UNIT_TESTS, tmp_path / UNIT_TESTS.name)
-    result = subprocess.run([promtool(), "test", "rules", UNIT_TESTS.name], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [promtool(), "test", "rules", UNIT_TESTS.name], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode != 0 and "SGLangSpeculativeAcceptanceLow" in result.stdout + result.stderr
 
 
@@ -111,15 +117,22 @@ rules:
 """
 
 
-@pytest.mark.parametrize("change, expected", [
-    (("sglang:num_running_reqs > 0", "sglang:num_runing_reqs > 0"),
-     "data/metrics.yaml:8: incident sglang-36889: rule SGLangSomething: expr reads sglang:num_runing_reqs, "
-     "which is not a metric listed under metrics"),
-    (("incident: sglang-36889", "incident: sglang-0"),
-     "data/metrics.yaml:7: incident sglang-0: rule SGLangSomething: not an incident of data/incidents.yaml"),
-    (("for: 5m", "for: five minutes"), "data/metrics.yaml:9:"),
-    (("metrics_collector.py:357", "metrics_collector.py"), "data/metrics.yaml:3:"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (
+            ("sglang:num_running_reqs > 0", "sglang:num_runing_reqs > 0"),
+            "data/metrics.yaml:8: incident sglang-36889: rule SGLangSomething: expr reads sglang:num_runing_reqs, "
+            "which is not a metric listed under metrics",
+        ),
+        (
+            ("incident: sglang-36889", "incident: sglang-0"),
+            "data/metrics.yaml:7: incident sglang-0: rule SGLangSomething: not an incident of data/incidents.yaml",
+        ),
+        (("for: 5m", "for: five minutes"), "data/metrics.yaml:9:"),
+        (("metrics_collector.py:357", "metrics_collector.py"), "data/metrics.yaml:3:"),
+    ],
+)
 def test_bad_metrics_data_stops_with_one_line(manual, tmp_path, change, expected):
     path = tmp_path / "metrics.yaml"
     path.write_text(GOOD.replace(*change), "utf-8")
@@ -182,13 +195,15 @@ def test_each_metric_is_declared_where_the_data_says(manual):
 
     wheel = _wheel(manual.metrics.release)
     if wheel is None:
-        pytest.skip(f"no sglang {manual.metrics.release} wheel on this machine (pip download sglang=="
-                    f"{manual.metrics.release} --no-deps -d /work/wheels)")
+        pytest.skip(
+            f"no sglang {manual.metrics.release} wheel on this machine (pip download sglang=="
+            f"{manual.metrics.release} --no-deps -d /work/wheels)"
+        )
     with zipfile.ZipFile(wheel) as archive:
         for metric in manual.metrics.metrics:
             lines = archive.read(metric.file).decode("utf-8").splitlines()
             assert lines[metric.line - 1].strip() == f'name="{metric.name}",', (metric.name, lines[metric.line - 1])
-            following = " ".join(lines[metric.line:metric.line + 3])
+            following = " ".join(lines[metric.line : metric.line + 3])
             assert f'documentation="{metric.help}"' in following, (metric.name, following)
         common = archive.read("sglang/srt/utils/common.py").decode("utf-8").splitlines()
     assert 'os.getenv("SGLANG_LOGGING_CONFIG_PATH")' in common[2573 - 1]

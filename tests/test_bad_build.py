@@ -1,11 +1,11 @@
 """Broken data or pages stop the build with their one-line error, and no site."""
+
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 import pytest
-
 from conftest import copy_project, mkdocs_build
 
 BAD = Path(__file__).resolve().parent / "bad_data"
@@ -30,9 +30,20 @@ def _assert_stopped(result, out: Path, *needles: str):
 # tests/test_bad_data.py gives every file of the corpus to the loader. Here a few go through a whole
 # build: one per stage of the loader (reading, the schema, the model's checks, the patterns, exposure,
 # ids, corrections) in-process, and three through the `mkdocs build` command itself.
-IN_PROCESS = ["binary-tag", "deep-nesting", "not-utf8", "unknown-field", "unknown-section", "unknown-status",
-              "http-url", "github-number-mismatch", "regex-does-not-compile", "exposure-unknown-flag",
-              "id-with-slash", "correction-not-applied"]
+IN_PROCESS = [
+    "binary-tag",
+    "deep-nesting",
+    "not-utf8",
+    "unknown-field",
+    "unknown-section",
+    "unknown-status",
+    "http-url",
+    "github-number-mismatch",
+    "regex-does-not-compile",
+    "exposure-unknown-flag",
+    "id-with-slash",
+    "correction-not-applied",
+]
 
 
 @pytest.mark.parametrize("name", ["syntax-error", "missing-field", "duplicate-id"])
@@ -94,7 +105,8 @@ def test_no_bad_file_gives_a_traceback_or_a_site(source, template, tmp_path, cap
     (project / "data" / "incidents.yaml").write_bytes(source.read_bytes())
     out = tmp_path / "site"
     line, incident, message = re.search(
-        r"# expect: line ([0-9]+), incident (.+?), message: (.+)", source.read_text("utf-8", "replace")).groups()
+        r"# expect: line ([0-9]+), incident (.+?), message: (.+)", source.read_text("utf-8", "replace")
+    ).groups()
     config = load_config(str(project / "mkdocs.yml"), site_dir=str(out), strict=True)
     with caplog.at_level(logging.ERROR, logger="mkdocs"), pytest.raises(Abort):
         build(config)
@@ -129,8 +141,9 @@ def test_a_bad_manual_file_gives_its_line_and_no_site(source, template, tmp_path
     project = tmp_path / "project"
     shutil.copytree(template, project)
     (project / "data" / "manual.yaml").write_bytes(source.read_bytes())
-    line, _, message = re.search(r"# expect: line ([0-9]+), incident (.+?), message: (.+)",
-                                 source.read_text("utf-8")).groups()
+    line, _, message = re.search(
+        r"# expect: line ([0-9]+), incident (.+?), message: (.+)", source.read_text("utf-8")
+    ).groups()
     errors = _build_in_process(project, tmp_path / "site", caplog)
     assert f"data/manual.yaml:{line}: " in errors and message in errors, errors
     assert "Traceback" not in errors and not (tmp_path / "site" / "index.html").exists()

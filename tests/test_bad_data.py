@@ -1,4 +1,5 @@
 """Every malformed file in tests/bad_data gives one clear line: file, line, incident."""
+
 from __future__ import annotations
 
 import re
@@ -38,16 +39,29 @@ def test_bad_file_gives_one_clear_error(path, site):
 
 def test_the_corpus_covers_the_issue_list():
     names = {p.stem for p in BAD.glob("*.yaml")}
-    for needed in ("syntax-error", "missing-field", "unknown-section", "duplicate-id",
-                   "unknown-status", "http-url", "github-number-mismatch"):
+    for needed in (
+        "syntax-error",
+        "missing-field",
+        "unknown-section",
+        "duplicate-id",
+        "unknown-status",
+        "http-url",
+        "github-number-mismatch",
+    ):
         assert needed in names
 
 
 def test_several_problems_are_all_reported(site, tmp_path):
     """A schema problem in one incident and a site problem in another: both lines."""
     text = (BAD / "unknown-status.yaml").read_text(encoding="utf-8")
-    text += text.split("\n", 2)[2].replace("sglang-36889", "sglang-1").replace("#36889", "#1").replace(
-        "issues/36889", "issues/1").replace('"2.2"', '"8.1"').replace("status: solved", "status: open")
+    text += (
+        text.split("\n", 2)[2]
+        .replace("sglang-36889", "sglang-1")
+        .replace("#36889", "#1")
+        .replace("issues/36889", "issues/1")
+        .replace('"2.2"', '"8.1"')
+        .replace("status: solved", "status: open")
+    )
     path = tmp_path / "two.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ManualError) as caught:
@@ -94,8 +108,9 @@ def test_a_broken_argument_list_gives_one_clear_error(site, tmp_path):
     (data / "sglang-args-0.5.9.json").write_text('{"program": "sglang", "version": "0.5.9"}', "utf-8")
     with pytest.raises(ManualError) as caught:
         load(Path(__file__).resolve().parent.parent / "data" / "incidents.yaml", site, data_dir=data)
-    assert str(caught.value).startswith("data/sglang-args-0.5.9.json: not an argument list that tools/gen_args.py "
-                                        "writes"), str(caught.value)
+    assert str(caught.value).startswith(
+        "data/sglang-args-0.5.9.json: not an argument list that tools/gen_args.py writes"
+    ), str(caught.value)
 
 
 SYNONYMS = BAD / "synonyms"  # broken data/synonyms.yaml
@@ -115,7 +130,9 @@ def test_bad_synonyms_file_gives_one_clear_error(path):
 
 def test_a_term_with_two_meanings_stands_in_both_groups(tmp_path):
     path = tmp_path / "synonyms.yaml"
-    path.write_text("- terms: [crash, went down]\n  shared: [went down]\n"
-                    "- terms: [fell, Went Down]\n  shared: [Went Down]\n", "utf-8")
+    path.write_text(
+        "- terms: [crash, went down]\n  shared: [went down]\n- terms: [fell, Went Down]\n  shared: [Went Down]\n",
+        "utf-8",
+    )
     groups = load_synonyms(path)
     assert [g["terms"] for g in groups] == [["crash", "went down"], ["fell", "Went Down"]]

@@ -11,6 +11,7 @@ traceback, and leave no site. Each case is a file of tests/bad_data/project/:
     longest:  the longest an error line may be (characters)
     cli:      {args: [...], status: N, says: text}   a command run in the broken project
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import copy_project
 
 CASES = Path(__file__).resolve().parent / "bad_data" / "project"
@@ -88,7 +88,12 @@ def test_a_broken_project_stops_in_one_line(source, template, tmp_path, caplog):
     assert not out.exists() or not any(out.iterdir())
     if "cli" in case:
         cli = case["cli"]
-        result = subprocess.run([sys.executable, "-m", COMMANDS[cli["args"][0]], *cli["args"][1:]], cwd=project,
-                                capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", COMMANDS[cli["args"][0]], *cli["args"][1:]],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert result.returncode == cli["status"], result.stdout + result.stderr
         assert cli["says"] in result.stderr and "Traceback" not in result.stderr, result.stderr

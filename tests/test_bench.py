@@ -1,4 +1,5 @@
 """The benchmark's smoke mode: every benchmark still runs (its figures are not judged)."""
+
 from __future__ import annotations
 
 import json
@@ -8,19 +9,23 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
-import bench  # noqa: E402
+import bench
 
 
 @pytest.mark.parametrize("key", list(bench.BENCHES))
 def test_every_benchmark_runs_in_smoke_mode(tmp_path, key):
     """Each benchmark on its own (so that a test run spreads them over its workers)."""
     out = tmp_path / "results.json"
-    result = subprocess.run([sys.executable, str(ROOT / "bench" / "bench.py"), "--smoke", "--only", key,
-                             "--results", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench.py"), "--smoke", "--only", key, "--results", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     figures = json.loads(out.read_text("utf-8"))["figures"]
     if bench.BENCHES[key].missing():  # a figure whose tool is not installed here (ripgrep) is not measured
@@ -36,10 +41,24 @@ def test_without_ripgrep_the_triage_benchmark_still_runs_and_says_so(tmp_path):
     tools = tmp_path / "bin"
     tools.mkdir()
     (tools / "grep").symlink_to(shutil.which("grep"))
-    result = subprocess.run([sys.executable, str(ROOT / "bench" / "bench.py"), "--smoke", "--only", "triage",
-                             "--only", "triage-rg", "--results", str(tmp_path / "results.json")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PATH": str(tools)})
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "bench.py"),
+            "--smoke",
+            "--only",
+            "triage",
+            "--only",
+            "triage-rg",
+            "--results",
+            str(tmp_path / "results.json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PATH": str(tools)},
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "triage-rg triage throughput / rg -F throughput: not measured, ripgrep not installed" in result.stdout
     results = json.loads((tmp_path / "results.json").read_text("utf-8"))

@@ -1,6 +1,7 @@
 """tools/bisect_ranges.py on small wheels it is handed (no download): the bisection finds the window of
 releases a predicate holds for and verifies its boundaries, the data file is rewritten in place and
 deterministically, and a bad predicates file is one line and exit 2."""
+
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +31,14 @@ def wheels(tmp_path: Path, code: dict[str, str]) -> Path:
 
 
 def pred(**kw) -> br.Predicate:
-    base = dict(incident="sglang-1", product="sglang", since="0.1.0", description="the socket is bound",
-                file="sglang/srt/*.py", holds=[{"match": r"bind\(ipv6=False\)"}])
+    base = dict(
+        incident="sglang-1",
+        product="sglang",
+        since="0.1.0",
+        description="the socket is bound",
+        file="sglang/srt/*.py",
+        holds=[{"match": r"bind\(ipv6=False\)"}],
+    )
     return br.Predicate(**(base | kw))
 
 
@@ -75,8 +82,14 @@ def test_verify_refuses_a_predicate_that_is_not_one_window(tmp_path):
 def test_no_match_and_a_second_file(tmp_path):
     code = {v: BUGGY + "# IPV6 handled\n" for v in ["0.4.0", "0.5.0"]}
     code.update({v: BUGGY for v in ["0.2.0", "0.2.0.post1", "0.3.0rc0", "0.3.0"]})
-    p = pred(anchor="0.3.0", holds=[{"match": r"bind\(ipv6=False\)"}, {"no_match": "IPV6 handled"},
-                                    {"file": "sglang-*.dist-info/METADATA", "match": "^Name: sglang$"}])
+    p = pred(
+        anchor="0.3.0",
+        holds=[
+            {"match": r"bind\(ipv6=False\)"},
+            {"no_match": "IPV6 handled"},
+            {"file": "sglang-*.dist-info/METADATA", "match": "^Name: sglang$"},
+        ],
+    )
     rng = br.bisect(p, RELEASES, br.Wheels(wheels(tmp_path, code), fetch=False))
     assert (rng["introduced"], rng["fixed"]) == ("0.2.0", "0.4.0")
 
@@ -89,8 +102,11 @@ def sdist_bytes(version: str, code: str) -> bytes:
     """A tiny sglang-router source archive: sglang_router-<v>/src/routers/pd_router.rs and a Python file."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for name, text in [("src/routers/pd_router.rs", code), ("py_src/sglang_router/launch_router.py", "x = 1\n"),
-                           ("PKG-INFO", f"Name: sglang-router\nVersion: {version}\n")]:
+        for name, text in [
+            ("src/routers/pd_router.rs", code),
+            ("py_src/sglang_router/launch_router.py", "x = 1\n"),
+            ("PKG-INFO", f"Name: sglang-router\nVersion: {version}\n"),
+        ]:
             data = text.encode()
             info = tarfile.TarInfo(f"sglang_router-{version}/{name}")
             info.size, info.mtime = len(data), 0
@@ -99,9 +115,15 @@ def sdist_bytes(version: str, code: str) -> bytes:
 
 
 def router_pred(**kw) -> br.Predicate:
-    base = dict(incident="sglang-10608", product="sglang-router", since="0.1.5", anchor="0.1.9",
-                description="the PD router keeps its own tree", file="src/**pd_router.rs",
-                holds=[{"match": r"self\.prefill_tree"}, {"file": "py_src/sglang_router/*.py", "match": "x = 1"}])
+    base = dict(
+        incident="sglang-10608",
+        product="sglang-router",
+        since="0.1.5",
+        anchor="0.1.9",
+        description="the PD router keeps its own tree",
+        file="src/**pd_router.rs",
+        holds=[{"match": r"self\.prefill_tree"}, {"file": "py_src/sglang_router/*.py", "match": "x = 1"}],
+    )
     return br.Predicate(**(base | kw))
 
 
@@ -131,9 +153,17 @@ def test_a_missing_router_sdist_comes_from_pypi_json_and_its_hash_is_checked(tmp
     def urlopen(url, timeout):
         asked.append(url)
         if url.endswith("/json"):
-            listed = {"urls": [{"packagetype": "bdist_wheel", "url": "https://files.example/x.whl"},
-                               {"packagetype": "sdist", "filename": "sglang_router-0.1.9.tar.gz",
-                                "url": "https://files.example/sglang_router-0.1.9.tar.gz", "digests": digest}]}
+            listed = {
+                "urls": [
+                    {"packagetype": "bdist_wheel", "url": "https://files.example/x.whl"},
+                    {
+                        "packagetype": "sdist",
+                        "filename": "sglang_router-0.1.9.tar.gz",
+                        "url": "https://files.example/sglang_router-0.1.9.tar.gz",
+                        "digests": digest,
+                    },
+                ]
+            }
             return io.BytesIO(json.dumps(listed).encode())
         return io.BytesIO(body)
 
@@ -141,7 +171,10 @@ def test_a_missing_router_sdist_comes_from_pypi_json_and_its_hash_is_checked(tmp
     monkeypatch.setattr(br.subprocess, "run", lambda *a, **k: pytest.fail("pip must not build an sdist"))
     w = br.Wheels(tmp_path, sdists=tmp_path / "sdists")
     assert w.release("sglang-router", "0.1.9").find("src/routers/*.rs") == ["src/routers/pd_router.rs"]
-    assert asked == ["https://pypi.org/pypi/sglang-router/0.1.9/json", "https://files.example/sglang_router-0.1.9.tar.gz"]
+    assert asked == [
+        "https://pypi.org/pypi/sglang-router/0.1.9/json",
+        "https://files.example/sglang_router-0.1.9.tar.gz",
+    ]
     assert (tmp_path / "sdists" / "sglang_router-0.1.9.tar.gz").read_bytes() == body
     digest["sha256"] = "0" * 64
     with pytest.raises(br.Refused, match="does not match the SHA-256"):
@@ -169,10 +202,22 @@ DATA = """\
 
 
 def test_the_data_is_rewritten_in_place_and_deterministically(tmp_path):
-    found = {("sglang-1", "sglang"): {"product": "sglang", "introduced": "0.2.0", "fixed": "0.3.0", "evidence": {
-        "predicate": 'the "socket" is bound', "file": "sglang/srt/x.py", "line": 2, "holds_first": "0.2.0",
-        "holds_last": "0.3.0rc0", "checked": ["0.1.1", "0.2.0", "0.3.0rc0", "0.3.0"]}},
-             ("sglang-2", "sglang"): {"product": "sglang", "unknown": True, "reason": "No cause recorded"}}
+    found = {
+        ("sglang-1", "sglang"): {
+            "product": "sglang",
+            "introduced": "0.2.0",
+            "fixed": "0.3.0",
+            "evidence": {
+                "predicate": 'the "socket" is bound',
+                "file": "sglang/srt/x.py",
+                "line": 2,
+                "holds_first": "0.2.0",
+                "holds_last": "0.3.0rc0",
+                "checked": ["0.1.1", "0.2.0", "0.3.0rc0", "0.3.0"],
+            },
+        },
+        ("sglang-2", "sglang"): {"product": "sglang", "unknown": True, "reason": "No cause recorded"},
+    }
     once = br.write_ranges(DATA, found)
     assert br.write_ranges(once, found) == once
     data = yaml.safe_load(once)
@@ -185,18 +230,27 @@ def test_the_data_is_rewritten_in_place_and_deterministically(tmp_path):
         br.write_ranges(DATA, {("sglang-9", "sglang"): found[("sglang-2", "sglang")]})
 
 
-@pytest.mark.parametrize("text, message", [
-    ("- {incident: a}\n", "entry 1: an entry names incident and product"),
-    ("- {incident: a, product: sglang, reason: x, since: '0.1'}\n", "entry 1 (a): an entry with reason has only"),
-    ("- {incident: a, product: miles, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
-     "product must be one of sglang, sglang-router"),
-    ("- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{match: '('}]}\n",
-     "holds[0]: not a regular expression"),
-    ("- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{no_match: x}]}\n",
-     "one test must match in `file`"),
-    ("- {incident: a, product: sglang, since: '0.1', colour: red}\n", "unknown key(s) colour"),
-    ("- [\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("- {incident: a}\n", "entry 1: an entry names incident and product"),
+        ("- {incident: a, product: sglang, reason: x, since: '0.1'}\n", "entry 1 (a): an entry with reason has only"),
+        (
+            "- {incident: a, product: miles, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "product must be one of sglang, sglang-router",
+        ),
+        (
+            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{match: '('}]}\n",
+            "holds[0]: not a regular expression",
+        ),
+        (
+            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{no_match: x}]}\n",
+            "one test must match in `file`",
+        ),
+        ("- {incident: a, product: sglang, since: '0.1', colour: red}\n", "unknown key(s) colour"),
+        ("- [\n", "not valid YAML"),
+    ],
+)
 def test_a_bad_predicates_file_is_one_line_and_exit_2(tmp_path, capsys, text, message):
     path = tmp_path / "p.yaml"
     path.write_text(text, encoding="utf-8")

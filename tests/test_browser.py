@@ -1,11 +1,14 @@
 """The copy buttons, the page without JavaScript, and page views under instant navigation, in Chromium.
 The finder itself is tested in test_finder.py."""
+
 from __future__ import annotations
 
+from conftest import open_finder
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from conftest import open_finder
 from opsmanual.render import html as render
+
+
 def visible_ids(page) -> list[str]:
     return page.eval_on_selector_all(".sgm-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
 

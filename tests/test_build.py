@@ -1,12 +1,13 @@
 """The built site, from one strict build per session."""
+
 from __future__ import annotations
 
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
-
 from conftest import ROOT, parsed
+
 from opsmanual.render.html import section_incidents
 
 
@@ -31,8 +32,9 @@ def test_every_section_has_a_page_with_its_callout_and_stories(built, site, inci
         expected = [i.id for i in section_incidents(incidents, number)]
         callout = html.select(".sgm-callout li[data-incident]")
         assert [li["data-incident"] for li in callout] == expected, number
-        stories = [h["id"] for h in html.select("h3[id]")
-                   if "sgm-card" in (h.find_next_sibling() or {}).get("class", [])]
+        stories = [
+            h["id"] for h in html.select("h3[id]") if "sgm-card" in (h.find_next_sibling() or {}).get("class", [])
+        ]
         assert sorted(stories) == sorted(expected), number  # stories may come in any order
         for ident in expected:
             assert len(html.select(f'[id="{ident}"]')) == 1
@@ -67,5 +69,4 @@ def test_a_clean_build_prints_no_warning_even_where_python_shows_deprecations(bu
     printed two pathspec deprecation stack traces from mkdocs-macros; it prints nothing but its log.
     (The shared build of the test run is made that way; tests/test_links.py checks its links.)"""
     assert build_output["status"] == 0, build_output["stderr"]
-    assert "Warning" not in build_output["stderr"] and "Traceback" not in build_output["stderr"], \
-        build_output["stderr"]
+    assert "Warning" not in build_output["stderr"] and "Traceback" not in build_output["stderr"], build_output["stderr"]

@@ -1,11 +1,10 @@
 """Links that work in chat, in Chromium on a site served at its own SITE_URL (issue 15): pages
 without JavaScript, phones, touch targets, old ids in every link form, and the 404 page."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import build_and_serve, copy_project
-
 from test_ids import _rename
 
 PHONE = {"width": 390, "height": 844}
@@ -24,6 +23,7 @@ def new_page(browser, errors, **options):
 
 
 # ---- Without JavaScript -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", ["incidents/", "incidents/sglang-36889/", "part-3/3-4-earning-cache-hits/"])
 def test_without_javascript_no_control_dangles(browser, server, path):
@@ -56,6 +56,7 @@ def test_without_javascript_the_incidents_intro_offers_what_the_page_has(browser
 
 # ---- Phones -------------------------------------------------------------------------------------
 
+
 def test_on_a_phone_the_filter_and_the_first_result_fit_the_first_screen(browser, server, errors, tmp_path):
     page = new_page(browser, errors, viewport=PHONE, has_touch=True, is_mobile=True)
     page.goto(server + "incidents/")
@@ -74,9 +75,16 @@ def test_on_a_phone_the_filter_and_the_first_result_fit_the_first_screen(browser
     check(name["y"] + name["height"] <= PHONE["height"], f"the first result's name is at {name}")
     check(page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "the page scrolls sideways")
     check(first.evaluate("tr => getComputedStyle(tr).display") == "block", "the rows are still table rows")
-    check(all(c["x"] + c["width"] <= PHONE["width"] for c in first.locator("td").evaluate_all(
-        "tds => tds.map(td => td.getBoundingClientRect().toJSON())")), "a cell leaves the screen")
-    labels = first.locator("td[data-label]").evaluate_all("tds => tds.map(td => getComputedStyle(td, '::before').content)")
+    check(
+        all(
+            c["x"] + c["width"] <= PHONE["width"]
+            for c in first.locator("td").evaluate_all("tds => tds.map(td => td.getBoundingClientRect().toJSON())")
+        ),
+        "a cell leaves the screen",
+    )
+    labels = first.locator("td[data-label]").evaluate_all(
+        "tds => tds.map(td => getComputedStyle(td, '::before').content)"
+    )
     check('"Symptom: "' in labels[0] or labels[0].startswith('"Symptom'), f"cells are not named: {labels}")
     # hidden rows stay hidden as cards
     page.fill(".sgm-finder__q", "retract health")
@@ -93,7 +101,8 @@ def test_on_a_touch_screen_every_copy_control_is_at_least_44_px(browser, server,
     page.goto(server + path)
     page.wait_for_load_state("networkidle")
     boxes = page.locator(".sgm-copy button, .sgm-correction > summary").evaluate_all(
-        "els => els.filter(e => e.offsetParent !== null).map(e => [e.className || e.tagName, e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+        "els => els.filter(e => e.offsetParent !== null).map(e => [e.className || e.tagName, e.getBoundingClientRect().width, e.getBoundingClientRect().height])"
+    )
     assert boxes
     small = [b for b in boxes if b[1] < 44 or b[2] < 44]
     if small:
@@ -128,9 +137,12 @@ def renamed(tmp_path_factory, site):
 
 def settled_on(page, ident: str) -> None:
     """Wait until the page has scrolled down to `ident` and shows it (scrolling takes its time)."""
-    page.wait_for_function("""id => { const el = document.getElementById(id);
+    page.wait_for_function(
+        """id => { const el = document.getElementById(id);
         const r = el && el.getBoundingClientRect();
-        return Boolean(r) && scrollY > 0 && r.top >= 0 && r.top < innerHeight; }""", arg=ident)
+        return Boolean(r) && scrollY > 0 && r.top >= 0 && r.top < innerHeight; }""",
+        arg=ident,
+    )
 
 
 def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed, errors):
@@ -173,6 +185,7 @@ def test_without_renames_no_map_is_sent(built):
 
 
 # ---- The 404 page -------------------------------------------------------------------------------
+
 
 def test_the_404_page_survives_malformed_percent_encoding_and_points_to_the_finder(browser, server, errors):
     page = new_page(browser, errors)

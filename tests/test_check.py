@@ -1,6 +1,7 @@
 """The "Check a launch command" page: the bundle the site ships, the links from each section's
 "What to check and do", and the page itself in Chromium on the same-origin build, which must give
 the answer the Python engine gives, word for word."""
+
 from __future__ import annotations
 
 import json
@@ -9,14 +10,13 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
-from conftest import parsed
 import yaml
 from bs4 import BeautifulSoup
+from conftest import parsed
 
+from opsmanual.data.loader import load_manual
 from opsmanual.engines.exposure import Engine
 from opsmanual.render.bundle import bundle
-from opsmanual.data.loader import load_manual
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = yaml.safe_load((ROOT / "tests" / "exposure_commands.yaml").read_text("utf-8"))
@@ -38,6 +38,7 @@ def shown(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- the built site
+
 
 def test_the_site_ships_the_bundle(built, manual):
     shipped = json.loads((built / "exposure.json").read_text("utf-8"))
@@ -81,19 +82,25 @@ def test_without_script_the_page_gives_the_command_line(built):
     assert soup.select_one(".sgm-check__form").has_attr("hidden")
     for field in ("sgm-check-cmd", "sgm-check-gpu", "sgm-check-version"):
         assert soup.select_one(f'label[for="{field}"]') is not None, field
-    assert len(soup.select("#sgm-check-gpus option")) > 10 and soup.select_one('#sgm-check-versions option[value="0.5.22"]')
+    assert len(soup.select("#sgm-check-gpus option")) > 10 and soup.select_one(
+        '#sgm-check-versions option[value="0.5.22"]'
+    )
 
 
 # --------------------------------------------------------------------------- in Chromium
 
+
 def answer(page) -> list[dict]:
     """Each incident the page lists: id (from its link), result, why and cannot-decide, as shown."""
-    return page.eval_on_selector_all(".sgm-check__item", """items => items.map(li => ({
+    return page.eval_on_selector_all(
+        ".sgm-check__item",
+        """items => items.map(li => ({
         id: li.querySelector('.sgm-check__title a').getAttribute('href').split('/').filter(Boolean).pop(),
         result: li.classList.contains('sgm-check__item--applies') ? 'applies' : 'may apply',
         why: [...li.querySelectorAll('.sgm-check__why li')].map(x => x.textContent),
         undecided: [...li.querySelectorAll('.sgm-check__undecided li')].map(x => x.textContent),
-        add: [...li.querySelectorAll('.sgm-check__add li')].map(x => x.textContent)}))""")
+        add: [...li.querySelectorAll('.sgm-check__add li')].map(x => x.textContent)}))""",
+    )
 
 
 def python_answer(engine, command, gpu=None, version=None) -> list[dict]:
@@ -103,9 +110,16 @@ def python_answer(engine, command, gpu=None, version=None) -> list[dict]:
 
     out = engine.check(command, gpu=gpu, version=version)
     applies = sum(1 for r in out["results"] if r["result"] == "applies")
-    return [{"id": r["id"], "result": r["result"], "why": [shown(w) for w in r["why"]],
-             "undecided": [shown(u) for u in r["undecided"]], "add": [ADD[c]["page"] for c in r["add"]]}
-            for r in out["results"][:max(LISTED, applies)]]
+    return [
+        {
+            "id": r["id"],
+            "result": r["result"],
+            "why": [shown(w) for w in r["why"]],
+            "undecided": [shown(u) for u in r["undecided"]],
+            "add": [ADD[c]["page"] for c in r["add"]],
+        }
+        for r in out["results"][: max(LISTED, applies)]
+    ]
 
 
 def check(page, command, gpu="", version=""):
@@ -155,12 +169,16 @@ def test_the_address_restores_the_answer(page, browser, server, engine):
     other.context.close()
 
 
-@pytest.mark.parametrize("command,gpu,version", [
-    ("echo hello world", "", ""),
-    ("python -m sglang.launch_server --model-path 'Qwen/Qwen3-8B", "", ""),
-    ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "NVIDIA Z9000", ""),
-    ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "", "0.5.99"),
-], ids=["not a command", "unbalanced quote", "unknown GPU", "unknown version"])
+@pytest.mark.parametrize(
+    "command,gpu,version",
+    [
+        ("echo hello world", "", ""),
+        ("python -m sglang.launch_server --model-path 'Qwen/Qwen3-8B", "", ""),
+        ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "NVIDIA Z9000", ""),
+        ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B", "", "0.5.99"),
+    ],
+    ids=["not a command", "unbalanced quote", "unknown GPU", "unknown version"],
+)
 def test_bad_input_gets_one_clear_message(page, server, engine, command, gpu, version):
     open_check(page, server)
     check(page, command, gpu, version)

@@ -1,4 +1,5 @@
 """The real data: it loads, it matches the schema, and its ids and sources hold."""
+
 from __future__ import annotations
 
 import re
@@ -7,9 +8,9 @@ import sys
 
 import pytest
 import yaml
+from conftest import ROOT
 from jsonschema import Draft202012Validator
 
-from conftest import ROOT
 from opsmanual.data.loader import schema
 
 
@@ -40,7 +41,10 @@ def test_github_incidents_link_their_own_threads(incidents):
     by_name = {i.name: i for i in incidents}
     trio = by_name["#43413, #36174, #31261"]
     assert [s.github for s in trio.sources][:3] == [
-        ("sgl-project/sglang", 43413), ("sgl-project/sglang", 36174), ("sgl-project/sglang", 31261)]
+        ("sgl-project/sglang", 43413),
+        ("sgl-project/sglang", 36174),
+        ("sgl-project/sglang", 31261),
+    ]
     for inc in incidents:
         for number in re.findall(r"#([0-9]+)", inc.name):
             assert any(s.github and s.github[1] == int(number) for s in inc.sources), inc.id
@@ -61,8 +65,10 @@ def test_field_reports_have_a_publisher_and_never_a_guessed_url(incidents):
 
 
 def test_ids_follow_the_documented_scheme(incidents):
-    pattern = re.compile(r"^(sglang-[0-9]+|miles-[0-9]+|vllm-discussion-[0-9]+"
-                         r"|report-[a-z0-9-]+-[0-9]{4}-[0-9]{2}|capture-[a-z0-9-]+|metric-[a-z0-9-]+)$")
+    pattern = re.compile(
+        r"^(sglang-[0-9]+|miles-[0-9]+|vllm-discussion-[0-9]+"
+        r"|report-[a-z0-9-]+-[0-9]{4}-[0-9]{2}|capture-[a-z0-9-]+|metric-[a-z0-9-]+)$"
+    )
     for inc in incidents:
         assert pattern.match(inc.id), inc.id
         if any(s.kind == "field-report" for s in inc.sources) and inc.name.endswith(("report, 2026-02", "2026-01")):
@@ -80,8 +86,9 @@ SEED_CHECK = ROOT.parent / "shared" / "checks" / "seed_check.py"
 
 @pytest.mark.skipif(not SEED_CHECK.exists(), reason="the index and its checker live outside the repository")
 def test_data_matches_the_index():
-    result = subprocess.run([sys.executable, str(SEED_CHECK), "data/incidents.yaml"],
-                            cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(SEED_CHECK), "data/incidents.yaml"], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout
     assert re.search(r"\b([0-9]+) of \1 index rows match", result.stdout), result.stdout
 
@@ -91,7 +98,8 @@ def test_data_matches_the_index():
 WORKAROUND_OPENING = re.compile(
     r"^(?:(?:Use|Set|Raise|Lower|Avoid|Keep|Disable|Enable|Pass|Run|Add|Start|Stop|Send|Switch|Upgrade|"
     r"Downgrade|Turn|Cap|Edit|Serve|Leave|Treat|Restart|Pin|Reduce|Increase|Limit|Try|Remove|Install|"
-    r"Replace|Drop|Check|Watch|Measure|Compute)\b|`?--[a-z]|`?[A-Z][A-Z0-9_]+=)")
+    r"Replace|Drop|Check|Watch|Measure|Compute)\b|`?--[a-z]|`?[A-Z][A-Z0-9_]+=)"
+)
 
 
 def names_its_fix(cell: str, fixed_in) -> bool:
@@ -200,8 +208,9 @@ def test_ranges_agree_with_their_evidence_and_the_releases():
             assert first == 0 or order[first - 1] in checked, f"{where}: the release before introduced was not checked"
             if "fixed" in r:
                 assert compare(r["introduced"], r["fixed"]) < 0, where
-                assert order.index(r["fixed"]) == order.index(ev["holds_last"]) + 1, \
+                assert order.index(r["fixed"]) == order.index(ev["holds_last"]) + 1, (
                     f"{where}: fixed must be the release right after the last one the predicate holds for"
+                )
                 assert r["fixed"] in checked, where
             else:
                 assert r["last_affected"] == ev["holds_last"], where

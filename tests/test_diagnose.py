@@ -1,6 +1,7 @@
 """The diagnosis engine (opsmanual/engines/diagnose.py) and its command (opsmanual/cli/diagnose.py):
 what it reads from a report, the evidence and verdicts, the measures on real reports
 (tests/diagnose_reports.yaml), and bad input."""
+
 from __future__ import annotations
 
 import json
@@ -68,8 +69,9 @@ def test_oom_brings_its_guidance_with_the_phase(engine):
 
 
 def test_an_own_log_line_matches(engine):
-    out = engine.diagnose("Prefill bootstrap failed for request rank=0 with exception KVTransferError: "
-                          "Aborted by AbortReq.\n")
+    out = engine.diagnose(
+        "Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n"
+    )
     assert out["answer"] == "a known incident"
     assert out["results"][0]["verdict"] == "matches"
     assert out["results"][0]["why"][0].startswith("log line 1:")
@@ -109,8 +111,9 @@ def test_measures_on_real_reports(engine):
     related = [c for c in cases if c["expect"]]
     unrelated = [c for c in cases if not c["expect"]]
     for c in cases:
-        assert c["url"].startswith(("https://github.com/sgl-project/sglang/issues/",
-                                    "https://github.com/radixark/miles/issues/"))
+        assert c["url"].startswith(
+            ("https://github.com/sgl-project/sglang/issues/", "https://github.com/radixark/miles/issues/")
+        )
     known = {i["id"] for i in engine.bundle["incidents"]}
     for c in related:
         assert set(c["expect"]) <= known, c["url"]
@@ -124,8 +127,9 @@ def test_measures_on_real_reports(engine):
             sources.add(url.split("#")[0].rstrip("/"))
     assert not [c["url"] for c in cases if c["url"].rstrip("/") in sources]
     assert len({c["url"] for c in cases}) == len(cases), "a thread is in the set twice"
-    top3 = sum(any(i in [r["id"] for r in engine.diagnose(c["text"])["results"][:3]] for i in c["expect"])
-               for c in related)
+    top3 = sum(
+        any(i in [r["id"] for r in engine.diagnose(c["text"])["results"][:3]] for i in c["expect"]) for c in related
+    )
     unknown = sum(engine.diagnose(c["text"])["answer"] == "not a known incident" for c in unrelated)
     assert top3 >= 0.8 * len(related), f"{top3} of {len(related)}"
     assert unknown >= 0.75 * len(unrelated), f"{unknown} of {len(unrelated)}"
@@ -134,8 +138,14 @@ def test_measures_on_real_reports(engine):
 
 
 def _run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "macros.diagnose", *args], input=stdin, capture_output=True,
-                          cwd=ROOT, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "macros.diagnose", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_command_json_agrees_with_the_engine(engine, tmp_path):
@@ -145,16 +155,20 @@ def test_command_json_agrees_with_the_engine(engine, tmp_path):
     assert done.returncode == 1, done.stderr
     items = json.loads(done.stdout)
     incidents = [i for i in items if i["kind"] == "incident"]
-    assert [(i["id"], i["verdict"], i["why"]) for i in incidents] == \
-        [(r["id"], r["verdict"], r["why"]) for r in engine.diagnose(REPORT)["results"]]
+    assert [(i["id"], i["verdict"], i["why"]) for i in incidents] == [
+        (r["id"], r["verdict"], r["why"]) for r in engine.diagnose(REPORT)["results"]
+    ]
     assert items[-1]["id"] == "answer" and items[-1]["verdict"] == "not a known incident"
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "the report is empty"),
-    (b"abc\n\xff\xfe\n", ":2: bytes that are not UTF-8"),
-    (b"abc\ndef\0", ":2: binary data"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "the report is empty"),
+        (b"abc\n\xff\xfe\n", ":2: bytes that are not UTF-8"),
+        (b"abc\ndef\0", ":2: binary data"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(data, message):
     done = _run("-", stdin=data)
     assert done.returncode == 2
@@ -178,6 +192,7 @@ def test_directory_and_usage_errors(tmp_path):
 
 
 # --------------------------------------------------------------------------- the browser's engine
+
 
 def test_conformance_file_is_generated_from_the_set():
     """tests/diagnose_conformance.json holds every report of the development set (rewrite it with
@@ -207,17 +222,29 @@ NODE = __import__("shutil").which("node")
 def test_javascript_engine_gives_the_same_diagnosis(engine, bundle_files):
     """Same ranking, verdicts, scores, reasons, facts, guidance and report link for every case."""
     cases = ROOT / "tests" / "diagnose_conformance.json"
-    done = subprocess.run([NODE, "tests/js/diagnose-agree.mjs", str(bundle_files / "diagnose.json"),
-                           str(bundle_files / "exposure.json"), str(cases)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [
+            NODE,
+            "tests/js/diagnose-agree.mjs",
+            str(bundle_files / "diagnose.json"),
+            str(bundle_files / "exposure.json"),
+            str(cases),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     js = json.loads(done.stdout)
     stored = json.loads(cases.read_text("utf-8"))["cases"]
     assert len(js) == len(stored)
     for case, got in zip(stored, js, strict=True):
         want = json.loads(json.dumps(engine.diagnose(case["text"])))
-        assert [(r["id"], r["verdict"], r["why"]) for r in got["results"]] == \
-            [(r["id"], r["verdict"], r["why"]) for r in want["results"]], case["name"]
+        assert [(r["id"], r["verdict"], r["why"]) for r in got["results"]] == [
+            (r["id"], r["verdict"], r["why"]) for r in want["results"]
+        ], case["name"]
         assert got == want, case["name"]
 
 
@@ -225,9 +252,19 @@ def test_javascript_engine_gives_the_same_diagnosis(engine, bundle_files):
 def test_javascript_unit_tests(bundle_files):
     import os
 
-    done = subprocess.run([NODE, "--test", "tests/js/diagnose.test.mjs"], cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, DIAGNOSE_BUNDLE=str(bundle_files / "diagnose.json"),
-                                   EXPOSURE_BUNDLE=str(bundle_files / "exposure.json")), timeout=300, check=False)
+    done = subprocess.run(
+        [NODE, "--test", "tests/js/diagnose.test.mjs"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(
+            os.environ,
+            DIAGNOSE_BUNDLE=str(bundle_files / "diagnose.json"),
+            EXPOSURE_BUNDLE=str(bundle_files / "exposure.json"),
+        ),
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
@@ -238,8 +275,14 @@ def test_no_message_is_typed_in_the_browser():
 
     from opsmanual.data import diagnosis as rules
 
-    texts = [*rules.MESSAGES.values(), *rules.LABELS.values(), *rules.DRAFT, *rules.DRAFT_LOGGED, *rules.DRAFT_TAIL,
-             *rules.PHASE_LABELS.values()]
+    texts = [
+        *rules.MESSAGES.values(),
+        *rules.LABELS.values(),
+        *rules.DRAFT,
+        *rules.DRAFT_LOGGED,
+        *rules.DRAFT_TAIL,
+        *rules.PHASE_LABELS.values(),
+    ]
     for js in ("diagnose.js", "diagnosis-box.js"):
         source = (ROOT / "docs" / "javascripts" / "sgm" / js).read_text("utf-8")
         source = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)  # the code, not its comments

@@ -2,6 +2,7 @@
 Chromium: a whole report pasted into the finder's box, or into the home page's search box, shows the
 answer, what was read and the incidents with their reasons, the same as the Python engine; the
 bundles load only when a report is pasted; an unknown report gets the report link and a draft."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,9 +40,12 @@ def known_report(engine):
 
 
 def shown_results(page):
-    return page.eval_on_selector_all(".sgm-diagnosis__result", """items => items.map(li => ({
+    return page.eval_on_selector_all(
+        ".sgm-diagnosis__result",
+        """items => items.map(li => ({
         id: li.dataset.id, verdict: li.querySelector('.sgm-diagnosis__verdict').textContent,
-        why: [...li.querySelectorAll('.sgm-diagnosis__why li')].map(x => x.textContent)}))""")
+        why: [...li.querySelectorAll('.sgm-diagnosis__why li')].map(x => x.textContent)}))""",
+    )
 
 
 def test_a_pasted_report_shows_its_diagnosis_with_the_reasons(page, server, engine):
@@ -70,8 +74,9 @@ def test_a_pasted_report_shows_its_diagnosis_with_the_reasons(page, server, engi
 
 
 def test_an_unknown_report_offers_the_link_and_a_draft_and_can_be_corrected(page, server, engine):
-    text = ("sglang: 0.5.18\nGPU 0: NVIDIA H100 80GB HBM3\n"
-            "ValueError: the frobnicator refused the widget configuration\n")
+    text = (
+        "sglang: 0.5.18\nGPU 0: NVIDIA H100 80GB HBM3\nValueError: the frobnicator refused the widget configuration\n"
+    )
     assert engine.diagnose(text)["answer"] == "not a known incident"
     open_finder(page, server)
     paste(page, ".sgm-finder__q", text)

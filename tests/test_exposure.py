@@ -1,5 +1,6 @@
 """The exposure checker: the shared conformance cases, the command line, and the
 JavaScript engine (through `node --test`), so that `make test` runs both engines."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from opsmanual.data.loader import load_manual
 from opsmanual.engines.exposure import Engine, traits_from_config, version_key
 from opsmanual.render.bundle import bundle
-from opsmanual.data.loader import load_manual
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = json.loads((ROOT / "tests" / "exposure_conformance.json").read_text("utf-8"))
@@ -27,10 +28,15 @@ def real_bundle():
 
 # --------------------------------------------------------------------------- conformance
 
+
 def command_text(value) -> str:
     if isinstance(value, dict):
-        return (value["text"] + value["then"] * value["times"] + value.get("close", "") * value["times"]
-                + value.get("tail", ""))
+        return (
+            value["text"]
+            + value["then"] * value["times"]
+            + value.get("close", "") * value["times"]
+            + value.get("tail", "")
+        )
     return value
 
 
@@ -41,12 +47,17 @@ def written(entry: dict) -> str:
 
 
 def parse_view(p: dict) -> dict:
-    return {"error": p["error"], "program": p["program"],
-            "flags": {k: written(e) for k, e in p["flags"].items()},
-            "values": {k: (None if e["dynamic"] else e["value"]) for k, e in p["flags"].items()},
-            "env": {k: v["value"] for k, v in p["env"].items()},
-            "findings": [f["message"] for f in p["findings"]], "finding_codes": [f["code"] for f in p["findings"]],
-            "opaque": p["opaque"] + p["env_opaque"], "image_version": (p["image"] or {}).get("version")}
+    return {
+        "error": p["error"],
+        "program": p["program"],
+        "flags": {k: written(e) for k, e in p["flags"].items()},
+        "values": {k: (None if e["dynamic"] else e["value"]) for k, e in p["flags"].items()},
+        "env": {k: v["value"] for k, v in p["env"].items()},
+        "findings": [f["message"] for f in p["findings"]],
+        "finding_codes": [f["code"] for f in p["findings"]],
+        "opaque": p["opaque"] + p["env_opaque"],
+        "image_version": (p["image"] or {}).get("version"),
+    }
 
 
 def check_view(o: dict) -> dict:
@@ -56,10 +67,16 @@ def check_view(o: dict) -> dict:
         if r.get("note"):
             item["note"] = r["note"]
         results.append(item)
-    return {"error": o["error"], "results": results, "findings": [f["message"] for f in o["findings"]],
-            "finding_codes": [f["code"] for f in o["findings"]], "notes": o["notes"],
-            "not_checkable": o["not_checkable"], "unconditioned": o["unconditioned"],
-            "does_not_apply": o.get("does_not_apply", [])}
+    return {
+        "error": o["error"],
+        "results": results,
+        "findings": [f["message"] for f in o["findings"]],
+        "finding_codes": [f["code"] for f in o["findings"]],
+        "notes": o["notes"],
+        "not_checkable": o["not_checkable"],
+        "unconditioned": o["unconditioned"],
+        "does_not_apply": o.get("does_not_apply", []),
+    }
 
 
 def missing_needs(case: dict, b: dict) -> list[str]:
@@ -84,8 +101,9 @@ def run_case(case: dict, real: dict | None) -> dict:
     command = command_text(inp["command"])
     if case["kind"] == "parse":
         return parse_view(engine.parse(command, inp.get("version")))
-    return check_view(engine.check(command, gpu=inp.get("gpu"), version=inp.get("version"),
-                                   model_traits=inp.get("model_traits")))
+    return check_view(
+        engine.check(command, gpu=inp.get("gpu"), version=inp.get("version"), model_traits=inp.get("model_traits"))
+    )
 
 
 @pytest.mark.parametrize("case", CONFORMANCE["cases"], ids=[c["name"] for c in CONFORMANCE["cases"]])
@@ -99,24 +117,68 @@ def test_conformance(case, real_bundle):
 def test_conformance_covers_the_vocabulary():
     """Every condition kind, test and parser form the brief lists appears in some case."""
     text = json.dumps(CONFORMANCE)
-    for needle in ['"all"', '"any"', '"not"', '"program"', '"flag"', '"env"', '"gpu"', '"model"', '"deployment"',
-                   '"present"', '"absent"', '"equals"', '"in"', '"min"', '"max"', '"architecture"',
-                   '"compute_capability"', '"memory_gb"', '"vendor"', '"trait"', '"family"', '"role"', '"pd_role"',
-                   '"multi_node"', '"ipv6"', '"router_policy"', '"last_affected"', '"fixed"', '"unknown"',
-                   "sglang serve", "python3 -m", "sglang_router.launch_router", "sglang.bench_serving", "docker run",
-                   "Engine(", "--tp 2", "=0.8", "\\\\\\n", "unknown-flag", "unknown-kwarg", "ambiguous-flag"]:
+    for needle in [
+        '"all"',
+        '"any"',
+        '"not"',
+        '"program"',
+        '"flag"',
+        '"env"',
+        '"gpu"',
+        '"model"',
+        '"deployment"',
+        '"present"',
+        '"absent"',
+        '"equals"',
+        '"in"',
+        '"min"',
+        '"max"',
+        '"architecture"',
+        '"compute_capability"',
+        '"memory_gb"',
+        '"vendor"',
+        '"trait"',
+        '"family"',
+        '"role"',
+        '"pd_role"',
+        '"multi_node"',
+        '"ipv6"',
+        '"router_policy"',
+        '"last_affected"',
+        '"fixed"',
+        '"unknown"',
+        "sglang serve",
+        "python3 -m",
+        "sglang_router.launch_router",
+        "sglang.bench_serving",
+        "docker run",
+        "Engine(",
+        "--tp 2",
+        "=0.8",
+        "\\\\\\n",
+        "unknown-flag",
+        "unknown-kwarg",
+        "ambiguous-flag",
+    ]:
         assert needle in text, needle
     assert len(CONFORMANCE["cases"]) >= 40
 
 
 # --------------------------------------------------------------------------- the JavaScript engine
 
+
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_javascript_engine_passes_the_same_cases(tmp_path, real_bundle):
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(real_bundle), "utf-8")
-    result = subprocess.run([NODE, "--test", "tests/js/exposure.test.mjs"], cwd=ROOT, capture_output=True, text=True,
-                            env=dict(os.environ, EXPOSURE_BUNDLE=str(path)), timeout=300)
+    result = subprocess.run(
+        [NODE, "--test", "tests/js/exposure.test.mjs"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, EXPOSURE_BUNDLE=str(path)),
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
@@ -127,9 +189,29 @@ def mutations(count: int, seed: int) -> list[dict]:
     rng = random.Random(seed)
     seeds = [c["input"]["command"] for c in CONFORMANCE["cases"] if isinstance(c["input"]["command"], str)]
     pieces = list("abcxyz-_=.,:;/ \t\n\\'\"$`(){}[]#|&<>*?!~019") + [
-        "--", "--tp", " --model-path ", "Engine(", "**", "\u2013", "\u00e9", "\U0001F600", "\r\n", "\u00a0",
-        "docker run ", "python -m sglang.launch_server ", "=True", "'" * 3, 'f"{', "lambda ", " if ", "[:", "...",
-        "0x", "1_0", "2g"]
+        "--",
+        "--tp",
+        " --model-path ",
+        "Engine(",
+        "**",
+        "\u2013",
+        "\u00e9",
+        "\U0001f600",
+        "\r\n",
+        "\u00a0",
+        "docker run ",
+        "python -m sglang.launch_server ",
+        "=True",
+        "'" * 3,
+        'f"{',
+        "lambda ",
+        " if ",
+        "[:",
+        "...",
+        "0x",
+        "1_0",
+        "2g",
+    ]
     out = []
     for _ in range(count):
         s = rng.choice(seeds)
@@ -139,39 +221,72 @@ def mutations(count: int, seed: int) -> list[dict]:
             if op < 0.4:
                 s = s[:pos] + rng.choice(pieces) + s[pos:]
             elif op < 0.7 and s:
-                s = s[:pos] + s[min(len(s), pos + rng.randint(1, 5)):]
+                s = s[:pos] + s[min(len(s), pos + rng.randint(1, 5)) :]
             else:
                 s = s[:pos] + "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) + s[pos:]
-        out.append({"command": s, "gpu": rng.choice([None, "L4", "h100", "nvidia_l4", "xx"]),
-                    "version": rng.choice([None, None, "0.5.22", "0.5.16", "v0.5.21", "9"])})
+        out.append(
+            {
+                "command": s,
+                "gpu": rng.choice([None, "L4", "h100", "nvidia_l4", "xx"]),
+                "version": rng.choice([None, None, "0.5.22", "0.5.16", "v0.5.21", "9"]),
+            }
+        )
     return out
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_engines_agree_on_mangled_commands(tmp_path):
     """Both engines give the same views, and neither raises, on 1,000 commands with random edits."""
-    incidents = [i for c in CONFORMANCE["cases"] for i in c.get("incidents", []) if c["name"].startswith(
-        ("three-valued", "deployment: a prefill", "model traits: Qwen3-Next", "env: set"))]
+    incidents = [
+        i
+        for c in CONFORMANCE["cases"]
+        for i in c.get("incidents", [])
+        if c["name"].startswith(("three-valued", "deployment: a prefill", "model traits: Qwen3-Next", "env: set"))
+    ]
     b = dict(CONFORMANCE["bundles"]["mini"], incidents=incidents)
     items = mutations(1000, seed=17)
     (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
     (tmp_path / "inputs.json").write_text(json.dumps(items), "utf-8")
     engine = Engine(b)
-    ours = [{"parse": parse_view(engine.parse(it["command"], it["version"])),
-             "check": check_view(engine.check(it["command"], gpu=it["gpu"], version=it["version"]))} for it in items]
-    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    ours = [
+        {
+            "parse": parse_view(engine.parse(it["command"], it["version"])),
+            "check": check_view(engine.check(it["command"], gpu=it["gpu"], version=it["version"])),
+        }
+        for it in items
+    ]
+    result = subprocess.run(
+        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     theirs = json.loads(result.stdout)
-    differ = [(it["command"], o, t) for it, o, t in zip(items, json.loads(json.dumps(ours)), theirs) if o != t]
+    differ = [
+        (it["command"], o, t) for it, o, t in zip(items, json.loads(json.dumps(ours)), theirs, strict=False) if o != t
+    ]
     assert not differ, f"{len(differ)} of {len(items)} differ; the first: {differ[0]!r}"[:4000]
 
 
 # --------------------------------------------------------------------------- pieces
 
+
 def test_version_order():
-    order = ["0", "0.4.10", "0.5.0rc0", "0.5.0rc2", "0.5.0", "0.5.6", "0.5.6.post1", "0.5.6.post2", "0.5.10rc0",
-             "0.5.10", "0.5.22"]
+    order = [
+        "0",
+        "0.4.10",
+        "0.5.0rc0",
+        "0.5.0rc2",
+        "0.5.0",
+        "0.5.6",
+        "0.5.6.post1",
+        "0.5.6.post2",
+        "0.5.10rc0",
+        "0.5.10",
+        "0.5.22",
+    ]
     assert sorted(order, key=version_key) == order
     assert version_key("0.5") == version_key("0.5.0")
 
@@ -179,8 +294,9 @@ def test_version_order():
 def test_traits_from_config():
     hybrid = {"model_type": "x", "layer_types": ["linear_attention", "full_attention"], "num_experts": 512}
     assert traits_from_config(hybrid) == ["hybrid-linear-attention", "moe"]
-    assert traits_from_config({"kv_lora_rank": 512, "n_routed_experts": 256,
-                               "quantization_config": {"quant_method": "fp8"}}) == ["fp8", "mla", "moe"]
+    assert traits_from_config(
+        {"kv_lora_rank": 512, "n_routed_experts": 256, "quantization_config": {"quant_method": "fp8"}}
+    ) == ["fp8", "mla", "moe"]
     assert traits_from_config({"sliding_window": 4096, "use_sliding_window": False}) == []
     assert traits_from_config({"text_config": {"sliding_window": 1024}}) == ["sliding-window"]
     assert traits_from_config({"hybrid_override_pattern": "M-M-M*-"}) == ["mamba"]
@@ -197,11 +313,23 @@ def test_the_real_bundle_is_plain_json(real_bundle):
 # --------------------------------------------------------------------------- the command line
 
 MINI = CONFORMANCE["bundles"]["mini"]
-ONE = {"id": "t-one", "name": "#1", "title": "One", "path": "incidents/t-one/",
-       "exposure": {"versions": [{"product": "sglang", "introduced": "0"}],
-                    "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}}}}
-MAYBE = {"id": "t-maybe", "name": "#2", "title": "Maybe", "path": "incidents/t-maybe/",
-         "exposure": {"versions": [{"product": "sglang", "introduced": "0"}], "when": {"gpu": {"vendor": ["nvidia"]}}}}
+ONE = {
+    "id": "t-one",
+    "name": "#1",
+    "title": "One",
+    "path": "incidents/t-one/",
+    "exposure": {
+        "versions": [{"product": "sglang", "introduced": "0"}],
+        "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}},
+    },
+}
+MAYBE = {
+    "id": "t-maybe",
+    "name": "#2",
+    "title": "Maybe",
+    "path": "incidents/t-maybe/",
+    "exposure": {"versions": [{"product": "sglang", "introduced": "0"}], "when": {"gpu": {"vendor": ["nvidia"]}}},
+}
 SERVER = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 
 
@@ -214,9 +342,15 @@ def mini_file(tmp_path_factory):
 
 def cli(*args, stdin=None, bundle_file=None):
     extra = ["--bundle", bundle_file] if bundle_file else []
-    return subprocess.run([sys.executable, "-m", "macros.exposure", *extra, *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, SITE_URL="https://manual.example/"))
+    return subprocess.run(
+        [sys.executable, "-m", "macros.exposure", *extra, *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, SITE_URL="https://manual.example/"),
+    )
 
 
 def test_cli_exit_0_when_nothing_applies(mini_file):
@@ -249,8 +383,11 @@ def test_cli_reads_standard_input(mini_file):
 
 
 def test_cli_one_quoted_argument_is_read_as_shell_text(mini_file):
-    r = cli("--", 'SGLANG_X=1 python -m sglang.launch_server --model-path "Qwen/Qwen3-8B" --enable-mixed-chunk',
-            bundle_file=mini_file)
+    r = cli(
+        "--",
+        'SGLANG_X=1 python -m sglang.launch_server --model-path "Qwen/Qwen3-8B" --enable-mixed-chunk',
+        bundle_file=mini_file,
+    )
     assert r.returncode == 1, r.stderr
 
 
@@ -273,8 +410,12 @@ BAD = [
     ("not a version", ["--version", "nightly", "--", *SERVER.split()], None, "`nightly` is not a version number"),
     ("no command", ["--gpu", "L4"], None, "no command given"),
     ("unknown option", ["--frob", "--", *SERVER.split()], None, "unknown option --frob"),
-    ("missing model config", ["--model-config", "/nonexistent/config.json", "--", *SERVER.split()], None,
-     "cannot read the model config"),
+    (
+        "missing model config",
+        ["--model-config", "/nonexistent/config.json", "--", *SERVER.split()],
+        None,
+        "cannot read the model config",
+    ),
     ("not UTF-8", ["-"], None, "not UTF-8"),
 ]
 
@@ -282,8 +423,13 @@ BAD = [
 @pytest.mark.parametrize("name,args,stdin,message", BAD, ids=[b[0] for b in BAD])
 def test_cli_bad_input(name, args, stdin, message, mini_file):
     if name == "not UTF-8":
-        r = subprocess.run([sys.executable, "-m", "macros.exposure", "--bundle", mini_file, "-"], cwd=ROOT,
-                           input=b"python -m sglang.launch_server \xff\xfe", capture_output=True, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "macros.exposure", "--bundle", mini_file, "-"],
+            cwd=ROOT,
+            input=b"python -m sglang.launch_server \xff\xfe",
+            capture_output=True,
+            timeout=60,
+        )
         out, err = r.stdout.decode(), r.stderr.decode()
     else:
         r = cli(*args, stdin=stdin, bundle_file=mini_file)
@@ -297,17 +443,34 @@ def test_cli_bad_input(name, args, stdin, message, mini_file):
 def test_cli_json_on_an_error(mini_file):
     r = cli("--json", "--", "", bundle_file=mini_file)
     assert r.returncode == 2
-    assert json.loads(r.stdout) == [{"kind": "error", "id": "error", "result": "error",
-                                     "why": ["the command is empty"], "url": None}]
+    assert json.loads(r.stdout) == [
+        {"kind": "error", "id": "error", "result": "error", "why": ["the command is empty"], "url": None}
+    ]
 
 
 def test_cli_model_config(mini_file, tmp_path):
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps({"num_experts": 8}), "utf-8")
     b = tmp_path / "b.json"
-    b.write_text(json.dumps(dict(MINI, incidents=[{
-        "id": "t-moe", "name": "#3", "title": "MoE", "path": "incidents/t-moe/",
-        "exposure": {"versions": [{"product": "sglang", "introduced": "0"}], "when": {"model": {"trait": "moe"}}}}])))
+    b.write_text(
+        json.dumps(
+            dict(
+                MINI,
+                incidents=[
+                    {
+                        "id": "t-moe",
+                        "name": "#3",
+                        "title": "MoE",
+                        "path": "incidents/t-moe/",
+                        "exposure": {
+                            "versions": [{"product": "sglang", "introduced": "0"}],
+                            "when": {"model": {"trait": "moe"}},
+                        },
+                    }
+                ],
+            )
+        )
+    )
     r = cli("--model-config", str(cfg), "--json", "--", *SERVER.split(), bundle_file=str(b))
     assert r.returncode == 1, r.stderr
     assert json.loads(r.stdout)[0]["why"][-1] == "model config config.json: mixture of experts"
@@ -354,7 +517,8 @@ def only_the_version_undecided(result: dict) -> bool:
     does not say which router or Miles release runs), so the engine can only say "may apply"."""
     return result["result"] == "applies" or all(
         u.startswith("the affected ") or (u.startswith("no ") and u.endswith(" version given"))
-        for u in result["undecided"])
+        for u in result["undecided"]
+    )
 
 
 @pytest.mark.skipif(not COMMANDS.exists(), reason="tests/exposure_commands.yaml is not in this checkout yet")
@@ -378,8 +542,10 @@ def test_real_commands(real_bundle, tmp_path):
         for i in item.get("must") or []:
             r = reported.get(i)
             if r is None or not only_the_version_undecided(r):
-                problems.append(f"#{k} ({item.get('source')}): {i} should be reported with its conditions met, got "
-                                f"{'nothing' if r is None else (r['result'], r['undecided'])}")
+                problems.append(
+                    f"#{k} ({item.get('source')}): {i} should be reported with its conditions met, got "
+                    f"{'nothing' if r is None else (r['result'], r['undecided'])}"
+                )
         for i in item.get("must_not") or []:
             if i in reported:
                 problems.append(f"#{k} ({item.get('source')}): {i} should not be reported")
@@ -387,13 +553,20 @@ def test_real_commands(real_bundle, tmp_path):
     if NODE is None:
         pytest.skip("node is not installed: the JavaScript engine was not compared")
     (tmp_path / "bundle.json").write_text(json.dumps(real_bundle), "utf-8")
-    (tmp_path / "inputs.json").write_text(json.dumps([{"command": i["command"], "gpu": i.get("gpu"),
-                                                      "version": i.get("version")} for i in items]), "utf-8")
-    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    (tmp_path / "inputs.json").write_text(
+        json.dumps([{"command": i["command"], "gpu": i.get("gpu"), "version": i.get("version")} for i in items]),
+        "utf-8",
+    )
+    result = subprocess.run(
+        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     theirs = [t["check"] for t in json.loads(result.stdout)]
-    differ = [(k, o, t) for k, (o, t) in enumerate(zip(json.loads(json.dumps(views)), theirs)) if o != t]
+    differ = [(k, o, t) for k, (o, t) in enumerate(zip(json.loads(json.dumps(views)), theirs, strict=False)) if o != t]
     assert not differ, f"{len(differ)} of {len(items)} differ; the first: {differ[0]!r}"[:4000]
 
 
@@ -402,8 +575,8 @@ def test_written_out_patterns_match_the_regexes():
     import random
     import re
 
-    from opsmanual.engines import command
     from opsmanual.cli.exposure import _is_args_file
+    from opsmanual.engines import command
     from opsmanual.engines.exposure import _norm, glob_match, version_parts
 
     pairs = [
@@ -411,17 +584,70 @@ def test_written_out_patterns_match_the_regexes():
         (command._is_python, re.compile(r"^python[0-9]*(\.[0-9]+)*$")),
         (command.negative_number, re.compile(r"^-([0-9]+|[0-9]*\.[0-9]+)$")),
         (command.is_int, re.compile(r"^[+-]?[0-9]+(_[0-9]+)*$")),
-        (command.is_float, re.compile(r"^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$")),
-        (lambda s: command.is_float(s, underscores=False), re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")),
-        (lambda s: version_parts(s) is not None,
-         re.compile(r"^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$")),
+        (
+            command.is_float,
+            re.compile(r"^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$"),
+        ),
+        (
+            lambda s: command.is_float(s, underscores=False),
+            re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"),
+        ),
+        (
+            lambda s: version_parts(s) is not None,
+            re.compile(r"^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$"),
+        ),
         (_is_args_file, re.compile(r"^[a-z-]+-args-.+\.json$")),
     ]
     rng = random.Random(3)
-    alphabet = ["0", "1", "9", ".", "_", "-", "+", "e", "E", "a", "b", "rc", "post", "dev", "v", "=", "x", "Z", " ",
-                "python", "3", "args", "json", "\u00e9", "\u0663", "\n"]
-    samples = ["0.5.22", "0.5.6.post2", "0.5.0rc1", "1.0.dev3", "1.2.", "v0.5.22", "python3.11", "python3.", "-1",
-               "-.5", "1_000", "1__0", "1e5", ".5e-3", "5.", "A_1=x", "1A=x", "=x", "sglang-router-args-0.3.2.json"]
+    alphabet = [
+        "0",
+        "1",
+        "9",
+        ".",
+        "_",
+        "-",
+        "+",
+        "e",
+        "E",
+        "a",
+        "b",
+        "rc",
+        "post",
+        "dev",
+        "v",
+        "=",
+        "x",
+        "Z",
+        " ",
+        "python",
+        "3",
+        "args",
+        "json",
+        "\u00e9",
+        "\u0663",
+        "\n",
+    ]
+    samples = [
+        "0.5.22",
+        "0.5.6.post2",
+        "0.5.0rc1",
+        "1.0.dev3",
+        "1.2.",
+        "v0.5.22",
+        "python3.11",
+        "python3.",
+        "-1",
+        "-.5",
+        "1_000",
+        "1__0",
+        "1e5",
+        ".5e-3",
+        "5.",
+        "A_1=x",
+        "1A=x",
+        "=x",
+        "sglang-router-args-0.3.2.json",
+    ]
     samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7))) for _ in range(20000)]
     for fn, rx in pairs:
         for s in samples:
@@ -434,6 +660,7 @@ def test_written_out_patterns_match_the_regexes():
         assert _norm(s) == " ".join(re.sub(r"[\s_-]+", " ", s.lower()).split())
     globs = ["*qwen3-next*", "qwen3-[0-9]*b*", "*[!x]z?", "a*b*c", "*", "", "[a-c]*", "*-fp8*", "x[]y", "[!"]
     import fnmatch
+
     for g in globs:
         for s in samples[:3000]:
             t = s.lower()
@@ -468,6 +695,7 @@ def test_thousands_of_unknown_flags_cost_a_bounded_number_of_lookups(monkeypatch
     """Each unknown flag was compared with every argument (difflib), once per time it was written:
     24,000 flags took seconds. Now an unknown flag is looked up once, and only while findings are listed."""
     from opsmanual.engines import command
+
     calls = []
     real = command.close_matches
     monkeypatch.setattr(command, "close_matches", lambda word, options: calls.append(word) or real(word, options))
@@ -482,6 +710,7 @@ def test_thousands_of_unknown_flags_cost_a_bounded_number_of_lookups(monkeypatch
 
 
 # --------------------------------------------------------------------------- verdicts and CI exit codes
+
 
 def test_cli_fail_on_may_apply(mini_file):
     """A command where something only may apply passes by default and fails with --fail-on may-apply;
@@ -534,10 +763,25 @@ def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real
             arg["aliases"] = [a for a in arg["aliases"] if a != "--tensor-parallel-size"]
     b["renames"] = renames(b["args"])
     listed = sorted(b["args"]["sglang"], key=version_key)  # the first list after 0.5.9 has the new name
-    assert {"old": "--tensor-parallel-size", "new": "--tp-size", "last": "0.5.9",
-            "first": listed[listed.index("0.5.9") + 1], "kept": True} in b["renames"]["sglang"]
-    b["incidents"] = [{"id": "t-tp", "name": "#1", "title": "TP", "path": "incidents/t-tp/", "exposure": {
-        "versions": [{"product": "sglang", "introduced": "0"}], "when": {"flag": {"name": "--tp-size", "min": 2}}}}]
+    assert {
+        "old": "--tensor-parallel-size",
+        "new": "--tp-size",
+        "last": "0.5.9",
+        "first": listed[listed.index("0.5.9") + 1],
+        "kept": True,
+    } in b["renames"]["sglang"]
+    b["incidents"] = [
+        {
+            "id": "t-tp",
+            "name": "#1",
+            "title": "TP",
+            "path": "incidents/t-tp/",
+            "exposure": {
+                "versions": [{"product": "sglang", "introduced": "0"}],
+                "when": {"flag": {"name": "--tp-size", "min": 2}},
+            },
+        }
+    ]
     command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 2"
     out = Engine(b).check(command, version="0.5.22")
     assert [r["result"] for r in out["results"]] == ["applies"]
@@ -547,8 +791,13 @@ def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real
         pytest.skip("node is not installed")
     (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
     (tmp_path / "inputs.json").write_text(json.dumps([{"command": command, "gpu": None, "version": "0.5.22"}]))
-    result = subprocess.run([NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert json.loads(result.stdout)[0]["check"] == json.loads(json.dumps(check_view(out)))
 
 

@@ -1,4 +1,5 @@
 """The data behind "Am I exposed?": GPUs, model families, the real commands and the bad inputs."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -52,14 +53,28 @@ def test_gpu_ids_and_names_are_unique():
             assert seen.setdefault(_fold(n), g["id"]) == g["id"], n
 
 
-@pytest.mark.parametrize("written, gpu_id", [
-    ("NVIDIA L4", "l4"), ("L4", "l4"), ("RTX 4090", "rtx-4090"), ("GeForce RTX 4090", "rtx-4090"),
-    ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 80GB HBM3", "h100-sxm"),
-    ("Apple M3 Max", "apple-m3-max"), ("nvidia-h20", "h20"), ("DGX Spark", "gb10"), ("Apple MPS", "apple-silicon"),
-    # as people write them (issue 25)
-    ("Apple M4", "apple-m4"), ("Apple Silicon (MPS)", "apple-silicon"), ("4090", "rtx-4090"), ("H100 SXM", "h100-sxm"),
-    ("GB200", "gb200"),
-])
+@pytest.mark.parametrize(
+    "written, gpu_id",
+    [
+        ("NVIDIA L4", "l4"),
+        ("L4", "l4"),
+        ("RTX 4090", "rtx-4090"),
+        ("GeForce RTX 4090", "rtx-4090"),
+        ("NVIDIA GeForce RTX 4090", "rtx-4090"),
+        ("H100 80GB HBM3", "h100-sxm"),
+        ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+        ("Apple M3 Max", "apple-m3-max"),
+        ("nvidia-h20", "h20"),
+        ("DGX Spark", "gb10"),
+        ("Apple MPS", "apple-silicon"),
+        # as people write them (issue 25)
+        ("Apple M4", "apple-m4"),
+        ("Apple Silicon (MPS)", "apple-silicon"),
+        ("4090", "rtx-4090"),
+        ("H100 SXM", "h100-sxm"),
+        ("GB200", "gb200"),
+    ],
+)
 def test_gpu_spellings(written, gpu_id, engine):
     assert gpu_by_name(written)["id"] == gpu_id
     assert engine.find_gpu(written)["id"] == gpu_id  # the engine folds a name as the data test does
@@ -91,21 +106,24 @@ def model_of(path: str):
     return fam, traits
 
 
-@pytest.mark.parametrize("path, family, traits", [
-    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen3-next", {"hybrid-linear-attention", "moe"}),
-    ("Qwen/Qwen3.5-122B-A10B-FP8", "qwen3.5-moe", {"hybrid-linear-attention", "moe", "fp8"}),
-    ("RadixArk/Qwen3.8-Flash-Next-NVFP4", "qwen3.8", {"hybrid-linear-attention", "fp4"}),
-    ("deepseek-ai/DeepSeek-V3-0324", "deepseek-v3", {"mla", "moe"}),
-    ("/data/models/DeepSeek-R1/", "deepseek-v3", {"mla", "moe"}),
-    ("sgl-project/DeepSeek-V4-Pro-FP8", "deepseek-v4", {"sliding-window", "moe", "fp8"}),
-    ("openai/gpt-oss-20b", "gpt-oss", {"sliding-window", "moe"}),
-    ("lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex", "eagle3-draft", set()),
-    ("Qwen/Qwen3-30B-A3B-Instruct-2507", "qwen3-30b-a3b", {"moe"}),
-    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3", set()),
-    ("google/gemma-3-27b-it", "gemma-3", {"sliding-window"}),
-    ("nvidia/Nemotron-H-8B-Base-8K", "nemotron-h", {"mamba"}),
-    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", None, set()),
-])
+@pytest.mark.parametrize(
+    "path, family, traits",
+    [
+        ("Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen3-next", {"hybrid-linear-attention", "moe"}),
+        ("Qwen/Qwen3.5-122B-A10B-FP8", "qwen3.5-moe", {"hybrid-linear-attention", "moe", "fp8"}),
+        ("RadixArk/Qwen3.8-Flash-Next-NVFP4", "qwen3.8", {"hybrid-linear-attention", "fp4"}),
+        ("deepseek-ai/DeepSeek-V3-0324", "deepseek-v3", {"mla", "moe"}),
+        ("/data/models/DeepSeek-R1/", "deepseek-v3", {"mla", "moe"}),
+        ("sgl-project/DeepSeek-V4-Pro-FP8", "deepseek-v4", {"sliding-window", "moe", "fp8"}),
+        ("openai/gpt-oss-20b", "gpt-oss", {"sliding-window", "moe"}),
+        ("lmsys/SGLang-EAGLE3-Qwen3-30B-A3B-Instruct-2507-SpecForge-Nex", "eagle3-draft", set()),
+        ("Qwen/Qwen3-30B-A3B-Instruct-2507", "qwen3-30b-a3b", {"moe"}),
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3", set()),
+        ("google/gemma-3-27b-it", "gemma-3", {"sliding-window"}),
+        ("nvidia/Nemotron-H-8B-Base-8K", "nemotron-h", {"mamba"}),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", None, set()),
+    ],
+)
 def test_model_families(path, family, traits):
     assert model_of(path) == (family, traits)
 

@@ -1,5 +1,6 @@
 """The finder, driven in Chromium on the site served at the address it was built for:
 ranked search in an operator's words, facets, the address, pasted logs."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
-
 from conftest import ROOT, open_finder
 
 QUERIES = yaml.safe_load((ROOT / "tests" / "finder_queries.yaml").read_text("utf-8"))
@@ -61,6 +61,7 @@ def highlighted(page) -> list[str]:
 
 def synonyms_of(word: str) -> set[str]:
     from opsmanual.text import words
+
     groups = yaml.safe_load((ROOT / "data" / "synonyms.yaml").read_text("utf-8"))
     found = {word}
     for group in groups:
@@ -124,8 +125,9 @@ def test_slash_focuses_and_escape_clears(page, server, incidents):
 def _facet_ids(incidents, **wanted):
     from opsmanual.render.html import facet_values
 
-    return {i.id for i in incidents
-            if all(any(v in facet_values(i)[k] for v in values) for k, values in wanted.items())}
+    return {
+        i.id for i in incidents if all(any(v in facet_values(i)[k] for v in values) for k, values in wanted.items())
+    }
 
 
 def test_facets_combine_with_and_across_and_or_within(page, server, incidents):
@@ -153,8 +155,10 @@ def test_facet_counts_follow_the_query_and_the_other_facets(page, server, incide
         assert box.is_disabled() == (expected == 0), value  # no silent empty table
     # and with a query: the status counts are those of the query's matches
     search(page, "mooncake")
-    matched = set(page.evaluate("""() => [...document.querySelectorAll('.sgm-table:not([hidden]) tbody tr')]
-        .map(r => r.id)"""))
+    matched = set(
+        page.evaluate("""() => [...document.querySelectorAll('.sgm-table:not([hidden]) tbody tr')]
+        .map(r => r.id)""")
+    )
     open_label = page.text_content('label:has(input[name="status"][value="open"])')
     assert open_label.strip().endswith(f"({len(matched)})")
 
@@ -196,7 +200,9 @@ def test_sorting_orders_rows_within_each_part(page, server):
     order = json.loads((ROOT / "data" / "incidents.schema.json").read_text("utf-8"))
     order = order["$defs"]["incident"]["properties"]["status"]["enum"]
     for table in page.query_selector_all(".sgm-table[data-part]"):
-        statuses = table.eval_on_selector_all("tbody tr .sgm-status", "s => s.map(x => x.className.match(/--([\\w-]+)/)[1])")
+        statuses = table.eval_on_selector_all(
+            "tbody tr .sgm-status", "s => s.map(x => x.className.match(/--([\\w-]+)/)[1])"
+        )
         assert statuses == sorted(statuses, key=order.index)
     page.locator('th[data-sort="status"] button:visible').first.click()
     assert page.get_attribute('th[data-sort="status"]', "aria-sort") == "descending"
@@ -243,13 +249,15 @@ def triage_order(tmp_path, text: str) -> list[str]:
 
     log = tmp_path / "pasted.log"
     log.write_text(text, "utf-8")
-    out = subprocess.run([sys.executable, "-m", "macros.triage", "--json", str(log)], cwd=ROOT,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "macros.triage", "--json", str(log)], cwd=ROOT, capture_output=True, text=True
+    ).stdout
     return [m["id"] for m in json.loads(out)["matches"]]
 
 
 def test_a_pasted_traceback_opens_with_its_common_error_then_the_incidents_in_the_clis_order(
-        page, server, incidents, tmp_path):
+    page, server, incidents, tmp_path
+):
     """A CUDA out-of-memory traceback names no one incident: the finder shows what to check for that
     error first, then lists each incident that prints the line once, in the same order as the triage
     command, each row saying why it is there."""
@@ -261,15 +269,17 @@ def test_a_pasted_traceback_opens_with_its_common_error_then_the_incidents_in_th
     assert "errors/#cuda-out-of-memory" in page.get_attribute(".sgm-finder__guidance a", "href")
     found = ids(page)
     generic = {i.id for i in incidents for p in i.log_patterns if p.generic and p.matches(TRACEBACK.splitlines()[-1])}
-    assert generic and set(found[:len(generic)]) == generic
+    assert generic and set(found[: len(generic)]) == generic
     assert len(found) == len(set(found))  # each incident listed once
     cli = [i for i in triage_order(tmp_path, TRACEBACK) if i in generic]
-    assert found[:len(generic)] == cli
+    assert found[: len(generic)] == cli
     notes = page.eval_on_selector_all(".sgm-results tbody tr .sgm-row-evidence", "n => n.map(x => x.textContent)")
-    assert notes[:len(generic)] == ["your log: 1 line that other incidents print too"] * len(generic)
+    assert notes[: len(generic)] == ["your log: 1 line that other incidents print too"] * len(generic)
     summary = page.text_content(".sgm-finder__log-summary")
-    assert summary.startswith("1 line of your log was kept. It holds only lines that many incidents print (PyTorch "
-                              "ran out of GPU memory), so no incident is certain")
+    assert summary.startswith(
+        "1 line of your log was kept. It holds only lines that many incidents print (PyTorch "
+        "ran out of GPU memory), so no incident is certain"
+    )
     assert page.is_visible(".sgm-finder__log-text")  # the pasted log stays in view
     assert "log=" in page.url or page.wait_for_function("location.search.includes('log=')")
 
@@ -291,12 +301,13 @@ def test_a_pasted_log_ranks_by_distinct_lines_and_typing_narrows_it(page, server
         certain = sum(1 for line in lines if any(p.matches(line) and not p.generic for p in inc.log_patterns))
         if certain:
             expected[inc.id] = certain
-    listed = ids(page)[:len(expected)]
+    listed = ids(page)[: len(expected)]
     assert set(listed) == set(expected)
     counts = [expected[i] for i in listed]
     assert counts == sorted(counts, reverse=True)  # most lines first
     assert page.text_content(".sgm-finder__log-summary").startswith(
-        f"3 lines of your log were kept. {len(expected)} incidents print lines found in it, and come first.")
+        f"3 lines of your log were kept. {len(expected)} incidents print lines found in it, and come first."
+    )
     assert page.is_hidden(".sgm-finder__guidance")  # an incident's own lines: no common error first
     page.wait_for_function("location.search.includes('log=')")
     from_log = ids(page)
@@ -345,9 +356,11 @@ def test_every_log_pattern_compiles_and_matches_its_examples_in_the_browser(page
     assert len(data["patterns"]) == len(by_text)
     for p in data["patterns"]:
         ours = by_text[(p["id"], p.get("literal") or p.get("regex"))]
-        got = page.evaluate("""([p, lines]) => lines.map(line =>
+        got = page.evaluate(
+            """([p, lines]) => lines.map(line =>
             p.literal !== undefined ? line.includes(p.literal) : new RegExp(p.regex, 'u').test(line))""",
-                            [p, examples[p["id"]]])
+            [p, examples[p["id"]]],
+        )
         assert got == [ours.matches(line) for line in examples[p["id"]]], p
 
 

@@ -1,6 +1,7 @@
 """`triage --follow`: real log lines written one by one to a file that is rotated and truncated under
 the command, and to its standard input, are each printed once with the incidents the one-shot triage
 finds on them. Nothing here is timed: the test waits for the output it expects, with generous limits."""
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,14 @@ class Follower:
 
     def __init__(self, *args, stdin=None):
         env = dict(os.environ, SITE_URL="https://manual.example/")
-        self.proc = subprocess.Popen([sys.executable, "-m", "macros.triage", "--follow", "--json", *map(str, args)],
-                                     cwd=ROOT, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "macros.triage", "--follow", "--json", *map(str, args)],
+            cwd=ROOT,
+            env=env,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.out: list[dict] = []
         self.err: list[str] = []
         self.lock = threading.Lock()
@@ -178,15 +185,25 @@ def test_a_line_longer_than_the_cap_is_searched_in_its_head_and_memory_stays_bou
 
 
 def test_follow_refuses_a_directory(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "macros.triage", "--follow", str(tmp_path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=PATIENCE)
+    result = subprocess.run(
+        [sys.executable, "-m", "macros.triage", "--follow", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )
     assert result.returncode == 2 and result.stderr.strip().endswith("is a directory")
     assert "Traceback" not in result.stderr
 
 
 def test_from_start_needs_follow():
-    result = subprocess.run([sys.executable, "-m", "macros.triage", "--from-start", "x.log"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=PATIENCE)
+    result = subprocess.run(
+        [sys.executable, "-m", "macros.triage", "--from-start", "x.log"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )
     assert result.returncode == 2 and "--from-start goes with --follow" in result.stderr
 
 

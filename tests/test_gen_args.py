@@ -1,4 +1,5 @@
 """The argument files: regenerated from the release they name, and the extractor on small fixtures."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,23 @@ def wheel_0522() -> Path:
     release's wheels: they hold the same Python sources)."""
     found = sorted(WHEELS.glob("sglang-0.5.22-*.whl"))
     if not found:
-        result = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                                 "--dest", str(WHEELS), "sglang==0.5.22"], capture_output=True, text=True, timeout=900)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--dest",
+                str(WHEELS),
+                "sglang==0.5.22",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert result.returncode == 0, "pip could not download sglang==0.5.22: " + result.stderr[-2000:]
         found = sorted(WHEELS.glob("sglang-0.5.22-*.whl"))
     return found[0]
@@ -79,7 +95,7 @@ def test_piecewise_flag_is_a_deprecated_alias_only_before_0_5_21():
 
 # --- the extractor on inline fixtures ------------------------------------------
 
-ARG_UTILS = '''
+ARG_UTILS = """
 import dataclasses
 from typing import Annotated, Optional, List, Literal
 A = Annotated
@@ -87,9 +103,9 @@ class Arg:
     help: str = ""
 def add_cli_args_from_dataclass(parser, cls, *, fields=None):
     raise RuntimeError("emulated, never read")
-'''
+"""
 
-SERVER_ARGS = '''
+SERVER_ARGS = """
 import argparse
 import dataclasses
 from typing import List, Literal, Optional
@@ -133,9 +149,9 @@ class ServerArgs:
                             help="Old spelling.")
         parser.add_argument("--old-bs", type=int, nargs="+", action=DeprecatedAliasStoreAction,
                             dest="cuda_graph_bs", help="Deprecated alias for --cuda-graph-bs.")
-'''
+"""
 
-ACTIONS = '''
+ACTIONS = """
 import argparse
 class DeprecatedStoreTrueAction(argparse.Action):
     def __init__(self, option_strings, dest, nargs=0, **kwargs):
@@ -143,9 +159,9 @@ class DeprecatedStoreTrueAction(argparse.Action):
 class DeprecatedAliasStoreAction(argparse.Action):
     def __init__(self, option_strings, dest, **kwargs):
         super().__init__(option_strings, dest, **kwargs)
-'''
+"""
 
-CONSTS = '''
+CONSTS = """
 import enum
 class Mode(enum.Enum):
     FAST = "fast"
@@ -155,15 +171,26 @@ class Backend:
     TRITON = "triton"
     ALL = (FA3, TRITON)
 BACKENDS = list(Backend.ALL) + ["flashinfer"]
-'''
+"""
 
 
 def _fixture() -> MemTree:
-    files = {"pkg/__init__.py": "", "pkg/arg_utils.py": ARG_UTILS, "pkg/actions.py": ACTIONS,
-             "pkg/consts.py": CONSTS, "pkg/server_args.py": SERVER_ARGS}
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/arg_utils.py": ARG_UTILS,
+        "pkg/actions.py": ACTIONS,
+        "pkg/consts.py": CONSTS,
+        "pkg/server_args.py": SERVER_ARGS,
+    }
     # read_sglang looks for sglang/srt/server_args.py: put the fixture there
-    return MemTree({k.replace("pkg/", "sglang/srt/").replace("pkg.", "sglang.srt."):
-                    textwrap.dedent(v).replace("pkg.", "sglang.srt.") for k, v in files.items()})
+    return MemTree(
+        {
+            k.replace("pkg/", "sglang/srt/").replace("pkg.", "sglang.srt."): textwrap.dedent(v).replace(
+                "pkg.", "sglang.srt."
+            )
+            for k, v in files.items()
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -237,16 +264,16 @@ def test_output_is_deterministic():
 def test_nothing_is_executed():
     # the fixture's module-level code would raise if it ran; the extractor only reads it
     tree = _fixture()
-    tree.files["sglang/srt/server_args.py"] = "raise SystemExit('executed')\n" + tree.files[
-        "sglang/srt/server_args.py"]
+    tree.files["sglang/srt/server_args.py"] = "raise SystemExit('executed')\n" + tree.files["sglang/srt/server_args.py"]
     args, _ = read_sglang(tree)
     assert any(a["name"] == "--tp-size" for a in args)
 
 
 def test_main_block_program():
-    tree = MemTree({
-        "tool/__init__.py": "",
-        "tool/bench.py": textwrap.dedent('''
+    tree = MemTree(
+        {
+            "tool/__init__.py": "",
+            "tool/bench.py": textwrap.dedent("""
             from argparse import ArgumentParser
             def run(args):
                 raise RuntimeError("not read")
@@ -260,8 +287,9 @@ def test_main_block_program():
                 run(args)
             if __name__ == "__main__":
                 cli_main()
-        '''),
-    })
+        """),
+        }
+    )
     interp = gen_args.Interp(tree)
     parser = gen_args._run_main(interp, "tool.bench")
     out = {a["name"]: a for a in gen_args.finish(interp, parser, None, abbreviations=True)}
@@ -274,7 +302,7 @@ def test_a_wrapper_installed_on_the_parser_sees_every_argument():
     # Miles copies SGLang's parser by replacing parser.add_argument with a prefixing wrapper
     tree = _fixture()
     tree.files["tool/__init__.py"] = ""
-    tree.files["tool/args.py"] = textwrap.dedent('''
+    tree.files["tool/args.py"] = textwrap.dedent("""
         from sglang.srt.server_args import ServerArgs
         SKIPPED = ["model_path"]
         def add_prefixed(parser, prefix):
@@ -288,7 +316,7 @@ def test_a_wrapper_installed_on_the_parser_sees_every_argument():
             ServerArgs.add_cli_args(parser)
             parser.add_argument = old
             parser.add_argument("--own-flag", type=int, default=3)
-    ''')
+    """)
     interp = gen_args.Interp(tree)
     gen_args._install_sglang(interp)
     parser = gen_args.ParserObj({})
@@ -306,9 +334,16 @@ MILES = DATA / "miles-args-0.1.0.json"
 @pytest.mark.skipif(not MILES.is_file(), reason="no Miles argument file")
 def test_miles_file_has_its_own_fsdp_and_copied_arguments():
     args = _args(MILES)
-    for name in ("--true-on-policy-mode", "--colocate", "--use-rollout-routing-replay",
-                 "--pause-generation-mode", "--attn-implementation",
-                 "--sglang-enable-deterministic-inference", "--sglang-tp-size", "--router-policy"):
+    for name in (
+        "--true-on-policy-mode",
+        "--colocate",
+        "--use-rollout-routing-replay",
+        "--pause-generation-mode",
+        "--attn-implementation",
+        "--sglang-enable-deterministic-inference",
+        "--sglang-tp-size",
+        "--router-policy",
+    ):
         assert name in args, name
     assert args["--pause-generation-mode"]["default"] == "retract"
     assert "--sglang-model-path" not in args  # Miles passes its own --hf-checkpoint instead
@@ -316,8 +351,11 @@ def test_miles_file_has_its_own_fsdp_and_copied_arguments():
 
 def test_from_cli_args_renames_give_the_field():
     # releases up to 0.5.9 register --tensor-parallel-size / --tp-size and copy the value in from_cli_args
-    tree = MemTree({"sglang/__init__.py": "", "sglang/srt/__init__.py": "",
-                    "sglang/srt/server_args.py": textwrap.dedent('''
+    tree = MemTree(
+        {
+            "sglang/__init__.py": "",
+            "sglang/srt/__init__.py": "",
+            "sglang/srt/server_args.py": textwrap.dedent("""
         import dataclasses
         @dataclasses.dataclass
         class ServerArgs:
@@ -329,13 +367,15 @@ def test_from_cli_args_renames_give_the_field():
             def from_cli_args(cls, args):
                 args.tp_size = args.tensor_parallel_size
                 return cls(tp_size=args.tp_size)
-    ''')})
+    """),
+        }
+    )
     args = {a["name"]: a for a in read_sglang(tree)[0]}
     tp = args["--tensor-parallel-size"]
     assert tp["field"] == "tp_size" and tp["default"] == 1 and "--tp" in tp["aliases"]
 
 
-LAUNCH_ROUTER_019 = '''\
+LAUNCH_ROUTER_019 = """\
 import argparse
 import dataclasses
 
@@ -361,7 +401,7 @@ def parse_router_args(args):
 
 if __name__ == "__main__":
     parse_router_args(None)
-'''
+"""
 
 
 def test_a_router_source_archive_is_read_without_building_it(tmp_path):
@@ -371,10 +411,12 @@ def test_a_router_source_archive_is_read_without_building_it(tmp_path):
 
     sdist = tmp_path / "sglang_router-0.1.9.tar.gz"
     with tarfile.open(sdist, "w:gz") as tar:
-        for name, text in [("py_src/sglang_router/__init__.py", ""),
-                           ("py_src/sglang_router/launch_router.py", LAUNCH_ROUTER_019),
-                           ("src/lib.rs", "// compiled code is never read\n"),
-                           ("PKG-INFO", "Metadata-Version: 2.1\nName: sglang-router\nVersion: 0.1.9\n")]:
+        for name, text in [
+            ("py_src/sglang_router/__init__.py", ""),
+            ("py_src/sglang_router/launch_router.py", LAUNCH_ROUTER_019),
+            ("src/lib.rs", "// compiled code is never read\n"),
+            ("PKG-INFO", "Metadata-Version: 2.1\nName: sglang-router\nVersion: 0.1.9\n"),
+        ]:
             data = text.encode()
             info = tarfile.TarInfo(f"sglang_router-0.1.9/{name}")
             info.size = len(data)

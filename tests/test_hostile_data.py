@@ -2,6 +2,7 @@
 twitter: meta tags, the pages, the search index and the check form. One build of a project copy
 whose manual titles, GPU names, synonym terms, benchmark texts and incident names all carry markup,
 entities and a </title>; no script of theirs may run and each must show as written."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,6 @@ import re
 
 import pytest
 import yaml
-
 from conftest import ROOT, copy_project, mkdocs_build, serve
 
 # Markup, markup written as entities (which Jinja's striptags turns back into markup), and a raw </title>.
@@ -37,16 +37,21 @@ def poisoned(tmp_path_factory):
     manual.write_text(text, "utf-8")
 
     gpus = data / "gpus.yaml"
-    gpus.write_text(gpus.read_text("utf-8").replace("name: NVIDIA A10\n", f"name: {json.dumps('NVIDIA A10 ' + PAYLOAD)}\n", 1),
-                    "utf-8")
+    gpus.write_text(
+        gpus.read_text("utf-8").replace("name: NVIDIA A10\n", f"name: {json.dumps('NVIDIA A10 ' + PAYLOAD)}\n", 1),
+        "utf-8",
+    )
     synonyms = data / "synonyms.yaml"
     groups = synonyms.read_text("utf-8")
     synonyms.write_text(groups.replace("warm-up", "warm-up, " + json.dumps(SHORT), 1), "utf-8")
 
     incidents = data / "incidents.yaml"
-    incidents.write_text(incidents.read_text("utf-8").replace(
-        "name: Out of memory at concurrency 32 (log)", f"name: {json.dumps('OOM ' + ENTITIES)}", 1).replace(
-        "title: The KV pool left no room on an Apple GPU", f"title: {json.dumps('KV pool ' + CLOSE)}", 1), "utf-8")
+    incidents.write_text(
+        incidents.read_text("utf-8")
+        .replace("name: Out of memory at concurrency 32 (log)", f"name: {json.dumps('OOM ' + ENTITIES)}", 1)
+        .replace("title: The KV pool left no room on an Apple GPU", f"title: {json.dumps('KV pool ' + CLOSE)}", 1),
+        "utf-8",
+    )
 
     bench = project / "bench"
     bench.mkdir(exist_ok=True)
@@ -64,10 +69,10 @@ def poisoned(tmp_path_factory):
 def test_the_poison_reached_the_pages(poisoned):
     """The fixture really put each text where the other tests look for it."""
     out, _ = poisoned
-    assert "window.__pwned=1" in (out / "index.html").read_text("utf-8")            # the navigation
+    assert "window.__pwned=1" in (out / "index.html").read_text("utf-8")  # the navigation
     assert "window.__pwned=4" in (out / "about" / "index.html").read_text("utf-8")  # a synonym group
     assert "window.__pwned=3" in (out / "how-fast" / "index.html").read_text("utf-8")  # bench results
-    assert "window.__pwned=1" in (out / "check" / "index.html").read_text("utf-8")     # the GPU list
+    assert "window.__pwned=1" in (out / "check" / "index.html").read_text("utf-8")  # the GPU list
 
 
 def test_no_page_holds_live_markup_from_the_data(poisoned):
@@ -76,7 +81,7 @@ def test_no_page_holds_live_markup_from_the_data(poisoned):
     for path in sorted(out.rglob("*.html")):
         html = path.read_text("utf-8")
         for match in RAW.finditer(html):
-            bad.append(f"{path.relative_to(out)}: {html[max(0, match.start() - 80):match.end() + 20]!r}")
+            bad.append(f"{path.relative_to(out)}: {html[max(0, match.start() - 80) : match.end() + 20]!r}")
     assert not bad, "\n".join(bad[:10])
 
 
@@ -94,8 +99,18 @@ def poisoned_server(poisoned):
     httpd.shutdown()
 
 
-@pytest.mark.parametrize("path", ["", "part-3/3-2-sizing-the-pool/", "incidents/capture-oom-concurrency-32/",
-                                  "about/", "check/", "how-fast/", "incidents/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "",
+        "part-3/3-2-sizing-the-pool/",
+        "incidents/capture-oom-concurrency-32/",
+        "about/",
+        "check/",
+        "how-fast/",
+        "incidents/",
+    ],
+)
 def test_no_script_runs_and_titles_read_as_written(browser, poisoned_server, path):
     context = browser.new_context()
     page = context.new_page()
@@ -106,8 +121,9 @@ def test_no_script_runs_and_titles_read_as_written(browser, poisoned_server, pat
     assert page.evaluate("window.__pwned") is None
     assert not dialogs
     title = page.title()
-    metas = page.eval_on_selector_all('meta[property="og:title"], meta[name="twitter:title"]',
-                                      "els => els.map(e => e.content)")
+    metas = page.eval_on_selector_all(
+        'meta[property="og:title"], meta[name="twitter:title"]', "els => els.map(e => e.content)"
+    )
     if path == "part-3/3-2-sizing-the-pool/":
         assert title == f"3.2 {PAYLOAD} - SGLang operations manual", title
         assert metas == [f"3.2 {PAYLOAD}"] * 2

@@ -1,9 +1,10 @@
 """Ids never die: every id ever published stays an incident or redirects to one."""
+
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
-
 from conftest import ROOT, copy_project, mkdocs_build
+
 from opsmanual.data.loader import load_redirects, lost_ids, published_ids
 
 PUBLISHED = ROOT / "data" / "published-ids.txt"
@@ -65,8 +66,9 @@ def test_removing_an_incident_without_a_redirect_stops_the_build(tmp_path):
     result = mkdocs_build(project, out)
     log = result.stdout + result.stderr
     assert result.returncode != 0 and "Traceback" not in log
-    assert ("data/published-ids.txt: incident capture-l4-thermal-throttle: was published but is no longer "
-            "an incident") in log
+    assert (
+        "data/published-ids.txt: incident capture-l4-thermal-throttle: was published but is no longer an incident"
+    ) in log
     assert not (out / "index.html").exists()
 
 

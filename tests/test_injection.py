@@ -1,4 +1,5 @@
 """Incident text is data: HTML, scripts, javascript: links and template syntax stay inert and visible."""
+
 from __future__ import annotations
 
 import csv
@@ -8,23 +9,22 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from bs4 import BeautifulSoup
-
 from conftest import copy_project, mkdocs_build, open_finder, serve
 
 HOSTILE = {
     "name": "<script>window.__pwned=1</script> [x](javascript:window.__pwned=2) {{ 7*7 }}",
     "title": '<img src=x onerror="window.__pwned=3"> `</code><script>window.__pwned=4</script>`',
-    "symptom": "<b onmouseover=\"window.__pwned=5\">bold</b> {{ config.site_name }} {% if true %}yes{% endif %}",
+    "symptom": '<b onmouseover="window.__pwned=5">bold</b> {{ config.site_name }} {% if true %}yes{% endif %}',
     "cause": '" onfocus="window.__pwned=6" x="',
     "fix": "<svg onload=window.__pwned=7> [click](javascript:alert(1))",
 }
 ENTRY = f"""
 - id: capture-hostile-text
-  name: {json.dumps(HOSTILE['name'])}
-  title: {json.dumps(HOSTILE['title'])}
-  symptom: {json.dumps(HOSTILE['symptom'])}
-  cause: {json.dumps(HOSTILE['cause'])}
-  fix: {json.dumps(HOSTILE['fix'])}
+  name: {json.dumps(HOSTILE["name"])}
+  title: {json.dumps(HOSTILE["title"])}
+  symptom: {json.dumps(HOSTILE["symptom"])}
+  cause: {json.dumps(HOSTILE["cause"])}
+  fix: {json.dumps(HOSTILE["fix"])}
   status: open
   evidence: summary
   checked: "2026-10-16"
@@ -70,8 +70,12 @@ def hostile_site(tmp_path_factory):
     data = project / "data" / "incidents.yaml"
     data.write_text(data.read_text("utf-8") + ENTRY, "utf-8")
     page = project / "docs" / "part-2" / "2-2-admission-and-batch-limits.md"
-    page.write_text(page.read_text("utf-8") + '\n{{ story("capture-hostile-text") }}\n\n{{ story("capture-formula-cell") }}\n'
-                    + SHELL_PAGE, "utf-8")
+    page.write_text(
+        page.read_text("utf-8")
+        + '\n{{ story("capture-hostile-text") }}\n\n{{ story("capture-formula-cell") }}\n'
+        + SHELL_PAGE,
+        "utf-8",
+    )
     out = tmp_path_factory.mktemp("hostile-site")
     result = mkdocs_build(project, out)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -85,8 +89,9 @@ def hostile_server(hostile_site):
     httpd.shutdown()
 
 
-@pytest.mark.parametrize("path", ["incidents/", "part-2/2-2-admission-and-batch-limits/",
-                                  "incidents/capture-hostile-text/"])
+@pytest.mark.parametrize(
+    "path", ["incidents/", "part-2/2-2-admission-and-batch-limits/", "incidents/capture-hostile-text/"]
+)
 def test_no_script_runs_and_the_text_shows(browser, hostile_server, path):
     context = browser.new_context()
     page = context.new_page()
@@ -149,12 +154,28 @@ def test_spreadsheet_formulas_stay_text_in_the_csv(hostile_site):
 def test_a_shell_snippet_with_jinja_comment_markers_renders_verbatim(hostile_site):
     html = (hostile_site / "part-2" / "2-2-admission-and-batch-limits" / "index.html").read_text("utf-8")
     text = BeautifulSoup(html, "html.parser").get_text()
-    assert '${#GPUS[@]} GPUs' in text and 'echo "done #}"' in text and "After the block." in text
+    assert "${#GPUS[@]} GPUs" in text and 'echo "done #}"' in text and "After the block." in text
 
 
 # Every character the loader refuses, each beside a template canary.
-REFUSED = ["\x00", "\x01", "\x1b", "\x7f", "\x85", "\x9b", "\u2028", "\u2029", "\ufeff", "\ud800",
-           "\ufdd0", "\ufffe", "\uffff", "\U0010ffff", "\t", "\r"]
+REFUSED = [
+    "\x00",
+    "\x01",
+    "\x1b",
+    "\x7f",
+    "\x85",
+    "\x9b",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ud800",
+    "\ufdd0",
+    "\ufffe",
+    "\uffff",
+    "\U0010ffff",
+    "\t",
+    "\r",
+]
 
 
 @pytest.mark.parametrize("char", REFUSED, ids=lambda c: f"U+{ord(c):04X}")
@@ -195,13 +216,15 @@ def test_generated_front_matter_is_printable_ascii_and_reads_back(char, incident
     import yaml
 
     from opsmanual.render import html as render
-    from opsmanual.site.plan import INCIDENT_PAGE_META
     from opsmanual.site.markdown import page_source
-    hostile = dataclasses.replace(incidents[0], title=f"A {char} here {{{{ 7*7 }}}} {{% if 1 %}}",
-                                  symptom=f"{{# comment #}} {char} <script>")
+    from opsmanual.site.plan import INCIDENT_PAGE_META
+
+    hostile = dataclasses.replace(
+        incidents[0], title=f"A {char} here {{{{ 7*7 }}}} {{% if 1 %}}", symptom=f"{{# comment #}} {char} <script>"
+    )
     page = render.incident_page(hostile, site)
     front = page_source({**page.meta, **INCIDENT_PAGE_META}, page.title, page.body).split("---\n")[1]
-    assert all(0x20 <= ord(c) < 0x7f or c == "\n" for c in front), repr(front)
+    assert all(0x20 <= ord(c) < 0x7F or c == "\n" for c in front), repr(front)
     assert "{{" not in front and "{%" not in front and "{#" not in front
     meta = yaml.safe_load(front)
     assert "7*7" in meta["title"] and meta["render_macros"] is False
@@ -213,14 +236,22 @@ def test_an_incident_page_stays_inert_without_its_front_matter(tmp_path):
     project = copy_project(tmp_path / "project")
     writer = project / "opsmanual" / "site" / "markdown.py"
     text = writer.read_text("utf-8")
-    text = text.replace('return "---\\n" + "\\n".join(lines) + "\\n---\\n"',
-                        'return "---\\n" + "\\n".join(lines) + "\\n\\x7f: [\\n---\\n"', 1)
+    text = text.replace(
+        'return "---\\n" + "\\n".join(lines) + "\\n---\\n"',
+        'return "---\\n" + "\\n".join(lines) + "\\n\\x7f: [\\n---\\n"',
+        1,
+    )
     assert "\\x7f: [" in text, "the break did not apply"
     writer.write_text(text, "utf-8")
     data = project / "data" / "incidents.yaml"
-    data.write_text(data.read_text("utf-8").replace(
-        "  cause: The Mamba state cache capped running requests to 2\n",
-        "  cause: \"{{ 7*7 }} and {{ config.site_name }}\"\n", 1), "utf-8")
+    data.write_text(
+        data.read_text("utf-8").replace(
+            "  cause: The Mamba state cache capped running requests to 2\n",
+            '  cause: "{{ 7*7 }} and {{ config.site_name }}"\n',
+            1,
+        ),
+        "utf-8",
+    )
     out = tmp_path / "site"
     result = mkdocs_build(project, out)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,5 +1,6 @@
 """The browser's pure modules under `node --test`, against cases written from the Python side:
 the finder's word rules and index (tests/js/search.test.mjs)."""
+
 from __future__ import annotations
 
 import json
@@ -10,20 +11,52 @@ import subprocess
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from opsmanual.render import search_index as search
 from opsmanual.text import words as text
+
 NODE = shutil.which("node")
 SAMPLES = [
-    "--mem-fraction-static 0.4", "KV cache pool is full. Retract requests.", "Hanging servers crashed twice",
-    "sglang:utilization", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Café Straße ﬁne Ⅻ ½", "#36889, #36174",
-    "torch.OutOfMemoryError: CUDA out of memory", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
-    "caches matched flies stopped running used uses buses analysis", "ΑΣ σίγμα Ελληνικά", "日本語のテキスト 123",
-    "a_b-c.d+e/f:g", "The server hangs after a while", "p99 TTFT 2.5s at 32 requests", "x" * 40,
+    "--mem-fraction-static 0.4",
+    "KV cache pool is full. Retract requests.",
+    "Hanging servers crashed twice",
+    "sglang:utilization",
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "Café Straße ﬁne Ⅻ ½",
+    "#36889, #36174",
+    "torch.OutOfMemoryError: CUDA out of memory",
+    "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+    "caches matched flies stopped running used uses buses analysis",
+    "ΑΣ σίγμα Ελληνικά",
+    "日本語のテキスト 123",
+    "a_b-c.d+e/f:g",
+    "The server hangs after a while",
+    "p99 TTFT 2.5s at 32 requests",
+    "x" * 40,
 ]
-STEM_WORDS = ["hangs", "hanging", "hanged", "caches", "caching", "crashes", "flies", "passes", "buses", "status",
-              "analysis", "running", "stopped", "used", "failed", "fails", "cuda", "gpus", "tokens", "graph"]
+STEM_WORDS = [
+    "hangs",
+    "hanging",
+    "hanged",
+    "caches",
+    "caching",
+    "crashes",
+    "flies",
+    "passes",
+    "buses",
+    "status",
+    "analysis",
+    "running",
+    "stopped",
+    "used",
+    "failed",
+    "fails",
+    "cuda",
+    "gpus",
+    "tokens",
+    "graph",
+]
 
 
 def query_variants(token: str):
@@ -57,14 +90,26 @@ def cases(tmp_path_factory, incidents):
     for inc in incidents:
         for p in inc.log_patterns:
             examples = [[e, p.matches(e)] for e in inc.log_examples]
-            patterns.append({**({"literal": p.literal} if p.literal is not None
-                                else {"regex": p.regex, "fixed": p.prefilter}),
-                             "id": inc.id, "examples": examples})
+            patterns.append(
+                {
+                    **({"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}),
+                    "id": inc.id,
+                    "examples": examples,
+                }
+            )
     data = {
         "stopWords": sorted(text.STOP_WORDS),
-        "text": [{"text": s, "fold": text.fold(s), "tokenize": text.tokenize(s), "words": text.words(s),
-                  "process": [text.process_term(t) for t in text.tokenize(s)],
-                  "variants": [query_variants(t) for t in text.tokenize(s)]} for s in SAMPLES],
+        "text": [
+            {
+                "text": s,
+                "fold": text.fold(s),
+                "tokenize": text.tokenize(s),
+                "words": text.words(s),
+                "process": [text.process_term(t) for t in text.tokenize(s)],
+                "variants": [query_variants(t) for t in text.tokenize(s)],
+            }
+            for s in SAMPLES
+        ],
         "stems": [{"word": w, "stems": text.stems(w)} for w in STEM_WORDS],
         "fields": list(search.FIELDS),
         "docs": docs,
@@ -80,8 +125,9 @@ def cases(tmp_path_factory, incidents):
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_finder_modules_pass_under_node(cases, built):
     env = dict(os.environ, FINDER_CASES=str(cases), FINDER_DATA=str(built / "incidents" / "finder.json"))
-    result = subprocess.run([NODE, "--test", "tests/js/search.test.mjs"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [NODE, "--test", "tests/js/search.test.mjs"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert not re.search(r"^# skipped [1-9]", result.stdout, re.M), result.stdout[-2000:]
 
@@ -93,6 +139,9 @@ def test_the_vendored_search_library_is_the_pinned_package_byte_for_byte():
     package = ROOT / "node_modules" / "minisearch"
     assert json.loads((package / "package.json").read_text("utf-8"))["version"] == pinned
     vendored = ROOT / "docs" / "javascripts" / "vendor" / "minisearch"
-    for name, source in (("index.js", "dist/es/index.js"), ("index.js.map", "dist/es/index.js.map"),
-                         ("LICENSE.txt", "LICENSE.txt")):
+    for name, source in (
+        ("index.js", "dist/es/index.js"),
+        ("index.js.map", "dist/es/index.js.map"),
+        ("LICENSE.txt", "LICENSE.txt"),
+    ):
         assert (vendored / name).read_bytes() == (package / source).read_bytes(), name

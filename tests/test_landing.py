@@ -1,10 +1,11 @@
 """What a chat link opens: the incident page as a landing page, each page's own preview, the copy
 controls, and what the card says about its own text (issues 15 and 16). Read from the built HTML."""
+
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
-
 from conftest import parsed
+
 from opsmanual.render import html as render
 from opsmanual.render.stories import rebase
 
@@ -25,14 +26,17 @@ def text(el) -> str:
 
 # ---- Copy controls and the two chat formats ---------------------------------------------------
 
+
 def test_copy_controls_are_buttons_and_copy_for_chat_carries_both_forms(built, server, incidents, site):
     """Buttons, never links. Copy link is Material's (data-clipboard-text); Copy for chat carries the
     formatted link and the plain line the build made, named with the project."""
     inc = next(i for i in incidents if i.id == "sglang-36889")
     url = f"{server}incidents/{inc.id}/"
-    places = [page(built, "incidents").select_one(f"#{inc.id} .sgm-copy"),
-              page(built, site.section(inc.sections[0]).url).select_one(f'.sgm-card[data-incident="{inc.id}"] .sgm-copy'),
-              page(built, f"incidents/{inc.id}").select_one(".sgm-card .sgm-copy")]
+    places = [
+        page(built, "incidents").select_one(f"#{inc.id} .sgm-copy"),
+        page(built, site.section(inc.sections[0]).url).select_one(f'.sgm-card[data-incident="{inc.id}"] .sgm-copy'),
+        page(built, f"incidents/{inc.id}").select_one(".sgm-card .sgm-copy"),
+    ]
     here = site.with_addresses(server, None)
     for copy in places:
         assert copy is not None and copy.find("a") is None
@@ -71,6 +75,7 @@ def test_the_about_page_says_what_copy_for_chat_gives_where(built, server, incid
 
 # ---- The incident page as a landing page ------------------------------------------------------
 
+
 def test_each_incident_page_has_everything_a_chat_link_should_open(built, incidents, site):
     order = render.manual_order(incidents, site)
     position = {inc.id: k for k, inc in enumerate(order)}
@@ -89,17 +94,19 @@ def test_each_incident_page_has_everything_a_chat_link_should_open(built, incide
         # the story in full, from each section that tells it, with a link to read it in context
         stories = article.select("section.sgm-story")
         assert [s["data-section"] for s in stories] == list(inc.sections), inc.id
-        for story, number in zip(stories, inc.sections):
+        for story, number in zip(stories, inc.sections, strict=False):
             assert story.h2.get_text() == f"The story in {site.section(number).label}"
             assert len(story.select("p")) >= 2, (inc.id, number)  # the story's text, then the link
             assert story.select_one(".sgm-story__context a")["href"] == f"../../{site.section(number).url}#{inc.id}"
         # each section's "What to check and do", its items inline, and the way to them in context
         checks = article.select("section.sgm-checks")
         assert [c["data-section"] for c in checks] == list(inc.sections), inc.id
-        for box, number in zip(checks, inc.sections):
+        for box, number in zip(checks, inc.sections, strict=False):
             assert len(box.select("ul > li")) >= 2, (inc.id, number)  # the section's own items
-            assert box.select_one(".sgm-checks__context a")["href"] == \
-                f"../../{site.section(number).url}#what-to-check-and-do"
+            assert (
+                box.select_one(".sgm-checks__context a")["href"]
+                == f"../../{site.section(number).url}#what-to-check-and-do"
+            )
         # related incidents: each shares a section or a component; at most five
         related = [a["href"].split("/")[-2] for a in article.select(".sgm-related li > a")]
         assert 0 < len(related) <= 5 and inc.id not in related, inc.id
@@ -111,8 +118,7 @@ def test_each_incident_page_has_everything_a_chat_link_should_open(built, incide
         prev = article.select_one(".sgm-pager a[rel=prev]")
         nxt = article.select_one(".sgm-pager a[rel=next]")
         assert (prev["href"] if prev else None) == (f"../../incidents/{order[k - 1].id}/" if k else None)
-        assert (nxt["href"] if nxt else None) == (
-            f"../../incidents/{order[k + 1].id}/" if k + 1 < len(order) else None)
+        assert (nxt["href"] if nxt else None) == (f"../../incidents/{order[k + 1].id}/" if k + 1 < len(order) else None)
         # no element id twice
         ids = [el["id"] for el in html.select("[id]")]
         assert len(ids) == len(set(ids)), inc.id
@@ -121,23 +127,30 @@ def test_each_incident_page_has_everything_a_chat_link_should_open(built, incide
 def test_related_incidents_put_the_best_overlap_first(incidents, site):
     inc = next(i for i in incidents if i.id == "sglang-22511")
     found = render.related(inc, incidents, site)
-    overlap = [len(set(r["inc"].sections) & set(inc.sections)) + len(set(r["inc"].components) & set(inc.components))
-               for r in found]
+    overlap = [
+        len(set(r["inc"].sections) & set(inc.sections)) + len(set(r["inc"].components) & set(inc.components))
+        for r in found
+    ]
     assert overlap == sorted(overlap, reverse=True) and overlap[0] >= 2
     assert found[0]["why"].startswith("also told in")
 
 
 def test_a_story_moved_to_its_incident_page_keeps_its_links_and_moves_its_headings_up():
-    html = ('<p id="x">See <a href="#sglang-1">one</a> and <a href="../../part-3/3-2-sizing-the-pool/">3.2</a>.</p>'
-            '<h4 id="detail">Detail<a class="headerlink" href="#detail">¶</a></h4>')
+    html = (
+        '<p id="x">See <a href="#sglang-1">one</a> and <a href="../../part-3/3-2-sizing-the-pool/">3.2</a>.</p>'
+        '<h4 id="detail">Detail<a class="headerlink" href="#detail">¶</a></h4>'
+    )
     moved = BeautifulSoup(rebase(html, "part-2/2-3-retraction/", "incidents/sglang-1/", shift=1), "html.parser")
-    assert [a["href"] for a in moved.select("a")] == ["../../part-2/2-3-retraction/#sglang-1",
-                                                     "../../part-3/3-2-sizing-the-pool/"]
+    assert [a["href"] for a in moved.select("a")] == [
+        "../../part-2/2-3-retraction/#sglang-1",
+        "../../part-3/3-2-sizing-the-pool/",
+    ]
     assert moved.find("h3").get_text() == "Detail" and moved.find("h4") is None
     assert not moved.select("[id]")
 
 
 # ---- Every page has its own preview -----------------------------------------------------------
+
 
 def test_section_pages_and_the_home_page_preview_as_their_first_paragraph(built, site):
     seen = {}
@@ -160,11 +173,14 @@ def test_section_pages_and_the_home_page_preview_as_their_first_paragraph(built,
 def test_an_incident_page_previews_as_its_one_line_summary(built, incidents):
     inc = next(i for i in incidents if i.id == "sglang-8463")
     tags = meta(page(built, f"incidents/{inc.id}"))
-    assert tags["og:description"] == (f"{render.plain(inc.symptom)}. Cause: {render.plain(inc.cause)}. "
-                                      f"{render.STATUS_LABELS[inc.status]}: {render.plain(inc.fix)}.")
+    assert tags["og:description"] == (
+        f"{render.plain(inc.symptom)}. Cause: {render.plain(inc.cause)}. "
+        f"{render.STATUS_LABELS[inc.status]}: {render.plain(inc.fix)}."
+    )
 
 
 # ---- What the card says about its own text (issue 16) -----------------------------------------
+
 
 def cards(built, inc, site):
     """The incident's card on its own page and in each section that tells it."""
@@ -182,19 +198,21 @@ def test_a_summary_only_incident_says_so_in_reader_terms(built, incidents, site)
                 assert note is None, inc.id
                 continue
             linked = any(s.url for s in inc.sources)
-            assert text(note) == ("Summary only: the details are in the linked source." if linked
-                                  else "Summary only: the details are in the source named above."), inc.id
+            assert text(note) == (
+                "Summary only: the details are in the linked source."
+                if linked
+                else "Summary only: the details are in the source named above."
+            ), inc.id
 
 
-def test_a_declared_correction_shows_a_mark_that_opens_the_reason_and_the_source(
-        built, incidents, site):
+def test_a_declared_correction_shows_a_mark_that_opens_the_reason_and_the_source(built, incidents, site):
     corrected = [i for i in incidents if i.corrections]
     assert corrected
     for inc in corrected:
         for card in cards(built, inc, site):
             marks = card.select("details.sgm-correction")
             assert [m["data-field"] for m in marks] == [c.field for c in inc.corrections], inc.id
-            for mark, correction in zip(marks, inc.corrections):
+            for mark, correction in zip(marks, inc.corrections, strict=False):
                 assert mark.summary.get_text() == "corrected" and not mark.has_attr("open")
                 body = text(mark.select_one(".sgm-correction__body"))
                 original = correction.index if isinstance(correction.index, str) else ", ".join(correction.index)

@@ -1,14 +1,20 @@
 """Every page type at a desktop width (1280 px) and a phone width (390 px), measured in Chromium:
 nothing overflows sideways, controls keep a usable size, labels sit above their fields, diagrams stay
 readable, and the incident table does not jump while the finder starts (cumulative layout shift)."""
+
 from __future__ import annotations
 
 import pytest
 
 WIDTHS = {"desktop": (1280, 800), "phone": (390, 844)}
 PAGES = {
-    "home": "", "incidents": "incidents/", "incident": "incidents/sglang-36889/",
-    "section": "part-2/2-3-retraction/", "check": "check/", "about": "about/", "errors": "errors/",
+    "home": "",
+    "incidents": "incidents/",
+    "incident": "incidents/sglang-36889/",
+    "section": "part-2/2-3-retraction/",
+    "check": "check/",
+    "about": "about/",
+    "errors": "errors/",
 }
 
 
@@ -22,8 +28,11 @@ def view(request, browser):
 
 
 def box(page, selector: str) -> dict:
-    found = page.eval_on_selector(selector, """el => { const r = el.getBoundingClientRect();
-        return {x: r.x, y: r.y, width: r.width, height: r.height, bottom: r.bottom, right: r.right}; }""")
+    found = page.eval_on_selector(
+        selector,
+        """el => { const r = el.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height, bottom: r.bottom, right: r.right}; }""",
+    )
     assert found["width"] > 0 and found["height"] > 0, selector
     return found
 
@@ -71,8 +80,10 @@ def test_a_diagram_stays_readable(view, server):
     kind, page = view
     page.goto(server + PAGES["section"])
     image = box(page, 'img[src$=".svg"]')
-    holder = page.eval_on_selector('img[src$=".svg"]', "i => { const p = i.closest('figure, p'); "
-                                   "return {scroll: p.scrollWidth, client: p.clientWidth}; }")
+    holder = page.eval_on_selector(
+        'img[src$=".svg"]',
+        "i => { const p = i.closest('figure, p'); return {scroll: p.scrollWidth, client: p.clientWidth}; }",
+    )
     content = box(page, ".md-content__inner")
     if kind == "phone":
         assert image["width"] >= 600 and holder["scroll"] > holder["client"]
@@ -127,10 +138,13 @@ def test_a_diagnosed_report_fits_the_page(view, server):
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.goto(server + "incidents/")
     page.wait_for_selector(".sgm-finder[data-ready]")
-    report = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 "
-              + " ".join(f"--flag-number-{n} value" for n in range(30)) + " --enable-hierarchical-cache\n"
-              "sglang: 0.5.18\nGPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3\n"
-              "ValueError: " + "averyveryverylongwordwithoutanyspaces" * 8 + "\n")
+    report = (
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 "
+        + " ".join(f"--flag-number-{n} value" for n in range(30))
+        + " --enable-hierarchical-cache\n"
+        "sglang: 0.5.18\nGPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3\n"
+        "ValueError: " + "averyveryverylongwordwithoutanyspaces" * 8 + "\n"
+    )
     page.evaluate("text => navigator.clipboard.writeText(text)", report)
     page.focus(".sgm-finder__q")
     page.keyboard.press("Control+V")

@@ -5,6 +5,7 @@ has an error or a warning, so the verdict never depends on the wording or the
 order of its human report. A missing anchor is a warning in LinkChecker, a
 missing file an error; both fail the site.
 """
+
 from __future__ import annotations
 
 import csv
@@ -17,7 +18,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
 from conftest import serve as serve_site
 
 CONFIG = Path(__file__).resolve().parent / "linkchecker.ini"
@@ -33,9 +33,17 @@ def checked(url: str, threads: int | None = None) -> list[dict]:
     if threads is not None:
         cmd += ["--threads", str(threads)]
     with tempfile.TemporaryDirectory(prefix="linkchecker-home-") as home:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "XDG_CONFIG_HOME": home,
-               "XDG_DATA_HOME": home, "XDG_CACHE_HOME": home, "LC_ALL": "C.UTF-8", "LANGUAGE": "C",
-               "NO_PROXY": "*", "no_proxy": "*"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": home,
+            "XDG_CONFIG_HOME": home,
+            "XDG_DATA_HOME": home,
+            "XDG_CACHE_HOME": home,
+            "LC_ALL": "C.UTF-8",
+            "LANGUAGE": "C",
+            "NO_PROXY": "*",
+            "no_proxy": "*",
+        }
         result = subprocess.run([*cmd, url], capture_output=True, text=True, timeout=900, env=env)
     assert result.returncode in (0, 1), result.stdout[-2000:] + result.stderr[-2000:]
     rows = [line for line in result.stdout.splitlines() if line and not line.startswith("#")]
@@ -59,8 +67,9 @@ def test_the_built_site_has_no_broken_link_anchor_or_asset(server, built):
     home page (a page no link reaches would go unchecked)."""
     every = checked(server)
     found = broken(every)
-    assert not found, "\n".join(f"{r['url']} (from {r['parentname']}): {r['result']} {r['warningstring']}"
-                                for r in found[:20])
+    assert not found, "\n".join(
+        f"{r['url']} (from {r['parentname']}): {r['result']} {r['warningstring']}" for r in found[:20]
+    )
     reached = {urlsplit(r["url"]).path for r in every}
     pages = {"/" + p.relative_to(built).as_posix().removesuffix("index.html") for p in built.rglob("*.html")}
     assert len(reached) > len(pages)  # pages and their assets
@@ -75,8 +84,10 @@ def _site(tmp_path: Path, pages: dict[str, str]):
 
 @pytest.mark.parametrize("threads", [1, 4])
 def test_the_checker_finds_a_missing_file(tmp_path, threads):
-    httpd, url = _site(tmp_path, {"index.html": '<a href="gone.html">gone</a> <a href="here.html">here</a>',
-                                  "here.html": "<p>here</p>"})
+    httpd, url = _site(
+        tmp_path,
+        {"index.html": '<a href="gone.html">gone</a> <a href="here.html">here</a>', "here.html": "<p>here</p>"},
+    )
     try:
         found = problems(url, threads)
     finally:
@@ -86,15 +97,22 @@ def test_the_checker_finds_a_missing_file(tmp_path, threads):
 
 @pytest.mark.parametrize("threads", [1, 4])
 def test_the_checker_finds_a_missing_anchor(tmp_path, threads):
-    httpd, url = _site(tmp_path, {"index.html": '<a href="page.html#nowhere">a</a> <a href="page.html#here">b</a>',
-                                  "page.html": '<p id="here">y</p>'})
+    httpd, url = _site(
+        tmp_path,
+        {
+            "index.html": '<a href="page.html#nowhere">a</a> <a href="page.html#here">b</a>',
+            "page.html": '<p id="here">y</p>',
+        },
+    )
     try:
         every = checked(url, threads)
     finally:
         httpd.shutdown()
     # Both links were checked, each on its own (an anchor is part of what LinkChecker caches) ...
-    assert sorted(r["urlname"] for r in every if r["urlname"].startswith("page.html")) == \
-        ["page.html#here", "page.html#nowhere"]
+    assert sorted(r["urlname"] for r in every if r["urlname"].startswith("page.html")) == [
+        "page.html#here",
+        "page.html#nowhere",
+    ]
     # ... and only the missing anchor is reported.
     found = broken(every)
     assert [r["urlname"] for r in found] == ["page.html#nowhere"]

@@ -1,6 +1,7 @@
 """The logging configuration the site publishes for SGLANG_LOGGING_CONFIG_PATH: loaded as SGLang 0.5.22
 loads it (the file read as JSON, then logging.config.dictConfig), it links a matching record to its
 incident and leaves every other record as it was."""
+
 from __future__ import annotations
 
 import io
@@ -37,8 +38,9 @@ log.warning("Decode out of memory happened. #retracted_reqs: %d", 1)
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     assert len(lines) == 3, lines
-    assert lines[0].endswith(f"] Failed to select PD pair: Failed to select worker pair{ARROW}"
-                             f"{SITE}incidents/sglang-10608/")
+    assert lines[0].endswith(
+        f"] Failed to select PD pair: Failed to select worker pair{ARROW}{SITE}incidents/sglang-10608/"
+    )
     assert lines[0].startswith("[20")  # SGLang's "[time] message" format
     assert lines[1].endswith("] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00")
     assert ARROW not in lines[1]
@@ -87,8 +89,10 @@ def test_a_record_whose_format_is_broken_passes_untouched(links):
 
 
 def test_a_traceback_in_the_message_is_searched_line_by_line(links):
-    record = _record("Scheduler hit an exception: Traceback (most recent call last):\n  File \"x.py\", line 1\n"
-                     "RuntimeError: Decode out of memory. Try to lower your batch size.")
+    record = _record(
+        'Scheduler hit an exception: Traceback (most recent call last):\n  File "x.py", line 1\n'
+        "RuntimeError: Decode out of memory. Try to lower your batch size."
+    )
     links.filter(record)
     assert ARROW in record.getMessage()
 
@@ -105,4 +109,5 @@ def test_the_filter_works_with_a_plain_handler(links):
     logger.removeHandler(handler)
     assert stream.getvalue().splitlines() == [
         f"Failed to select PD pair: Failed to select worker pair{ARROW}{SITE}incidents/sglang-10608/",
-        "nothing to see"]
+        "nothing to see",
+    ]

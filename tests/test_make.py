@@ -1,4 +1,5 @@
 """`make build` leaves a whole site: the new build, or the previous one when the new one fails."""
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,9 @@ def test_a_failed_build_keeps_the_previous_site(tmp_path):
     env = dict(os.environ, REPO_URL="", SITE_URL="https://manual.example/")
 
     def make_build():
-        return subprocess.run(["make", "--no-print-directory", "build"], cwd=project, env=env,
-                              capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            ["make", "--no-print-directory", "build"], cwd=project, env=env, capture_output=True, text=True, timeout=600
+        )
 
     first = make_build()
     assert first.returncode == 0, first.stdout + first.stderr

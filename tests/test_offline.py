@@ -1,13 +1,23 @@
 """The site needs nothing from outside its own origin; an unknown incident address points to the finder."""
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 import pytest
 
-PAGES = ["", "part-2/2-4-the-overlap-scheduler/", "incidents/", "incidents/?filter=kv", "incidents/sglang-36889/",
-         "incidents/?log=KV+cache+pool+is+full.+Retract+requests.%0ADecode+batch",
-         "about/", "how-fast/", "incidents/no-such-incident/", "check/?cmd=sglang+serve+Qwen%2FQwen3-8B+--tp+2"]
+PAGES = [
+    "",
+    "part-2/2-4-the-overlap-scheduler/",
+    "incidents/",
+    "incidents/?filter=kv",
+    "incidents/sglang-36889/",
+    "incidents/?log=KV+cache+pool+is+full.+Retract+requests.%0ADecode+batch",
+    "about/",
+    "how-fast/",
+    "incidents/no-such-incident/",
+    "check/?cmd=sglang+serve+Qwen%2FQwen3-8B+--tp+2",
+]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -15,12 +25,19 @@ def test_every_page_type_loads_with_outside_requests_blocked(browser, server, pa
     origin = urlsplit(server).netloc
     context = browser.new_context(bypass_csp=False)  # the page's own Content-Security-Policy applies
     blocked, errors = [], []
-    context.route("**/*", lambda route: (
-        route.continue_() if urlsplit(route.request.url).netloc == origin or route.request.url.startswith("data:")
-        else (blocked.append(route.request.url), route.abort())))
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if urlsplit(route.request.url).netloc == origin or route.request.url.startswith("data:")
+            else (blocked.append(route.request.url), route.abort())
+        ),
+    )
     # Every breach of the page's Content-Security-Policy, as the browser reports it.
-    context.add_init_script("window.__violations = []; document.addEventListener('securitypolicyviolation',"
-                            " (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));")
+    context.add_init_script(
+        "window.__violations = []; document.addEventListener('securitypolicyviolation',"
+        " (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
     page = context.new_page()
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -1,4 +1,5 @@
 """Every incident's own page, its link preview, and the data for machines."""
+
 from __future__ import annotations
 
 import csv
@@ -7,12 +8,10 @@ import json
 import xml.etree.ElementTree as ET
 
 import yaml
+from conftest import ROOT, parsed
 from jsonschema import Draft202012Validator
 
-from conftest import ROOT, parsed
-
 from opsmanual.data.loader import schema
-
 
 
 def head(built, url):
@@ -84,11 +83,11 @@ def test_incident_pages_link_to_edit_and_report(built, incidents):
     html, _ = head(built, f"incidents/{inc.id}")
     links = {a.get_text(): a["href"] for a in html.select(".sgm-incident-meta a")}
     assert links["Edit this incident"] == (
-        f"https://github.com/example/sglang-manual/blob/main/data/incidents.yaml#L{inc.line}")
+        f"https://github.com/example/sglang-manual/blob/main/data/incidents.yaml#L{inc.line}"
+    )
     yaml_lines = (ROOT / "data" / "incidents.yaml").read_text("utf-8").splitlines()
     assert yaml_lines[inc.line - 1] == "- id: miles-3714"
-    assert links["Report an incident"] == (
-        "https://github.com/example/sglang-manual/issues/new?template=incident.yml")
+    assert links["Report an incident"] == ("https://github.com/example/sglang-manual/issues/new?template=incident.yml")
 
 
 def test_issue_template_exists_for_the_report_link():

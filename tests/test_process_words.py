@@ -1,10 +1,12 @@
 """No reader meets words about how the manual was written: the phrases of tests/process-words.yaml
 appear nowhere in docs/ or data/, outside code and outside a declared correction's `index`."""
+
 from __future__ import annotations
 
 import re
 
 from conftest import ROOT
+
 from opsmanual.data import validate
 from opsmanual.data.yamlfile import read
 
@@ -29,8 +31,11 @@ def data_text(text: str) -> str:
     program's words, as code is; line numbers kept."""
     text = re.sub(r"(?m)^(\s*(?:-\s*)?(?:\{\s*field:[^}\n]*?)?\bindex:).*$", r"\1", text)
     text = re.sub(r"(?m)^(\s*-?\s*(?:literal|regex):).*$", r"\1", text)
-    return re.sub(r"(?m)^( *)log_examples:\n(?:\1 +- .*\n)+",
-                  lambda m: m.group(1) + "log_examples:\n" + "\n" * (m.group().count("\n") - 1), text)
+    return re.sub(
+        r"(?m)^( *)log_examples:\n(?:\1 +- .*\n)+",
+        lambda m: m.group(1) + "log_examples:\n" + "\n" * (m.group().count("\n") - 1),
+        text,
+    )
 
 
 def findings(files, clean) -> list[str]:
@@ -59,17 +64,23 @@ def test_no_data_speaks_about_how_it_was_written():
 
 def test_the_check_finds_each_kind_of_phrase(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("The thread is not in our store.\nI read every file.\nThe index records a cause.\n"
-                    "`I` in code is fine.\n```\nI in a block is fine\n```\nDisk I/O is fine.\n"
-                    "Run it on your own hardware, by US time.\nThe incident summary gives the cause.\n"
-                    "The log is not kept, as we did not keep it.\n", "utf-8")
+    page.write_text(
+        "The thread is not in our store.\nI read every file.\nThe index records a cause.\n"
+        "`I` in code is fine.\n```\nI in a block is fine\n```\nDisk I/O is fine.\n"
+        "Run it on your own hardware, by US time.\nThe incident summary gives the cause.\n"
+        "The log is not kept, as we did not keep it.\n",
+        "utf-8",
+    )
     found = findings([page], prose)
     assert [f.split(":")[1] for f in found] == ["1", "2", "3", "10", "11"], found
     data = tmp_path / "data.yaml"
-    data.write_text('- field: fix\n  index: "We could not find the thread in our store"\n'
-                    "  reason: our store said so\n"
-                    "  log_patterns:\n    - literal: \"we cannot find the requested files\"\n"
-                    "  log_examples:\n    - \"we cannot find the requested files\"\n"
-                    "    - \"and we cannot find them again\"\n"
-                    "  note: we did not keep the log\n", "utf-8")
+    data.write_text(
+        '- field: fix\n  index: "We could not find the thread in our store"\n'
+        "  reason: our store said so\n"
+        '  log_patterns:\n    - literal: "we cannot find the requested files"\n'
+        '  log_examples:\n    - "we cannot find the requested files"\n'
+        '    - "and we cannot find them again"\n'
+        "  note: we did not keep the log\n",
+        "utf-8",
+    )
     assert [f.split(":")[1] for f in findings([data], data_text)] == ["3", "9"]

@@ -1,15 +1,16 @@
 """Section pages marked `written: true` in front matter carry the manual's prose:
 at least 400 words of their own (cards, callouts and code do not count), and
 a story of at least 80 words under each incident's heading, after its card."""
+
 from __future__ import annotations
 
 import re
 
 from bs4 import BeautifulSoup
-
 from conftest import ROOT
-from opsmanual.render.html import section_incidents
+
 from opsmanual.data.site import front_matter
+from opsmanual.render.html import section_incidents
 
 MIN_PAGE_WORDS = 400
 MIN_STORY_WORDS = 80
@@ -21,8 +22,11 @@ def words(text: str) -> int:
 
 
 def written_sections(site) -> list[str]:
-    return [n for n, s in site.sections.items()
-            if front_matter((ROOT / "docs" / s.page).read_text("utf-8")).get("written") is True]
+    return [
+        n
+        for n, s in site.sections.items()
+        if front_matter((ROOT / "docs" / s.page).read_text("utf-8")).get("written") is True
+    ]
 
 
 def own_prose(article) -> str:

@@ -1,4 +1,5 @@
 """The renderers, called directly: no MkDocs involved."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,10 +9,10 @@ import markdown
 import yaml
 from bs4 import BeautifulSoup
 
-from opsmanual.render import html as render
-from opsmanual.site import markdown as page_md
 from opsmanual.data.loader import load_synonyms
 from opsmanual.data.model import Incident, Source
+from opsmanual.render import html as render
+from opsmanual.site import markdown as page_md
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -42,9 +43,11 @@ def test_card_shows_the_facts_status_and_sources(incidents, site):
     assert "URL not recorded" in facts["Sources"].get_text()
     links = {a.get_text(): a["href"] for a in card.select(".sgm-card__links a")}
     # its page, its row, and the other section that tells it (6.4), but not this one (3.4)
-    assert links == {"Incident page": "../../incidents/report-jarvislabs-2026-08/",
-                     "Its row in the incident table": "../../incidents/#report-jarvislabs-2026-08",
-                     "6.4": "../../part-6/6-4-routing/#report-jarvislabs-2026-08"}
+    assert links == {
+        "Incident page": "../../incidents/report-jarvislabs-2026-08/",
+        "Its row in the incident table": "../../incidents/#report-jarvislabs-2026-08",
+        "6.4": "../../part-6/6-4-routing/#report-jarvislabs-2026-08",
+    }
 
 
 def test_card_links_every_github_thread(incidents, site):
@@ -82,19 +85,28 @@ def test_table_has_a_row_per_incident_grouped_by_part(incidents, site):
     row = html.find("tr", id="report-cloudflare-2026-08")
     assert row.find_parent("div")["data-part"] == "3"
     sections = [a["href"] for a in row.select("td")[5].select("a")]
-    assert sections == ["../part-3/3-1-what-a-token-costs/#report-cloudflare-2026-08",
-                        "../part-4/4-3-quantized-weights-and-caches/#report-cloudflare-2026-08"]
+    assert sections == [
+        "../part-3/3-1-what-a-token-costs/#report-cloudflare-2026-08",
+        "../part-4/4-3-quantized-weights-and-caches/#report-cloudflare-2026-08",
+    ]
     cells = [td.get_text(" ", strip=True) for td in html.find("tr", id="sglang-17411").select("td")]
-    assert cells[1:5] == ["Median ITL on H20 went from 39.44 ms to 283.52 ms",
-                          "FlashInfer 0.6.1 regressed the Hopper attention kernel",
-                          "SGLang made fa3 the Hopper default", "Fixed"]
+    assert cells[1:5] == [
+        "Median ITL on H20 went from 39.44 ms to 283.52 ms",
+        "FlashInfer 0.6.1 regressed the Hopper attention kernel",
+        "SGLang made fa3 the Hopper default",
+        "Fixed",
+    ]
 
 
 def test_hostile_text_renders_inert(incidents, site):
     evil = "<script>alert(1)</script> [x](javascript:alert(1)) {{ 7*7 }} {% if 1 %}y{% endif %} *b* `<img src=x onerror=alert(1)>`"
     inc = replace(by_id(incidents, "sglang-36889"), symptom=evil, title=evil, name=evil, cause=evil, fix=evil)
-    pages = [render.card(inc, site, ""), page_md.story(render.story_pieces(inc, site, "", "2.2")),
-             render.callout([inc], site, "", "2.2"), page_md.incident_table(render.incident_table([inc], site, ""))]
+    pages = [
+        render.card(inc, site, ""),
+        page_md.story(render.story_pieces(inc, site, "", "2.2")),
+        render.callout([inc], site, "", "2.2"),
+        page_md.incident_table(render.incident_table([inc], site, "")),
+    ]
     for md in pages:
         html = soup(markdown.markdown(md, extensions=["attr_list", "md_in_html", "toc"]))
         assert html.find("script") is None and html.find("img") is None
@@ -128,6 +140,7 @@ def test_a_synonym_group_is_shown_as_the_data_file_writes_it():
 
 def test_a_phrase_is_indexed_only_where_its_words_stand_together():
     from opsmanual.render import search_index as search
+
     groups = [[["cold", "start"], ["slow", "startup"]]]
     docs = [dict.fromkeys(search.FIELDS, "") for _ in range(3)]
     docs[0]["story"] = "A cold start of 695 s."
@@ -153,8 +166,12 @@ def test_a_known_range_shows_introduced_fixed_and_the_evidence(incidents, site):
     assert block is not None and block.h2["id"] == "affected-versions"
     # it comes first, right after the card
     assert page.select_one(".sgm-card").find_next("section") is block
-    events = {dt.get_text(): dd.get_text(" ", strip=True) for dt, dd in
-              zip(block.select(".sgm-affected__events dt"), block.select(".sgm-affected__events dd"), strict=True)}
+    events = {
+        dt.get_text(): dd.get_text(" ", strip=True)
+        for dt, dd in zip(
+            block.select(".sgm-affected__events dt"), block.select(".sgm-affected__events dd"), strict=True
+        )
+    }
     assert events == {"Introduced": r["introduced"], "Fixed": r["fixed"]}
     assert block.select_one(".sgm-affected__name").get_text(" ", strip=True) == "SGLang PyPI package sglang"
     ev = r["evidence"]
@@ -163,8 +180,9 @@ def test_a_known_range_shows_introduced_fixed_and_the_evidence(incidents, site):
     assert f"holds in {ev['holds_first']} to {ev['holds_last']}" in text
     listed = [li.code.get_text() for li in block.select(".sgm-affected__list li")]
     assert listed == ev["checked"]
-    marked = [li.code.get_text() for li in block.select(".sgm-affected__list li")
-              if li.select_one(".sgm-affected__holds")]
+    marked = [
+        li.code.get_text() for li in block.select(".sgm-affected__list li") if li.select_one(".sgm-affected__holds")
+    ]
     assert marked[0] == ev["holds_first"] and marked[-1] == ev["holds_last"]
 
 
@@ -202,10 +220,13 @@ def test_the_json_export_gives_osv_affected(incidents, site):
     records = {r["id"]: r for r in json.loads(to_json(incidents, site))["incidents"]}
     known = records["sglang-19953"]["affected"]
     r = by_id(incidents, "sglang-19953").exposure["versions"][0]
-    assert known == [{"package": {"ecosystem": "PyPI", "name": "sglang"},
-                      "ranges": [{"type": "ECOSYSTEM",
-                                  "events": [{"introduced": r["introduced"]}, {"fixed": r["fixed"]}]}],
-                      "database_specific": {"product": "sglang", **r["evidence"]}}]
+    assert known == [
+        {
+            "package": {"ecosystem": "PyPI", "name": "sglang"},
+            "ranges": [{"type": "ECOSYSTEM", "events": [{"introduced": r["introduced"]}, {"fixed": r["fixed"]}]}],
+            "database_specific": {"product": "sglang", **r["evidence"]},
+        }
+    ]
     still = next(i for i in incidents if any("last_affected" in v for v in (i.exposure or {}).get("versions", [])))
     events = records[still.id]["affected"][0]["ranges"][0]["events"]
     assert list(events[1]) == ["last_affected"]

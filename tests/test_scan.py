@@ -1,5 +1,6 @@
 """`exposure scan`: launch commands found in real deploy files (tests/scan_corpus/, each citing its
 source), the forms each file kind writes them in, the ignore file, SARIF, exit codes and bad input."""
+
 from __future__ import annotations
 
 import json
@@ -19,18 +20,33 @@ EXPECTED = yaml.safe_load((CORPUS / "expected.yaml").read_text("utf-8"))
 CONFORMANCE = json.loads((ROOT / "tests" / "exposure_conformance.json").read_text("utf-8"))
 MINI = CONFORMANCE["bundles"]["mini"]
 V = [{"product": "sglang", "introduced": "0"}]
-MIXED = {"id": "t-mixed", "name": "#1", "title": "Mixed chunk", "path": "incidents/t-mixed/",
-         "exposure": {"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}}}}
-NVIDIA = {"id": "t-nvidia", "name": "#2", "title": "On NVIDIA", "path": "incidents/t-nvidia/",
-          "exposure": {"versions": V, "when": {"gpu": {"vendor": ["nvidia"]}}}}
+MIXED = {
+    "id": "t-mixed",
+    "name": "#1",
+    "title": "Mixed chunk",
+    "path": "incidents/t-mixed/",
+    "exposure": {"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}}},
+}
+NVIDIA = {
+    "id": "t-nvidia",
+    "name": "#2",
+    "title": "On NVIDIA",
+    "path": "incidents/t-nvidia/",
+    "exposure": {"versions": V, "when": {"gpu": {"vendor": ["nvidia"]}}},
+}
 LAUNCH = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 
 
 def scan(*args, cwd=ROOT, bundle=None):
     extra = ["--bundle", str(bundle)] if bundle else []
-    return subprocess.run([sys.executable, "-m", "macros.exposure", "scan", *extra, *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, SITE_URL="https://manual.example/", PYTHONPATH=str(ROOT)))
+    return subprocess.run(
+        [sys.executable, "-m", "macros.exposure", "scan", *extra, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, SITE_URL="https://manual.example/", PYTHONPATH=str(ROOT)),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +57,7 @@ def mini(tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- the real corpus
+
 
 @pytest.fixture(scope="module")
 def corpus_report():
@@ -64,7 +81,7 @@ def test_the_corpus_gives_the_expected_commands_at_their_lines(corpus_report):
     problems = []
     for name, wants in EXPECTED.items():
         assert [c["line"] for c in got[name]] == [w["line"] for w in wants], name
-        for c, w in zip(got[name], wants):
+        for c, w in zip(got[name], wants, strict=False):
             where = f"{name}:{w['line']}"
             if c["program"] != w["program"] or c["error"]:
                 problems.append(f"{where}: program {c['program']}, error {c['error']}")
@@ -86,8 +103,11 @@ def test_the_corpus_in_sarif(tmp_path):
     assert len({x["id"] for x in rules}) == len(rules)
     for rule in rules:
         assert rule["helpUri"] == f"https://manual.example/incidents/{rule['id']}/"
-    lb = [x for x in run["results"] if x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-          == "tests/scan_corpus/lws-pd/lb.yaml"]
+    lb = [
+        x
+        for x in run["results"]
+        if x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tests/scan_corpus/lws-pd/lb.yaml"
+    ]
     assert {x["ruleId"] for x in lb} >= {"sglang-9266", "sglang-9926"}
     for x in run["results"]:
         assert rules[x["ruleIndex"]]["id"] == x["ruleId"]
@@ -98,33 +118,62 @@ def test_the_corpus_in_sarif(tmp_path):
 # --------------------------------------------------------------------------- the forms of each kind
 
 FORMS = [
-    ("Dockerfile", "FROM x\nENV SGLANG_X=1\nENTRYPOINT [\"python3\", \"-m\", \"sglang.launch_server\"]\n"
-                   "CMD [\"--model-path\", \"Qwen/Qwen3-8B\", \\\n     \"--tp\", \"2\"]\n",
-     [(4, "SGLANG_X=1 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2")]),
-    ("Dockerfile", "FROM x\n# CMD python3 -m sglang.launch_server --model-path old\nCMD python3 -m sglang.launch_server "
-                   "--model-path Qwen/Qwen3-8B \\\n  --enable-mixed-chunk\n",
-     [(3, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-mixed-chunk")]),
-    ("deploy/app.dockerfile", "FROM a AS one\nENTRYPOINT [\"python3\", \"-m\", \"sglang_router.launch_router\"]\nFROM b\n"
-                              "CMD [\"sleep\", \"1\"]\n",
-     [(2, "python3 -m sglang_router.launch_router")]),
-    ("compose.yaml", "services:\n  s:\n    environment:\n      - SGLANG_X=1\n    command:\n      - python3\n      - -m\n"
-                     "      - sglang.launch_server\n      - --model-path\n      - Qwen/Qwen3-8B\n",
-     [(5, "SGLANG_X=1 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")]),
-    ("compose.yml", "services:\n  s:\n    command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n",
-     [(3, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")]),
-    ("k8s.yaml", "kind: List\n---\nspec:\n  containers:\n  - command: [sh, -c]\n    args:\n    - |\n      cd /w\n"
-                 "      exec python3 -m sglang.launch_server \\\n        --model-path Qwen/Qwen3-8B &\n      wait\n",
-     [(9, "exec python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")]),
-    ("k8s.yaml", "a: &x {command: [python3, -m, sglang.launch_server, --model-path, m]}\nb: *x\nc: *x\n",
-     [(1, "python3 -m sglang.launch_server --model-path m")]),
-    ("task.yaml", "run: |\n  conda activate x\n  cd /a && python -m sglang.launch_server --model-path m --tp 2\n",
-     [(3, "python -m sglang.launch_server --model-path m --tp 2")]),
-    ("job.slurm", "#!/bin/bash\n#SBATCH --nodes=2\nSGLANG_X=1 srun --nodes=2 \\\n  python3 -m sglang.launch_server "
-                  "--model-path m\n",
-     [(3, "SGLANG_X=1 python3 -m sglang.launch_server --model-path m")]),
-    ("start.sh", "# python -m sglang.launch_server --model-path commented\necho hi\nnohup sglang serve --model-path m "
-                 "> log 2>&1 &\n",
-     [(3, "nohup sglang serve --model-path m > log 2>&1")]),
+    (
+        "Dockerfile",
+        'FROM x\nENV SGLANG_X=1\nENTRYPOINT ["python3", "-m", "sglang.launch_server"]\n'
+        'CMD ["--model-path", "Qwen/Qwen3-8B", \\\n     "--tp", "2"]\n',
+        [(4, "SGLANG_X=1 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2")],
+    ),
+    (
+        "Dockerfile",
+        "FROM x\n# CMD python3 -m sglang.launch_server --model-path old\nCMD python3 -m sglang.launch_server "
+        "--model-path Qwen/Qwen3-8B \\\n  --enable-mixed-chunk\n",
+        [(3, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-mixed-chunk")],
+    ),
+    (
+        "deploy/app.dockerfile",
+        'FROM a AS one\nENTRYPOINT ["python3", "-m", "sglang_router.launch_router"]\nFROM b\nCMD ["sleep", "1"]\n',
+        [(2, "python3 -m sglang_router.launch_router")],
+    ),
+    (
+        "compose.yaml",
+        "services:\n  s:\n    environment:\n      - SGLANG_X=1\n    command:\n      - python3\n      - -m\n"
+        "      - sglang.launch_server\n      - --model-path\n      - Qwen/Qwen3-8B\n",
+        [(5, "SGLANG_X=1 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")],
+    ),
+    (
+        "compose.yml",
+        "services:\n  s:\n    command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n",
+        [(3, "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")],
+    ),
+    (
+        "k8s.yaml",
+        "kind: List\n---\nspec:\n  containers:\n  - command: [sh, -c]\n    args:\n    - |\n      cd /w\n"
+        "      exec python3 -m sglang.launch_server \\\n        --model-path Qwen/Qwen3-8B &\n      wait\n",
+        [(9, "exec python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B")],
+    ),
+    (
+        "k8s.yaml",
+        "a: &x {command: [python3, -m, sglang.launch_server, --model-path, m]}\nb: *x\nc: *x\n",
+        [(1, "python3 -m sglang.launch_server --model-path m")],
+    ),
+    (
+        "task.yaml",
+        "run: |\n  conda activate x\n  cd /a && python -m sglang.launch_server --model-path m --tp 2\n",
+        [(3, "python -m sglang.launch_server --model-path m --tp 2")],
+    ),
+    (
+        "job.slurm",
+        "#!/bin/bash\n#SBATCH --nodes=2\nSGLANG_X=1 srun --nodes=2 \\\n  python3 -m sglang.launch_server "
+        "--model-path m\n",
+        [(3, "SGLANG_X=1 python3 -m sglang.launch_server --model-path m")],
+    ),
+    (
+        "start.sh",
+        "# python -m sglang.launch_server --model-path commented\necho hi\nnohup sglang serve --model-path m "
+        "> log 2>&1 &\n",
+        [(3, "nohup sglang serve --model-path m > log 2>&1")],
+    ),
 ]
 
 
@@ -142,11 +191,13 @@ def test_a_file_that_is_not_yaml_names_its_line():
 def test_a_yaml_bomb_is_bounded():
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + k)}: &{chr(98 + k)} [*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}]\n"
-        for k in range(20))
+        for k in range(20)
+    )
     assert find_commands("bomb.yaml", bomb) == []  # each node is walked once
 
 
 # --------------------------------------------------------------------------- exit codes, ignore file, bad input
+
 
 def deploy(tmp_path: Path, extra: str = "") -> Path:
     folder = tmp_path / "deploy"
@@ -167,8 +218,10 @@ def test_exit_codes_follow_the_verdicts(tmp_path, mini):
     (only_may / "run.sh").write_text(LAUNCH + "\n", "utf-8")
     assert scan(str(only_may), bundle=mini, cwd=tmp_path).returncode == 0
     assert scan("--fail-on", "may-apply", str(only_may), bundle=mini, cwd=tmp_path).returncode == 1
-    assert scan("--gpu", "Apple M3 Max", "--fail-on", "may-apply", str(only_may), bundle=mini,
-                cwd=tmp_path).returncode == 0
+    assert (
+        scan("--gpu", "Apple M3 Max", "--fail-on", "may-apply", str(only_may), bundle=mini, cwd=tmp_path).returncode
+        == 0
+    )
 
 
 def ignore_file(tmp_path: Path, entries: str) -> Path:
@@ -179,18 +232,22 @@ def ignore_file(tmp_path: Path, entries: str) -> Path:
 
 def test_the_ignore_file_ignores_until_it_expires(tmp_path, mini):
     folder = deploy(tmp_path)
-    ignore_file(tmp_path, "  - id: t-mixed\n    reason: We never send two requests at once here.\n"
-                          "    expires: '2030-01-31'\n")
+    ignore_file(
+        tmp_path, "  - id: t-mixed\n    reason: We never send two requests at once here.\n    expires: '2030-01-31'\n"
+    )
     r = scan("--today", "2030-01-31", "--fail-on", "may-apply", str(folder), bundle=mini, cwd=tmp_path)
     assert "ignored   t-mixed (applies) until 2030-01-31: We never send two requests at once here." in r.stdout
     assert r.returncode == 1  # t-nvidia may apply
     assert scan("--today", "2030-01-31", str(folder), bundle=mini, cwd=tmp_path).returncode == 0
     late = scan("--today", "2030-02-01", str(folder), bundle=mini, cwd=tmp_path)
     assert late.returncode == 1
-    assert ("Note: .sglang-exposure-ignore.yaml:2: the entry for t-mixed expired on 2030-01-31; "
-            "the incident is reported again") in late.stdout
-    sarif = json.loads(scan("--today", "2030-01-31", "--format", "sarif", str(folder), bundle=mini,
-                            cwd=tmp_path).stdout)
+    assert (
+        "Note: .sglang-exposure-ignore.yaml:2: the entry for t-mixed expired on 2030-01-31; "
+        "the incident is reported again"
+    ) in late.stdout
+    sarif = json.loads(
+        scan("--today", "2030-01-31", "--format", "sarif", str(folder), bundle=mini, cwd=tmp_path).stdout
+    )
     suppressed = [x for x in sarif["runs"][0]["results"] if x.get("suppressions")]
     assert [x["ruleId"] for x in suppressed] == ["t-mixed"]
     assert suppressed[0]["suppressions"][0]["justification"].startswith("We never")
@@ -198,8 +255,9 @@ def test_the_ignore_file_ignores_until_it_expires(tmp_path, mini):
 
 def test_an_ignore_entry_limited_to_paths(tmp_path, mini):
     folder = deploy(tmp_path)
-    ignore_file(tmp_path, "  - {id: t-mixed, reason: Only the staging scripts., expires: '2030-01-31', "
-                          "paths: ['staging/**']}\n")
+    ignore_file(
+        tmp_path, "  - {id: t-mixed, reason: Only the staging scripts., expires: '2030-01-31', paths: ['staging/**']}\n"
+    )
     r = scan("--today", "2030-01-01", str(folder), bundle=mini, cwd=tmp_path)
     assert r.returncode == 1 and "ignored" not in r.stdout
 
@@ -207,8 +265,10 @@ def test_an_ignore_entry_limited_to_paths(tmp_path, mini):
 BAD_IGNORE = [
     ("  - id: t-mixed\n    reason: too short\n    expires: '2030-01-31'\n", ".sglang-exposure-ignore.yaml:3"),
     ("  - id: t-mixed\n    reason: A reason long enough.\n", "expires"),
-    ("  - id: t-gone\n    reason: A reason long enough.\n    expires: '2030-01-31'\n",
-     ".sglang-exposure-ignore.yaml:2: incident t-gone is not in the manual"),
+    (
+        "  - id: t-gone\n    reason: A reason long enough.\n    expires: '2030-01-31'\n",
+        ".sglang-exposure-ignore.yaml:2: incident t-gone is not in the manual",
+    ),
     ("  - id: t-mixed\n    reason: A reason long enough.\n    expires: '2030-02-31'\n", "is not a date"),
     ("  - id: t-mixed\n    reason: A reason long enough.\n    expires: '2030-01-31'\n    until: x\n", "until"),
 ]
@@ -231,13 +291,15 @@ def test_bad_input_is_one_line(tmp_path, mini):
     binary.write_bytes(b"python3 -m sglang.launch_server \x00\xff")
     broken = tmp_path / "broken.yaml"
     broken.write_text("spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n", "utf-8")
-    cases = [([str(tmp_path / "missing")], "no such file or folder"),
-             ([str(big)], "longer than 1,048,576 bytes"),
-             ([str(binary)], "not a text file"),
-             ([str(broken)], "broken.yaml:2: not YAML"),
-             (["--format", "xml", str(broken)], "--format takes text, json or sarif"),
-             (["--gpu", "H300", str(broken)], "unknown GPU `H300`"),
-             ([], "no path given")]
+    cases = [
+        ([str(tmp_path / "missing")], "no such file or folder"),
+        ([str(big)], "longer than 1,048,576 bytes"),
+        ([str(binary)], "not a text file"),
+        ([str(broken)], "broken.yaml:2: not YAML"),
+        (["--format", "xml", str(broken)], "--format takes text, json or sarif"),
+        (["--gpu", "H300", str(broken)], "unknown GPU `H300`"),
+        ([], "no path given"),
+    ]
     for args, message in cases:
         r = scan(*args, bundle=mini, cwd=tmp_path)
         lines = r.stderr.strip().splitlines()

@@ -1,5 +1,6 @@
 """The writer's loop: under `mkdocs serve`, an edit to the renderers (Python or
 template), the data or a page shows on the next rebuild, without a restart."""
+
 from __future__ import annotations
 
 import os
@@ -10,7 +11,6 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import copy_project
 
 
@@ -48,7 +48,12 @@ def served(tmp_path_factory):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--strict", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait_for(f"http://127.0.0.1:{port}/incidents/", "sglang-36889", server)
         yield project, f"http://127.0.0.1:{port}/", server
@@ -65,20 +70,31 @@ def _edit(path, old: str, new: str) -> None:
 
 def test_an_edit_to_a_python_renderer_shows(served):
     project, url, server = served
-    _edit(project / "opsmanual" / "render" / "html.py", '("symptom", "Symptom")', '("symptom", "Symptom (edited renderer)")')
+    _edit(
+        project / "opsmanual" / "render" / "html.py",
+        '("symptom", "Symptom")',
+        '("symptom", "Symptom (edited renderer)")',
+    )
     _wait_for(f"{url}incidents/", "Symptom (edited renderer)", server)
 
 
 def test_an_edit_to_a_template_shows(served):
     project, url, server = served
-    _edit(project / "opsmanual" / "render" / "templates" / "callout.html", "Incidents in this section", "Incidents in this section (edited template)")
+    _edit(
+        project / "opsmanual" / "render" / "templates" / "callout.html",
+        "Incidents in this section",
+        "Incidents in this section (edited template)",
+    )
     _wait_for(f"{url}part-2/2-2-admission-and-batch-limits/", "Incidents in this section (edited template)", server)
 
 
 def test_an_edit_to_the_data_and_a_page_shows(served):
     project, url, server = served
-    _edit(project / "data" / "incidents.yaml", "title: Eight running requests allowed, two served",
-          "title: Eight running requests allowed, two served (edited data)")
+    _edit(
+        project / "data" / "incidents.yaml",
+        "title: Eight running requests allowed, two served",
+        "title: Eight running requests allowed, two served (edited data)",
+    )
     _wait_for(f"{url}incidents/sglang-36889/", "(edited data)", server)
     _edit(project / "docs" / "about.md", "# About the data", "# About the data (edited page)")
     _wait_for(f"{url}about/", "(edited page)", server)

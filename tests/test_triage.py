@@ -1,4 +1,5 @@
 """The triage command: what it finds, how it prints it, its exit codes and its bad input."""
+
 from __future__ import annotations
 
 import json
@@ -8,14 +9,20 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from opsmanual.cli.triage import triage as triage_files
 from opsmanual.engines import logscan as triage
+
+
 def run(*args, stdin: bytes | None = None):
-    result = subprocess.run([sys.executable, "-m", "macros.triage", *map(str, args)], cwd=ROOT,
-                            input=stdin, capture_output=True,
-                            env={"SITE_URL": "https://manual.example/", "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "macros.triage", *map(str, args)],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        env={"SITE_URL": "https://manual.example/", "PATH": "/usr/bin:/bin"},
+    )
     return result.returncode, result.stdout.decode(), result.stderr.decode()
 
 
@@ -88,10 +95,13 @@ def test_exit_one_when_nothing_matches(tmp_path):
     assert "no incident" in err
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"\x7fELF\x02\x01\x01\x00\x00\x00\x00binary", "binary data"),
-    (b"ok line\nKV cache pool is full. Retract requests. \xff\xfe\n", ":2: bytes that are not UTF-8 (0xff)"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x7fELF\x02\x01\x01\x00\x00\x00\x00binary", "binary data"),
+        (b"ok line\nKV cache pool is full. Retract requests. \xff\xfe\n", ":2: bytes that are not UTF-8 (0xff)"),
+    ],
+)
 def test_bad_input_is_one_clear_message(tmp_path, content, message):
     path = tmp_path / "bad.log"
     path.write_bytes(content)
@@ -126,7 +136,7 @@ def test_matches_across_block_boundaries(incidents, monkeypatch):
 def test_a_regex_runs_only_on_its_prefilter_lines(incidents, tmp_path):
     path = tmp_path / "metrics.txt"
     path.write_text('sglang:utilization{model_name="m"} 0.0\nsglang:utilization{model_name="m"} 0.75\n', "utf-8")
-    code, out, _ = run("--json", path)
+    _code, out, _ = run("--json", path)
     hit = next(m for m in json.loads(out)["matches"] if m["id"] == "metric-sglang-utilization")
     assert hit["count"] == 1 and hit["first"]["line"] == 1
 
@@ -143,15 +153,21 @@ def test_the_pure_python_engine_finds_the_same(incidents, monkeypatch, tmp_path)
     slow: dict = {}
     triage.Matcher(incidents).scan("log", io.BytesIO(text.encode()), slow)
     assert triage.hyperscan is None
-    assert {k: (h.count, h.first_line, h.first_text) for k, h in fast.items()} == \
-        {k: (h.count, h.first_line, h.first_text) for k, h in slow.items()}
+    assert {k: (h.count, h.first_line, h.first_text) for k, h in fast.items()} == {
+        k: (h.count, h.first_line, h.first_text) for k, h in slow.items()
+    }
     assert fast["sglang-8463"].count == 30
 
 
 def test_the_benchmark_script_runs_and_reports_a_ratio(tmp_path):
     """Not a timing test: the benchmark must keep working, so its triage part runs on 2 MB."""
-    result = subprocess.run([sys.executable, "bench/bench.py", "--only", "triage", "--size-mb", "2", "--runs", "1"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "bench/bench.py", "--only", "triage", "--size-mb", "2", "--runs", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "triage throughput / grep -F throughput:" in result.stdout, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
 
@@ -163,14 +179,19 @@ RSS_LIMIT_KB = 150_000  # triage on a short log takes about 50 MB; a bound that 
 
 def run_measured(*args) -> tuple[int, bytes, int]:
     """Run the command from a fresh parent that reports its only child's peak memory (KiB)."""
-    probe = ("import resource, subprocess, sys\n"
-             "r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)\n"
-             "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
-             "sys.stdout.buffer.write(r.stdout)\n"
-             "sys.exit(r.returncode)\n")
-    result = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "macros.triage", *map(str, args)],
-                            cwd=ROOT, capture_output=True, env={"SITE_URL": "https://manual.example/",
-                                                                "PATH": "/usr/bin:/bin"})
+    probe = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)\n"
+        "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+        "sys.stdout.buffer.write(r.stdout)\n"
+        "sys.exit(r.returncode)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, sys.executable, "-m", "macros.triage", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        env={"SITE_URL": "https://manual.example/", "PATH": "/usr/bin:/bin"},
+    )
     return result.returncode, result.stdout, int(result.stderr)
 
 
@@ -226,8 +247,10 @@ def test_binary_data_in_the_middle_stops_the_file_with_its_line(tmp_path):
     data = json.loads(out)
     assert [m["id"] for m in data["matches"] if m["first"]["line"] == 1001]
     assert not [m for m in data["matches"] if m["first"]["line"] == 35_001]
-    assert data["errors"] == [f"{path}:30001: binary data (a NUL byte): not a text log, so the rest of the "
-                              "file was not scanned; the matches before this line are shown"]
+    assert data["errors"] == [
+        f"{path}:30001: binary data (a NUL byte): not a text log, so the rest of the "
+        "file was not scanned; the matches before this line are shown"
+    ]
     assert err == f"triage: {data['errors'][0]}\n"
 
 
@@ -260,7 +283,7 @@ def _first_bad(data: bytes) -> tuple[int, int] | None:
     UTF-8, as Python decodes the whole file; None when there is none."""
     nul = data.find(b"\0")
     try:
-        data[:nul if nul >= 0 else len(data)].decode("utf-8")
+        data[: nul if nul >= 0 else len(data)].decode("utf-8")
         at = nul
     except UnicodeDecodeError as err:
         at = err.start
@@ -283,10 +306,27 @@ def test_bad_bytes_are_reported_at_their_line_wherever_they_fall(incidents, monk
     monkeypatch.setattr(triage, "SPAN", 5)
     monkeypatch.setattr(triage, "SPAN_MAX", 23)
     rng = random.Random(5)
-    pieces = ["ok line", "x" * 300, "caf\u00e9", "\u4e1c\u4eac\u7684\u5929\u6c14" * 9, "\U0001f680 router",
-              "\u0928\u092e\u0938\u094d\u0924\u0947", "KV cache pool is full. Retract requests."]
-    bad = [b"\xff", b"\xe9t", b"\xc3", b"\xe4\xb8", b"\xf0\x9f\x9a", b"\x80", b"\xed\xa0\x80", b"\xc0\xaf",
-           b"\xf4\x90\x80\x80", b"\0"]
+    pieces = [
+        "ok line",
+        "x" * 300,
+        "caf\u00e9",
+        "\u4e1c\u4eac\u7684\u5929\u6c14" * 9,
+        "\U0001f680 router",
+        "\u0928\u092e\u0938\u094d\u0924\u0947",
+        "KV cache pool is full. Retract requests.",
+    ]
+    bad = [
+        b"\xff",
+        b"\xe9t",
+        b"\xc3",
+        b"\xe4\xb8",
+        b"\xf0\x9f\x9a",
+        b"\x80",
+        b"\xed\xa0\x80",
+        b"\xc0\xaf",
+        b"\xf4\x90\x80\x80",
+        b"\0",
+    ]
     matcher = triage.Matcher(incidents)
     for case in range(150):
         lines = [rng.choice(pieces) * rng.randint(1, 3) for _ in range(rng.randint(1, 40))]
@@ -358,9 +398,13 @@ def run_on_a_terminal(*args) -> bytes:
     import pty
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "macros.triage", *map(str, args)], cwd=ROOT, stdout=slave,
-                            stderr=subprocess.DEVNULL, env={"SITE_URL": "https://manual.example/",
-                                                            "PATH": "/usr/bin:/bin"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "macros.triage", *map(str, args)],
+        cwd=ROOT,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env={"SITE_URL": "https://manual.example/", "PATH": "/usr/bin:/bin"},
+    )
     os.close(slave)
     got = b""
     while True:
@@ -376,8 +420,9 @@ def run_on_a_terminal(*args) -> bytes:
     return got
 
 
-HOSTILE = ("[TP0] \x1b]0;owned\x07\x1b[2J\x1b[31mKV cache pool is full. Retract requests.\x1b[0m"
-           " \x9b6n \u202egnp.exe\r\n")
+HOSTILE = (
+    "[TP0] \x1b]0;owned\x07\x1b[2J\x1b[31mKV cache pool is full. Retract requests.\x1b[0m \x9b6n \u202egnp.exe\r\n"
+)
 
 
 def test_control_characters_from_the_log_reach_a_terminal_escaped(tmp_path):
@@ -411,8 +456,8 @@ def test_piped_text_output_is_left_as_it_is(tmp_path):
 def reference(incidents, text: str) -> dict:
     """What the command must find, line by line with Python's re: {id: (count, first line, first text)}."""
     found: dict = {}
-    for number, line in enumerate(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), 1):
-        line = line.rstrip("\r")
+    for number, raw in enumerate(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), 1):
+        line = raw.rstrip("\r")
         for inc in incidents:
             if any(p.matches(line) for p in inc.log_patterns):
                 count, first, shown = found.get(inc.id, (0, number, line))
@@ -437,7 +482,9 @@ def test_long_lines_pipes_and_files_agree_with_python_re(incidents, monkeypatch,
         if kind < 0.15:
             lines.append(rng.choice(examples))
         elif kind < 0.2:  # a long line with an example inside it, far from both ends
-            lines.append("z" * rng.randint(400, 3000) + " " + rng.choice(examples)[:60] + " " + "w" * rng.randint(400, 3000))
+            lines.append(
+                "z" * rng.randint(400, 3000) + " " + rng.choice(examples)[:60] + " " + "w" * rng.randint(400, 3000)
+            )
         elif kind < 0.22:
             lines.append("q" * rng.randint(400, 3000) + rng.choice(examples))  # ends with the example
         else:
@@ -468,9 +515,11 @@ def test_the_engine_check_reports_a_pattern_that_misses_its_own_example(incident
 
     assert triage.engine_misses(incidents) == []  # the manual's own patterns
     base = next(i for i in incidents if i.log_patterns)
-    bad = replace(base, log_patterns=(LogPattern(regex="(?i)kv cache pool is full"),
-                                      LogPattern(literal="Retract requests.")),
-                  log_examples=("KV cache pool is full. Retract requests.",))
+    bad = replace(
+        base,
+        log_patterns=(LogPattern(regex="(?i)kv cache pool is full"), LogPattern(literal="Retract requests.")),
+        log_examples=("KV cache pool is full. Retract requests.",),
+    )
     [(inc, field_name, k, message)] = triage.engine_misses([bad])
     assert (inc.id, field_name, k) == (base.id, "log_patterns", 0)
     assert message.startswith("log_patterns[0]: the triage command misses log_examples[0], which Python's re matches")
@@ -480,10 +529,18 @@ def test_a_line_several_incidents_print_is_possible_not_certain(incidents, tmp_p
     """PyTorch's out-of-memory line belongs to no one incident: offered as possible, at most five,
     after the incidents whose own lines the log holds."""
     log = tmp_path / "oom.log"
-    log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
-                   "[TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1\n", "utf-8")
-    out = subprocess.run([sys.executable, "-m", "macros.triage", "--json", str(log)], cwd=ROOT,
-                         capture_output=True, text=True, env={**os.environ, "SITE_URL": "https://manual.example/"})
+    log.write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        "[TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1\n",
+        "utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "macros.triage", "--json", str(log)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SITE_URL": "https://manual.example/"},
+    )
     matches = json.loads(out.stdout)["matches"]
     guidance = [m for m in matches if m["kind"] == "guidance"]
     possible = [m for m in matches if not m["certain"] and m["kind"] == "incident"]
@@ -493,10 +550,15 @@ def test_a_line_several_incidents_print_is_possible_not_certain(incidents, tmp_p
     assert matches == certain + guidance + possible
     assert [g["id"] for g in guidance] == ["cuda-out-of-memory", "kv-cache-pool-full"]  # first line first
     assert guidance[0]["url"] == "https://manual.example/errors/#cuda-out-of-memory"
-    assert {m["id"] for m in possible} == {i.id for i in incidents for p in i.log_patterns
-                                          if p.generic and p.matches("torch.OutOfMemoryError: CUDA out of memory.")}
-    text = subprocess.run([sys.executable, "-m", "macros.triage", str(log)], cwd=ROOT, capture_output=True,
-                          text=True).stdout
+    assert {m["id"] for m in possible} == {
+        i.id
+        for i in incidents
+        for p in i.log_patterns
+        if p.generic and p.matches("torch.OutOfMemoryError: CUDA out of memory.")
+    }
+    text = subprocess.run(
+        [sys.executable, "-m", "macros.triage", str(log)], cwd=ROOT, capture_output=True, text=True
+    ).stdout
     assert "(possible, not certain)" in text
 
 
@@ -555,8 +617,8 @@ def test_a_line_that_repeats_a_fixed_text_costs_its_length(incidents, repeats):
 def test_log_patterns_run_on_an_engine_linear_in_the_line():
     """RE2 decides a regex in time linear in the line, whatever it holds: Python's re took quadratic
     time on a line that repeats a pattern's start, such as "Subprocess scheduler_1 (pid=" a million times."""
-    from opsmanual.text import regex as linear_regex
     from opsmanual.data.model import LogPattern
+    from opsmanual.text import regex as linear_regex
 
     assert linear_regex.re2 is not None, "the google-re2 wheel is pinned in requirements.txt"
     compiled = LogPattern(regex=r"Subprocess scheduler_[0-9]+ \(pid=[^)]*\) crashed").compiled()
@@ -600,21 +662,30 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path):
     with open(name, "wb") as f:
         f.write(LOG.encode("utf-8"))
     for args in ((), ("--json",)):
-        result = subprocess.run([sys.executable, "-m", "macros.triage", *args, name], cwd=ROOT, capture_output=True,
-                                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+        result = subprocess.run(
+            [sys.executable, "-m", "macros.triage", *args, name],
+            cwd=ROOT,
+            capture_output=True,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        )
         assert result.returncode == 0, result.stderr.decode()
         shown = json.loads(result.stdout)["matches"][0]["first"]["file"] if args else result.stdout.decode()
         assert "bad\\xffname.log" in shown and b"Traceback" not in result.stderr
     missing = os.fsencode(str(tmp_path)) + b"/gone\xff.log"
-    result = subprocess.run([sys.executable, "-m", "macros.triage", missing], cwd=ROOT, capture_output=True,
-                            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+    result = subprocess.run(
+        [sys.executable, "-m", "macros.triage", missing],
+        cwd=ROOT,
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+    )
     assert result.returncode == 2
     assert result.stderr.decode().endswith("gone\\xff.log: cannot read: No such file or directory\n")
 
 
 def test_standard_input_closed_is_one_line():
-    result = subprocess.run(f"{sys.executable} -m macros.triage - <&-", shell=True, cwd=ROOT, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        f"{sys.executable} -m macros.triage - <&-", shell=True, cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 2
     assert result.stderr == ("triage: (standard input): standard input is closed; give a file, or pipe the log in\n")
 
@@ -624,15 +695,21 @@ def test_a_log_of_only_shared_lines_opens_with_their_common_error(tmp_path):
     phase the log shows (the last marker line at or before the error), then the incidents in an
     order that depends on the evidence and, at a tie, on the manual's order (never on chance)."""
     serving = tmp_path / "serving.log"
-    serving.write_text("[2026-01-01 10:00:00 TP0] Decode batch, #running-req: 6, token usage: 0.94\n"
-                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
-                       "capacity of 23.57 GiB of which 1.2 GiB is free.\n", "utf-8")
+    serving.write_text(
+        "[2026-01-01 10:00:00 TP0] Decode batch, #running-req: 6, token usage: 0.94\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 23.57 GiB of which 1.2 GiB is free.\n",
+        "utf-8",
+    )
     startup = tmp_path / "startup.log"
-    startup.write_text('  File "/sgl/mem_cache/memory_pool.py", line 531, in _create_buffers\n'
-                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB.\n", "utf-8")
+    startup.write_text(
+        '  File "/sgl/mem_cache/memory_pool.py", line 531, in _create_buffers\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB.\n",
+        "utf-8",
+    )
     orders = []
     for path, phase in ((serving, "serving"), (startup, "start-up")):
-        code, out, _ = run("--json", path)
+        _code, out, _ = run("--json", path)
         matches = json.loads(out)["matches"]
         assert matches[0]["kind"] == "guidance" and matches[0]["id"] == "cuda-out-of-memory"
         assert matches[0]["phase"] == phase
@@ -645,7 +722,8 @@ def test_a_log_of_only_shared_lines_opens_with_their_common_error(tmp_path):
 @pytest.mark.parametrize("engine", ["hyperscan", "python"])
 @pytest.mark.parametrize("block", [97, 8192])
 def test_the_phase_is_the_last_marker_line_at_or_before_the_error_wherever_blocks_cut(
-        incidents, site, monkeypatch, engine, block):
+    incidents, site, monkeypatch, engine, block
+):
     """Phase markers are not reported line by line (a serving marker is on every scheduler line):
     the last marker line before each match is looked up backwards. With blocks, windows and lines of
     every size, the phase of the first out-of-memory line is the one a plain reading gives: the

@@ -4,6 +4,7 @@ the same pages, the same data files and the same page contents as the MkDocs bui
 The theme around the content differs (Zensical's own templates, its search), so pages are compared
 by their <article> and the head's link-preview tags; links are compared by the address they lead
 to, since each generator writes relative links its own way."""
+
 from __future__ import annotations
 
 import os
@@ -15,15 +16,15 @@ from urllib.parse import urljoin
 
 import pytest
 from bs4 import BeautifulSoup
-
 from conftest import ROOT, copy_project
 
 THEME_FILES = re.compile(r"^(assets/|search/|search\.json$|sitemap\.xml(\.gz)?$)")
 
 
 def run(args, cwd, site_url):
-    env = dict(os.environ, SITE_URL=site_url, REPO_URL="https://github.com/example/sglang-manual",
-               NO_MKDOCS_2_WARNING="1")
+    env = dict(
+        os.environ, SITE_URL=site_url, REPO_URL="https://github.com/example/sglang-manual", NO_MKDOCS_2_WARNING="1"
+    )
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -41,8 +42,11 @@ def zensical_site(tmp_path_factory, built, server) -> Path:
 
 
 def files(folder: Path) -> set[str]:
-    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")
-            if p.is_file() and not THEME_FILES.match(p.relative_to(folder).as_posix())}
+    return {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and not THEME_FILES.match(p.relative_to(folder).as_posix())
+    }
 
 
 def test_both_builds_publish_the_same_pages_and_files(built, zensical_site):
@@ -91,8 +95,9 @@ def test_every_page_says_the_same_in_both_builds(built, zensical_site, incidents
         mine, theirs = content(built / rel, url), content(zensical_site / rel, url)
         if mine != theirs:
             different.append(rel)
-    assert different == [], f"{len(different)} page(s) differ, incident pages among them: " \
-                            f"{sorted(incident_pages & set(different))[:5]}"
+    assert different == [], (
+        f"{len(different)} page(s) differ, incident pages among them: {sorted(incident_pages & set(different))[:5]}"
+    )
 
 
 def test_the_finished_pages_carry_the_policy(zensical_site):
@@ -117,9 +122,18 @@ def test_generate_stops_on_bad_data_with_one_line_per_problem(tmp_path):
     project = copy_project(tmp_path / "project")
     data = project / "data" / "incidents.yaml"
     data.write_text(data.read_text("utf-8").replace("  status: fixed\n", "  status: mended\n", 1), "utf-8")
-    done = run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                "from opsmanual.cli.generate import main; sys.exit(main([sys.argv[2]]))",
-                str(project), str(tmp_path / "out")], project, "https://m.example/")
+    done = run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); "
+            "from opsmanual.cli.generate import main; sys.exit(main([sys.argv[2]]))",
+            str(project),
+            str(tmp_path / "out"),
+        ],
+        project,
+        "https://m.example/",
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert re.search(r"^data/incidents\.yaml:\d+: incident [a-z0-9-]+: .*status", done.stderr, re.M), done.stderr

@@ -85,6 +85,7 @@ The evidence written
           holds_last: "0.5.9"
           checked: ["0.5.3", "0.5.4", ...]   # every release evaluated, oldest first
 """
+
 from __future__ import annotations
 
 import argparse
@@ -155,7 +156,7 @@ class Release:
                     continue
                 # sglang-0.4.0/sglang/... or sglang-0.1.3/python/sglang/...: keep from the package folder
                 if top in parts[1:]:
-                    name = "/".join(parts[parts.index(top, 1):])
+                    name = "/".join(parts[parts.index(top, 1) :])
                     self.files.setdefault(name, None)
                     self._members.setdefault(name, member)
 
@@ -203,8 +204,17 @@ class Wheels:
         if sdist_only:
             places = [(self.sdists, [f"{stem}-{version}.tar.gz", f"{package}-{version}.tar.gz"])]
         else:
-            places = [(self.folder, [f"{stem}-{version}-*.whl", f"{package}-{version}-*.whl",
-                                     f"{stem}-{version}.tar.gz", f"{package}-{version}.tar.gz"])]
+            places = [
+                (
+                    self.folder,
+                    [
+                        f"{stem}-{version}-*.whl",
+                        f"{package}-{version}-*.whl",
+                        f"{stem}-{version}.tar.gz",
+                        f"{package}-{version}.tar.gz",
+                    ],
+                )
+            ]
         for folder, names in places:
             for name in names:
                 found = sorted(folder.glob(name))
@@ -247,8 +257,21 @@ class Wheels:
                 else:
                     self.folder.mkdir(parents=True, exist_ok=True)
                     print(f"bisect_ranges: pip download {package}=={version}", file=sys.stderr)
-                    subprocess.run([sys.executable, "-m", "pip", "download", f"{package}=={version}", "--no-deps",
-                                    "--quiet", "-d", str(self.folder)], check=False, stdout=subprocess.DEVNULL)
+                    subprocess.run(
+                        [
+                            sys.executable,
+                            "-m",
+                            "pip",
+                            "download",
+                            f"{package}=={version}",
+                            "--no-deps",
+                            "--quiet",
+                            "-d",
+                            str(self.folder),
+                        ],
+                        check=False,
+                        stdout=subprocess.DEVNULL,
+                    )
                 path = self._local(package, version, sdist_only)
             if path is None:
                 where = self.sdists if sdist_only else self.folder
@@ -304,8 +327,9 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise Refused(f"{shown}:{mark.line + 1 if mark else '?'}: not valid YAML "
-                      f"({getattr(err, 'problem', err)})") from None
+        raise Refused(
+            f"{shown}:{mark.line + 1 if mark else '?'}: not valid YAML ({getattr(err, 'problem', err)})"
+        ) from None
     if not isinstance(entries, list):
         raise Refused(f"{shown}: the file must be a list of predicates")
     out, seen = [], set()
@@ -318,8 +342,10 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         if odd:
             raise Refused(f"{where}: unknown key(s) {', '.join(sorted(odd))}")
         if entry["product"] not in PACKAGES and not (entry["product"] == "miles" and "reason" in entry):
-            raise Refused(f"{where}: product must be one of {', '.join(PACKAGES)} (miles only with reason: "
-                          "it publishes no releases to read)")
+            raise Refused(
+                f"{where}: product must be one of {', '.join(PACKAGES)} (miles only with reason: "
+                "it publishes no releases to read)"
+            )
         if (entry["incident"], entry["product"]) in seen:
             raise Refused(f"{where}: a second entry for the same incident and product")
         seen.add((entry["incident"], entry["product"]))
@@ -334,8 +360,11 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
             if not isinstance(holds, list) or not holds:
                 raise Refused(f"{where}: holds is a list of tests")
             for t, test in enumerate(holds):
-                if not isinstance(test, dict) or len({"match", "no_match"} & set(test)) != 1 or \
-                        set(test) - {"match", "no_match", "file"}:
+                if (
+                    not isinstance(test, dict)
+                    or len({"match", "no_match"} & set(test)) != 1
+                    or set(test) - {"match", "no_match", "file"}
+                ):
                     raise Refused(f"{where}: holds[{t}] has one of match or no_match (and optionally file)")
                 try:
                     re.compile(test["match"] if "match" in test else test["no_match"])  # exactly one is there
@@ -362,7 +391,7 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
     """The range of ``pred`` over ``releases`` (oldest first) and its evidence."""
     if pred.since not in releases:
         raise Refused(f"{pred.incident}: since {pred.since} is not a {pred.product} release")
-    order = releases[releases.index(pred.since):]
+    order = releases[releases.index(pred.since) :]
     results: dict[str, bool] = {}
 
     def holds(v: str) -> bool:
@@ -409,8 +438,9 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
                 hi = mid
         end = hi
     # the boundaries, verified
-    if (first > 0 and (holds(order[first - 1]) or not holds(order[first]))) or \
-            (end is not None and (not holds(order[end - 1]) or holds(order[end]))):
+    if (first > 0 and (holds(order[first - 1]) or not holds(order[first]))) or (
+        end is not None and (not holds(order[end - 1]) or holds(order[end]))
+    ):
         raise Refused(f"{pred.incident}: a boundary did not verify; run with --verify")
     last = order[end - 1] if end is not None else order[-1]
     path, line = pred.where(wheels.release(pred.product, last))
@@ -422,8 +452,7 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
     evidence: dict[str, Any] = {"predicate": " ".join(pred.description.split()), "file": path}
     if line is not None:
         evidence["line"] = line
-    evidence.update({"holds_first": order[first], "holds_last": last,
-                     "checked": sorted(results, key=version_key)})
+    evidence.update({"holds_first": order[first], "holds_last": last, "checked": sorted(results, key=version_key)})
     rng["evidence"] = evidence
     return rng
 
@@ -467,9 +496,9 @@ def write_ranges(text: str, found: dict[tuple[str, str], dict]) -> str:
     done: set[tuple[str, str]] = set()
     bounds = [0, *starts, len(lines)]
     for b in range(len(bounds) - 1):
-        block = lines[bounds[b]:bounds[b + 1]]
+        block = lines[bounds[b] : bounds[b + 1]]
         if block and block[0].startswith("- id: "):
-            ident = block[0][len("- id: "):].strip()
+            ident = block[0][len("- id: ") :].strip()
             wanted = {p: r for (i, p), r in found.items() if i == ident}
             if wanted:
                 block = _rewrite_versions(block, ident, wanted)
@@ -477,8 +506,9 @@ def write_ranges(text: str, found: dict[tuple[str, str], dict]) -> str:
         out_blocks.extend(block)
     missing = set(found) - done
     if missing:
-        raise Refused("data/incidents.yaml: no configuration incident "
-                      + ", ".join(f"{i} ({p})" for i, p in sorted(missing)))
+        raise Refused(
+            "data/incidents.yaml: no configuration incident " + ", ".join(f"{i} ({p})" for i, p in sorted(missing))
+        )
     return "\n".join(out_blocks)
 
 
@@ -490,7 +520,7 @@ def _rewrite_versions(block: list[str], ident: str, wanted: dict[str, dict]) -> 
     while end < len(block) and block[end].startswith("      "):
         end += 1
     items: list[list[str]] = []
-    for ln in block[head + 1:end]:
+    for ln in block[head + 1 : end]:
         if ln.startswith("      - "):
             items.append([ln])
         else:
@@ -511,22 +541,27 @@ def _rewrite_versions(block: list[str], ident: str, wanted: dict[str, dict]) -> 
     for product, rng in wanted.items():
         if product not in written:
             new_items.append(range_lines(rng, 6))
-    return block[:head + 1] + [ln for item in new_items for ln in item] + block[end:]
+    return block[: head + 1] + [ln for item in new_items for ln in item] + block[end:]
 
 
 def note(found: dict[tuple[str, str], dict]) -> str:
     """The ranges as a Markdown list, for a release note or a closing comment."""
     known = [(k, r) for k, r in sorted(found.items()) if not r.get("unknown")]
     unknown = [(k, r) for k, r in sorted(found.items()) if r.get("unknown")]
-    out = ["# Affected ranges from the release code\n", f"{len(known)} ranges found; {len(unknown)} left unknown.\n",
-           "## Ranges found\n"]
+    out = [
+        "# Affected ranges from the release code\n",
+        f"{len(known)} ranges found; {len(unknown)} left unknown.\n",
+        "## Ranges found\n",
+    ]
     for (ident, product), r in known:
         ev = r["evidence"]
         end = f"fixed {r['fixed']}" if "fixed" in r else f"last affected {r['last_affected']} (still holds)"
-        out.append(f"- **{ident}** ({product}): introduced {r['introduced']}, {end}. Predicate: {ev['predicate']}; "
-                   f"holds {ev['holds_first']} to {ev['holds_last']} in `{ev['file']}`"
-                   + (f" (line {ev['line']} at {ev['holds_last']})" if "line" in ev else "")
-                   + f"; releases checked: {', '.join(ev['checked'])}.")
+        out.append(
+            f"- **{ident}** ({product}): introduced {r['introduced']}, {end}. Predicate: {ev['predicate']}; "
+            f"holds {ev['holds_first']} to {ev['holds_last']} in `{ev['file']}`"
+            + (f" (line {ev['line']} at {ev['holds_last']})" if "line" in ev else "")
+            + f"; releases checked: {', '.join(ev['checked'])}."
+        )
     out.append("\n## Left unknown\n")
     for (ident, product), r in unknown:
         out.append(f"- **{ident}** ({product}): {r['reason']}")
@@ -536,10 +571,18 @@ def note(found: dict[tuple[str, str], dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.bisect_ranges", description=__doc__.split("\n\n")[0])
     ap.add_argument("incidents", nargs="*", help="only these incident ids (default: every predicate)")
-    ap.add_argument("--wheels", type=Path, default=ROOT / ".wheels", help="folder of release archives (pip downloads "
-                                                                          "missing ones into it)")
-    ap.add_argument("--router-sdists", type=Path, help="folder of sglang-router source archives (default: "
-                                                        "<wheels>/router-sdists; missing ones are downloaded from PyPI)")
+    ap.add_argument(
+        "--wheels",
+        type=Path,
+        default=ROOT / ".wheels",
+        help="folder of release archives (pip downloads missing ones into it)",
+    )
+    ap.add_argument(
+        "--router-sdists",
+        type=Path,
+        help="folder of sglang-router source archives (default: "
+        "<wheels>/router-sdists; missing ones are downloaded from PyPI)",
+    )
     ap.add_argument("--predicates", type=Path, default=PREDICATES)
     ap.add_argument("--data", type=Path, default=DATA / "incidents.yaml")
     ap.add_argument("--verify", action="store_true", help="evaluate every release, not a bisection")
@@ -559,8 +602,11 @@ def main(argv: list[str] | None = None) -> int:
         failed = 0
         for pred in preds:
             if pred.reason:
-                found[(pred.incident, pred.product)] = {"product": pred.product, "unknown": True,
-                                                        "reason": " ".join(str(pred.reason).split())}
+                found[(pred.incident, pred.product)] = {
+                    "product": pred.product,
+                    "unknown": True,
+                    "reason": " ".join(str(pred.reason).split()),
+                }
                 continue
             try:
                 rng = bisect(pred, releases_of(pred.product), wheels, verify=args.verify)
@@ -571,8 +617,10 @@ def main(argv: list[str] | None = None) -> int:
             found[(pred.incident, pred.product)] = rng
             ev = rng["evidence"]
             end = f"fixed {rng['fixed']}" if "fixed" in rng else f"last_affected {rng['last_affected']}"
-            print(f"{pred.incident}: introduced {rng['introduced']}, {end} "
-                  f"({len(ev['checked'])} releases checked)", file=sys.stderr)
+            print(
+                f"{pred.incident}: introduced {rng['introduced']}, {end} ({len(ev['checked'])} releases checked)",
+                file=sys.stderr,
+            )
         if args.note:
             args.note.write_text(note(found), encoding="utf-8")
         if args.dry_run:

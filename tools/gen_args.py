@@ -96,19 +96,22 @@ comes from ``type=`` or the field's annotation; parser functions map by name
 ``default`` is the field's declared default; ``None`` with an ``Arg(fallback=)``
 that resolution does not override gives the fallback, else null.
 """
+
 from __future__ import annotations
 
 import argparse
 import ast
 import json
+import math
 import re
 import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -160,14 +163,17 @@ class GitTree(Tree):
 
     def read(self, path: str) -> str | None:
         if path not in self._cache:
-            run = subprocess.run(["git", "--git-dir", self.git_dir, "show", f"{self.ref}:{path}"],
-                                 capture_output=True)
+            run = subprocess.run(["git", "--git-dir", self.git_dir, "show", f"{self.ref}:{path}"], capture_output=True)
             self._cache[path] = run.stdout.decode("utf-8") if run.returncode == 0 else None
         return self._cache[path]
 
     def commit(self) -> str:
-        out = subprocess.run(["git", "--git-dir", self.git_dir, "rev-parse", f"{self.ref}^{{commit}}"],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            ["git", "--git-dir", self.git_dir, "rev-parse", f"{self.ref}^{{commit}}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return out.stdout.strip()
 
 
@@ -232,14 +238,14 @@ class ExtCall:
 class Instance:
     """The result of calling a class of the code being read: its arguments are kept."""
 
-    cls: "ClassObj"
+    cls: ClassObj
     args: list
     kwargs: dict
 
 
 @dataclass(eq=False)
 class EnumMember:
-    cls: "ClassObj"
+    cls: ClassObj
     name: str
     value: Any
 
@@ -316,7 +322,7 @@ class ParserObj:
 
 
 class Module:
-    def __init__(self, interp: "Interp", name: str, path: str, source: str):
+    def __init__(self, interp: Interp, name: str, path: str, source: str):
         self.interp, self.name, self.path = interp, name, path
         self.is_package = path.endswith("__init__.py")
         self.tree = ast.parse(source, filename=path)
@@ -419,15 +425,20 @@ class Module:
 
 
 def _is_main_test(test) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__")
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 class Env:
     """A scope: local names, then the enclosing function's, then the module's."""
 
-    def __init__(self, module: Module, parent: "Env | None" = None, local: dict | None = None):
+    def __init__(self, module: Module, parent: Env | None = None, local: dict | None = None):
         self.module, self.parent, self.local = module, parent, dict(local or {})
 
     def lookup(self, name):
@@ -507,7 +518,7 @@ class ClassObj:
                     out.append(EnumMember(self, n, self.interp.eval(st.value, Env(self.module, self.closure))))
         return out
 
-    def fields(self) -> list[tuple[str, ast.expr, ast.expr | None, "ClassObj"]]:
+    def fields(self) -> list[tuple[str, ast.expr, ast.expr | None, ClassObj]]:
         """Annotated class attributes, base classes first, as a dataclass or Struct sees them."""
         out: dict[str, tuple] = {}
         for b in self.bases():
@@ -523,7 +534,6 @@ class ClassObj:
                     continue
                 out[st.target.id] = (st.target.id, ann, st.value, self)
         return list(out.values())
-
 
 
 def _dotted(node) -> str:
@@ -550,11 +560,41 @@ class FuncObj:
 
 
 BUILTINS: dict[str, Any] = {
-    "None": None, "True": True, "False": False,
-    **{n: Ext(f"builtins.{n}") for n in (
-        "str", "int", "float", "bool", "list", "dict", "set", "tuple", "sorted", "len", "frozenset",
-        "object", "type", "print", "isinstance", "getattr", "hasattr", "range", "zip", "enumerate",
-        "min", "max", "any", "all", "reversed", "repr", "open")},
+    "None": None,
+    "True": True,
+    "False": False,
+    **{
+        n: Ext(f"builtins.{n}")
+        for n in (
+            "str",
+            "int",
+            "float",
+            "bool",
+            "list",
+            "dict",
+            "set",
+            "tuple",
+            "sorted",
+            "len",
+            "frozenset",
+            "object",
+            "type",
+            "print",
+            "isinstance",
+            "getattr",
+            "hasattr",
+            "range",
+            "zip",
+            "enumerate",
+            "min",
+            "max",
+            "any",
+            "all",
+            "reversed",
+            "repr",
+            "open",
+        )
+    },
 }
 
 
@@ -564,8 +604,9 @@ BUILTINS: dict[str, Any] = {
 
 
 class Interp:
-    def __init__(self, tree: Tree, warn: Callable[[str], None] | None = None,
-                 intercept: dict[str, Callable] | None = None):
+    def __init__(
+        self, tree: Tree, warn: Callable[[str], None] | None = None, intercept: dict[str, Callable] | None = None
+    ):
         self.tree = tree
         self._modules: dict[str, Module | None] = {}
         self.warnings: list[str] = []
@@ -639,8 +680,9 @@ class Interp:
                         parts.append("{" + ast.unparse(v.value) + "}")
                     else:
                         val = _plain(val)
-                        parts.append(repr(val) if v.conversion == ord("r") else
-                                     format(val, self._spec(v.format_spec, env)))
+                        parts.append(
+                            repr(val) if v.conversion == ord("r") else format(val, self._spec(v.format_spec, env))
+                        )
             return "".join(parts)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             out = []
@@ -655,7 +697,7 @@ class Interp:
             return _as_set(out) if isinstance(node, ast.Set) else out
         if isinstance(node, ast.Dict):
             mapping = {}
-            for k, v in zip(node.keys, node.values):
+            for k, v in zip(node.keys, node.values, strict=False):
                 if k is None:
                     d = self.eval(v, env)
                     if isinstance(d, dict):
@@ -675,8 +717,10 @@ class Interp:
         if isinstance(node, ast.Subscript):
             obj = self.eval(node.value, env)
             if isinstance(node.slice, ast.Slice):
-                parts = [None if x is None else self.eval(x, env)
-                         for x in (node.slice.lower, node.slice.upper, node.slice.step)]
+                parts = [
+                    None if x is None else self.eval(x, env)
+                    for x in (node.slice.lower, node.slice.upper, node.slice.step)
+                ]
                 if isinstance(obj, (list, str)) and all(x is None or isinstance(x, int) for x in parts):
                     return obj[slice(*parts)]
                 return Unknown("slice")
@@ -695,18 +739,23 @@ class Interp:
             if isinstance(node.op, ast.Add) and type(a) is type(b) and isinstance(a, (list, str, int, float)):
                 return a + b
             nums = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
-            arith = {ast.Mult: lambda: a * b, ast.Sub: lambda: a - b, ast.FloorDiv: lambda: a // b,
-                     ast.Div: lambda: a / b, ast.Pow: lambda: a ** b if abs(b) < 64 else Unknown("pow")}
+            arith = {
+                ast.Mult: lambda: a * b,
+                ast.Sub: lambda: a - b,
+                ast.FloorDiv: lambda: a // b,
+                ast.Div: lambda: a / b,
+                ast.Pow: lambda: a**b if abs(b) < 64 else Unknown("pow"),
+            }
             if nums and type(node.op) in arith:
                 return arith[type(node.op)]()
             if isinstance(node.op, ast.BitOr) and isinstance(a, dict) and isinstance(b, dict):
                 return {**a, **b}
-            if isinstance(node.op, ast.BitOr) and all(isinstance(x, (Ext, ClassObj, UnionType)) or x is None
-                                                      for x in (a, b)):
+            if isinstance(node.op, ast.BitOr) and all(
+                isinstance(x, (Ext, ClassObj, UnionType)) or x is None for x in (a, b)
+            ):
                 parts = []
                 for x in (a, b):
-                    parts.extend(x.args if isinstance(x, UnionType) else
-                                 [Ext("builtins.NoneType") if x is None else x])
+                    parts.extend(x.args if isinstance(x, UnionType) else [Ext("builtins.NoneType") if x is None else x])
                 return UnionType(parts)
             return Unknown("binop")
         if isinstance(node, ast.UnaryOp):
@@ -723,13 +772,13 @@ class Interp:
             vals = [self.eval(v, env) for v in node.values]
             truths = [self.truth(v) for v in vals]
             if isinstance(node.op, ast.And):
-                for v, t in zip(vals, truths):
+                for v, t in zip(vals, truths, strict=False):
                     if t is None:
                         return Unknown("and")
                     if not t:
                         return v
                 return vals[-1]
-            for v, t in zip(vals, truths):
+            for v, t in zip(vals, truths, strict=False):
                 if t is None:
                     return Unknown("or")
                 if t:
@@ -738,11 +787,20 @@ class Interp:
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             a, b = self.eval(node.left, env), self.eval(node.comparators[0], env)
             op = node.ops[0]
-            if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and any(
-                    isinstance(x, (Ext, ClassObj)) for x in (a, b)) and not unknown(a) and not unknown(b):
-                same = (a is b or (isinstance(a, Ext) and isinstance(b, Ext) and a.name == b.name))
+            if (
+                isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+                and any(isinstance(x, (Ext, ClassObj)) for x in (a, b))
+                and not unknown(a)
+                and not unknown(b)
+            ):
+                same = a is b or (isinstance(a, Ext) and isinstance(b, Ext) and a.name == b.name)
                 return same if isinstance(op, (ast.Is, ast.Eq)) else not same
-            if isinstance(op, (ast.In, ast.NotIn)) and not unknown(a) and _plain_ok(a) and isinstance(b, (dict, list, str)):
+            if (
+                isinstance(op, (ast.In, ast.NotIn))
+                and not unknown(a)
+                and _plain_ok(a)
+                and isinstance(b, (dict, list, str))
+            ):
                 a = _plain(a)
                 if isinstance(b, dict):
                     found = _hashable(a) and a in b
@@ -923,11 +981,18 @@ class Interp:
             return Ext("builtins.NoneType")
         if name == "builtins.isinstance" and len(args) == 2:
             kinds = args[1] if isinstance(args[1], list) else [args[1]]
-            pytypes = {"builtins.str": str, "builtins.int": int, "builtins.float": float,
-                       "builtins.bool": bool, "builtins.list": list, "builtins.dict": dict,
-                       "builtins.tuple": list}
+            pytypes = {
+                "builtins.str": str,
+                "builtins.int": int,
+                "builtins.float": float,
+                "builtins.bool": bool,
+                "builtins.list": list,
+                "builtins.dict": dict,
+                "builtins.tuple": list,
+            }
             if all(isinstance(k, Ext) and k.name in pytypes for k in kinds) and (
-                    _plain_ok(args[0]) or isinstance(args[0], list)):
+                _plain_ok(args[0]) or isinstance(args[0], list)
+            ):
                 return isinstance(args[0], tuple(pytypes[k.name] for k in kinds))
             return Unknown("isinstance")
         if name == "builtins.hasattr" and len(args) == 2 and isinstance(args[1], str):
@@ -937,10 +1002,18 @@ class Interp:
                 return False
             return Unknown("hasattr")
         if name == "dataclasses.fields" and args and isinstance(args[0], ClassObj):
-            return [Instance(DATACLASS_FIELD, [], {
-                "name": fname, "type": self.eval(ann, owner.env()),
-                "default": (self.eval(dnode, owner.env()) if dnode is not None else MISSING)})
-                for fname, ann, dnode, owner in args[0].fields()]
+            return [
+                Instance(
+                    DATACLASS_FIELD,
+                    [],
+                    {
+                        "name": fname,
+                        "type": self.eval(ann, owner.env()),
+                        "default": (self.eval(dnode, owner.env()) if dnode is not None else MISSING),
+                    },
+                )
+                for fname, ann, dnode, owner in args[0].fields()
+            ]
         return ExtCall(name, args, kwargs)
 
     def method(self, obj, name, args, kwargs):
@@ -975,9 +1048,21 @@ class Interp:
                 obj.set_defaults.update(kwargs)
                 return None
             return Unknown(f"parser.{name}")
-        if isinstance(obj, str) and name in ("lower", "upper", "strip", "replace", "join", "format",
-                                                 "lstrip", "rstrip", "split", "startswith", "endswith",
-                                                 "removeprefix", "removesuffix"):
+        if isinstance(obj, str) and name in (
+            "lower",
+            "upper",
+            "strip",
+            "replace",
+            "join",
+            "format",
+            "lstrip",
+            "rstrip",
+            "split",
+            "startswith",
+            "endswith",
+            "removeprefix",
+            "removesuffix",
+        ):
             if all(_plain_ok(a) and not unknown(a) for a in args) and not kwargs:
                 try:
                     return getattr(obj, name)(*[_plain(a) for a in args])
@@ -1031,9 +1116,9 @@ class Interp:
             else:
                 local[p.arg] = Unknown(f"argument {p.arg}")
         if a.vararg:
-            local[a.vararg.arg] = list(args[len(positional):])
+            local[a.vararg.arg] = list(args[len(positional) :])
         kwargs = dict(kwargs)
-        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False):
             if p.arg in kwargs:
                 local[p.arg] = kwargs.pop(p.arg)
             else:
@@ -1100,8 +1185,10 @@ class Interp:
                 # Decided at run time: read both branches. A branch that returns a
                 # value only known at run time (``sys.modules.get(...)``) gives way
                 # to the code after it, which is usually the static fallback.
-                self.warn(f"{env.module.path}:{st.lineno}: condition `{ast.unparse(st.test)}` "
-                          "is decided at run time; both branches were read")
+                self.warn(
+                    f"{env.module.path}:{st.lineno}: condition `{ast.unparse(st.test)}` "
+                    "is decided at run time; both branches were read"
+                )
                 for branch in (st.body, st.orelse):
                     try:
                         self.exec_body(branch, env)
@@ -1145,7 +1232,9 @@ class Interp:
             env.local[st.name] = ClassObj(env.module, st, env)
         elif isinstance(st, ast.Import):
             for a in st.names:
-                env.local[a.asname or a.name.split(".")[0]] = self.module(a.name if a.asname else a.name.split(".")[0]) or Ext(a.name)
+                env.local[a.asname or a.name.split(".")[0]] = self.module(
+                    a.name if a.asname else a.name.split(".")[0]
+                ) or Ext(a.name)
         elif isinstance(st, ast.ImportFrom):
             base = self.absolute(env.module, st.module, st.level)
             for a in st.names:
@@ -1165,9 +1254,15 @@ class Interp:
             dest = first.lstrip("-").replace("-", "_")
         action = kwargs.get("action")
         rec = Recorded(
-            option_strings=names, dest=dest, action=action, type=kwargs.get("type"),
-            default=kwargs.get("default", MISSING), choices=kwargs.get("choices"),
-            nargs=kwargs.get("nargs"), const=kwargs.get("const"), help=kwargs.get("help"),
+            option_strings=names,
+            dest=dest,
+            action=action,
+            type=kwargs.get("type"),
+            default=kwargs.get("default", MISSING),
+            choices=kwargs.get("choices"),
+            nargs=kwargs.get("nargs"),
+            const=kwargs.get("const"),
+            help=kwargs.get("help"),
             deprecated=kwargs.get("deprecated") is True,
         )
         parser.recorded.append(rec)
@@ -1316,7 +1411,7 @@ def _type_shape(node) -> tuple[str, Any, bool]:
     return "other", None, optional
 
 
-def emulate_add_cli_args_from_dataclass(schema_for: Callable[[Any], "Schema"]):
+def emulate_add_cli_args_from_dataclass(schema_for: Callable[[Any], Schema]):
     """An intercept for ``add_cli_args_from_dataclass(parser, cls, fields=None)``.
 
     It mirrors that function in SGLang's ``arg_groups/arg_utils.py`` (the same
@@ -1404,8 +1499,14 @@ def _takes_no_value(interp: Interp, rec: Recorded) -> bool:
     if isinstance(action, str):
         return action in _SWITCH_ACTIONS
     if isinstance(action, Ext):
-        return action.name.split(".")[-1] in ("BooleanOptionalAction", "_StoreTrueAction", "_StoreFalseAction",
-                                             "_StoreConstAction", "_HelpAction", "_VersionAction")
+        return action.name.split(".")[-1] in (
+            "BooleanOptionalAction",
+            "_StoreTrueAction",
+            "_StoreFalseAction",
+            "_StoreConstAction",
+            "_HelpAction",
+            "_VersionAction",
+        )
     if isinstance(action, ClassObj):
         if rec.nargs == 0:
             return True
@@ -1415,14 +1516,18 @@ def _takes_no_value(interp: Interp, rec: Recorded) -> bool:
         if isinstance(init, FuncObj):
             a = init.node.args
             pos = list(a.posonlyargs) + list(a.args)
-            defaults = dict(zip([p.arg for p in pos[len(pos) - len(a.defaults):]], a.defaults))
-            defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+            defaults = dict(zip([p.arg for p in pos[len(pos) - len(a.defaults) :]], a.defaults, strict=False))
+            defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None})
             d = defaults.get("nargs")
             if isinstance(d, ast.Constant) and d.value == 0:
                 return True
         for b in action.bases():
-            if isinstance(b, Ext) and b.name.split(".")[-1] in ("_StoreTrueAction", "_StoreFalseAction",
-                                                               "_StoreConstAction", "BooleanOptionalAction"):
+            if isinstance(b, Ext) and b.name.split(".")[-1] in (
+                "_StoreTrueAction",
+                "_StoreFalseAction",
+                "_StoreConstAction",
+                "BooleanOptionalAction",
+            ):
                 return True
     return False
 
@@ -1436,8 +1541,7 @@ def _type_name(t) -> str:
             return "json"
         return short if short in ("int", "float", "str", "bool") else _by_name(short)
     if isinstance(t, FuncObj):
-        loads = any(isinstance(n, ast.Call) and _dotted(n.func).split(".")[-1] == "loads"
-                    for n in ast.walk(t.node))
+        loads = any(isinstance(n, ast.Call) and _dotted(n.func).split(".")[-1] == "loads" for n in ast.walk(t.node))
         return "json" if loads else _by_name(t.name)
     if isinstance(t, ClassObj):
         return _by_name(t.name)
@@ -1471,7 +1575,7 @@ def _json_default(v):
     if not _plain_ok(v):
         return None
     v = _plain(v)
-    return None if isinstance(v, float) and v != v or v in (float("inf"), float("-inf")) else v
+    return None if (isinstance(v, float) and math.isnan(v)) or v in (float("inf"), float("-inf")) else v
 
 
 def _help_text(h) -> str:
@@ -1482,8 +1586,14 @@ def _help_text(h) -> str:
     return ""
 
 
-def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbreviations: bool,
-           dest_map: dict[str, str] | None = None) -> list[dict]:
+def finish(
+    interp: Interp,
+    parser: ParserObj,
+    schema: Schema | None,
+    *,
+    abbreviations: bool,
+    dest_map: dict[str, str] | None = None,
+) -> list[dict]:
     """The output entries: one per argument, aliases and abbreviations folded in, sorted by name.
 
     ``dest_map`` renames parsed values onto fields (older releases' ``from_cli_args`` copies
@@ -1499,10 +1609,16 @@ def finish(interp: Interp, parser: ParserObj, schema: Schema | None, *, abbrevia
         fields = schema.fields if schema else {}
         target = dest_map.get(rec.dest, rec.dest)
         fi = fields.get(target)
-        deprecated = rec.deprecated or _action_name(rec.action).startswith("Deprecated") or bool(
-            _DEPRECATED_HELP.search(_help_text(rec.help)))
-        own_dest = (next((o for o in rec.option_strings if o.startswith("--")), rec.option_strings[0])
-                    .lstrip("-").replace("-", "_"))
+        deprecated = (
+            rec.deprecated
+            or _action_name(rec.action).startswith("Deprecated")
+            or bool(_DEPRECATED_HELP.search(_help_text(rec.help)))
+        )
+        own_dest = (
+            next((o for o in rec.option_strings if o.startswith("--")), rec.option_strings[0])
+            .lstrip("-")
+            .replace("-", "_")
+        )
         field_name = target if fi is not None and not (deprecated and rec.dest != own_dest) else None
         # default
         if no_value:
@@ -1672,7 +1788,9 @@ def read_sglang(tree: Tree, warn=None) -> tuple[list[dict], str]:
         raise SystemExit("gen_args: ServerArgs.add_cli_args not found")
     interp.run_function(add, [parser], {})
     dest_map = _copied_fields(server_args.attr("from_cli_args"))
-    files = "sglang/srt/server_args.py" + (" and sglang/srt/arg_groups/" if tree.exists("sglang/srt/arg_groups/arg_utils.py") else "")
+    files = "sglang/srt/server_args.py" + (
+        " and sglang/srt/arg_groups/" if tree.exists("sglang/srt/arg_groups/arg_utils.py") else ""
+    )
     return finish(interp, parser, schema_for(server_args), abbreviations=True, dest_map=dest_map), files
 
 
@@ -1682,9 +1800,15 @@ def _copied_fields(func) -> dict[str, str]:
     if not isinstance(func, FuncObj):
         return out
     for st in func.node.body:
-        if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Attribute)
-                and isinstance(st.value, ast.Attribute) and isinstance(st.value.value, ast.Name)
-                and isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == st.value.value.id):
+        if (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Attribute)
+            and isinstance(st.value, ast.Attribute)
+            and isinstance(st.value.value, ast.Name)
+            and isinstance(st.targets[0].value, ast.Name)
+            and st.targets[0].value.id == st.value.value.id
+        ):
             out[st.value.attr] = st.targets[0].attr
     return out
 
@@ -1712,8 +1836,13 @@ def _module_file(interp: Interp, name: str) -> str:
 def read_bench(tree: Tree, warn=None) -> tuple[list[dict], str]:
     interp = Interp(tree, warn)
     parser = _run_main(interp, "sglang.bench_serving")
-    files = sorted({m.path for m in interp._modules.values() if m is not None and m.name.startswith("sglang.")
-                    and ("bench" in m.name)})
+    files = sorted(
+        {
+            m.path
+            for m in interp._modules.values()
+            if m is not None and m.name.startswith("sglang.") and ("bench" in m.name)
+        }
+    )
     return finish(interp, parser, None, abbreviations=True), " and ".join(files)
 
 
@@ -1762,8 +1891,12 @@ def read_miles(tree: Tree, warn=None) -> tuple[list[dict], str]:
 READERS = {"sglang": read_sglang, "bench": read_bench, "router": read_router, "miles": read_miles}
 PACKAGES = {"sglang": "sglang", "bench": "sglang", "router": "sglang-router"}
 DISTS = {"sglang": "sglang", "bench": "sglang", "router": "sglang_router"}
-OUT_NAMES = {"sglang": "sglang-args", "bench": "sglang-bench-args", "router": "sglang-router-args",
-             "miles": "miles-args"}
+OUT_NAMES = {
+    "sglang": "sglang-args",
+    "bench": "sglang-bench-args",
+    "router": "sglang-router-args",
+    "miles": "miles-args",
+}
 
 
 def generate(program: str, tree: Tree, version: str, origin: str, warn=None) -> str:
@@ -1772,8 +1905,9 @@ def generate(program: str, tree: Tree, version: str, origin: str, warn=None) -> 
 
 
 def _download(package: str, version: str, into: str) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "download", f"{package}=={version}", "--no-deps",
-                    "-d", into, "-q"], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", f"{package}=={version}", "--no-deps", "-d", into, "-q"], check=True
+    )
     wheels = sorted(Path(into).glob("*.whl"))
     if not wheels:
         raise SystemExit(f"gen_args: pip download {package}=={version} gave no wheel")
@@ -1788,14 +1922,24 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--wheel", type=Path, help="a wheel file")
     src.add_argument("--src", type=Path, help="an unpacked wheel or source tree (the folder holding the package)")
     src.add_argument("--git", type=Path, help="a git directory (with --ref): for Miles")
-    src.add_argument("--sdist", type=Path, help="for router: its source archive (sglang_router-<v>.tar.gz, as PyPI "
-                                                "serves it; read, never built)")
+    src.add_argument(
+        "--sdist",
+        type=Path,
+        help="for router: its source archive (sglang_router-<v>.tar.gz, as PyPI serves it; read, never built)",
+    )
     ap.add_argument("--ref", default="HEAD", help="tag or commit in --git")
-    ap.add_argument("--with-src", type=Path, action="append", default=[],
-                    help="for miles: an unpacked SGLang or sglang-router wheel whose parser Miles copies "
-                         "(--sglang-*, --router-*); repeatable")
-    ap.add_argument("--label", help="version label for the output (default: the release's own version, "
-                                    "or the short commit for --git)")
+    ap.add_argument(
+        "--with-src",
+        type=Path,
+        action="append",
+        default=[],
+        help="for miles: an unpacked SGLang or sglang-router wheel whose parser Miles copies "
+        "(--sglang-*, --router-*); repeatable",
+    )
+    ap.add_argument(
+        "--label",
+        help="version label for the output (default: the release's own version, or the short commit for --git)",
+    )
     ap.add_argument("--out", help="output path; '-' for standard output (default: data/<name>-<version>.json)")
     args = ap.parse_args(argv)
 
@@ -1810,11 +1954,17 @@ def main(argv: list[str] | None = None) -> int:
             commit = git.commit()
             tree: Tree = ChainTree([git] + [DirTree(p) for p in args.with_src])
             version = args.label or commit[:12]
-            withs = [f"{d}=={_version_of(DirTree(p), d)}" for p in args.with_src
-                     for d in ("sglang", "sglang_router") if _version_of(DirTree(p), d)]
+            withs = [
+                f"{d}=={_version_of(DirTree(p), d)}"
+                for p in args.with_src
+                for d in ("sglang", "sglang_router")
+                if _version_of(DirTree(p), d)
+            ]
             origin = f"radixark/miles at commit {commit}" + (
                 f" (its --sglang-*, --eval-sglang-* and --router-* copies taken from {' and '.join(withs)})"
-                if withs else "")
+                if withs
+                else ""
+            )
         else:
             if args.git:
                 ap.error("--git is for miles")
@@ -1832,7 +1982,8 @@ def main(argv: list[str] | None = None) -> int:
             if not version:
                 ap.error("the release's version is not recorded in its dist-info; pass --label")
             origin = f"{PACKAGES[args.program]}=={version} " + (
-                "source archive (sdist) from PyPI" if args.sdist else "wheel from PyPI")
+                "source archive (sdist) from PyPI" if args.sdist else "wheel from PyPI"
+            )
         text = generate(args.program, tree, version, origin, warn)
     if args.out == "-":
         sys.stdout.write(text)

@@ -7,6 +7,7 @@ same; an edit to either (under a generator's serve mode) loads it again. The gen
 configuration names the manual's project folder in ``extra.sgm_project``: the data and the section
 pages' sources are read from there.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,7 +43,12 @@ def state_for(conf: dict) -> BuildState:
     if cached and cached[0] == stamp:
         return cached[1]
     settings = read(project / "mkdocs.yml")
-    state = BuildState.load(project, settings.docs_dir, site_url=conf.get("site_url"),
-                            repo_url=extra.get("repository"), markdown=settings.markdown)
+    state = BuildState.load(
+        project,
+        settings.docs_dir,
+        site_url=conf.get("site_url"),
+        repo_url=extra.get("repository"),
+        markdown=settings.markdown,
+    )
     _cache[key] = (stamp, state)
     return state

@@ -5,6 +5,7 @@ for machines) and puts the macros' HTML back after Markdown.
 opsmanual/builders/mkdocs_hooks.py forwards MkDocs' events here, with this build's
 :class:`~opsmanual.site.state.BuildState`.
 """
+
 from __future__ import annotations
 
 from functools import partial
@@ -26,8 +27,13 @@ def start(config) -> BuildState:
     render.keep_compiled_templates(project / ".cache" / "jinja")
     markdown = (list(config["markdown_extensions"]), dict(config["mdx_configs"]))
     try:
-        return BuildState.load(project, Path(config["docs_dir"]), site_url=config["site_url"],
-                               repo_url=config.extra.get("repository"), markdown=markdown)
+        return BuildState.load(
+            project,
+            Path(config["docs_dir"]),
+            site_url=config["site_url"],
+            repo_url=config.extra.get("repository"),
+            markdown=markdown,
+        )
     except ManualError as err:
         raise PluginError(err.report()) from None
 

@@ -6,6 +6,7 @@ of the opsmanual package therefore shows on the next rebuild, without a restart.
 With mkdocs_build.py, this is the only code that knows MkDocs' hooks; the
 mkdocs-macros module (macros/__init__.py) is the other glue.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -19,6 +19,7 @@ The exit status follows grep: 0 when an incident matches, 1 when none does, 2 on
 that cannot be read, bytes that are not UTF-8, binary data, an empty report or one longer than the
 limit), with one line on standard error. The engine is opsmanual/engines/diagnose.py.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,10 +39,21 @@ class UsageError(Exception):
 
 
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
-    opts = {"json": False, "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
-            "repo_url": os.environ.get("REPO_URL") or None, "project": ROOT, "bundle": None, "exposure_bundle": None}
-    valued = {"--site-url": "site_url", "--repo-url": "repo_url", "--project": "project", "--bundle": "bundle",
-              "--exposure-bundle": "exposure_bundle"}
+    opts = {
+        "json": False,
+        "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+        "repo_url": os.environ.get("REPO_URL") or None,
+        "project": ROOT,
+        "bundle": None,
+        "exposure_bundle": None,
+    }
+    valued = {
+        "--site-url": "site_url",
+        "--repo-url": "repo_url",
+        "--project": "project",
+        "--bundle": "bundle",
+        "--exposure-bundle": "exposure_bundle",
+    }
     words: list[str] = []
     i = 0
     while i < len(argv):
@@ -60,7 +72,7 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
                 i += 1
                 opts[key] = argv[i]
         elif a == "--":
-            words.extend(argv[i + 1:])
+            words.extend(argv[i + 1 :])
             break
         elif a.startswith("-") and a != "-":
             raise UsageError(f"unknown option {a}")
@@ -89,8 +101,10 @@ def read_report(name: str) -> str:
         except OSError as err:
             raise UsageError(f"{name}: cannot read: {err.strerror or err}") from None
     if len(data) > MAX_BYTES:
-        raise UsageError(f"{label}: the report is longer than {MAX_BYTES:,} bytes; give the part around the error "
-                         "(the triage command reads whole logs)")
+        raise UsageError(
+            f"{label}: the report is longer than {MAX_BYTES:,} bytes; give the part around the error "
+            "(the triage command reads whole logs)"
+        )
     nul = data.find(b"\0")
     if nul >= 0:
         raise UsageError(f"{label}:{data.count(NL, 0, nul) + 1}: binary data (a NUL byte); a report is text")
@@ -99,8 +113,10 @@ def read_report(name: str) -> str:
     except UnicodeDecodeError as err:
         raise UsageError(f"{label}:{data.count(NL, 0, err.start) + 1}: bytes that are not UTF-8") from None
     if len(text) > MAX_CHARS:
-        raise UsageError(f"{label}: the report is longer than {MAX_CHARS:,} characters; give the part around the "
-                         "error (the triage command reads whole logs)")
+        raise UsageError(
+            f"{label}: the report is longer than {MAX_CHARS:,} characters; give the part around the "
+            "error (the triage command reads whole logs)"
+        )
     if not text.strip():
         raise UsageError(f"{label}: the report is empty")
     return text
@@ -120,8 +136,13 @@ def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
 def _text(out: dict, base: str) -> str:
     f = out["facts"]
     lines = [f"Answer: {out['answer']}.", "", "Read from the report (correct it if it is wrong):"]
-    labels = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles", "torch": "PyTorch",
-              "cuda": "CUDA"}
+    labels = {
+        "sglang": "SGLang",
+        "sglang-router": "sglang-router",
+        "miles": "Miles",
+        "torch": "PyTorch",
+        "cuda": "CUDA",
+    }
     lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
     gpu = f["gpu"]["name"] if f["gpu"] else "none"
     lines.append(f"  GPU: {gpu}" + (f", {f['memory']} GiB" if f["memory"] else ""))
@@ -159,16 +180,41 @@ def _text(out: dict, base: str) -> str:
 
 
 def _json(out: dict, base: str) -> list:
-    items: list[dict] = [{"kind": "incident", "id": r["id"], "verdict": r["verdict"], "score": r["score"],
-                          "why": r["why"], "title": r["title"], "url": base + r["path"]} for r in out["results"]]
+    items: list[dict] = [
+        {
+            "kind": "incident",
+            "id": r["id"],
+            "verdict": r["verdict"],
+            "score": r["score"],
+            "why": r["why"],
+            "title": r["title"],
+            "url": base + r["path"],
+        }
+        for r in out["results"]
+    ]
     for g in out["guidance"]:
         why = [f"log line {g['line']}: {g['text']}"] + ([f"{g['phaseLabel']}: {g['advice']}"] if g["advice"] else [])
-        items.append({"kind": "guidance", "id": g["id"], "verdict": "guidance", "why": why, "title": g["title"],
-                      "phase": g["phase"], "url": base + g["path"] if g["path"] else None})
-    answer = {"kind": "answer", "id": "answer", "verdict": out["answer"],
-              "why": [f"{sum(r['verdict'] == 'matches' for r in out['results'])} incidents match, "
-                      f"{sum(r['verdict'] == 'related' for r in out['results'])} are related"],
-              "facts": out["facts"]}
+        items.append(
+            {
+                "kind": "guidance",
+                "id": g["id"],
+                "verdict": "guidance",
+                "why": why,
+                "title": g["title"],
+                "phase": g["phase"],
+                "url": base + g["path"] if g["path"] else None,
+            }
+        )
+    answer = {
+        "kind": "answer",
+        "id": "answer",
+        "verdict": out["answer"],
+        "why": [
+            f"{sum(r['verdict'] == 'matches' for r in out['results'])} incidents match, "
+            f"{sum(r['verdict'] == 'related' for r in out['results'])} are related"
+        ],
+        "facts": out["facts"],
+    }
     if "report" in out:
         answer["report"] = out["report"]
     items.append(answer)
@@ -199,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         if opts["bundle"]:
             with open(opts["bundle"], encoding="utf-8") as f:
                 bundle = json.load(f)
-            with open(opts["exposure_bundle"] or os.path.join(os.path.dirname(opts["bundle"]), "exposure.json"),
-                      encoding="utf-8") as f:
+            with open(
+                opts["exposure_bundle"] or os.path.join(os.path.dirname(opts["bundle"]), "exposure.json"),
+                encoding="utf-8",
+            ) as f:
                 exposure = json.load(f)
         else:
             bundle, exposure = load_bundles(opts["project"], opts["repo_url"])
@@ -217,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = Diagnoser(bundle, exposure).diagnose(text)
     except Exception as err:
-        print(f"diagnose: internal error ({type(err).__name__}: {err}); please report it with the report",
-              file=sys.stderr)
+        print(
+            f"diagnose: internal error ({type(err).__name__}: {err}); please report it with the report", file=sys.stderr
+        )
         return 2
     base = opts["site_url"].rstrip("/") + "/"
     if opts["json"]:

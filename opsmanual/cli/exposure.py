@@ -19,6 +19,7 @@ The engine is opsmanual/engines/exposure.py. The command reads its bundle from
 data file or the code that makes the bundle changes, so that a check does not pay
 for YAML, Jinja or JSON Schema.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,19 +28,39 @@ import sys
 from opsmanual import ROOT
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
 from opsmanual.engines.command import MAX_CHARS
-from opsmanual.engines.exposure import (ADD, APPLIES, DOES_NOT_APPLY, LISTED, MAY_APPLY, NOT_CHECKABLE, WORDS, Engine,
-                                        fill, headline, to_decide, traits_from_config)
+from opsmanual.engines.exposure import (
+    ADD,
+    APPLIES,
+    DOES_NOT_APPLY,
+    LISTED,
+    MAY_APPLY,
+    NOT_CHECKABLE,
+    WORDS,
+    Engine,
+    fill,
+    headline,
+    to_decide,
+    traits_from_config,
+)
 
 # The code the cached bundle depends on: a change to any of them makes the cache stale.
-_BUNDLE_CODE = (os.path.join(ROOT, "opsmanual", "render", "bundle.py"),
-                os.path.join(ROOT, "opsmanual", "data", "exposure_words.py"), os.path.abspath(__file__))
+_BUNDLE_CODE = (
+    os.path.join(ROOT, "opsmanual", "render", "bundle.py"),
+    os.path.join(ROOT, "opsmanual", "data", "exposure_words.py"),
+    os.path.abspath(__file__),
+)
 
 
 def _is_args_file(name: str) -> bool:
     """<program>-args-<version>.json, the program in lower-case letters and hyphens."""
     program, sep, rest = name.partition("-args-")
-    return bool(sep) and bool(program) and all(c in "abcdefghijklmnopqrstuvwxyz-" for c in program) \
-        and len(rest) > len(".json") and rest.endswith(".json")
+    return (
+        bool(sep)
+        and bool(program)
+        and all(c in "abcdefghijklmnopqrstuvwxyz-" for c in program)
+        and len(rest) > len(".json")
+        and rest.endswith(".json")
+    )
 
 
 def _input_files(project: str) -> list[str]:
@@ -83,7 +104,7 @@ class _Blob:
     def load(self) -> dict:
         import marshal
 
-        return marshal.loads(self.data[self.start:self.end])
+        return marshal.loads(self.data[self.start : self.end])  # noqa: S302 -- the cache this command wrote
 
 
 def load_bundle(project: str = ROOT) -> dict:
@@ -103,10 +124,12 @@ def load_bundle(project: str = ROOT) -> dict:
         head, _, rest = data.partition(b"\n")
         if head.decode("utf-8", "replace") == key:
             size = int.from_bytes(rest[:8], "little")
-            core = marshal.loads(rest[8:8 + size])
+            core = marshal.loads(rest[8 : 8 + size])  # noqa: S302 -- the cache this command wrote
             base = len(head) + 1 + 8 + size
-            core["args"] = {program: {version: _Blob(data, base + a, base + b) for version, (a, b) in lists.items()}
-                            for program, lists in core["args"].items()}
+            core["args"] = {
+                program: {version: _Blob(data, base + a, base + b) for version, (a, b) in lists.items()}
+                for program, lists in core["args"].items()
+            }
             return core
     except (OSError, ValueError, EOFError, TypeError, KeyError):
         pass
@@ -138,9 +161,11 @@ def load_bundle(project: str = ROOT) -> dict:
     return result
 
 
-USAGE = ("usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
-         "[--fail-on applies|may-apply] [--site-url URL] -- COMMAND...\n"
-         "       python -m macros.exposure [options] -     (the command on standard input)")
+USAGE = (
+    "usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
+    "[--fail-on applies|may-apply] [--site-url URL] -- COMMAND...\n"
+    "       python -m macros.exposure [options] -     (the command on standard input)"
+)
 
 
 class _Json:
@@ -157,18 +182,33 @@ class UsageError(Exception):
 
 
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
-    opts = {"gpu": None, "version": None, "model_config": None, "json": False, "fail_on": "applies",
-            "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": ROOT, "bundle": None}
+    opts = {
+        "gpu": None,
+        "version": None,
+        "model_config": None,
+        "json": False,
+        "fail_on": "applies",
+        "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+        "project": ROOT,
+        "bundle": None,
+    }
     # --project (another checkout) and --bundle (a bundle file, no cache) serve the tests and `make bench`.
-    valued = {"--gpu": "gpu", "--version": "version", "--model-config": "model_config", "--fail-on": "fail_on",
-              "--site-url": "site_url", "--project": "project", "--bundle": "bundle"}
+    valued = {
+        "--gpu": "gpu",
+        "--version": "version",
+        "--model-config": "model_config",
+        "--fail-on": "fail_on",
+        "--site-url": "site_url",
+        "--project": "project",
+        "--bundle": "bundle",
+    }
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--":
-            return opts, argv[i + 1:]
+            return opts, argv[i + 1 :]
         if a == "-":
-            return opts, ["-"] + argv[i + 1:]
+            return opts, ["-"] + argv[i + 1 :]
         if a in ("-h", "--help"):
             raise SystemExit(print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE) or 0)
         if a == "--json":
@@ -198,8 +238,10 @@ def _read_command(words: list[str]) -> str:
         limit = 4 * MAX_CHARS  # bytes: MAX_CHARS characters of UTF-8 at most
         data = sys.stdin.buffer.read(limit + 1)
         if len(data) > limit:  # stop reading: standard input may never end (/dev/zero, a stuck pipe)
-            raise UsageError(f"the command on standard input is longer than {MAX_CHARS:,} characters; "
-                             "a launch command is a few hundred")
+            raise UsageError(
+                f"the command on standard input is longer than {MAX_CHARS:,} characters; "
+                "a launch command is a few hundred"
+            )
         return data.decode("utf-8")
     if len(words) == 1:
         return words[0]
@@ -223,8 +265,10 @@ def read_model_config(path: str, json) -> dict:
         if not stat.S_ISREG(info.st_mode):
             raise UsageError(f"the model config {path} is not a regular file (a config.json is)")
         if info.st_size > MAX_CONFIG:
-            raise UsageError(f"the model config {path} is {info.st_size:,} bytes; a config.json is a few "
-                             f"kilobytes (the limit is {MAX_CONFIG:,})")
+            raise UsageError(
+                f"the model config {path} is {info.st_size:,} bytes; a config.json is a few "
+                f"kilobytes (the limit is {MAX_CONFIG:,})"
+            )
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(MAX_CONFIG + 1)
     except OSError as err:
@@ -232,8 +276,9 @@ def read_model_config(path: str, json) -> dict:
     finally:
         os.close(fd)
     if len(data) > MAX_CONFIG:
-        raise UsageError(f"the model config {path} is longer than {MAX_CONFIG:,} bytes; a config.json is a few "
-                         "kilobytes")
+        raise UsageError(
+            f"the model config {path} is longer than {MAX_CONFIG:,} bytes; a config.json is a few kilobytes"
+        )
     try:
         cfg = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -262,7 +307,7 @@ def _text_report(out: dict, base: str, opts: dict) -> str:
     why and what is undecided; at most LISTED of them described, the rest named in one line."""
     lines = []
     applies = sum(1 for r in out["results"] if r["result"] == APPLIES)
-    listed = out["results"][:max(LISTED, applies)]
+    listed = out["results"][: max(LISTED, applies)]
     for r in listed:
         head = "APPLIES " if r["result"] == APPLIES else "MAY APPLY"
         lines.append(f"{head} {r['id']}  {r['name']}: {r['title']}")
@@ -274,7 +319,7 @@ def _text_report(out: dict, base: str, opts: dict) -> str:
         if r.get("note"):
             lines.append(f"  note: {r['note']}")
         lines.append(f"  {base}{r['path']}")
-    folded = out["results"][len(listed):]
+    folded = out["results"][len(listed) :]
     if folded:
         lines.append(fill(WORDS["more"], n=len(folded), ids=", ".join(r["id"] for r in folded)))
     lines.append(headline(out))
@@ -293,9 +338,19 @@ def _json_report(out: dict, base: str) -> list:
     then a summary with the verdicts' counts and ids."""
     items = []
     for rank, r in enumerate(out["results"], 1):
-        item = {"kind": "incident", "id": r["id"], "result": r["result"], "name": r["name"], "title": r["title"],
-                "why": r["why"], "undecided": r["undecided"], "add": r.get("add") or [],
-                "to_decide": [ADD[c]["cli"] for c in r.get("add") or ()], "rank": rank, "url": base + r["path"]}
+        item = {
+            "kind": "incident",
+            "id": r["id"],
+            "result": r["result"],
+            "name": r["name"],
+            "title": r["title"],
+            "why": r["why"],
+            "undecided": r["undecided"],
+            "add": r.get("add") or [],
+            "to_decide": [ADD[c]["cli"] for c in r.get("add") or ()],
+            "rank": rank,
+            "url": base + r["path"],
+        }
         if r.get("note"):
             item["note"] = r["note"]
         items.append(item)
@@ -310,14 +365,24 @@ def _json_report(out: dict, base: str) -> list:
             name, ids = counts[k - first]
             item.update(id=name, ids=ids)
         items.append(item)
-    verdicts = {APPLIES: [r["id"] for r in out["results"] if r["result"] == APPLIES],
-                MAY_APPLY: [r["id"] for r in out["results"] if r["result"] == MAY_APPLY],
-                DOES_NOT_APPLY: list(out.get("does_not_apply") or ()),
-                NOT_CHECKABLE: list(out["not_checkable"]) + list(out["unconditioned"])}
+    verdicts = {
+        APPLIES: [r["id"] for r in out["results"] if r["result"] == APPLIES],
+        MAY_APPLY: [r["id"] for r in out["results"] if r["result"] == MAY_APPLY],
+        DOES_NOT_APPLY: list(out.get("does_not_apply") or ()),
+        NOT_CHECKABLE: list(out["not_checkable"]) + list(out["unconditioned"]),
+    }
     decide = to_decide(out, "cli")
-    items.append({"kind": "summary", "id": "summary", "result": _verdict(out), "why": [headline(out)] +
-                  ([decide] if decide else []), "url": None,
-                  "counts": {k: len(v) for k, v in verdicts.items()}, "ids": verdicts})
+    items.append(
+        {
+            "kind": "summary",
+            "id": "summary",
+            "result": _verdict(out),
+            "why": [headline(out)] + ([decide] if decide else []),
+            "url": None,
+            "counts": {k: len(v) for k, v in verdicts.items()},
+            "ids": verdicts,
+        }
+    )
     return items
 
 
@@ -350,8 +415,11 @@ def main(argv: list[str] | None = None) -> int:
         if not words:
             raise UsageError("no command given")
     except UsageError as err:
-        print(f"exposure: {err} (usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] "
-              "[--model-config PATH] [--json] -- COMMAND..., or - to read it from standard input)", file=sys.stderr)
+        print(
+            f"exposure: {err} (usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] "
+            "[--model-config PATH] [--json] -- COMMAND..., or - to read it from standard input)",
+            file=sys.stderr,
+        )
         return 2
     model_traits = None
     try:
@@ -371,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
                 b = json.load(f)
         else:
             b = load_bundle(opts["project"])
-    except Exception as err:  # noqa: BLE001 -- bad data is reported, never a traceback
+    except Exception as err:
         from opsmanual.data.errors import ManualError
 
         if isinstance(err, ManualError):
@@ -381,9 +449,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         out = Engine(b).check(command, gpu=opts["gpu"], version=opts["version"], model_traits=model_traits)
-    except Exception as err:  # noqa: BLE001 -- a bug must still end in one line, not a traceback
-        print(f"exposure: internal error ({type(err).__name__}: {err}); please report it with the command",
-              file=sys.stderr)
+    except Exception as err:
+        print(
+            f"exposure: internal error ({type(err).__name__}: {err}); please report it with the command",
+            file=sys.stderr,
+        )
         return 2
     from opsmanual.text.terminal import escape_controls, json_text
 

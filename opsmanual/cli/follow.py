@@ -18,6 +18,7 @@ most 64 blocks, and nothing is kept once a line is printed.
 The matching is opsmanual/engines/logscan.py's, the same as the triage command's; bytes that are not
 UTF-8 are read as U+FFFD rather than stopping the watch.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,11 +30,11 @@ import time
 
 from opsmanual.engines.logscan import LINE_MAX, LineSplitter, Matcher, excerpt, first_match, match_line
 
-POLL = 0.02         # seconds between two looks at an idle file
-CHUNK = 1 << 16     # bytes read at a time
-TAIL = 64           # bytes last read, looked at again to tell a file rewritten in place
-TURN = 1 << 20      # bytes read from one file before the others get their turn
-STDIN_BLOCKS = 64   # blocks of standard input waiting to be matched, at most
+POLL = 0.02  # seconds between two looks at an idle file
+CHUNK = 1 << 16  # bytes read at a time
+TAIL = 64  # bytes last read, looked at again to tell a file rewritten in place
+TURN = 1 << 20  # bytes read from one file before the others get their turn
+STDIN_BLOCKS = 64  # blocks of standard input waiting to be matched, at most
 
 
 class FollowError(Exception):
@@ -106,7 +107,8 @@ class _File:
     def _rewritten(self) -> bool:
         """Do the bytes just before the reading position differ from those read there? Then the file was
         truncated and written again past that position between two looks, which its size cannot tell."""
-        assert self.fd is not None
+        if self.fd is None:
+            return False
         pos = os.lseek(self.fd, 0, os.SEEK_CUR)
         if pos < len(self.tail):
             return True
@@ -116,7 +118,8 @@ class _File:
             return False
 
     def _restart(self) -> None:
-        assert self.fd is not None
+        if self.fd is None:
+            return
         os.lseek(self.fd, 0, os.SEEK_SET)
         self.splitter.reset()
         self.line, self.tail = 0, b""
@@ -175,6 +178,7 @@ class _Stdin:
                 self.blocks.put(data)
                 if not data:
                     return
+
         threading.Thread(target=pump, daemon=True, name="triage-stdin").start()
 
     def read(self, wait: float) -> list[tuple[bytes, bool]]:
@@ -194,8 +198,17 @@ class _Stdin:
                 return lines
 
 
-def follow(names: list[str], labels: list[str], matcher: Matcher, emit, note, *, from_start: bool = False,
-           stdin=None, until=None) -> None:
+def follow(
+    names: list[str],
+    labels: list[str],
+    matcher: Matcher,
+    emit,
+    note,
+    *,
+    from_start: bool = False,
+    stdin=None,
+    until=None,
+) -> None:
     """Follow ``names`` (``-`` is ``stdin``), calling ``emit(label, line number or None, text, clipped,
     matches)`` for each line that matches, and ``note(message)`` for what happens to the files. Runs
     until every source has ended (only standard input ends) or ``until()`` is true."""

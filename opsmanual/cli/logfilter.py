@@ -16,6 +16,7 @@ costs that pass and nothing more (``make bench`` measures it). A message that ma
 of the incidents whose own patterns hold on it; a line that several incidents print gets the entry of
 the common errors page that explains it, or else the incidents it makes possible, marked "possible".
 """
+
 from __future__ import annotations
 
 import logging

@@ -13,6 +13,7 @@ An ignore file (by default .sglang-exposure-ignore.yaml in the current folder, w
 schema data/exposure-ignore.schema.json) lists incidents not to report, each with a reason and an
 expiry date; an entry past its date stops ignoring, and the scan says so.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,6 +33,7 @@ class ScanUsage(Exception):
 
 
 # --------------------------------------------------------------------------- files
+
 
 def _shown(path: str) -> str:
     """A path as the report names it: relative to the current folder when under it, with / separators."""
@@ -57,8 +59,9 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             seen += len(dirs) + len(names)
             if seen > MAX_ENTRIES:
-                raise ScanUsage(f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, "
-                                "not a whole checkout")
+                raise ScanUsage(
+                    f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
+                )
             for name in sorted(names):
                 full = os.path.join(top, name)
                 if kind_of(name) is not None and not os.path.islink(full):
@@ -85,6 +88,7 @@ def read_text(path: str) -> str:
 
 # --------------------------------------------------------------------------- the ignore file
 
+
 def _match_path(pattern: str, path: str) -> bool:
     """A path pattern: `**` any folders, `*` and `?` within one name (the exposure engine's glob per name)."""
     from opsmanual.engines.exposure import glob_match
@@ -95,6 +99,7 @@ def _match_path(pattern: str, path: str) -> bool:
         if p[0] == "**":
             return any(walk(p[1:], s[k:]) for k in range(len(s) + 1))
         return bool(s) and glob_match(p[0], s[0].lower()) and walk(p[1:], s[1:])
+
     return walk([x for x in pattern.split("/") if x], [x for x in path.split("/") if x and x != "."])
 
 
@@ -113,24 +118,29 @@ def read_ignore(path: str, known: set[str], today: str) -> tuple[list[dict], lis
         data = read(Path(path), shown)
         validate.check(data, Path(ROOT) / "data" / "exposure-ignore.schema.json", shown)
     except ManualError as err:
-        raise ScanUsage(str(err.problems[0]) + (f" (and {len(err.problems) - 1} more)" if len(err.problems) > 1
-                                                 else "")) from None
+        raise ScanUsage(
+            str(err.problems[0]) + (f" (and {len(err.problems) - 1} more)" if len(err.problems) > 1 else "")
+        ) from None
     active, notes = [], []
     for k, entry in enumerate(data["ignore"]):
         line = line_of(data, ["ignore", k]) or 1
         if entry["id"] not in known:
-            raise ScanUsage(f"{shown}:{line}: incident {entry['id']} is not in the manual; "
-                            "write the id its page address gives")
+            raise ScanUsage(
+                f"{shown}:{line}: incident {entry['id']} is not in the manual; write the id its page address gives"
+            )
         try:
             import datetime
 
             datetime.date.fromisoformat(entry["expires"])
         except ValueError:
-            raise ScanUsage(f"{shown}:{line}: incident {entry['id']}: expires {entry['expires']!r} "
-                            "is not a date (YYYY-MM-DD)") from None
+            raise ScanUsage(
+                f"{shown}:{line}: incident {entry['id']}: expires {entry['expires']!r} is not a date (YYYY-MM-DD)"
+            ) from None
         if entry["expires"] < today:
-            notes.append(f"{shown}:{line}: the entry for {entry['id']} expired on {entry['expires']}; "
-                         "the incident is reported again")
+            notes.append(
+                f"{shown}:{line}: the entry for {entry['id']} expired on {entry['expires']}; "
+                "the incident is reported again"
+            )
             continue
         active.append(dict(entry, where=f"{shown}:{line}"))
     return active, notes
@@ -144,6 +154,7 @@ def ignoring(entries: list[dict], incident: str, path: str) -> dict | None:
 
 
 # --------------------------------------------------------------------------- the scan
+
 
 def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[dict]) -> dict:
     """Every launch command of every file, checked; what was skipped and why."""
@@ -176,8 +187,9 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             for r in out["results"]:
                 e = ignoring(ignore, r["id"], shown)
                 (ignored if e else results).append(dict(r, ignored=e) if e else r)
-            report["commands"].append({"file": shown, "line": line, "command": command, "out": out,
-                                       "results": results, "ignored": ignored})
+            report["commands"].append(
+                {"file": shown, "line": line, "command": command, "out": out, "results": results, "ignored": ignored}
+            )
     return report
 
 
@@ -197,14 +209,14 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
             lines.append(f"  cannot check: {out['error']}")
             continue
         applies = sum(1 for r in c["results"] if r["result"] == APPLIES)
-        listed = c["results"][:max(LISTED, applies)]
+        listed = c["results"][: max(LISTED, applies)]
         for r in listed:
             word = "APPLIES  " if r["result"] == APPLIES else "MAY APPLY"
             lines.append(f"  {word} {r['id']}  {r['name']}: {r['title']}")
             if r["result"] != APPLIES and r.get("add"):
                 lines.append(f"            to decide: {'; '.join(ADD[a]['cli'] for a in r['add'])}")
             lines.append(f"            {base}{r['path']}")
-        folded = c["results"][len(listed):]
+        folded = c["results"][len(listed) :]
         if folded:
             lines.append("  " + fill(WORDS["more"], n=len(folded), ids=", ".join(r["id"] for r in folded)))
         for r in c["ignored"]:
@@ -216,9 +228,11 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
             lines.append("  " + fill(WORDS["headline"]["none"], checked=out["checked"]))
     applies, may = _counts(report)
     n = len(report["commands"])
-    lines.append(f"{n} launch command{'s' if n != 1 else ''} in {report['files']} file"
-                 f"{'s' if report['files'] != 1 else ''}; counted per command, {applies} incident"
-                 f"{' applies' if applies == 1 else 's apply'} and {may} may apply.")
+    lines.append(
+        f"{n} launch command{'s' if n != 1 else ''} in {report['files']} file"
+        f"{'s' if report['files'] != 1 else ''}; counted per command, {applies} incident"
+        f"{' applies' if applies == 1 else 's apply'} and {may} may apply."
+    )
     decide = to_decide({"results": [r for c in report["commands"] for r in c["results"]]}, "cli")
     if decide:
         lines.append(decide)
@@ -230,19 +244,45 @@ def json_report(report: dict, base: str, notes: list[str]) -> dict:
     commands = []
     for c in report["commands"]:
         out = c["out"]
-        item = {"file": c["file"], "line": c["line"], "command": c["command"], "program": out["program"],
-                "error": out["error"], "findings": [{"id": f["code"], "message": f["message"]} for f in out["findings"]],
-                "incidents": [{"id": r["id"], "result": r["result"], "name": r["name"], "title": r["title"],
-                               "why": r["why"], "undecided": r["undecided"], "add": r.get("add") or [],
-                               "url": base + r["path"]} for r in c["results"]],
-                "ignored": [{"id": r["id"], "result": r["result"], "reason": r["ignored"]["reason"],
-                             "expires": r["ignored"]["expires"], "entry": r["ignored"]["where"]} for r in c["ignored"]],
-                "notes": out["notes"]}
+        item = {
+            "file": c["file"],
+            "line": c["line"],
+            "command": c["command"],
+            "program": out["program"],
+            "error": out["error"],
+            "findings": [{"id": f["code"], "message": f["message"]} for f in out["findings"]],
+            "incidents": [
+                {
+                    "id": r["id"],
+                    "result": r["result"],
+                    "name": r["name"],
+                    "title": r["title"],
+                    "why": r["why"],
+                    "undecided": r["undecided"],
+                    "add": r.get("add") or [],
+                    "url": base + r["path"],
+                }
+                for r in c["results"]
+            ],
+            "ignored": [
+                {
+                    "id": r["id"],
+                    "result": r["result"],
+                    "reason": r["ignored"]["reason"],
+                    "expires": r["ignored"]["expires"],
+                    "entry": r["ignored"]["where"],
+                }
+                for r in c["ignored"]
+            ],
+            "notes": out["notes"],
+        }
         commands.append(item)
     applies, may = _counts(report)
-    return {"commands": commands, "summary": {"commands": len(commands), "files": report["files"],
-                                              "applies": applies, "may apply": may},
-            "notes": notes + report["skipped"]}
+    return {
+        "commands": commands,
+        "summary": {"commands": len(commands), "files": report["files"], "applies": applies, "may apply": may},
+        "notes": notes + report["skipped"],
+    }
 
 
 def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dict:
@@ -255,51 +295,93 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
         for r in c["results"] + c["ignored"]:
             if r["id"] not in index:
                 index[r["id"]] = len(rules)
-                rules.append({"id": r["id"], "name": r["name"], "shortDescription": {"text": r["title"]},
-                              "helpUri": base + r["path"],
-                              "defaultConfiguration": {"level": "error"}})
+                rules.append(
+                    {
+                        "id": r["id"],
+                        "name": r["name"],
+                        "shortDescription": {"text": r["title"]},
+                        "helpUri": base + r["path"],
+                        "defaultConfiguration": {"level": "error"},
+                    }
+                )
             why = "; ".join(r["why"]) if r["why"] else "no condition could be confirmed"
             text = f"{r['name']}: {r['title']} ({r['result']}). Why: {why}."
             if r["undecided"]:
                 text += f" Cannot decide: {'; '.join(r['undecided'])}."
             if r.get("add"):
                 text += f" To decide: {'; '.join(ADD[a]['cli'] for a in r['add'])}."
-            result = {"ruleId": r["id"], "ruleIndex": index[r["id"]],
-                      "level": "error" if r["result"] == APPLIES else "warning",
-                      "message": {"text": text},
-                      "locations": [{"physicalLocation": {"artifactLocation": {"uri": c["file"]},
-                                                          "region": {"startLine": c["line"]}}}]}
+            result = {
+                "ruleId": r["id"],
+                "ruleIndex": index[r["id"]],
+                "level": "error" if r["result"] == APPLIES else "warning",
+                "message": {"text": text},
+                "locations": [
+                    {"physicalLocation": {"artifactLocation": {"uri": c["file"]}, "region": {"startLine": c["line"]}}}
+                ],
+            }
             if r.get("ignored"):
                 result["suppressions"] = [{"kind": "external", "justification": r["ignored"]["reason"]}]
             results.append(result)
-    run = {"tool": {"driver": {"name": "sglang-opsmanual exposure scan", "version": version,
-                               "informationUri": base + "check/", "rules": rules}},
-           "results": results}
+    run = {
+        "tool": {
+            "driver": {
+                "name": "sglang-opsmanual exposure scan",
+                "version": version,
+                "informationUri": base + "check/",
+                "rules": rules,
+            }
+        },
+        "results": results,
+    }
     if notes or report["skipped"]:
-        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
-            {"level": "note", "message": {"text": n}} for n in notes + report["skipped"]]}]
+        run["invocations"] = [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [
+                    {"level": "note", "message": {"text": n}} for n in notes + report["skipped"]
+                ],
+            }
+        ]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 # --------------------------------------------------------------------------- the command
 
-SCAN_USAGE = ("usage: python -m macros.exposure scan [--gpu NAME] [--version X.Y.Z] [--format text|json|sarif] "
-              "[--fail-on applies|may-apply] [--ignore-file FILE] PATH...")
+SCAN_USAGE = (
+    "usage: python -m macros.exposure scan [--gpu NAME] [--version X.Y.Z] [--format text|json|sarif] "
+    "[--fail-on applies|may-apply] [--ignore-file FILE] PATH..."
+)
 
 
 def options(argv: list[str]) -> tuple[dict, list[str]]:
-    opts = {"gpu": None, "version": None, "format": "text", "fail_on": "applies", "ignore_file": None,
-            "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/", "project": None, "bundle": None,
-            "today": None}
-    valued = {"--gpu": "gpu", "--version": "version", "--format": "format", "--fail-on": "fail_on",
-              "--ignore-file": "ignore_file", "--site-url": "site_url", "--project": "project",
-              "--bundle": "bundle", "--today": "today"}
+    opts = {
+        "gpu": None,
+        "version": None,
+        "format": "text",
+        "fail_on": "applies",
+        "ignore_file": None,
+        "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+        "project": None,
+        "bundle": None,
+        "today": None,
+    }
+    valued = {
+        "--gpu": "gpu",
+        "--version": "version",
+        "--format": "format",
+        "--fail-on": "fail_on",
+        "--ignore-file": "ignore_file",
+        "--site-url": "site_url",
+        "--project": "project",
+        "--bundle": "bundle",
+        "--today": "today",
+    }
     paths: list[str] = []
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--":
-            paths += argv[i + 1:]
+            paths += argv[i + 1 :]
             break
         if a in ("-h", "--help"):
             raise SystemExit(print(__doc__.strip().split("\n\n")[0] + "\n\n" + SCAN_USAGE) or 0)
@@ -342,8 +424,10 @@ def main(argv: list[str], load_bundle, root: str) -> int:
         today = opts["today"] or datetime.date.today().isoformat()
         files, notes = collect(paths)
     except ScanUsage as err:
-        print(f"exposure scan: {err} ({SCAN_USAGE[7:]})" if "usage" not in str(err) else f"exposure scan: {err}",
-              file=sys.stderr)
+        print(
+            f"exposure scan: {err} ({SCAN_USAGE[7:]})" if "usage" not in str(err) else f"exposure scan: {err}",
+            file=sys.stderr,
+        )
         return 2
     try:
         if opts["bundle"]:
@@ -354,14 +438,17 @@ def main(argv: list[str], load_bundle, root: str) -> int:
         else:
             bundle = load_bundle(opts["project"] or root)
         engine = Engine(bundle)
-    except Exception as err:  # noqa: BLE001 -- bad data is reported, never a traceback
-        print(f"exposure scan: cannot load the manual's data: {str(err).splitlines()[0] if str(err) else err}",
-              file=sys.stderr)
+    except Exception as err:
+        print(
+            f"exposure scan: cannot load the manual's data: {str(err).splitlines()[0] if str(err) else err}",
+            file=sys.stderr,
+        )
         return 2
     try:
         ignore_path = opts["ignore_file"] or (DEFAULT_IGNORE if os.path.isfile(DEFAULT_IGNORE) else None)
-        ignore, expired = read_ignore(ignore_path, {i["id"] for i in engine.incidents}, today) \
-            if ignore_path else ([], [])
+        ignore, expired = (
+            read_ignore(ignore_path, {i["id"] for i in engine.incidents}, today) if ignore_path else ([], [])
+        )
         notes += expired
         if opts["gpu"] and engine.find_gpu(opts["gpu"]) is None:
             probe = engine.check("python -m sglang.launch_server", gpu=opts["gpu"])

@@ -31,6 +31,7 @@ interrupted, or until standard input closes.
 The scanning itself is opsmanual/engines/logscan.py: files are read once, in
 constant memory, whatever the line lengths.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,6 +43,7 @@ from opsmanual import ROOT
 from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import load_manual
 from opsmanual.engines.logscan import SHOWN, Hit, Matcher, TriageError
+
 
 def display_name(name: str) -> str:
     """A file name as it can be printed: bytes that are not UTF-8 (which the command line hands over
@@ -74,7 +76,7 @@ def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[st
     hits: dict[str, Hit] = {}
     errors: list[str] = []
     shown = ["(standard input)" if name == "-" else display_name(name) for name in names]
-    for name, label in zip(names, shown):
+    for name, label in zip(names, shown, strict=False):
         try:
             stream = _open(name)
             try:
@@ -108,20 +110,44 @@ def results(hits: list[Hit], site, base: str) -> list[dict]:
         first = {"file": h.first_file, "line": h.first_line, "text": h.first_text, "clipped": h.clipped}
         if h.is_guidance:
             g = h.incident
-            out.append({"kind": "guidance", "id": g.id, "title": g.title, "certain": False, "count": h.possible,
-                        "phase": h.phase, "first": first, "url": f"{base}{site.guidance_url(g.id)}"})
+            out.append(
+                {
+                    "kind": "guidance",
+                    "id": g.id,
+                    "title": g.title,
+                    "certain": False,
+                    "count": h.possible,
+                    "phase": h.phase,
+                    "first": first,
+                    "url": f"{base}{site.guidance_url(g.id)}",
+                }
+            )
             continue
-        out.append({"kind": "incident", "id": h.incident.id, "name": h.incident.name, "title": h.incident.title,
-                    "status": h.incident.status, "sections": list(h.incident.sections),
-                    "certain": h.certain, "count": h.count if h.certain else h.possible,
-                    "first": first, "url": base + site.incident_url(h.incident.id)})
+        out.append(
+            {
+                "kind": "incident",
+                "id": h.incident.id,
+                "name": h.incident.name,
+                "title": h.incident.title,
+                "status": h.incident.status,
+                "sections": list(h.incident.sections),
+                "certain": h.certain,
+                "count": h.count if h.certain else h.possible,
+                "first": first,
+                "url": base + site.incident_url(h.incident.id),
+            }
+        )
     return out
 
 
 def _text(results: list[dict], guidance) -> list[str]:
     lines = []
-    phases = {"start-up": "at start-up", "capture": "during CUDA graph capture", "serving": "while serving",
-              "shutdown": "at shutdown"}
+    phases = {
+        "start-up": "at start-up",
+        "capture": "during CUDA graph capture",
+        "serving": "while serving",
+        "shutdown": "at shutdown",
+    }
     for r in results:
         first = r["first"]
         clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
@@ -150,11 +176,26 @@ def line_result(label: str, line: int | None, text: str, clipped: bool, matches,
     for m in matches:
         e = m.entry
         if m.is_guidance:
-            found.append({"kind": "guidance", "id": e.id, "title": e.title, "certain": False,
-                          "url": f"{base}{site.guidance_url(e.id)}"})
+            found.append(
+                {
+                    "kind": "guidance",
+                    "id": e.id,
+                    "title": e.title,
+                    "certain": False,
+                    "url": f"{base}{site.guidance_url(e.id)}",
+                }
+            )
         else:
-            found.append({"kind": "incident", "id": e.id, "name": e.name, "title": e.title, "certain": m.certain,
-                          "url": base + site.incident_url(e.id)})
+            found.append(
+                {
+                    "kind": "incident",
+                    "id": e.id,
+                    "name": e.name,
+                    "title": e.title,
+                    "certain": m.certain,
+                    "url": base + site.incident_url(e.id),
+                }
+            )
     return {"file": label, "line": line, "text": text, "clipped": clipped, "matches": found}
 
 
@@ -202,16 +243,26 @@ def _follow(manual, args, base: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m macros.triage",
-        description="Find the manual's incidents in log files (- reads standard input).")
+        prog="python -m macros.triage", description="Find the manual's incidents in log files (- reads standard input)."
+    )
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--site-url", default=_site_url(),
-                        help="the manual's address, for the links (default: $SITE_URL or %(default)s)")
-    parser.add_argument("--follow", "-F", action="store_true",
-                        help="watch the files like tail -F and print each matching line as it is written")
-    parser.add_argument("--from-start", action="store_true",
-                        help="with --follow: read what the files already hold first, then follow them")
+    parser.add_argument(
+        "--site-url",
+        default=_site_url(),
+        help="the manual's address, for the links (default: $SITE_URL or %(default)s)",
+    )
+    parser.add_argument(
+        "--follow",
+        "-F",
+        action="store_true",
+        help="watch the files like tail -F and print each matching line as it is written",
+    )
+    parser.add_argument(
+        "--from-start",
+        action="store_true",
+        help="with --follow: read what the files already hold first, then follow them",
+    )
     args = parser.parse_args(argv)
     if args.from_start and not args.follow:
         parser.error("--from-start goes with --follow")

@@ -12,6 +12,7 @@ wording they look for is what SGLang and its tools print:
 ``PyTorch: 2.8.0+cu128``), ``pip freeze`` (``sglang==0.5.4``), ``nvidia-smi``'s table, PyTorch's
 out-of-memory message (``GPU 0 has a total capacity of 79.11 GiB``) and the scheduler's log lines.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,30 +27,44 @@ VERSIONS: list[dict[str, Any]] = [
     {"product": "sglang", "re": r"^[ \t]*sglang[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
     {"product": "sglang-router", "re": r"^[ \t]*sglang[-_]router[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
     {"product": "miles", "re": r"^[ \t]*miles[ \t]*(?::|==)[ \t]*" + _V, "flags": "i"},
-    {"product": "torch", "flags": "i",
-     "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)"},
+    {
+        "product": "torch",
+        "flags": "i",
+        "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)",
+    },
     {"product": "cuda", "re": r"cuda version:?[ \t]*(\d+\.\d+)", "flags": "i"},
     {"product": "cuda", "re": r"cuda compilation tools, release (\d+\.\d+)", "flags": "i"},
     {"product": "cuda", "re": r"^[ \t]*cuda(?: runtime| toolkit)?[ \t]*(?::|==)[ \t]*(\d+\.\d+)", "flags": "i"},
-    {"product": "sglang-router", "flags": "i",
-     "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*" + _V},
+    {
+        "product": "sglang-router",
+        "flags": "i",
+        "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*" + _V,
+    },
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
     {"product": "sglang", "re": r"\bsglang(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},
     {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},
-    {"product": "torch", "flags": "i",
-     "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?(\d+\.\d+\.\d+(?:\+[a-z0-9]+)?)"},
+    {
+        "product": "torch",
+        "flags": "i",
+        "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?(\d+\.\d+\.\d+(?:\+[a-z0-9]+)?)",
+    },
     {"product": "cuda", "re": r"\bcuda(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*(1\d\.\d)\b", "flags": "i"},
     {"product": "cuda", "re": r"\+cu(1\d)(\d)\b", "flags": "i"},
 ]
 PRODUCTS = ["sglang", "sglang-router", "miles", "torch", "cuda"]
-PRODUCT_LABELS = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles", "torch": "PyTorch",
-                  "cuda": "CUDA"}
+PRODUCT_LABELS = {
+    "sglang": "SGLang",
+    "sglang-router": "sglang-router",
+    "miles": "Miles",
+    "torch": "PyTorch",
+    "cuda": "CUDA",
+}
 
 # The GPU: a line that names it, in the order tried (group 1 is the name).
 GPU_LINES: list[dict[str, Any]] = [
-    {"re": r"^[ \t]*GPU [\d,]+:[ \t]*(.+?)[ \t]*$", "flags": ""},                       # check_env
-    {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|]*?)[ \t]+(?:On|Off)[ \t]+\|", "flags": ""},      # nvidia-smi
-    {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},                           # nvidia-smi -L
+    {"re": r"^[ \t]*GPU [\d,]+:[ \t]*(.+?)[ \t]*$", "flags": ""},  # check_env
+    {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|]*?)[ \t]+(?:On|Off)[ \t]+\|", "flags": ""},  # nvidia-smi
+    {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},  # nvidia-smi -L
 ]
 # The memory of one GPU, in GiB (group 1), in the order tried.
 GPU_MEMORY: list[dict[str, Any]] = [
@@ -58,10 +73,14 @@ GPU_MEMORY: list[dict[str, Any]] = [
 ]
 
 # A launch command starts on a line that holds one of these; a line ending in a backslash goes on.
-COMMAND_START = {"flags": "", "re": (
-    r"(?:^|[ \t;&|(`\x27\x22])(?:(?:python3?|uv run python3?|torchrun)[ \t]+(?:\S+[ \t]+)*?-m[ \t]+"
-    r"(?:sglang\.launch_server|sglang_router\.launch_router|sglang_router\.launch_server|sglang\.bench_serving)\b"
-    r"|sglang[ \t]+serve\b|docker[ \t]+run\b)")}
+COMMAND_START = {
+    "flags": "",
+    "re": (
+        r"(?:^|[ \t;&|(`\x27\x22])(?:(?:python3?|uv run python3?|torchrun)[ \t]+(?:\S+[ \t]+)*?-m[ \t]+"
+        r"(?:sglang\.launch_server|sglang_router\.launch_router|sglang_router\.launch_server|sglang\.bench_serving)\b"
+        r"|sglang[ \t]+serve\b|docker[ \t]+run\b)"
+    ),
+}
 COMMAND_PROMPT = {"re": r"^[ \t]*(?:[$#>+][ \t]+|\w+@[\w.-]+:[^$#]*[$#][ \t]+)", "flags": ""}
 MAX_COMMANDS = 4
 MAX_COMMAND_LINES = 200
@@ -70,39 +89,128 @@ MAX_COMMAND_LINES = 200
 MODEL_LINES: list[dict[str, Any]] = [
     {"re": r"model_path='([^']+)'", "flags": ""},
     {"re": r"--model(?:-path)?[= ]+([^ \t\\]+)", "flags": ""},
-    {"flags": "i",
-     "re": r"^[ \t]*(?:model|model name|model path)[ \t]*[:=][ \t]*`?([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`?[ \t]*$"},
+    {
+        "flags": "i",
+        "re": r"^[ \t]*(?:model|model name|model path)[ \t]*[:=][ \t]*`?([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`?[ \t]*$",
+    },
 ]
 
 # Lines that say where in a server's life a line came: the last one before the first error decides.
 PHASES: list[dict[str, Any]] = [
-    {"phase": "start-up", "flags": "", "re": "|".join([
-        r"Load weight (?:begin|end)", r"Loading safetensors", r"_create_buffers", r"init_memory_pool",
-        r"Memory pool end", r"KV Cache is allocated", r"Init torch distributed", r"Init attention backend",
-        r"load_model\b", r"ModelRunner\("])},
-    {"phase": "capture", "flags": "", "re": "|".join([
-        r"[Cc]apture (?:prefill |decode |piecewise )?(?:cuda|CUDA) graph", r"[Cc]apturing batches",
-        r"capture_one_batch", r"cuda_graph_runner", r"CudaGraphRunner"])},
-    {"phase": "serving", "flags": "", "re": "|".join([
-        r"#running-req:", r"Decode batch", r"Prefill batch", r"The server is fired up", r"POST /(?:v1/|generate)",
-        r"Uvicorn running"])},
-    {"phase": "shutdown", "flags": "", "re": "|".join([
-        r"SIGTERM", r"SIGQUIT", r"SIGKILL", r"[Ss]hutting down", r"[Rr]eceived signal", r"Killing process",
-        r"Exit code"])},
+    {
+        "phase": "start-up",
+        "flags": "",
+        "re": "|".join(
+            [
+                r"Load weight (?:begin|end)",
+                r"Loading safetensors",
+                r"_create_buffers",
+                r"init_memory_pool",
+                r"Memory pool end",
+                r"KV Cache is allocated",
+                r"Init torch distributed",
+                r"Init attention backend",
+                r"load_model\b",
+                r"ModelRunner\(",
+            ]
+        ),
+    },
+    {
+        "phase": "capture",
+        "flags": "",
+        "re": "|".join(
+            [
+                r"[Cc]apture (?:prefill |decode |piecewise )?(?:cuda|CUDA) graph",
+                r"[Cc]apturing batches",
+                r"capture_one_batch",
+                r"cuda_graph_runner",
+                r"CudaGraphRunner",
+            ]
+        ),
+    },
+    {
+        "phase": "serving",
+        "flags": "",
+        "re": "|".join(
+            [
+                r"#running-req:",
+                r"Decode batch",
+                r"Prefill batch",
+                r"The server is fired up",
+                r"POST /(?:v1/|generate)",
+                r"Uvicorn running",
+            ]
+        ),
+    },
+    {
+        "phase": "shutdown",
+        "flags": "",
+        "re": "|".join(
+            [
+                r"SIGTERM",
+                r"SIGQUIT",
+                r"SIGKILL",
+                r"[Ss]hutting down",
+                r"[Rr]eceived signal",
+                r"Killing process",
+                r"Exit code",
+            ]
+        ),
+    },
 ]
-PHASE_LABELS = {"start-up": "at start-up", "capture": "during CUDA graph capture", "serving": "while serving",
-                "shutdown": "at shutdown"}
+PHASE_LABELS = {
+    "start-up": "at start-up",
+    "capture": "during CUDA graph capture",
+    "serving": "while serving",
+    "shutdown": "at shutdown",
+}
 
 # Lines that read like errors (as the finder's log reading, docs/javascripts/sgm/logmatch.js).
-ERRORISH = {"flags": "i", "re": r"\b(?:" + "|".join([
-    "error", "errors", "exception", "traceback", "fail", "failed", "failure", "fatal", "killed", "timed out", "timeout",
-    "abort", "aborted", "oom", "panic", "crash", "crashed", "assert", "assertion", "refused", "unable", "cannot",
-    "invalid", "denied", "unsupported", "not supported", "out of memory"]) + r")\b"}
+ERRORISH = {
+    "flags": "i",
+    "re": r"\b(?:"
+    + "|".join(
+        [
+            "error",
+            "errors",
+            "exception",
+            "traceback",
+            "fail",
+            "failed",
+            "failure",
+            "fatal",
+            "killed",
+            "timed out",
+            "timeout",
+            "abort",
+            "aborted",
+            "oom",
+            "panic",
+            "crash",
+            "crashed",
+            "assert",
+            "assertion",
+            "refused",
+            "unable",
+            "cannot",
+            "invalid",
+            "denied",
+            "unsupported",
+            "not supported",
+            "out of memory",
+        ]
+    )
+    + r")\b",
+}
 TRACEBACK = {"re": r"^Traceback \(most recent call last\):", "flags": ""}
 EXCEPTION_LINE = {"re": r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b", "flags": ""}
-LINE_PREFIX = {"flags": "", "re": (
-    r"^(?:\[[^\]]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*[ \t]*"
-    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*)+")}
+LINE_PREFIX = {
+    "flags": "",
+    "re": (
+        r"^(?:\[[^\]]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*[ \t]*"
+        r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*)+"
+    ),
+}
 MAX_ERROR_LINES = 8
 
 MAX_CHARS = 1_000_000  # characters of a report that are read
@@ -110,24 +218,24 @@ MAX_LINE = 4000  # characters of a line that the line rules read
 
 # How evidence counts (points); verdicts follow from the total and from what kind of evidence it is.
 WEIGHTS = {
-    "certain": 100,      # a line only this incident prints
-    "certainMore": 10,   # each further such line, up to ...
+    "certain": 100,  # a line only this incident prints
+    "certainMore": 10,  # each further such line, up to ...
     "certainLines": 5,
-    "possible": 20,      # only lines several incidents print
-    "exposure": 15,      # each condition of the launch command that holds (a flag, the GPU, the model) ...
-    "exposureMax": 30,   # ... up to this
-    "mayApply": 5,       # when what the command leaves out decides
+    "possible": 20,  # only lines several incidents print
+    "exposure": 15,  # each condition of the launch command that holds (a flag, the GPU, the model) ...
+    "exposureMax": 30,  # ... up to this
+    "mayApply": 5,  # when what the command leaves out decides
     "mayApplyMax": 10,
-    "versionIn": 5,      # the reported version is in the affected range
-    "versionOut": -30,   # the reported version is outside it
-    "hardware": 8,       # the report names the incident's hardware
-    "textMax": 60,       # text relevance, at most
-    "textScale": 4,     # text points per unit of weight / sqrt(the incident's whole weight)
-    "matches": 100,      # a total from which an incident with strong evidence "matches"
-    "strongText": 30,    # text points that, with a launch condition that holds, make strong evidence
-    "related": 12,       # a total from which an incident is shown as related
-    "shown": 10,         # incidents listed at most
-    "words": 4,          # words shown in one incident's reasons
+    "versionIn": 5,  # the reported version is in the affected range
+    "versionOut": -30,  # the reported version is outside it
+    "hardware": 8,  # the report names the incident's hardware
+    "textMax": 60,  # text relevance, at most
+    "textScale": 4,  # text points per unit of weight / sqrt(the incident's whole weight)
+    "matches": 100,  # a total from which an incident with strong evidence "matches"
+    "strongText": 30,  # text points that, with a launch condition that holds, make strong evidence
+    "related": 12,  # a total from which an incident is shown as related
+    "shown": 10,  # incidents listed at most
+    "words": 4,  # words shown in one incident's reasons
 }
 
 # The reasons and texts both engines write, as templates: {name} is replaced by a value (text or number).
@@ -187,11 +295,23 @@ LABELS = {
     "known": "Yes: an incident matches your report.",
     "unknown": "Not a known incident: nothing in your report is strong evidence for one.",
     "facts": "Read from your report (edit the report below if something is wrong):",
-    "versions": "Versions", "gpu": "GPU", "memory": "GPU memory", "model": "Model", "phase": "Phase",
-    "commands": "Launch command", "errors": "Error lines", "symptoms": "Words", "none": "none found",
-    "matches": "matches", "related": "related", "relatedHead": "The closest incidents:",
-    "guidance": "A common error", "report": "Report a new incident with these facts",
-    "draft": "A draft entry for data/incidents.yaml", "text": "Your report", "forget": "Forget the report",
+    "versions": "Versions",
+    "gpu": "GPU",
+    "memory": "GPU memory",
+    "model": "Model",
+    "phase": "Phase",
+    "commands": "Launch command",
+    "errors": "Error lines",
+    "symptoms": "Words",
+    "none": "none found",
+    "matches": "matches",
+    "related": "related",
+    "relatedHead": "The closest incidents:",
+    "guidance": "A common error",
+    "report": "Report a new incident with these facts",
+    "draft": "A draft entry for data/incidents.yaml",
+    "text": "Your report",
+    "forget": "Forget the report",
     "loading": "Reading your report…",
     "failed": "The diagnosis could not load; the rows below still match the log lines.",
 }

@@ -1,4 +1,5 @@
 """Problems found in the manual's data, reported one line each."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:
     if len(text) <= limit:
         return text
     tail = limit // 4
-    return f"{text[:limit - tail - 3]} … {text[-tail:]}"
+    return f"{text[: limit - tail - 3]} … {text[-tail:]}"
 
 
 class ManualError(Exception):

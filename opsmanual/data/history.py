@@ -4,6 +4,7 @@ An id never leaves that file. When it goes anyway (with its incident), the ids o
 the file, read from git, still count: the loader then asks for a redirect instead of letting the
 links break silently. Outside a git checkout (a copy, an unpacked archive) there is no history, and
 only the file itself counts."""
+
 from __future__ import annotations
 
 import re
@@ -20,9 +21,25 @@ def ever_published(project: Path, rel: str = "data/published-ids.txt") -> dict[s
     if git is None or not (project / ".git").exists():
         return None
     try:
-        out = subprocess.run([git, "-C", str(project), "log", "--reverse", "--format=commit %h", "-p",
-                              "--no-ext-diff", "--no-color", "--", rel],
-                             capture_output=True, text=True, timeout=60, check=True).stdout
+        out = subprocess.run(
+            [
+                git,
+                "-C",
+                str(project),
+                "log",
+                "--reverse",
+                "--format=commit %h",
+                "-p",
+                "--no-ext-diff",
+                "--no-color",
+                "--",
+                rel,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     found: dict[str, str] = {}

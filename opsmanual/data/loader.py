@@ -5,19 +5,19 @@ Every problem becomes one line that names the file, the line and the incident;
 all of them are reported together, and nothing is returned unless there are
 none.
 """
-from __future__ import annotations
 
-from opsmanual import ROOT as PROJECT
+from __future__ import annotations
 
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
 from datetime import date
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from opsmanual import ROOT as PROJECT
 from opsmanual.data import validate
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.model import Incident, build
@@ -52,8 +52,11 @@ def labels(field: str) -> dict[str, str]:
     """How a reader names each value of ``status``, of a source's ``kind`` or of a version range's
     ``product``: the schema's ``x-labels``, in the order of its ``enum``."""
     defs = schema()["$defs"]
-    where = {"status": defs["incident"]["properties"]["status"], "kind": defs["source"]["properties"]["kind"],
-             "product": defs["version_range"]["properties"]["product"]}[field]
+    where = {
+        "status": defs["incident"]["properties"]["status"],
+        "kind": defs["source"]["properties"]["kind"],
+        "product": defs["version_range"]["properties"]["product"],
+    }[field]
     named = where["x-labels"]
     return {value: named[value] for value in where["enum"]}
 
@@ -65,14 +68,20 @@ def _schema_problems(data: Any, shown: str) -> dict[int, list[Problem]]:
         path = list(error.absolute_path)
         if not path:  # the top level itself
             what = type(data).__name__.replace("LineDict", "mapping")
-            message = ("expected a list of incidents (each starting with `- id:`), found a "
-                       f"{what}") if error.validator == "type" else error.message
+            message = (
+                (f"expected a list of incidents (each starting with `- id:`), found a {what}")
+                if error.validator == "type"
+                else error.message
+            )
             raise ManualError([Problem(shown, getattr(data, "line", None) or 1, None, message)])
         index = path[0]
         item = data[index]
-        ident = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"#{index + 1} (no id)"
+        ident = (
+            item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"#{index + 1} (no id)"
+        )
         grouped.setdefault(index, []).append(
-            Problem(shown, validate.where(data, error), ident, validate.describe(error, skip=1, whole="the incident")))
+            Problem(shown, validate.where(data, error), ident, validate.describe(error, skip=1, whole="the incident"))
+        )
     return grouped
 
 
@@ -101,9 +110,13 @@ def _github_problems(inc: Incident, shown: str, line: LineOf) -> list[Problem]:
             own_thread = (src.kind.endswith("-issue") or src.kind == "vllm-discussion") and not src.related
             if own_thread and gh[1] not in numbers:
                 strays += 1
-                bad(f"sources[{i}] points at {repo}#{gh[1]}, but the incident is "
-                    f"{', '.join('#%d' % n for n in numbers)} (mark another thread `related: true`)",
-                    "sources", i, "url")
+                bad(
+                    f"sources[{i}] points at {repo}#{gh[1]}, but the incident is "
+                    f"{', '.join(f'#{n:d}' for n in numbers)} (mark another thread `related: true`)",
+                    "sources",
+                    i,
+                    "url",
+                )
     if not strays:  # a stray link already explains a missing one
         for n in numbers:
             if n not in linked:
@@ -114,7 +127,7 @@ def _github_problems(inc: Incident, shown: str, line: LineOf) -> list[Problem]:
 RESERVED_IDS = frozenset({"index"})  # incidents/index.html is the table's own page
 
 
-@lru_cache(maxsize=None)
+@cache
 def element_ids() -> frozenset[str]:
     """The fixed element ids the manual's templates write (the finder's field, "told-in", ...)."""
     found: set[str] = set()
@@ -127,8 +140,10 @@ def element_ids() -> frozenset[str]:
 def _id_problems(inc: Incident, site: Site) -> list[str]:
     """An id names pages and anchors: it must not take a name that a page already uses."""
     if inc.id in RESERVED_IDS:
-        return [f"id {inc.id!r} is reserved: incidents/{inc.id}/ would replace the incident table's own page; "
-                "choose another id"]
+        return [
+            f"id {inc.id!r} is reserved: incidents/{inc.id}/ would replace the incident table's own page; "
+            "choose another id"
+        ]
     if inc.id in {p.anchor for p in site.parts}:
         return [f"id {inc.id!r} is the anchor of a part's heading in the incident table; choose another id"]
     if inc.id in element_ids():
@@ -136,8 +151,10 @@ def _id_problems(inc: Incident, site: Site) -> list[str]:
     pages = [site.incidents_page] + [site.section(n).page for n in inc.sections if n in site.sections]
     for page in pages:
         if inc.id in site.anchors.get(page, ()):
-            return [f"id {inc.id!r} is the anchor of a heading on docs/{page}, where the incident's own anchor "
-                    "goes too; choose another id"]
+            return [
+                f"id {inc.id!r} is the anchor of a heading on docs/{page}, where the incident's own anchor "
+                "goes too; choose another id"
+            ]
     return []
 
 
@@ -147,18 +164,28 @@ def _status_problems(inc: Incident, line: LineOf) -> list[tuple[int | None, str]
     if inc.fixed_in and inc.status != "fixed":
         problems.append((line("fixed_in"), f"fixed_in belongs to status fixed, but the status is {inc.status}"))
     if inc.workaround and inc.status != "workaround":
-        problems.append((line("workaround"), f"workaround belongs to status workaround, but the status is {inc.status}"))
+        problems.append(
+            (line("workaround"), f"workaround belongs to status workaround, but the status is {inc.status}")
+        )
     seen: set[str] = set()
     for k, corr in enumerate(inc.corrections):
         if corr.field in seen:
             problems.append((line("corrections", k), f"corrections[{k}]: {corr.field} is corrected twice"))
         seen.add(corr.field)
         now = getattr(inc, corr.field)
-        same = (list(now) == list(corr.index)) if corr.field == "sections" else (
-            " ".join(str(now).replace("`", "").split()) == " ".join(str(corr.index).replace("`", "").split()))
+        same = (
+            (list(now) == list(corr.index))
+            if corr.field == "sections"
+            else (" ".join(str(now).replace("`", "").split()) == " ".join(str(corr.index).replace("`", "").split()))
+        )
         if same:
-            problems.append((line("corrections", k), f"corrections[{k}]: {corr.field} still holds the index's text; "
-                                                     "write the corrected text in the field, or drop the correction"))
+            problems.append(
+                (
+                    line("corrections", k),
+                    f"corrections[{k}]: {corr.field} still holds the index's text; "
+                    "write the corrected text in the field, or drop the correction",
+                )
+            )
     return problems
 
 
@@ -173,12 +200,19 @@ def _sharing_problems(sound: Iterable[tuple[Incident, LineOf]], shown: str) -> l
         for k, pat in enumerate(inc.log_patterns):
             if pat.generic:
                 sharing.setdefault(pat.text, []).append((inc, where, k))
-    return [Problem(shown, where("log_patterns", k), inc.id,
-                    f"log_patterns[{k}]: {text!r} is a generic line of {len(users)} incidents; at most "
-                    f"{MAX_GENERIC_SHARE} may share one (a line that many incidents print points at none of them: "
-                    "give the line a guidance entry instead)")
-            for text, users in sharing.items() if len(users) > MAX_GENERIC_SHARE
-            for inc, where, k in users[MAX_GENERIC_SHARE:MAX_GENERIC_SHARE + 1]]
+    return [
+        Problem(
+            shown,
+            where("log_patterns", k),
+            inc.id,
+            f"log_patterns[{k}]: {text!r} is a generic line of {len(users)} incidents; at most "
+            f"{MAX_GENERIC_SHARE} may share one (a line that many incidents print points at none of them: "
+            "give the line a guidance entry instead)",
+        )
+        for text, users in sharing.items()
+        if len(users) > MAX_GENERIC_SHARE
+        for inc, where, k in users[MAX_GENERIC_SHARE : MAX_GENERIC_SHARE + 1]
+    ]
 
 
 # --------------------------------------------------------------------------- exposure conditions
@@ -186,12 +220,23 @@ def _sharing_problems(sound: Iterable[tuple[Incident, LineOf]], shown: str) -> l
 ARG_LISTS = ("sglang-router", "sglang-bench", "sglang", "miles")  # data/<list>-args-<version>.json; longest first
 FLAG_LIST = {"sglang": "sglang", "router": "sglang-router", "bench": "sglang-bench", "miles": "miles"}
 LIST_PRODUCT = {"sglang": "sglang", "sglang-bench": "sglang", "sglang-router": "sglang-router", "miles": "miles"}
-LIST_LABEL = {"sglang": "SGLang", "sglang-bench": "SGLang's bench_serving", "sglang-router": "sglang-router",
-              "miles": "Miles"}
-AN_ARGUMENT = {"sglang": "an SGLang argument", "sglang-bench": "a bench_serving argument",
-               "sglang-router": "an sglang-router argument", "miles": "a Miles argument"}
-FACT_SCHEMAS = (("gpus.yaml", "gpus.schema.json"), ("models.yaml", "models.schema.json"),
-                ("releases.yaml", "releases.schema.json"))
+LIST_LABEL = {
+    "sglang": "SGLang",
+    "sglang-bench": "SGLang's bench_serving",
+    "sglang-router": "sglang-router",
+    "miles": "Miles",
+}
+AN_ARGUMENT = {
+    "sglang": "an SGLang argument",
+    "sglang-bench": "a bench_serving argument",
+    "sglang-router": "an sglang-router argument",
+    "miles": "a Miles argument",
+}
+FACT_SCHEMAS = (
+    ("gpus.yaml", "gpus.schema.json"),
+    ("models.yaml", "models.schema.json"),
+    ("releases.yaml", "releases.schema.json"),
+)
 
 
 @dataclass(frozen=True)
@@ -209,8 +254,13 @@ class Facts:
     @cached_property
     def options(self) -> dict[str, dict[str, frozenset[str]]]:
         """List name -> {version: frozenset of option names and aliases}."""
-        return {program: {version: frozenset(o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
-                          for version, listed in lists.items()} for program, lists in self.arglists.items()}
+        return {
+            program: {
+                version: frozenset(o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
+                for version, listed in lists.items()
+            }
+            for program, lists in self.arglists.items()
+        }
 
     @cached_property
     def gpus(self) -> frozenset[str]:
@@ -240,8 +290,9 @@ class Facts:
 def facts(data_dir: Path) -> Facts:
     """Read (once per state of the files) and check the data exposure conditions refer to."""
     names = sorted(p.name for p in data_dir.glob("*-args-*.json")) + [n for n, _ in FACT_SCHEMAS]
-    stamp = tuple((n, (data_dir / n).stat().st_mtime_ns, (data_dir / n).stat().st_size)
-                  for n in names if (data_dir / n).exists())
+    stamp = tuple(
+        (n, (data_dir / n).stat().st_mtime_ns, (data_dir / n).stat().st_size) for n in names if (data_dir / n).exists()
+    )
     return _facts(data_dir, stamp)
 
 
@@ -257,8 +308,8 @@ def fold_gpu_name(name: str) -> str:
 @lru_cache(maxsize=8)
 def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
     from opsmanual.data.model import plain_data
-    from opsmanual.text.versions import version_parts
     from opsmanual.data.yamlfile import read_json
+    from opsmanual.text.versions import version_parts
 
     problems: list[Problem] = []
     content: dict[str, Any] = {}
@@ -269,8 +320,11 @@ def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
             value = read(path, shown)
             if value is None:
                 raise ManualError([Problem(shown, 1, None, "the file is empty")])
-            validate.check(value, data_dir / schema_name if (data_dir / schema_name).exists()
-                           else ROOT / "data" / schema_name, shown)
+            validate.check(
+                value,
+                data_dir / schema_name if (data_dir / schema_name).exists() else ROOT / "data" / schema_name,
+                shown,
+            )
         except ManualError as err:
             problems.extend(err.problems)
             continue
@@ -282,51 +336,82 @@ def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
             key = fold_gpu_name(name)
             where = line_of(gpus, [k, "name"] if j == 0 else [k, "aliases", j - 1])
             if key in claimed and claimed[key][0] != gpu["id"]:
-                problems.append(Problem("data/gpus.yaml", where, None,
-                                        f"{gpu['id']}: the name {name!r} is also a name of {claimed[key][0]} "
-                                        f"(line {claimed[key][1]}); a name must say which GPU it is"))
+                problems.append(
+                    Problem(
+                        "data/gpus.yaml",
+                        where,
+                        None,
+                        f"{gpu['id']}: the name {name!r} is also a name of {claimed[key][0]} "
+                        f"(line {claimed[key][1]}); a name must say which GPU it is",
+                    )
+                )
             claimed.setdefault(key, (gpu["id"], where))
     releases = content.get("releases.yaml") or {}
     for product, entry in releases.items():
         for j, v in enumerate(entry.get("versions") or ()):
             if version_parts(str(v)) is None:
-                problems.append(Problem("data/releases.yaml", line_of(releases, [product, "versions", j]), None,
-                                        f"{product}: {v!r} is not a release number"))
+                problems.append(
+                    Problem(
+                        "data/releases.yaml",
+                        line_of(releases, [product, "versions", j]),
+                        None,
+                        f"{product}: {v!r} is not a release number",
+                    )
+                )
     arglists: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted(data_dir.glob("*-args-*.json")):
         shown = f"data/{path.name}"
         program = next((p for p in ARG_LISTS if path.name.startswith(p + "-args-")), None)
         if program is None:
-            problems.append(Problem(shown, None, None, "the file name must be <program>-args-<version>.json, with "
-                                                       f"program one of {', '.join(sorted(ARG_LISTS))}"))
+            problems.append(
+                Problem(
+                    shown,
+                    None,
+                    None,
+                    "the file name must be <program>-args-<version>.json, with "
+                    f"program one of {', '.join(sorted(ARG_LISTS))}",
+                )
+            )
             continue
         try:
             listed = read_json(path, shown)
             version = listed["version"]
             arguments = listed["arguments"]
-            if not isinstance(version, str) or not isinstance(arguments, list) or not all(
-                    isinstance(a, dict) and isinstance(a.get("name"), str) for a in arguments):
+            if (
+                not isinstance(version, str)
+                or not isinstance(arguments, list)
+                or not all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in arguments)
+            ):
                 raise TypeError("version must be text and arguments a list of {name, ...}")
         except ManualError as err:
             problems.extend(err.problems)
             continue
         except (KeyError, TypeError) as err:
-            problems.append(Problem(shown, None, None, f"not an argument list that tools/gen_args.py writes ({err!r}); "
-                                                       "generate it again"))
+            problems.append(
+                Problem(
+                    shown,
+                    None,
+                    None,
+                    f"not an argument list that tools/gen_args.py writes ({err!r}); generate it again",
+                )
+            )
             continue
         arglists.setdefault(program, {})[version] = listed
     if problems:
         raise ManualError(problems)
-    return Facts(gpu_entries=tuple(plain_data(g) for g in gpus),
-                 models=tuple(plain_data(m) for m in content.get("models.yaml") or []),
-                 releases=plain_data(releases), arglists=arglists)
+    return Facts(
+        gpu_entries=tuple(plain_data(g) for g in gpus),
+        models=tuple(plain_data(m) for m in content.get("models.yaml") or []),
+        releases=plain_data(releases),
+        arglists=arglists,
+    )
 
 
 def _leaves(cond: Any, path: list[str | int]) -> Iterator[tuple[str, Any, list[str | int]]]:
     """Each leaf condition (key, value, path from the incident) of an exposure condition."""
     if not isinstance(cond, dict) or len(cond) != 1:
         return
-    (key, value), = cond.items()
+    ((key, value),) = cond.items()
     if key in ("all", "any") and isinstance(value, list):
         for k, child in enumerate(value):
             yield from _leaves(child, [*path, key, k])
@@ -354,8 +439,11 @@ def _covered(ranges: list[dict[str, Any]], program: str, known: Facts, site: Sit
         lo = version_key(r.get("introduced", "0"))
         for v in lists:
             k = version_key(v)
-            inside = k >= lo and ("fixed" not in r or k < version_key(r["fixed"])) and \
-                ("last_affected" not in r or k <= version_key(r["last_affected"]))
+            inside = (
+                k >= lo
+                and ("fixed" not in r or k < version_key(r["fixed"]))
+                and ("last_affected" not in r or k <= version_key(r["last_affected"]))
+            )
             if inside:
                 covered.add(v)
     return sorted((v for v in covered if v is not None), key=version_key, reverse=True)
@@ -377,26 +465,43 @@ def _range_problems(ranges: list[Any], line: LineOf, known: Facts) -> list[tuple
     for k, r in enumerate(ranges):
         product = r.get("product")
         released = known.versions(product)
-        named: list[tuple[str, Any]] = [(key, r[key]) for key in ("introduced", "fixed", "last_affected")
-                                        if key in r and r[key] != "0"]
+        named: list[tuple[str, Any]] = [
+            (key, r[key]) for key in ("introduced", "fixed", "last_affected") if key in r and r[key] != "0"
+        ]
         named += [("seen", v) for v in r.get("seen") or ()]
         for key, version in named:
             if not released:
-                problems.append((line("exposure", "versions", k, key),
-                                 f"exposure.versions[{k}].{key}: data/releases.yaml lists no {product} releases, so "
-                                 f"{version} cannot be checked; add the product's releases there"))
+                problems.append(
+                    (
+                        line("exposure", "versions", k, key),
+                        f"exposure.versions[{k}].{key}: data/releases.yaml lists no {product} releases, so "
+                        f"{version} cannot be checked; add the product's releases there",
+                    )
+                )
                 break
             if not any(compare(version, v) == 0 for v in released):
-                problems.append((line("exposure", "versions", k, key),
-                                 f"exposure.versions[{k}].{key}: {product} has no release {version} "
-                                 f"(data/releases.yaml lists {released[-1]} to {released[0]})"))
+                problems.append(
+                    (
+                        line("exposure", "versions", k, key),
+                        f"exposure.versions[{k}].{key}: {product} has no release {version} "
+                        f"(data/releases.yaml lists {released[-1]} to {released[0]})",
+                    )
+                )
         start = r.get("introduced", "0")
         for key in ("fixed", "last_affected"):
-            if key in r and start != "0" and released and (compare(start, r[key]) > 0 or
-                                                             (key == "fixed" and compare(start, r[key]) == 0)):
-                problems.append((line("exposure", "versions", k, key),
-                                 f"exposure.versions[{k}]: introduced {start} is not before {key} {r[key]}, so the "
-                                 "range holds no release; swap them or correct one"))
+            if (
+                key in r
+                and start != "0"
+                and released
+                and (compare(start, r[key]) > 0 or (key == "fixed" and compare(start, r[key]) == 0))
+            ):
+                problems.append(
+                    (
+                        line("exposure", "versions", k, key),
+                        f"exposure.versions[{k}]: introduced {start} is not before {key} {r[key]}, so the "
+                        "range holds no release; swap them or correct one",
+                    )
+                )
     return problems
 
 
@@ -405,7 +510,7 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
     different values, a minimum above a maximum, two programs at once."""
     if not isinstance(cond, dict) or len(cond) != 1:
         return []
-    (key, value), = cond.items()
+    ((key, value),) = cond.items()
     problems: list[tuple[int | None, str]] = []
     if key in ("all", "any") and isinstance(value, list):
         for k, child in enumerate(value):
@@ -417,15 +522,20 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
     programs = [(k, c["program"]) for k, c in enumerate(value) if isinstance(c, dict) and "program" in c]
     if len({p for _, p in programs}) > 1:
         k = programs[1][0]
-        problems.append((line(*path, "all", k), f"{validate.field_name([*path, 'all', k])}: a command is one program, "
-                                                f"not both {programs[0][1]} and {programs[1][1]}; use any: for either"))
+        problems.append(
+            (
+                line(*path, "all", k),
+                f"{validate.field_name([*path, 'all', k])}: a command is one program, "
+                f"not both {programs[0][1]} and {programs[1][1]}; use any: for either",
+            )
+        )
     tests: dict[tuple[str, str, str | None], list[tuple[int, dict[str, Any]]]] = {}
     for k, c in enumerate(value):
         if isinstance(c, dict) and len(c) == 1:
-            (kind, test), = c.items()
+            ((kind, test),) = c.items()
             if kind in ("flag", "env") and isinstance(test, dict):
                 tests.setdefault((kind, test.get("program", "sglang"), test.get("name")), []).append((k, test))
-    for (kind, _, name), found in tests.items():
+    for (_kind, _, name), found in tests.items():
         if len(found) < 2:
             continue
         merged: dict[str, list[Any]] = {}
@@ -449,8 +559,13 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
             why = f"equal to {next(iter(equals))} and one of values that leave it out"
         if why:
             k = found[-1][0]
-            problems.append((line(*path, "all", k), f"{validate.field_name([*path, 'all', k])}: `{name}` would have to be "
-                                                    f"{why}: no command meets this all:"))
+            problems.append(
+                (
+                    line(*path, "all", k),
+                    f"{validate.field_name([*path, 'all', k])}: `{name}` would have to be "
+                    f"{why}: no command meets this all:",
+                )
+            )
     return problems
 
 
@@ -469,9 +584,18 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
         where, lead = line(*path), validate.field_name(path) + ": "
         if key in ("gpu",) and isinstance(value, dict):
             for test, bound in value.items():
-                if isinstance(bound, dict) and "min" in bound and "max" in bound and _number(bound["min"]) > _number(bound["max"]):
-                    problems.append((line(*path, test), f"{lead}{test}: min {bound['min']} is above max {bound['max']}, "
-                                                        "so no GPU can meet it"))
+                if (
+                    isinstance(bound, dict)
+                    and "min" in bound
+                    and "max" in bound
+                    and _number(bound["min"]) > _number(bound["max"])
+                ):
+                    problems.append(
+                        (
+                            line(*path, test),
+                            f"{lead}{test}: min {bound['min']} is above max {bound['max']}, so no GPU can meet it",
+                        )
+                    )
         if key == "flag":
             program = FLAG_LIST[value.get("program", "sglang")]
             versions = _covered(ranges, program, known, site)
@@ -483,19 +607,30 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
                 # release may add choices, such as lower-case spellings, or drop the fixed list)
                 args: dict[str, Any] = {v: known.argument(program, v, value["name"]) for v in versions}
                 args = {v: a for v, a in args.items() if a is not None}
-                lists: Mapping[str, Collection[str]] = {v: [str(c) for c in a.get("choices") or ()]
-                                                        for v, a in args.items()}
+                lists: Mapping[str, Collection[str]] = {
+                    v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()
+                }
                 if args and all(lists.values()):
                     odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
                     if odd is not None:
                         v = next(iter(lists))
-                        problems.append((line(*path, test), f"{lead}`{odd}` is not a value `{value['name']}` takes "
-                                                            f"at {', '.join(lists)}; at {v} it takes "
-                                                            f"{', '.join(f'`{c}`' for c in lists[v])}"))
+                        problems.append(
+                            (
+                                line(*path, test),
+                                f"{lead}`{odd}` is not a value `{value['name']}` takes "
+                                f"at {', '.join(lists)}; at {v} it takes "
+                                f"{', '.join(f'`{c}`' for c in lists[v])}",
+                            )
+                        )
             label = LIST_LABEL[program]
             if not versions:
-                problems.append((where, f"{lead}no argument list of {label} falls in the incident's version range; "
-                                        "generate one with tools/gen_args.py, or correct the range"))
+                problems.append(
+                    (
+                        where,
+                        f"{lead}no argument list of {label} falls in the incident's version range; "
+                        "generate one with tools/gen_args.py, or correct the range",
+                    )
+                )
                 continue
             name = value["name"]
             lists = known.options[program]
@@ -507,30 +642,37 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
             import difflib
 
             near = difflib.get_close_matches(name, sorted(set().union(*(lists[v] for v in versions))), n=3)
-            message = f"{lead}`{name}` is not {AN_ARGUMENT[program]} at {', '.join(versions)}, the release(s) " \
-                      "the incident's version range covers"
+            message = (
+                f"{lead}`{name}` is not {AN_ARGUMENT[program]} at {', '.join(versions)}, the release(s) "
+                "the incident's version range covers"
+            )
             if elsewhere:
                 message += f" (it is one at {', '.join(elsewhere)})"
             elif near:
                 message += f"; did you mean {', '.join(f'`{n}`' for n in near)}?"
             problems.append((where, message))
         elif key == "gpu" and isinstance(value, dict):
-            for field_name, have, what in (("name", known.gpus, "GPU id"),
-                                           ("architecture", known.architectures, "architecture")):
+            for field_name, have, what in (
+                ("name", known.gpus, "GPU id"),
+                ("architecture", known.architectures, "architecture"),
+            ):
                 for k, item in enumerate(value.get(field_name) or []):
                     if item not in have:
-                        problems.append((line(*path, field_name, k),
-                                         f"{lead}`{item}` is not a {what} in data/gpus.yaml"))
+                        problems.append(
+                            (line(*path, field_name, k), f"{lead}`{item}` is not a {what} in data/gpus.yaml")
+                        )
         elif key == "model" and isinstance(value, dict):
             for k, item in enumerate(value.get("family") or []):
                 if item not in known.families:
-                    problems.append((line(*path, "family", k),
-                                     f"{lead}`{item}` is not a model family in data/models.yaml"))
+                    problems.append(
+                        (line(*path, "family", k), f"{lead}`{item}` is not a model family in data/models.yaml")
+                    )
     return problems
 
 
-def load(path: Path, site: Site, *, shown: str | None = None, today: date | None = None,
-         data_dir: Path | None = None) -> tuple[Incident, ...]:
+def load(
+    path: Path, site: Site, *, shown: str | None = None, today: date | None = None, data_dir: Path | None = None
+) -> tuple[Incident, ...]:
     """Read, validate and model the incidents at ``path``; raise ManualError on any problem.
 
     ``data_dir`` holds the argument lists, GPUs and model families that exposure conditions
@@ -555,8 +697,14 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
         try:
             inc = build(raw, line)
         except ValueError as err:  # a well-formed but impossible date
-            problems.append(Problem(shown, line_of(data, [index, "checked"]), raw["id"],
-                                    f"checked: {raw['checked']!r} is not a real date ({err})"))
+            problems.append(
+                Problem(
+                    shown,
+                    line_of(data, [index, "checked"]),
+                    raw["id"],
+                    f"checked: {raw['checked']!r} is not a real date ({err})",
+                )
+            )
             continue
         if inc.id in first_line:
             problems.append(Problem(shown, line, inc.id, f"duplicate id (first used at line {first_line[inc.id]})"))
@@ -564,28 +712,46 @@ def load(path: Path, site: Site, *, shown: str | None = None, today: date | None
         first_line[inc.id] = line
         same = unicodedata.normalize("NFKC", inc.name).casefold()  # names that read alike are the same name
         if same in first_name:
-            problems.append(Problem(shown, line, inc.id, f"duplicate name {inc.name!r} (also incident {first_name[same]}"
-                                                         f"{'' if inc.name in names_seen else ', written with other code points'})"))
+            problems.append(
+                Problem(
+                    shown,
+                    line,
+                    inc.id,
+                    f"duplicate name {inc.name!r} (also incident {first_name[same]}"
+                    f"{'' if inc.name in names_seen else ', written with other code points'})",
+                )
+            )
         first_name.setdefault(same, inc.id)
         names_seen.add(inc.name)
         if inc.checked > today:
-            problems.append(Problem(shown, line_of(data, [index, "checked"]), inc.id,
-                                    f"checked: {inc.checked} is in the future"))
+            problems.append(
+                Problem(shown, line_of(data, [index, "checked"]), inc.id, f"checked: {inc.checked} is in the future")
+            )
         for k, number in enumerate(inc.sections):
             if number not in site.sections:
-                problems.append(Problem(shown, line_of(data, [index, "sections", k]), inc.id,
-                                        f"sections: {number} has no page; the manual's sections are "
-                                        f"{site.parts[0].sections[0].number} to {site.parts[-1].sections[-1].number} "
-                                        f"as listed in data/manual.yaml"))
-        where: LineOf = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
+                problems.append(
+                    Problem(
+                        shown,
+                        line_of(data, [index, "sections", k]),
+                        inc.id,
+                        f"sections: {number} has no page; the manual's sections are "
+                        f"{site.parts[0].sections[0].number} to {site.parts[-1].sections[-1].number} "
+                        f"as listed in data/manual.yaml",
+                    )
+                )
+        where: LineOf = lambda *p, i=index: line_of(data, [i, *p])
         problems.extend(_github_problems(inc, shown, where))
         pattern_problems = _pattern_problems(inc, where)
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in pattern_problems)
         if inc.log_patterns and not pattern_problems:
             sound.append((inc, where))
-            inc.lines.update({(f, k): where(f, k) for f, items in (("log_patterns", inc.log_patterns),
-                                                                    ("log_examples", inc.log_examples))
-                              for k in range(len(items))})
+            inc.lines.update(
+                {
+                    (f, k): where(f, k)
+                    for f, items in (("log_patterns", inc.log_patterns), ("log_examples", inc.log_examples))
+                    for k in range(len(items))
+                }
+            )
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _status_problems(inc, where))
         problems.extend(Problem(shown, where("id"), inc.id, msg) for msg in _id_problems(inc, site))
         problems.extend(Problem(shown, ln, inc.id, msg) for ln, msg in _exposure_problems(inc, where, known, site))
@@ -628,8 +794,17 @@ def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str
     from opsmanual.data.yamlfile import read_bytes
 
     if not path.exists():
-        raise ManualError([Problem(shown, None, None, "the file is missing; it lists every incident id ever "
-                                                      "published, one per line, and an id never leaves it")])
+        raise ManualError(
+            [
+                Problem(
+                    shown,
+                    None,
+                    None,
+                    "the file is missing; it lists every incident id ever "
+                    "published, one per line, and an id never leaves it",
+                )
+            ]
+        )
     text = decode(read_bytes(path, shown), shown)
     ids: list[str] = []
     problems: list[Problem] = []
@@ -638,8 +813,14 @@ def published_ids(path: Path, shown: str = "data/published-ids.txt") -> list[str
         if not entry or entry.startswith("#"):
             continue
         if not _ID.match(entry):
-            problems.append(Problem(shown, number, None, f"{entry!r} is not an id (lowercase letters and digits "
-                                                         "joined by single hyphens, one per line)"))
+            problems.append(
+                Problem(
+                    shown,
+                    number,
+                    None,
+                    f"{entry!r} is not an id (lowercase letters and digits joined by single hyphens, one per line)",
+                )
+            )
         ids.append(entry)
     if problems:
         raise ManualError(problems)
@@ -685,21 +866,34 @@ def load_synonyms(path: Path, shown: str = "data/synonyms.yaml") -> tuple[dict[s
             first = holders[key(term)][0]
             if first == k or key(term) in shared[k] & shared[first]:
                 continue
-            problems.append(Problem(shown, line_of(data, [k, "terms", j]), None,
-                                    f"{term!r} is already in the group at line {line_of(data, [first])}; "
-                                    "a term belongs to one group, unless it means two things: then list it "
-                                    "under shared in both groups"))
+            problems.append(
+                Problem(
+                    shown,
+                    line_of(data, [k, "terms", j]),
+                    None,
+                    f"{term!r} is already in the group at line {line_of(data, [first])}; "
+                    "a term belongs to one group, unless it means two things: then list it "
+                    "under shared in both groups",
+                )
+            )
     if problems:
         raise ManualError(problems)
-    return tuple({field: (list(value) if isinstance(value, list) else value)
-                  for field, value in g.items() if field in ("terms", "shared", "note")} for g in data)
+    return tuple(
+        {
+            field: (list(value) if isinstance(value, list) else value)
+            for field, value in g.items()
+            if field in ("terms", "shared", "note")
+        }
+        for g in data
+    )
 
 
 GUIDANCE_SCHEMA = ROOT / "data" / "guidance.schema.json"
 
 
-def load_guidance(path: Path, site: Site, incidents: Iterable[Incident], *,
-                  shown: str = "data/guidance.yaml") -> tuple[Guidance, ...]:
+def load_guidance(
+    path: Path, site: Site, incidents: Iterable[Incident], *, shown: str = "data/guidance.yaml"
+) -> tuple[Guidance, ...]:
     """The errors that many incidents share, checked: patterns as strict as the incidents' own, each
     matching an example, a section that exists, and related incidents that exist."""
     from opsmanual.data.model import build_guidance
@@ -713,24 +907,42 @@ def load_guidance(path: Path, site: Site, incidents: Iterable[Incident], *,
     entries: list[Guidance] = []
     seen: dict[str, int | None] = {}
     for index, raw in enumerate(data):
-        where: LineOf = lambda *p, i=index: line_of(data, [i, *p])  # noqa: E731
+        where: LineOf = lambda *p, i=index: line_of(data, [i, *p])
         entry = build_guidance(raw, cast(int, where()))  # every item of a parsed list has its line
         if entry.id in seen or entry.id in known:
-            problems.append(Problem(shown, where("id"), None, f"{entry.id}: the id is already used "
-                                    f"({'by the entry at line ' + str(seen[entry.id]) if entry.id in seen else 'by an incident'})"))
+            problems.append(
+                Problem(
+                    shown,
+                    where("id"),
+                    None,
+                    f"{entry.id}: the id is already used "
+                    f"({'by the entry at line ' + str(seen[entry.id]) if entry.id in seen else 'by an incident'})",
+                )
+            )
         seen.setdefault(entry.id, where())
         for line, message in pattern_problems(entry.lines, entry.examples, where, fields=("lines", "examples")):
             problems.append(Problem(shown, line, None, f"{entry.id}: {message}"))
         phase_lines = [p.when for p in entry.phases]
-        for line, message in pattern_problems(phase_lines, (), lambda _f, k, i=index: line_of(
-                data, [i, "phases", k, "when"]), fields=("phases", "examples"), check_examples=False):
+        for line, message in pattern_problems(
+            phase_lines,
+            (),
+            lambda _f, k, i=index: line_of(data, [i, "phases", k, "when"]),
+            fields=("phases", "examples"),
+            check_examples=False,
+        ):
             problems.append(Problem(shown, line, None, f"{entry.id}: {message.replace('phases[', 'phases[', 1)}"))
         if entry.section not in site.sections:
             problems.append(Problem(shown, where("section"), None, f"{entry.id}: section {entry.section} has no page"))
         for k, ident in enumerate(entry.related):
             if ident not in known:
-                problems.append(Problem(shown, where("related", k), None, f"{entry.id}: related: {ident!r} is not an "
-                                                                          "incident of data/incidents.yaml"))
+                problems.append(
+                    Problem(
+                        shown,
+                        where("related", k),
+                        None,
+                        f"{entry.id}: related: {ident!r} is not an incident of data/incidents.yaml",
+                    )
+                )
         entries.append(entry)
     if problems:
         raise ManualError(problems)
@@ -756,7 +968,7 @@ class Manual:
     @cached_property
     def ordered(self) -> tuple[Incident, ...]:
         """The incidents in the manual's order: by the section that first tells them, then as listed."""
-        key = lambda p: (tuple(int(x) for x in p[1].sections[0].split(".")), p[0])  # noqa: E731
+        key = lambda p: (tuple(int(x) for x in p[1].sections[0].split(".")), p[0])
         return tuple(inc for _, inc in sorted(enumerate(self.incidents), key=key))
 
 
@@ -769,19 +981,44 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
     listed = published_ids(data / "published-ids.txt")
     lost = lost_ids(listed, incidents, redirects)
     if lost:
-        raise ManualError([Problem("data/published-ids.txt", None, i, "was published but is no longer an incident; "
-                                   "add it to data/redirects.yaml with the id that now tells it") for i in lost])
+        raise ManualError(
+            [
+                Problem(
+                    "data/published-ids.txt",
+                    None,
+                    i,
+                    "was published but is no longer an incident; "
+                    "add it to data/redirects.yaml with the id that now tells it",
+                )
+                for i in lost
+            ]
+        )
     from opsmanual.data.history import ever_published
 
     history = ever_published(project) or {}
     gone = [i for i in lost_ids(list(history), incidents, redirects) if i not in listed]
     if gone:
-        raise ManualError([Problem("data/published-ids.txt", None, i,
-                                   f"was published (added in commit {history[i]}) and has left both this file and "
-                                   "the incidents; an id never leaves: put it back here, and in data/redirects.yaml "
-                                   "with the id that now tells it") for i in gone])
+        raise ManualError(
+            [
+                Problem(
+                    "data/published-ids.txt",
+                    None,
+                    i,
+                    f"was published (added in commit {history[i]}) and has left both this file and "
+                    "the incidents; an id never leaves: put it back here, and in data/redirects.yaml "
+                    "with the id that now tells it",
+                )
+                for i in gone
+            ]
+        )
     from opsmanual.data.metrics import load_metrics
 
-    return Manual(site, incidents, redirects, load_synonyms(data / "synonyms.yaml"), facts(data),
-                  load_guidance(data / "guidance.yaml", site, incidents),
-                  load_metrics(data / "metrics.yaml", incidents))
+    return Manual(
+        site,
+        incidents,
+        redirects,
+        load_synonyms(data / "synonyms.yaml"),
+        facts(data),
+        load_guidance(data / "guidance.yaml", site, incidents),
+        load_metrics(data / "metrics.yaml", incidents),
+    )

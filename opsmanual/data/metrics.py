@@ -5,6 +5,7 @@ Checked beyond the JSON Schema: names are unique, each rule's incident exists, a
 expression names only listed metrics (a histogram also as its _bucket, _sum and _count series), so a
 rule cannot read a series the release does not export. Every problem is one line with file and line.
 """
+
 from __future__ import annotations
 
 import re
@@ -67,9 +68,16 @@ def metric_names(expr: str, known: dict[str, Metric]) -> tuple[list[str], list[s
     for name in _NAME.findall(expr):
         base = name
         if name not in known:
-            base = next((name[: -len(s)] for s in _HISTOGRAM_SERIES
-                         if name.endswith(s) and known.get(name[: -len(s)], None) is not None
-                         and known[name[: -len(s)]].type == "histogram"), name)
+            base = next(
+                (
+                    name[: -len(s)]
+                    for s in _HISTOGRAM_SERIES
+                    if name.endswith(s)
+                    and known.get(name[: -len(s)], None) is not None
+                    and known[name[: -len(s)]].type == "histogram"
+                ),
+                name,
+            )
         if base in known:
             if base not in used:
                 used.append(base)
@@ -88,30 +96,52 @@ def load_metrics(path: Path, incidents: Iterable[Incident], shown: str = "data/m
     for k, raw in enumerate(data["metrics"]):
         metric = Metric(raw["name"], raw["type"], raw["defined_at"], raw["help"])
         if metric.name in known:
-            problems.append(Problem(shown, line_of(data, ["metrics", k, "name"]), None,
-                                    f"metric {metric.name} is listed twice"))
+            problems.append(
+                Problem(shown, line_of(data, ["metrics", k, "name"]), None, f"metric {metric.name} is listed twice")
+            )
         known.setdefault(metric.name, metric)
     ids = {i.id for i in incidents}
     rules, alerts = [], set()
     for k, raw in enumerate(data["rules"]):
+
         def where(*p: str | int, k: int = k) -> int | None:
             return line_of(data, ["rules", k, *p])
+
         name = raw["alert"]
         if name in alerts:
             problems.append(Problem(shown, where("alert"), None, f"rule {name}: the alert name is used twice"))
         alerts.add(name)
         if raw["incident"] not in ids:
-            problems.append(Problem(shown, where("incident"), raw["incident"],
-                                    f"rule {name}: not an incident of data/incidents.yaml"))
+            problems.append(
+                Problem(
+                    shown, where("incident"), raw["incident"], f"rule {name}: not an incident of data/incidents.yaml"
+                )
+            )
         used, unknown = metric_names(raw["expr"], known)
         for missing in unknown:
-            problems.append(Problem(shown, where("expr"), raw["incident"] if raw["incident"] in ids else None,
-                                    f"rule {name}: expr reads {missing}, which is not a metric listed under metrics "
-                                    f"(list it with the line of SGLang {data['release']} that declares it)"))
+            problems.append(
+                Problem(
+                    shown,
+                    where("expr"),
+                    raw["incident"] if raw["incident"] in ids else None,
+                    f"rule {name}: expr reads {missing}, which is not a metric listed under metrics "
+                    f"(list it with the line of SGLang {data['release']} that declares it)",
+                )
+            )
         if not used and not unknown:
             problems.append(Problem(shown, where("expr"), None, f"rule {name}: expr reads no SGLang metric"))
-        rules.append(AlertRule(name, raw["incident"], " ".join(raw["expr"].split()), raw["for"], raw["severity"],
-                               raw["summary"], " ".join(raw["explain"].split()), tuple(used)))
+        rules.append(
+            AlertRule(
+                name,
+                raw["incident"],
+                " ".join(raw["expr"].split()),
+                raw["for"],
+                raw["severity"],
+                raw["summary"],
+                " ".join(raw["explain"].split()),
+                tuple(used),
+            )
+        )
     if problems:
         raise ManualError(problems)
     return Metrics(data["release"], tuple(known.values()), tuple(rules))

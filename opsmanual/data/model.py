@@ -1,4 +1,5 @@
 """The typed model of an incident, built only from validated data."""
+
 from __future__ import annotations
 
 import re
@@ -144,8 +145,13 @@ class Incident:
 
 def build(raw: Mapping[str, Any], line: int) -> Incident:
     return Incident(
-        id=raw["id"], name=raw["name"], title=raw["title"], symptom=raw["symptom"],
-        cause=raw["cause"], fix=raw["fix"], status=raw["status"],
+        id=raw["id"],
+        name=raw["name"],
+        title=raw["title"],
+        symptom=raw["symptom"],
+        cause=raw["cause"],
+        fix=raw["fix"],
+        status=raw["status"],
         checked=date.fromisoformat(raw["checked"]),
         sections=tuple(raw["sections"]),
         sources=tuple(Source(**dict(s)) for s in raw["sources"]),
@@ -156,8 +162,12 @@ def build(raw: Mapping[str, Any], line: int) -> Incident:
         evidence=raw.get("evidence"),
         fixed_in=tuple(next(iter(f.items())) for f in raw.get("fixed_in") or ()),
         workaround=raw.get("workaround"),
-        corrections=tuple(Correction(c["field"], tuple(c["index"]) if isinstance(c["index"], list) else c["index"],
-                                     c["reason"], c["source"]) for c in raw.get("corrections") or ()),
+        corrections=tuple(
+            Correction(
+                c["field"], tuple(c["index"]) if isinstance(c["index"], list) else c["index"], c["reason"], c["source"]
+            )
+            for c in raw.get("corrections") or ()
+        ),
         exposure=plain_data(raw["exposure"]) if raw.get("exposure") is not None else None,
         line=line,
     )
@@ -196,13 +206,20 @@ class Guidance:
 
 def build_guidance(raw: Mapping[str, Any], line: int) -> Guidance:
     return Guidance(
-        id=raw["id"], title=raw["title"],
-        lines=tuple(LogPattern(literal=p.get("literal"), regex=p.get("regex"), generic=True, source=p.get("source"))
-                    for p in raw["lines"]),
-        examples=tuple(raw["examples"]), summary=" ".join(raw["summary"].split()),
-        checks=tuple((c["text"], c["source"]) for c in raw["checks"]), section=raw["section"],
+        id=raw["id"],
+        title=raw["title"],
+        lines=tuple(
+            LogPattern(literal=p.get("literal"), regex=p.get("regex"), generic=True, source=p.get("source"))
+            for p in raw["lines"]
+        ),
+        examples=tuple(raw["examples"]),
+        summary=" ".join(raw["summary"].split()),
+        checks=tuple((c["text"], c["source"]) for c in raw["checks"]),
+        section=raw["section"],
         related=tuple(raw["related"]),
-        phases=tuple(Phase(p["phase"], LogPattern(literal=p["when"].get("literal"), regex=p["when"].get("regex")),
-                           p["advice"]) for p in raw.get("phases") or ()),
+        phases=tuple(
+            Phase(p["phase"], LogPattern(literal=p["when"].get("literal"), regex=p["when"].get("regex")), p["advice"])
+            for p in raw.get("phases") or ()
+        ),
         line=line,
     )

@@ -2,6 +2,7 @@
 a regex in the subset that RE2, Python and the browser read alike, with repeats that cannot
 backtrack without end; enough fixed text to mean something; no invisible or mixed-script
 characters; and each pattern matched by an example kept beside it."""
+
 from __future__ import annotations
 
 import re
@@ -32,18 +33,20 @@ def regex_subset_problem(regex: str) -> str | None:
     while k < len(regex):
         ch = regex[k]
         if ch == "\\":
-            nxt = regex[k + 1:k + 2]
+            nxt = regex[k + 1 : k + 2]
             if not (nxt == "d" or nxt in _ESCAPABLE or (in_class and nxt == "-")):
-                return (f"the escape \\{nxt} reads differently in Python and in the browser; "
-                        "use \\d, a class such as [ ], or escape only ^ $ \\ . * + ? ( ) [ ] { } | /")
+                return (
+                    f"the escape \\{nxt} reads differently in Python and in the browser; "
+                    "use \\d, a class such as [ ], or escape only ^ $ \\ . * + ? ( ) [ ] { } | /"
+                )
             k += 2
             continue
         if in_class:
             in_class = ch != "]"
         elif ch == "[":
             in_class = True
-            k += 1 + (regex[k + 1:k + 2] == "^")
-            if regex[k:k + 1] == "]":
+            k += 1 + (regex[k + 1 : k + 2] == "^")
+            if regex[k : k + 1] == "]":
                 return "a ] first in a class ends it in the browser; write \\] for the character"
             continue
         elif ch == "{":
@@ -57,7 +60,8 @@ def regex_subset_problem(regex: str) -> str | None:
         elif ch in "]}":
             return f"an unescaped {ch} outside a class; write \\{ch} for the character"
         elif regex.startswith(("(?P", "(?<", "(?=", "(?!", "(?>", "(?#"), k) or (
-                regex.startswith("(?", k) and not regex.startswith("(?:", k)):
+            regex.startswith("(?", k) and not regex.startswith("(?:", k)
+        ):
             return "only plain ( ) and (?: ) groups are allowed: no flags, names, lookaround or comments"
         k += 1
     try:
@@ -112,9 +116,14 @@ def _atom_set(op: Any, arg: Any) -> Callable[[str], bool] | None:
 
         def test(ch: str) -> bool:
             o = ord(ch)
-            inside = any((kind is c.LITERAL and o == v) or (kind is c.RANGE and v[0] <= o <= v[1])
-                         or (kind is c.CATEGORY and ch.isdigit() and ch.isascii()) for kind, v in items)
+            inside = any(
+                (kind is c.LITERAL and o == v)
+                or (kind is c.RANGE and v[0] <= o <= v[1])
+                or (kind is c.CATEGORY and ch.isdigit() and ch.isascii())
+                for kind, v in items
+            )
             return inside != negate
+
         return test
     return None
 
@@ -145,20 +154,28 @@ def regex_safety_problem(regex: str) -> str | None:
         previous = None  # the character test of the unbounded repeat just before, if any
         for op, arg in items:
             if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-                lo, hi, body = arg
+                _lo, hi, body = arg
                 body = list(body)
                 if hi > 1:
                     if inside_repeat:
                         return "a repeat inside a repeat, such as (a+)+, can take exponential time on some lines"
                     if any(o is c.BRANCH for o, _ in body) or any(
-                            o is c.SUBPATTERN and any(p is c.BRANCH for p, _ in a[3]) for o, a in body):
-                        return ("a repeated alternation, such as (a|ab)+, can take exponential time on some "
-                                "lines; repeat a class such as [ab]+ instead")
+                        o is c.SUBPATTERN and any(p is c.BRANCH for p, _ in a[3]) for o, a in body
+                    ):
+                        return (
+                            "a repeated alternation, such as (a|ab)+, can take exponential time on some "
+                            "lines; repeat a class such as [ab]+ instead"
+                        )
                     single = _atom_set(*body[0]) if len(body) == 1 else None
-                    if single is not None and previous is not None and any(
-                            previous(ch) and single(ch) for ch in _PROBES):
-                        return ("two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
-                                "or .*.*, make a search slow on long lines; merge them into one")
+                    if (
+                        single is not None
+                        and previous is not None
+                        and any(previous(ch) and single(ch) for ch in _PROBES)
+                    ):
+                        return (
+                            "two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
+                            "or .*.*, make a search slow on long lines; merge them into one"
+                        )
                     problem = walk(body, True)
                     if problem:
                         return problem
@@ -183,9 +200,11 @@ def regex_safety_problem(regex: str) -> str | None:
 
 
 # Words every log is full of: a literal made only of them (and spaces or punctuation) says nothing.
-COMMON_LOG_WORDS = frozenset("""
+COMMON_LOG_WORDS = frozenset(
+    """
 error errors warning warn info debug critical fatal exception traceback failed failure fail timeout
-killed true false none null ok the a an in on of to at is was""".split())
+killed true false none null ok the a an in on of to at is was""".split()
+)
 # Characters that show as nothing: a literal that holds one cannot be typed or seen as it is.
 _INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 MAX_GENERIC_SHARE = 5  # incidents that may share one generic log pattern (the schema says so too); about.md says why
@@ -197,26 +216,36 @@ def literal_problem(text: str) -> str | None:
 
     bad = _INVISIBLE.search(text)
     if bad:
-        return (f"the text holds U+{ord(bad.group()):04X} ({unicodedata.name(bad.group(), 'a format character')}), "
-                "which shows as nothing; delete it")
+        return (
+            f"the text holds U+{ord(bad.group()):04X} ({unicodedata.name(bad.group(), 'a format character')}), "
+            "which shows as nothing; delete it"
+        )
     for word in re.findall(r"[^\W\d_]+", text):
         scripts = {unicodedata.name(ch, "UNKNOWN").split(" ")[0] for ch in word}
         if len(scripts) > 1:
-            return (f"the word {word!r} mixes scripts ({', '.join(sorted(scripts)).lower()}); a letter that only "
-                    "looks like another would never match a real log")
+            return (
+                f"the word {word!r} mixes scripts ({', '.join(sorted(scripts)).lower()}); a letter that only "
+                "looks like another would never match a real log"
+            )
     meaningful = re.sub(r"[\W_]+", "", text)
     if len(meaningful) < MIN_PREFILTER:
-        return (f"{text!r} has {len(meaningful)} letters or digits; a pattern needs at least {MIN_PREFILTER} to "
-                "say something about a line")
+        return (
+            f"{text!r} has {len(meaningful)} letters or digits; a pattern needs at least {MIN_PREFILTER} to "
+            "say something about a line"
+        )
     words = {w.lower() for w in re.findall(r"[^\W_]+", text)}
     if words and words <= COMMON_LOG_WORDS:
         return f"{text!r} is made of words every log is full of ({', '.join(sorted(words))}); quote more of the line"
     return None
 
 
-def pattern_problems(patterns: Sequence[LogPattern], examples: Sequence[str], line: Callable[..., int | None],
-                     fields: tuple[str, str] = ("log_patterns", "log_examples"),
-                     check_examples: bool = True) -> list[tuple[int | None, str]]:
+def pattern_problems(
+    patterns: Sequence[LogPattern],
+    examples: Sequence[str],
+    line: Callable[..., int | None],
+    fields: tuple[str, str] = ("log_patterns", "log_examples"),
+    check_examples: bool = True,
+) -> list[tuple[int | None, str]]:
     """Patterns compile, keep to the subset, carry enough fixed text, and match the examples kept
     beside them (``fields`` names the two lists in the data, for the messages)."""
     field, example_field = fields
@@ -238,9 +267,13 @@ def pattern_problems(patterns: Sequence[LogPattern], examples: Sequence[str], li
                 problems.append((line(field, k), f"{where}: {outside}"))
                 continue
             if len(pat.prefilter) < MIN_PREFILTER:
-                problems.append((line(field, k),
-                                 f"{where}: the regex needs a run of at least {MIN_PREFILTER} plain characters "
-                                 f"outside groups (it has {pat.prefilter!r}); use a literal where one will do"))
+                problems.append(
+                    (
+                        line(field, k),
+                        f"{where}: the regex needs a run of at least {MIN_PREFILTER} plain characters "
+                        f"outside groups (it has {pat.prefilter!r}); use a literal where one will do",
+                    )
+                )
                 continue
         weak = literal_problem(pat.literal if pat.literal is not None else pat.prefilter)
         if weak:

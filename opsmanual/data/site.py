@@ -4,9 +4,8 @@ pages that tell each section, found by the ``section:`` of their front matter.
 URLs are relative to the site root and follow MkDocs' directory URLs
 (``part-3/3-2-sizing-the-pool.md`` -> ``part-3/3-2-sizing-the-pool/``).
 """
-from __future__ import annotations
 
-from opsmanual import ROOT
+from __future__ import annotations
 
 import dataclasses
 import re
@@ -17,8 +16,9 @@ from typing import Any
 
 import yaml
 
-from opsmanual.data.errors import ManualError, Problem
+from opsmanual import ROOT
 from opsmanual.data import validate
+from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.yamlfile import line_of, read
 
 MANUAL_SCHEMA = Path(ROOT) / "data" / "manual.schema.json"
@@ -103,7 +103,7 @@ class Site:
         return self.site_url.rstrip("/") + "/" + url
 
     def part_of(self, section_number: str) -> Part:
-        number = section_number.split(".")[0]
+        number = section_number.split(".", maxsplit=1)[0]
         return next(p for p in self.parts if p.number == number)
 
     def nav(self) -> list[dict[str, Any]]:
@@ -156,7 +156,7 @@ def front_matter(text: str) -> dict[str, Any]:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise PageError(mark.line + 1 if mark else 1, f"front matter is not valid YAML: {problem}") from None
     if data is not None and not isinstance(data, dict):
-        raise PageError(2, "front matter must be a mapping of keys, such as `section: \"3.2\"`")
+        raise PageError(2, 'front matter must be a mapping of keys, such as `section: "3.2"`')
     return data or {}
 
 
@@ -180,7 +180,7 @@ def anchors(text: str) -> frozenset[str]:
     from markdown.extensions.toc import slugify
 
     found, fence = set(), None
-    text = text[body_start(text):]  # front matter is not Markdown
+    text = text[body_start(text) :]  # front matter is not Markdown
     for line in text.splitlines():
         stripped = line.lstrip()
         if stripped.startswith(("```", "~~~")):
@@ -241,14 +241,14 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
     for i, part in enumerate(data["parts"]):
         pnum = str(part.get("number", ""))
         if not _NUMBER.match(pnum) or "." in pnum or not part.get("title"):
-            bad(["parts", i], "a part needs a number like \"3\" and a title")
+            bad(["parts", i], 'a part needs a number like "3" and a title')
             continue
         sections: list[Section] = []
         for j, sec in enumerate(part.get("sections") or []):
             num, title = str(sec.get("number", "")), sec.get("title")
             where: list[str | int] = ["parts", i, "sections", j]
             if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
-                bad(where, f"section {num!r} of part {pnum} needs a number like \"{pnum}.1\" and a title")
+                bad(where, f'section {num!r} of part {pnum} needs a number like "{pnum}.1" and a title')
                 continue
             if num in seen:
                 bad(where, f"section {num} is listed twice")
@@ -257,16 +257,20 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
             pages = claimed.get(num, [])
             if len(pages) != 1:
                 which = ", ".join(pages) if pages else "no page"
-                bad(where, f"section {num} needs exactly one page with `section: \"{num}\"` "
-                           f"in its front matter under docs/, found {which}")
+                bad(
+                    where,
+                    f'section {num} needs exactly one page with `section: "{num}"` '
+                    f"in its front matter under docs/, found {which}",
+                )
                 continue
             sections.append(Section(num, str(title), pnum, pages[0], sec.get("check")))
         parts.append(Part(pnum, str(part["title"]), tuple(sections)))
     for num, pages in claimed.items():
         if num not in seen:
             for page in pages:
-                problems.append(Problem(f"docs/{page}", 1, None,
-                                        f"front matter names section {num}, which {shown} does not list"))
+                problems.append(
+                    Problem(f"docs/{page}", 1, None, f"front matter names section {num}, which {shown} does not list")
+                )
     extra: dict[str, list[tuple[str, str]]] = {"front": [], "back": []}
     for group, entries in extra.items():
         for k, entry in enumerate(data.get(group) or []):
@@ -278,5 +282,10 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
                 entries.append((str(entry["title"]), str(entry["page"])))
     if problems:
         raise ManualError(problems)
-    return Site(version=str(data.get("version", "")), parts=tuple(parts),
-                front=tuple(extra["front"]), back=tuple(extra["back"]), anchors=page_ids)
+    return Site(
+        version=str(data.get("version", "")),
+        parts=tuple(parts),
+        front=tuple(extra["front"]),
+        back=tuple(extra["back"]),
+        anchors=page_ids,
+    )

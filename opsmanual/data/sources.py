@@ -6,6 +6,7 @@ at the story's level or above (outside code fences). The list starts at the head
 ``## What to check and do`` and runs to the next heading of level 2 or above. Nothing here renders
 anything or knows a site generator: text in, the pieces out.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,10 +22,10 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 class StorySource:
     incident: str
     section: str
-    page: str      # the section page's path under docs/
-    level: int     # the level of the story's heading on that page
+    page: str  # the section page's path under docs/
+    level: int  # the level of the story's heading on that page
     markdown: str  # the story's Markdown, after its heading slot, as the page writes it
-    line: int      # the line of the story's slot on the page
+    line: int  # the line of the story's slot on the page
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ def _lines(text: str) -> Iterator[tuple[int, str, bool]]:
         yield number, line, fence is not None
 
 
-def split(text: str, section: str, page: str, first_line: int = 1,
-          slots: list[tuple[str, int, int]] | None = None) -> tuple[dict[str, StorySource], ChecksSource | None]:
+def split(
+    text: str, section: str, page: str, first_line: int = 1, slots: list[tuple[str, int, int]] | None = None
+) -> tuple[dict[str, StorySource], ChecksSource | None]:
     """The stories and the checks list of one section page; ``text`` is the page's Markdown after its
     front matter, which starts on ``first_line``. ``slots``, when given, receives every story slot
     of the page as (incident id, line, heading level), repeated ones included."""
@@ -68,8 +70,9 @@ def split(text: str, section: str, page: str, first_line: int = 1,
         nonlocal open_story
         if open_story:
             ident, level, at, body = open_story
-            stories.setdefault(ident, StorySource(ident, section, page, level, "\n".join(body).strip("\n") + "\n",
-                                                  at + first_line - 1))
+            stories.setdefault(
+                ident, StorySource(ident, section, page, level, "\n".join(body).strip("\n") + "\n", at + first_line - 1)
+            )
         open_story = None
 
     def close_checks() -> None:
@@ -123,8 +126,11 @@ def first_paragraph(text: str) -> str | None:
         if block:
             first = block[0]
             macro_only = first.strip().startswith("{{") and first.strip().endswith("}}") and len(block) == 1
-            numbered = first.split(".", 1)[0].isdigit() and first.split(".", 1)[1:2] != [""] and \
-                first.partition(".")[2][:1] == " "
+            numbered = (
+                first.split(".", 1)[0].isdigit()
+                and first.split(".", 1)[1:2] != [""]
+                and first.partition(".")[2][:1] == " "
+            )
             if not (first[:1].isspace() or first.startswith(_BLOCK_STARTS) or macro_only or numbered):
                 return "\n".join(block) + "\n"
             block = []

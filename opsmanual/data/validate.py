@@ -4,11 +4,12 @@ The Rust validator answers the common question (is it valid?) in
 milliseconds; only invalid data goes to the Python validator, whose errors
 carry what a precise message needs.
 """
+
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError  # no stubs: Any to mypy
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -34,7 +35,7 @@ def load_schema(path: Path) -> dict[str, Any]:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fast(path: Path) -> jsonschema_rs.Validator:
     return jsonschema_rs.validator_for(load_schema(path))
 
@@ -66,7 +67,9 @@ def describe(error: ValidationError, skip: int = 0, whole: str = "the value") ->
         got = type(value).__name__.replace("LineDict", "mapping").replace("LineList", "list").replace("str", "text")
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
-        return f"{where}: must be {want.replace('object', 'a mapping').replace('array', 'a list')}, not {got} ({value!r})"
+        return (
+            f"{where}: must be {want.replace('object', 'a mapping').replace('array', 'a list')}, not {got} ({value!r})"
+        )
     if error.validator in ("pattern", "not", "anyOf", "oneOf", "format", "minProperties", "maxProperties") and hint:
         shown = f" {value!r}" if isinstance(value, str) else ""
         return f"{where}:{shown} is not valid: {hint}"
@@ -86,8 +89,9 @@ def errors(data: Any, schema_path: Path, shown: str) -> list[ValidationError]:
     validator = Draft202012Validator(load_schema(schema_path))
     found = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     if not found:  # the two validators disagree: say so rather than pass bad data
-        raise ManualError([Problem(shown, None, None,
-                                   f"does not match its schema: {next(_fast(schema_path).iter_errors(data))}")])
+        raise ManualError(
+            [Problem(shown, None, None, f"does not match its schema: {next(_fast(schema_path).iter_errors(data))}")]
+        )
     out: list[ValidationError] = []
     seen: set[tuple[str | int, ...]] = set()
     for error in found:
@@ -109,6 +113,8 @@ def where(data: Any, error: ValidationError) -> int | None:
 
 def check(data: Any, schema_path: Path, shown: str, whole: str = "the file") -> None:
     """Raise ManualError with one line per schema problem of a whole data file."""
-    problems = [Problem(shown, where(data, e), None, describe(e, whole=whole)) for e in errors(data, schema_path, shown)]
+    problems = [
+        Problem(shown, where(data, e), None, describe(e, whole=whole)) for e in errors(data, schema_path, shown)
+    ]
     if problems:
         raise ManualError(problems)

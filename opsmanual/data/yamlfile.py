@@ -5,6 +5,7 @@ of two duplicate keys, expands aliases (the "billion laughs" bomb), and turns
 unquoted dates into ``datetime.date``. This reader refuses all three and
 keeps line numbers so that every error can point at its line.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,8 +44,7 @@ class _Refusal(Exception):
 class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node in self.constructed_objects or node in self.recursive_objects:
-            raise _Refusal(node.start_mark.line + 1,
-                           "YAML aliases (*name) are not allowed; write the value out")
+            raise _Refusal(node.start_mark.line + 1, "YAML aliases (*name) are not allowed; write the value out")
         return super().construct_object(node, deep=deep)
 
 
@@ -56,8 +56,14 @@ _BOOL, _INT, _FLOAT, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("bool", "int", 
 _CORE = (
     (_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), "tTfF"),
     (_INT, re.compile(r"^[-+]?[0-9]+$"), "-+0123456789"),
-    (_FLOAT, re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?$"
-                        r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"), "-+.0123456789"),
+    (
+        _FLOAT,
+        re.compile(
+            r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][-+]?[0-9]+)?$"
+            r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
+        ),
+        "-+.0123456789",
+    ),
 )
 _StrictLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag == _NULL]
@@ -77,8 +83,11 @@ def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
     if not digits.isdigit() or not digits.isascii():
         raise _Refusal(line, f"{node.value!r} is not a decimal integer; write digits only, or quote it as text")
     if len(digits) > 1 and digits.startswith("0"):
-        raise _Refusal(line, f"{node.value} has a leading zero, which YAML 1.1 reads as an octal number; "
-                             "write it without the zero, or quote it as text")
+        raise _Refusal(
+            line,
+            f"{node.value} has a leading zero, which YAML 1.1 reads as an octal number; "
+            "write it without the zero, or quote it as text",
+        )
     if len(digits) > MAX_DIGITS:
         raise _Refusal(line, f"a number of {len(digits):,} digits; the data never needs more than {MAX_DIGITS}")
     return int(text)
@@ -91,19 +100,27 @@ def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
     text = node.value if isinstance(node.value, str) else ""
     special = text.lstrip("+-").lower()
     try:
-        value = math.nan if special in (".nan", ".inf") else float(text.replace("_", "")) if len(text) <= 32 else math.inf
+        value = (
+            math.nan if special in (".nan", ".inf") else float(text.replace("_", "")) if len(text) <= 32 else math.inf
+        )
     except ValueError:
         raise _Refusal(line, f"{text!r} is not a number; quote it if it is text") from None
     if not math.isfinite(value):
-        raise _Refusal(line, f"{text[:40]!r} is not a finite number (YAML reads .nan and .inf as numbers); "
-                             "write a number, or quote it as text")
+        raise _Refusal(
+            line,
+            f"{text[:40]!r} is not a finite number (YAML reads .nan and .inf as numbers); "
+            "write a number, or quote it as text",
+        )
     return value
 
 
 def _refuse_tag(loader: _StrictLoader, node: yaml.Node) -> Any:
-    raise _Refusal(node.start_mark.line + 1, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not "
-                                             "allowed; the data holds only text, numbers, true/false, lists and "
-                                             "mappings")
+    raise _Refusal(
+        node.start_mark.line + 1,
+        f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not "
+        "allowed; the data holds only text, numbers, true/false, lists and "
+        "mappings",
+    )
 
 
 def _construct_map(loader: _StrictLoader, node: yaml.MappingNode) -> Iterator[LineDict]:
@@ -165,15 +182,25 @@ def incident_at(text: str, line: int | None) -> str | None:
 # noncharacters, a byte-order mark anywhere but at the very start, and the bidirectional
 # controls, which show text in another order than it is stored (a title could read as
 # something it does not say).
-_BMP_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-                            "\ufeff\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+_BMP_FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+    "\ufeff\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]"
+)
 # The noncharacters above U+FFFF (U+1FFFE, U+1FFFF, ... U+10FFFF) are found among these candidates:
 # one class of 32 single characters would make the regular expression ten times slower.
 _ASTRAL_CANDIDATE = re.compile("[\U0001fffe-\U0010ffff]")
-_NAMES = {"\x7f": "DEL", "\x85": "NEL (U+0085)", "\u2028": "LINE SEPARATOR (U+2028)",
-          "\u2029": "PARAGRAPH SEPARATOR (U+2029)", "\ufeff": "a byte-order mark (U+FEFF)", "\r": "a carriage return",
-          **{chr(c): f"the bidirectional control U+{c:04X}, which shows text in another order than it is stored"
-             for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+_NAMES = {
+    "\x7f": "DEL",
+    "\x85": "NEL (U+0085)",
+    "\u2028": "LINE SEPARATOR (U+2028)",
+    "\u2029": "PARAGRAPH SEPARATOR (U+2029)",
+    "\ufeff": "a byte-order mark (U+FEFF)",
+    "\r": "a carriage return",
+    **{
+        chr(c): f"the bidirectional control U+{c:04X}, which shows text in another order than it is stored"
+        for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    },
+}
 _ASCII_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same for text that is all ASCII: faster
 _VALUE_FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f]")  # in a parsed value, a tab too
 MAX_DEPTH = 32  # nesting of mappings and lists; the manual's data needs about 8
@@ -209,17 +236,32 @@ def decode(raw: bytes, shown: str, who: Callable[[str, int], str | None] = lambd
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        raise ManualError([Problem(shown, line, who(raw[: err.start].decode("utf-8", "replace"), line),
-                                   f"bytes that are not UTF-8 (0x{raw[err.start]:02x} at byte {err.start})")])
+        raise ManualError(
+            [
+                Problem(
+                    shown,
+                    line,
+                    who(raw[: err.start].decode("utf-8", "replace"), line),
+                    f"bytes that are not UTF-8 (0x{raw[err.start]:02x} at byte {err.start})",
+                )
+            ]
+        ) from None
     text = text.removeprefix("\ufeff")  # a byte-order mark at the start is accepted and dropped
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     bad = _search_forbidden(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
-        raise ManualError([Problem(shown, line, who(text, line),
-                                   f"{describe_char(bad.group())} in the text; delete it "
-                                   "(an editor may show it as nothing at all)")])
+        raise ManualError(
+            [
+                Problem(
+                    shown,
+                    line,
+                    who(text, line),
+                    f"{describe_char(bad.group())} in the text; delete it (an editor may show it as nothing at all)",
+                )
+            ]
+        )
     return text
 
 
@@ -232,8 +274,12 @@ def _depth_problem(text: str, shown: str) -> Problem | None:
                 depth += 1
                 if depth > MAX_DEPTH:
                     line = event.start_mark.line + 1 if event.start_mark else None  # the parser marks every event
-                    return Problem(shown, line, incident_at(text, line),
-                                   f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that")
+                    return Problem(
+                        shown,
+                        line,
+                        incident_at(text, line),
+                        f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that",
+                    )
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
     except yaml.YAMLError:
@@ -241,14 +287,19 @@ def _depth_problem(text: str, shown: str) -> Problem | None:
     return None
 
 
-def _escaped_problems(root: Any, node: Any, text: str, shown: str,
-                      path: tuple[str | int, ...] = ()) -> Iterator[Problem]:
+def _escaped_problems(
+    root: Any, node: Any, text: str, shown: str, path: tuple[str | int, ...] = ()
+) -> Iterator[Problem]:
     """Refused characters that a YAML escape ("\x7f", "\u2028") put into a key or a value of ``root``,
     and nesting deeper than MAX_DEPTH."""
     if len(path) >= MAX_DEPTH:
         line = line_of(root, list(path))
-        yield Problem(shown, line, incident_at(text, line),
-                      f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that")
+        yield Problem(
+            shown,
+            line,
+            incident_at(text, line),
+            f"mappings and lists nest more than {MAX_DEPTH} deep here; the data never needs that",
+        )
         return
     items: Iterable[tuple[Any, Any]]
     if isinstance(node, dict):
@@ -259,12 +310,18 @@ def _escaped_problems(root: Any, node: Any, text: str, shown: str,
         items = ()
     for key, value in items:
         for what in ((key,) if isinstance(key, str) else ()) + ((value,) if isinstance(value, str) else ()):
-            bad = _VALUE_FORBIDDEN.search(what) if what.isascii() else (_search_forbidden(what) or re.search("\t", what))
+            bad = (
+                _VALUE_FORBIDDEN.search(what) if what.isascii() else (_search_forbidden(what) or re.search("\t", what))
+            )
             if bad:
                 line = line_of(root, [*path, key])
-                yield Problem(shown, line, incident_at(text, line),
-                              f"{_field(path, key)}: {describe_char(bad.group()).replace('U+0009', 'tab')} "
-                              "in the text (written as an escape); delete it")
+                yield Problem(
+                    shown,
+                    line,
+                    incident_at(text, line),
+                    f"{_field(path, key)}: {describe_char(bad.group()).replace('U+0009', 'tab')} "
+                    "in the text (written as an escape); delete it",
+                )
         if isinstance(value, (dict, list)):
             yield from _escaped_problems(root, value, text, shown, (*path, key))
 
@@ -294,11 +351,24 @@ def read_bytes(path: Path, shown: str) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise ManualError([Problem(shown, None, None, "is not a regular file (a FIFO, a device or a folder); "
-                                                          "the manual reads only files")])
+            raise ManualError(
+                [
+                    Problem(
+                        shown,
+                        None,
+                        None,
+                        "is not a regular file (a FIFO, a device or a folder); the manual reads only files",
+                    )
+                ]
+            )
         if info.st_size > MAX_FILE:
-            raise ManualError([Problem(shown, None, None, f"is {info.st_size:,} bytes; no data file of the manual "
-                                                          f"is near {MAX_FILE:,}")])
+            raise ManualError(
+                [
+                    Problem(
+                        shown, None, None, f"is {info.st_size:,} bytes; no data file of the manual is near {MAX_FILE:,}"
+                    )
+                ]
+            )
         with os.fdopen(os.dup(fd), "rb") as f:
             return f.read(MAX_FILE + 1)
     except OSError as err:
@@ -316,7 +386,9 @@ def read_json(path: Path, shown: str) -> Any:
     try:
         return json.loads(text)
     except RecursionError:
-        raise ManualError([Problem(shown, None, None, "nests too deep to be read; the data never needs that")]) from None
+        raise ManualError(
+            [Problem(shown, None, None, "nests too deep to be read; the data never needs that")]
+        ) from None
     except json.JSONDecodeError as err:
         raise ManualError([Problem(shown, err.lineno, None, f"not valid JSON: {err.msg}")]) from None
 
@@ -328,15 +400,16 @@ def read(path: Path, shown: str) -> Any:
     line: int | None
     if "\t" in text:
         line = text[: text.index("\t")].count("\n") + 1
-        raise ManualError([Problem(shown, line, incident_at(text, line),
-                                   "a tab character; indent YAML with spaces only")])
+        raise ManualError(
+            [Problem(shown, line, incident_at(text, line), "a tab character; indent YAML with spaces only")]
+        )
     try:
-        data = yaml.load(text, Loader=_StrictLoader)
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 -- a SafeLoader subclass
     except RecursionError:  # nesting far too deep to build: find where, without recursion
         deep = _depth_problem(text, shown)
         raise ManualError([deep or Problem(shown, None, None, "mappings and lists nest too deep")]) from None
     except _Refusal as err:
-        raise ManualError([Problem(shown, err.line, incident_at(text, err.line), err.message)])
+        raise ManualError([Problem(shown, err.line, incident_at(text, err.line), err.message)]) from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark else None
@@ -344,9 +417,9 @@ def read(path: Path, shown: str) -> Any:
         if context and err.context_mark and err.context_mark.line + 1 != line:
             context += f" (from line {err.context_mark.line + 1})"
         what = ", ".join(str(x) for x in (context, err.problem) if x)
-        raise ManualError([Problem(shown, line, incident_at(text, line), f"YAML syntax error: {what}")])
+        raise ManualError([Problem(shown, line, incident_at(text, line), f"YAML syntax error: {what}")]) from None
     except yaml.YAMLError as err:  # no mark: reader-level problems
-        raise ManualError([Problem(shown, None, None, f"YAML error: {err}")])
+        raise ManualError([Problem(shown, None, None, f"YAML error: {err}")]) from None
     problems = list(_escaped_problems(data, data, text, shown)) if isinstance(data, (dict, list)) else []
     if problems:
         raise ManualError(problems)

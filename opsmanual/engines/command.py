@@ -25,6 +25,7 @@ the same ones and gives the same messages):
 * a Python ``sgl.Engine(...)`` / ``Engine(...)`` / ``ServerArgs(...)`` call, read
   with :mod:`ast`; its keyword arguments are ``ServerArgs`` fields.
 """
+
 from __future__ import annotations
 
 # `re` (with the enum module it imports) costs more start-up time than a whole check, so the
@@ -33,15 +34,26 @@ from __future__ import annotations
 MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste beyond this is refused
 
 # The program a command runs -> the argument list that describes it.
-ARGS_PROGRAM = {"sglang": "sglang", "engine": "sglang", "router": "sglang-router",
-                "bench": "sglang-bench", "miles": "miles"}
+ARGS_PROGRAM = {
+    "sglang": "sglang",
+    "engine": "sglang",
+    "router": "sglang-router",
+    "bench": "sglang-bench",
+    "miles": "miles",
+}
 # How findings name an argument list (article, label), and every message: opsmanual/data/exposure_words.py.
 from opsmanual.data.exposure_words import ARG_LABELS as ARGS_LABEL  # noqa: E402
 from opsmanual.data.exposure_words import MESSAGES, SHELL_OPTIONS, say  # noqa: E402
-MODULES = {"sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench",
-           "sglang_router.launch_router": "router"}
+
+MODULES = {
+    "sglang.launch_server": "sglang",
+    "sglang.bench_serving": "bench",
+    "sglang.benchmark.serving": "bench",
+    "sglang_router.launch_router": "router",
+}
 MILES_SCRIPTS = ("train.py", "train_async.py")
 NOT_A_COMMAND = MESSAGES["p_not_a_command"]
+
 
 def _re():
     import re
@@ -81,7 +93,7 @@ def assignment(text: str):
     at = text.find("=")
     if at <= 0 or text[0] not in _NAME_START or not all(c in _NAME_REST for c in text[1:at]):
         return None
-    return text[:at], text[at + 1:]
+    return text[:at], text[at + 1 :]
 
 
 def _is_python(name: str) -> bool:
@@ -111,7 +123,7 @@ def is_float(text: str, *, underscores: bool = True) -> bool:
     body = text[1:] if text[:1] in ("+", "-") else text
     cut = next((k for k, c in enumerate(body) if c in "eE"), -1)
     if cut >= 0:
-        exponent = body[cut + 1:]
+        exponent = body[cut + 1 :]
         if not digits(exponent[1:] if exponent[:1] in ("+", "-") else exponent):
             return False
         body = body[:cut]
@@ -122,9 +134,13 @@ def is_float(text: str, *, underscores: bool = True) -> bool:
     if whole == "":
         return group(frac)
     return group(whole) and (frac == "" or group(frac))
+
+
 _CALL = _Lazy(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
-_LOOKS_LIKE = _Lazy(r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router"
-                    r"|docker\s+(run|exec)|train(_async)?\.py")
+_LOOKS_LIKE = _Lazy(
+    r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router"
+    r"|docker\s+(run|exec)|train(_async)?\.py"
+)
 _DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
 
 # docker run / docker exec, sudo and uv run options that take a value (everything else is a switch).
@@ -138,6 +154,7 @@ class CommandError(Exception):
 
 
 # --------------------------------------------------------------------------- shell words
+
 
 class Word(str):
     """A shell word after quote removal; ``dynamic`` when it holds an unexpanded $... or `...`."""
@@ -261,7 +278,7 @@ def shell_split(text: str) -> list[list[Word]]:
             if end < 0:
                 raise CommandError(say("p_unbalanced", quote="'", where=_where(text, i)))
             cur = cur if cur is not None else []
-            cur.append(text[i + 1:end])
+            cur.append(text[i + 1 : end])
             i = end + 1
         elif c == '"':
             cur = cur if cur is not None else []
@@ -295,14 +312,14 @@ def shell_split(text: str) -> list[list[Word]]:
             if end < 0:
                 raise CommandError(say("p_unbalanced", quote="$'", where=_where(text, i)))
             cur = cur if cur is not None else []
-            cur.append(text[i + 2:end])
+            cur.append(text[i + 2 : end])
             i = end + 1
         elif c == "`":
             end = text.find("`", i + 1)
             if end < 0:
                 raise CommandError(say("p_unbalanced", quote="`", where=_where(text, i)))
             cur = cur if cur is not None else []
-            cur.append(text[i:end + 1])
+            cur.append(text[i : end + 1])
             dyn = True
             i = end + 1
         else:
@@ -326,6 +343,7 @@ def _strip_prompts(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- argument lists
+
 
 class ArgList:
     """One release's argument list, indexed for the parser."""
@@ -356,20 +374,22 @@ class ArgList:
         """What a suggestion may offer: not the abbreviations an argument list records as aliases
         (a prefix of another name of the same argument, such as `--tp` of `--tp-size`)."""
         if self._suggestable is None:
+
             def names(o):
                 return [self.by_option[o]["name"], *(self.by_option[o].get("aliases") or [])]
+
             self._suggestable = [o for o in self.options if not any(n != o and n.startswith(o) for n in names(o))]
         return self._suggestable
 
     @property
     def label(self) -> str:
-        """"an SGLang 0.5.22" (with its article)."""
+        """ "an SGLang 0.5.22" (with its article)."""
         article, label = ARGS_LABEL.get(self.program, ("a", self.program))
         return say("p_list_label", article=article, label=label, version=self.version)
 
     @property
     def name(self) -> str:
-        """"SGLang 0.5.22"."""
+        """ "SGLang 0.5.22"."""
         return say("p_list_name", label=ARGS_LABEL.get(self.program, ("a", self.program))[1], version=self.version)
 
     def resolve(self, written: str) -> tuple[dict | None, list[dict]]:
@@ -523,8 +543,16 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
             continue
         arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
         if ambiguous:
-            _finding(findings, "ambiguous-flag", say("p_ambiguous", flag=written, list=spec.name if spec else "",
-                                                     options=or_list([a["name"] for a in ambiguous])))
+            _finding(
+                findings,
+                "ambiguous-flag",
+                say(
+                    "p_ambiguous",
+                    flag=written,
+                    list=spec.name if spec else "",
+                    options=or_list([a["name"] for a in ambiguous]),
+                ),
+            )
         elif arg is None and spec is not None and check_unknown and not _full(findings) and written not in unknown:
             unknown.add(written)  # each unknown flag is looked up once, however often it is written
             matches = close_matches(written, spec.suggestable)
@@ -600,13 +628,22 @@ def _typed_entry(name: str, written: str, values: list[Word], arg: dict | None, 
         allowed = {fmt_value(c) for c in choices}
         for t in typed:
             if fmt_value(t) not in allowed:
-                _finding(findings, "invalid-choice", say("p_invalid_choice", flag=name, value=fmt_value(t),
-                                                         choices=MESSAGES["list"].join(fmt_value(c) for c in choices)))
+                _finding(
+                    findings,
+                    "invalid-choice",
+                    say(
+                        "p_invalid_choice",
+                        flag=name,
+                        value=fmt_value(t),
+                        choices=MESSAGES["list"].join(fmt_value(c) for c in choices),
+                    ),
+                )
     entry["value"] = typed if len(values) > 1 or ((arg or {}).get("nargs") in ("+", "*")) else typed[0]
     return entry
 
 
 # --------------------------------------------------------------------------- Python calls
+
 
 def _call_text(code: str) -> tuple[str, int] | None:
     """The first ``Engine(...)``/``ServerArgs(...)`` call in ``code``, as text, and where it starts."""
@@ -628,7 +665,7 @@ def _skip_balanced_py(code: str, i: int) -> int:
     while i < n:
         c = code[i]
         if c in "'\"":
-            q = code[i:i + 3] if code[i:i + 3] in ('"""', "'''") else c
+            q = code[i : i + 3] if code[i : i + 3] in ('"""', "'''") else c
             j = i + len(q)
             while j < n and not code.startswith(q, j):
                 j += 2 if code[j] == "\\" else 1
@@ -703,8 +740,11 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
             matches = close_matches(kw.arg, sorted(spec.by_field))
             hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
             only_cli = say("p_only_cli", option=cli["name"]) if cli is not None else ""
-            _finding(findings, "unknown-kwarg",
-                     say("p_unknown_kwarg", name=kw.arg, version=spec.version, only_cli=only_cli, hint=hint))
+            _finding(
+                findings,
+                "unknown-kwarg",
+                say("p_unknown_kwarg", name=kw.arg, version=spec.version, only_cli=only_cli, hint=hint),
+            )
         try:
             value, dynamic = _plain(ast.literal_eval(kw.value)), False
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -712,8 +752,7 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
         name = arg["name"] if arg is not None else kw.arg
         if name in flags:
             _finding(findings, "repeated-flag", say("p_repeated", flag=kw.arg))
-        entry = {"name": name, "written": kw.arg, "raw": segment, "value": value, "dynamic": dynamic,
-                 "kwarg": True}
+        entry = {"name": name, "written": kw.arg, "raw": segment, "value": value, "dynamic": dynamic, "kwarg": True}
         if arg is None:
             entry["unknown"] = True
         flags[name] = entry
@@ -721,6 +760,7 @@ def parse_python(code: str, spec: ArgList | None, result: dict) -> bool:
 
 
 # --------------------------------------------------------------------------- commands
+
 
 def _basename(word: str) -> str:
     return word.rstrip("/").rsplit("/", 1)[-1]
@@ -767,8 +807,8 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
             while i < n and words[i].startswith("-"):
                 i += 2 if words[i] in UV_VALUE and words[i] != "--isolated" else 1
             continue
-        if w == "ray" and words[i + 1:i + 3] == ["job", "submit"]:
-            rest = words[i + 3:]
+        if w == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
+            rest = words[i + 3 :]
             if "--" not in rest:
                 return False
             i = i + 3 + rest.index("--") + 1  # type: ignore[arg-type]  # a Word is a str: index compares text
@@ -806,11 +846,14 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
                 result["error"] = say("p_docker_own", mode=mode)
                 return True
             if mode == "run":
-                m = _re().match(r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
-                                r"(?:[-_].*)?$", words[j])
+                m = _re().match(
+                    r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
+                    r"(?:[-_].*)?$",
+                    words[j],
+                )
                 if m:
                     result["image"] = {"name": str(words[j]), "version": m.group(1)}
-            rest = words[j + 1:]
+            rest = words[j + 1 :]
             if entry:
                 rest = [_word(x, False) for x in entry.split()] + rest
             words, i, n = rest, 0, len(rest)
@@ -831,7 +874,9 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
                 i += 2 if opt in ("-X", "-W", "-Q") else 1
             if module is None:
                 if i < n and _basename(words[i]) in MILES_SCRIPTS:
-                    return _found(result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1:], args)
+                    return _found(
+                        result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1 :], args
+                    )
                 return False
             program = MODULES.get(module)
             if program is None:
@@ -842,7 +887,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
             return _found(result, program, say("p_label_module", module=module), words[i:], args)
         if w == "sglang":
             if i + 1 < n and words[i + 1] == "serve":
-                return _found(result, "sglang", say("p_label_serve"), words[i + 2:], args, serve=True)
+                return _found(result, "sglang", say("p_label_serve"), words[i + 2 :], args, serve=True)
             return False
         return False
     return False
@@ -893,8 +938,17 @@ def _statement(words: list[Word], env: dict) -> bool:
 
 
 def empty_result() -> dict:
-    return {"program": None, "label": None, "flags": {}, "env": {}, "findings": [], "opaque": [],
-            "env_opaque": [], "image": None, "error": None}
+    return {
+        "program": None,
+        "label": None,
+        "flags": {},
+        "env": {},
+        "findings": [],
+        "opaque": [],
+        "env_opaque": [],
+        "image": None,
+        "error": None,
+    }
 
 
 _PLACEHOLDER_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -911,8 +965,8 @@ def placeholders(text: str) -> list[str]:
         if end < len(text) and text[end] in _PLACEHOLDER_START and (i == 0 or text[i - 1] in " \t\n="):
             while end < len(text) and text[end] in _PLACEHOLDER_REST:
                 end += 1
-            if end < len(text) and text[end] == ">" and text[i:end + 1] not in found:
-                found.append(text[i:end + 1])
+            if end < len(text) and text[end] == ">" and text[i : end + 1] not in found:
+                found.append(text[i : end + 1])
         i = text.find("<", i + 1)
     return found
 
@@ -924,8 +978,10 @@ def _placeholder_finding(text: str) -> dict | None:
     shown = [say("code", text=x) for x in found]
     if len(shown) == 1:
         return {"code": "placeholder", "message": say("p_placeholder_one", word=shown[0])}
-    return {"code": "placeholder", "message": say("p_placeholder_many", words=MESSAGES["list"].join(shown[:-1]),
-                                                  last=shown[-1])}
+    return {
+        "code": "placeholder",
+        "message": say("p_placeholder_many", words=MESSAGES["list"].join(shown[:-1]), last=shown[-1]),
+    }
 
 
 def parse(text: str, args: dict | Specs) -> dict:
@@ -938,8 +994,11 @@ def parse(text: str, args: dict | Specs) -> dict:
     "opaque": [why flags not in the command may still be set], "env_opaque": [...],
     "image": {"name", "version"} | None, "error": str | None}.
     """
-    specs = args if isinstance(args, Specs) else Specs({k: (lambda k=k, v=v: v if isinstance(v, ArgList)
-                                                                else ArgList(k, v)) for k, v in args.items()})
+    specs = (
+        args
+        if isinstance(args, Specs)
+        else Specs({k: (lambda k=k, v=v: v if isinstance(v, ArgList) else ArgList(k, v)) for k, v in args.items()})
+    )
     result = empty_result()
     if not isinstance(text, str) or not text.strip():
         result["error"] = say("p_empty")

@@ -19,6 +19,7 @@ exposure bundle (opsmanual/render/bundle.py). The browser's engine (docs/javascr
 follows the same steps on the same bundles; tests/diagnose_conformance.json holds cases both must
 answer alike. No I/O: the command line is opsmanual/cli/diagnose.py.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -155,9 +156,16 @@ class Diagnoser:
                     names[key] = g
         self.gpu_by_name = names
         alternatives = sorted(names, key=lambda k: (-len(k), k))
-        self.gpu_any = re.compile(
-            r"(?<![A-Za-z0-9])(?:" + "|".join("[-_ ]+".join(re.escape(p) for p in k.split(" ")) for k in alternatives)
-            + r")(?![A-Za-z0-9])", re.IGNORECASE | re.ASCII) if alternatives else None
+        self.gpu_any = (
+            re.compile(
+                r"(?<![A-Za-z0-9])(?:"
+                + "|".join("[-_ ]+".join(re.escape(p) for p in k.split(" ")) for k in alternatives)
+                + r")(?![A-Za-z0-9])",
+                re.IGNORECASE | re.ASCII,
+            )
+            if alternatives
+            else None
+        )
 
     @staticmethod
     def _pattern(p: dict) -> tuple:
@@ -171,8 +179,16 @@ class Diagnoser:
         """The facts of a report: versions, GPU, commands, model, phase, error lines."""
         body, lines, starts, notes = self._lines(text)
         lower = body.translate(_ASCII_LOWER)  # the same length and line breaks as body
-        facts: dict = {"versions": {}, "gpu": None, "memory": None, "commands": [], "model": None,
-                       "phase": None, "errors": [], "notes": notes}
+        facts: dict = {
+            "versions": {},
+            "gpu": None,
+            "memory": None,
+            "commands": [],
+            "model": None,
+            "phase": None,
+            "errors": [],
+            "notes": notes,
+        }
         for product, rx, rx_lower in self.versions:
             if product in facts["versions"]:
                 continue
@@ -180,8 +196,9 @@ class Diagnoser:
             if m:
                 spans = [m.span(k) for k in range(1, (m.lastindex or 1) + 1)]
                 written = [body[a:b] for a, b in spans]  # as written, not lowered
-                facts["versions"][product] = written[0] if product != "cuda" or len(written) == 1 else \
-                    f"{written[0]}.{written[1]}"
+                facts["versions"][product] = (
+                    written[0] if product != "cuda" or len(written) == 1 else f"{written[0]}.{written[1]}"
+                )
         facts["versions"] = {p: facts["versions"][p] for p in self.rules["products"] if p in facts["versions"]}
         facts["gpu"] = self._gpu(body)
         for rx, mib in self.gpu_memory:
@@ -258,14 +275,15 @@ class Diagnoser:
                 continue
             parts = [lines[n]]
             k = n
-            while (parts[-1].rstrip().endswith("\\") and k + 1 < len(lines)
-                   and len(parts) < self.rules["maxCommandLines"]):
+            while (
+                parts[-1].rstrip().endswith("\\") and k + 1 < len(lines) and len(parts) < self.rules["maxCommandLines"]
+            ):
                 k += 1
                 parts.append(lines[k])
             head = self.command_prompt.sub("", parts[0], count=1)
             before = head[: max(0, m.start() - (len(parts[0]) - len(head)))]
             if before.strip() and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
-                head = head[len(before):]
+                head = head[len(before) :]
                 head = head.lstrip(" \t;&|(`'\"")
             command = "\n".join([head, *parts[1:]]).strip().strip("`").strip()
             if command and command not in out:
@@ -300,8 +318,11 @@ class Diagnoser:
                 if self.exception_line.search(line.strip()):
                     add(n, line)
                     continue
-            errorish = self.errorish_lower.search(lowered[n]) if lowered is not None and self.errorish_lower \
+            errorish = (
+                self.errorish_lower.search(lowered[n])
+                if lowered is not None and self.errorish_lower
                 else self.errorish.search(line)
+            )
             if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or errorish:
                 add(n, line)
             if n == last and self.exception_line.search(line.strip()):
@@ -383,8 +404,10 @@ class Diagnoser:
             score[n] += w["certain"] + w["certainMore"] * (k - 1)
             strong[n] = True
             line = min(found)
-            why[n].append(fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line])) +
-                          (fill(self.msg["certainMore"], more=len(found) - 1) if len(found) > 1 else ""))
+            why[n].append(
+                fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line]))
+                + (fill(self.msg["certainMore"], more=len(found) - 1) if len(found) > 1 else "")
+            )
         for n, found in possible.items():
             if n in certain:
                 continue
@@ -424,8 +447,12 @@ class Diagnoser:
                 shown = ", ".join(words[n][: w["words"]])
                 why[n].append(fill(self.msg["words"], words=shown))
             result = exposure["results"].get(self.incidents[n]["id"])
-            if (result is not None and result["result"] == "applies" and text_points[n] >= w["strongText"]
-                    and any(not self.generic_reason.search(r) for r in result["why"])):
+            if (
+                result is not None
+                and result["result"] == "applies"
+                and text_points[n] >= w["strongText"]
+                and any(not self.generic_reason.search(r) for r in result["why"])
+            ):
                 strong[n] = True
 
         ranked = []
@@ -438,17 +465,29 @@ class Diagnoser:
                 continue
             ranked.append((0 if verdict == "matches" else 1, -score[n], n, verdict))
         ranked.sort()
-        results = [{"id": self.incidents[n]["id"], "verdict": verdict, "score": score[n], "why": why[n],
-                    "title": self.incidents[n]["title"], "name": self.incidents[n]["name"],
-                    "path": self.incidents[n]["path"]}
-                   for _, _, n, verdict in ranked[: w["shown"]]]
+        results = [
+            {
+                "id": self.incidents[n]["id"],
+                "verdict": verdict,
+                "score": score[n],
+                "why": why[n],
+                "title": self.incidents[n]["title"],
+                "name": self.incidents[n]["name"],
+                "path": self.incidents[n]["path"],
+            }
+            for _, _, n, verdict in ranked[: w["shown"]]
+        ]
         known = bool(results) and results[0]["verdict"] == "matches"
         guidance = self._guidance(guidance_hits, markers, lines, facts)
         symptom_words = _top_words(words, text_points, results, self.incidents, w["words"] * 2)
         facts["symptoms"] = symptom_words
         facts["commandNotes"] = exposure["notes"]
-        out = {"answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN, "facts": facts, "results": results,
-               "guidance": guidance}
+        out = {
+            "answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN,
+            "facts": facts,
+            "results": results,
+            "guidance": guidance,
+        }
         if not known:
             out["report"] = self._report(facts, guidance)
         return out
@@ -564,10 +603,20 @@ class Diagnoser:
             if phase is None:
                 phase = facts["phase"] if any(p["phase"] == facts["phase"] for p in g["phases"]) else None
             advice = next((p for p in g["phases"] if p["phase"] == phase), None)
-            out.append({"id": g["id"], "title": g["title"], "summary": g["summary"], "path": g["path"],
-                        "line": line + 1, "text": _clip(lines[line]), "phase": phase,
-                        "phaseLabel": advice["label"] if advice else None,
-                        "advice": advice["advice"] if advice else None, "related": g["related"]})
+            out.append(
+                {
+                    "id": g["id"],
+                    "title": g["title"],
+                    "summary": g["summary"],
+                    "path": g["path"],
+                    "line": line + 1,
+                    "text": _clip(lines[line]),
+                    "phase": phase,
+                    "phaseLabel": advice["label"] if advice else None,
+                    "advice": advice["advice"] if advice else None,
+                    "related": g["related"],
+                }
+            )
         return out
 
     def _report(self, facts: dict, guidance: list[dict]) -> dict:
@@ -582,8 +631,10 @@ class Diagnoser:
         for p, v in versions.items():
             lines.append(fill(msg["factVersion"], product=labels.get(p, p), version=v))
         if facts["gpu"]:
-            lines.append(fill(msg["factGpu"], gpu=facts["gpu"]["name"]) +
-                         (fill(msg["factMemory"], memory=_number(facts["memory"])) if facts["memory"] else ""))
+            lines.append(
+                fill(msg["factGpu"], gpu=facts["gpu"]["name"])
+                + (fill(msg["factMemory"], memory=_number(facts["memory"])) if facts["memory"] else "")
+            )
         if facts["model"]:
             lines.append(fill(msg["factModel"], model=facts["model"]))
         if facts["phase"]:
@@ -595,11 +646,19 @@ class Diagnoser:
         sources = "\n".join(lines)
         url = None
         if self.bundle.get("report"):
-            fields = [("title", fill(msg["reportTitle"], symptom=symptom[:80])), ("symptom", symptom),
-                      ("version", versions.get("sglang", "")), ("hardware", hardware), ("sources", sources)]
+            fields = [
+                ("title", fill(msg["reportTitle"], symptom=symptom[:80])),
+                ("symptom", symptom),
+                ("version", versions.get("sglang", "")),
+                ("hardware", hardware),
+                ("sources", sources),
+            ]
             url = self.bundle["report"] + "".join(f"&{k}={_uri(v)}" for k, v in fields if v)
-        values = {"symptom": _q(symptom or "TODO"), "name": _q(symptom[:60] or "TODO"),
-                  "hardware": f"[{_q(hardware)}]" if hardware else "[]"}
+        values = {
+            "symptom": _q(symptom or "TODO"),
+            "name": _q(symptom[:60] or "TODO"),
+            "hardware": f"[{_q(hardware)}]" if hardware else "[]",
+        }
         d = self.bundle["draft"]
         draft = "\n".join(fill(t, **values) for t in [*d["head"], *(d["logged"] if symptom else []), *d["tail"]]) + "\n"
         return {"url": url, "draft": draft, "facts": sources}

@@ -9,19 +9,29 @@ ships the same bundle to the browser, whose engine (docs/javascripts/sgm/exposur
 answers with the same words; tests/exposure_conformance.json holds the cases both must pass. No I/O:
 the command line (opsmanual/cli/exposure.py) reads the command and the bundle.
 """
+
 from __future__ import annotations
 
-from opsmanual.engines.command import (ARGS_PROGRAM, ArgList, Specs, close_matches, digits, fmt_value, is_float, or_list,
-                      parse)
-
-from opsmanual.data import BUNDLE_FORMAT as FORMAT  # noqa: E402 -- the bundle's shape
-from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, WORDS, fill  # noqa: E402,F401 -- the words, once
+from opsmanual.data import BUNDLE_FORMAT as FORMAT
+from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, WORDS, fill  # noqa: F401 -- the words, once
+from opsmanual.engines.command import (
+    ARGS_PROGRAM,
+    ArgList,
+    Specs,
+    close_matches,
+    digits,
+    fmt_value,
+    is_float,
+    or_list,
+    parse,
+)
 
 PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
+from opsmanual.data.exposure_words import MESSAGES, say  # noqa: E402
 from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # noqa: E402 -- words live once, there
 from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS  # noqa: E402
 from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS  # noqa: E402
-from opsmanual.data.exposure_words import MESSAGES, say  # noqa: E402
+
 QUANT_TRAITS = ("fp8", "fp4")
 ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
@@ -32,7 +42,7 @@ APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "doe
 # --------------------------------------------------------------------------- versions
 
 from opsmanual.text.versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
-from opsmanual.text.versions import version_key, version_parts  # noqa: E402,F401 -- re-exported for the engine's users
+from opsmanual.text.versions import version_key, version_parts  # noqa: E402 -- re-exported for the engine's users
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
 if TYPE_CHECKING:
@@ -42,15 +52,21 @@ if TYPE_CHECKING:
 def describe_range(r: dict) -> str:
     intro = r.get("introduced", "0")
     if "fixed" in r:
-        return say("range_before", fixed=r["fixed"]) if intro == "0" else say("range_from_before", intro=intro,
-                                                                                fixed=r["fixed"])
+        return (
+            say("range_before", fixed=r["fixed"])
+            if intro == "0"
+            else say("range_from_before", intro=intro, fixed=r["fixed"])
+        )
     if "last_affected" in r:
-        return say("range_up_to", last=r["last_affected"]) if intro == "0" else say("range_from_to", intro=intro,
-                                                                                      last=r["last_affected"])
+        return (
+            say("range_up_to", last=r["last_affected"])
+            if intro == "0"
+            else say("range_from_to", intro=intro, last=r["last_affected"])
+        )
     return say("range_all") if intro == "0" else say("range_from", intro=intro)
 
 
-def _version_leaf(r: dict, ctx: "Context"):
+def _version_leaf(r: dict, ctx: Context):
     product = r["product"]
     label = PRODUCT_LABEL[product]
     v = ctx.versions.get(product)
@@ -70,11 +86,13 @@ def _version_leaf(r: dict, ctx: "Context"):
     elif inside and "last_affected" in r:
         inside = _cmp(v, r["last_affected"]) <= 0
     what = describe_range(r) if lo != "0" else say("range_paren", range=describe_range(r))
-    return (T, say("version_in", shown=shown, range=what)) if inside else \
-        (F, say("version_out", shown=shown, range=what))
+    return (
+        (T, say("version_in", shown=shown, range=what)) if inside else (F, say("version_out", shown=shown, range=what))
+    )
 
 
 # --------------------------------------------------------------------------- values
+
 
 def show(v) -> str:
     """A condition's value in a reason: text in backticks, numbers and booleans bare."""
@@ -126,11 +144,20 @@ def _compare(test: dict, val, subject: str):
 
 # --------------------------------------------------------------------------- context
 
+
 class Context:
     """What one check knows: the parsed command, the GPU, the versions, the model."""
 
-    def __init__(self, engine: "Engine", parsed: dict, specs: dict | Specs, gpu: dict | None,
-                 versions: dict, version_tags: dict, model_traits: dict | None):
+    def __init__(
+        self,
+        engine: Engine,
+        parsed: dict,
+        specs: dict | Specs,
+        gpu: dict | None,
+        versions: dict,
+        version_tags: dict,
+        model_traits: dict | None,
+    ):
         self.engine, self.parsed, self.specs = engine, parsed, specs
         self.program = parsed["program"]
         self.gpu, self.versions, self.version_tags = gpu, versions, version_tags
@@ -165,8 +192,11 @@ class Context:
         name, written = entry["name"], entry["written"]
         if entry["raw"] is None and written.startswith("--no-") and not name.startswith("--no-"):
             return say("code", text=written)
-        text = say("code", text=name) if entry["raw"] is None or entry["raw"] == "" else \
-            say("flag_value", name=name, raw=entry["raw"])
+        text = (
+            say("code", text=name)
+            if entry["raw"] is None or entry["raw"] == ""
+            else say("flag_value", name=name, raw=entry["raw"])
+        )
         if written != name:
             text += say("flag_written", written=written)
         return text
@@ -225,6 +255,7 @@ class Context:
 
 # --------------------------------------------------------------------------- leaves
 
+
 def _flag_leaf(c: dict, ctx: Context):
     program = c.get("program", "sglang")
     if not ctx.runs(program):
@@ -255,8 +286,17 @@ def _flag_leaf(c: dict, ctx: Context):
     return _compare(c, arg["default"], say("default_is", flag=shown_name, value=show(arg["default"])))
 
 
-_TRUTHY = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
-           "off": False, "": False}
+_TRUTHY = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+    "": False,
+}
 
 
 def _env_leaf(c: dict, ctx: Context):
@@ -287,7 +327,7 @@ def _env_leaf(c: dict, ctx: Context):
         truth = _TRUTHY.get(value.strip().lower())
         ok = truth is want
         return ok, say("equals" if ok else "not_equals", subject=shown, value=show(want))
-    if ("equals" in c or "in" in c):
+    if "equals" in c or "in" in c:
         wanted = [c["equals"]] if "equals" in c else c["in"]
         ok = False
         for w in wanted:
@@ -323,13 +363,26 @@ def _gpu_leaf(c: dict, ctx: Context):
         return F, say("gpu_is_not", name=name, names=MESSAGES["or"].join(names))
     if "architecture" in c:
         ok = g.get("architecture") in c["architecture"]
-        return (T, say("gpu_arch", name=name, value=g.get("architecture"))) if ok else \
-            (F, say("gpu_arch_not", name=name, value=g.get("architecture"),
-                    wanted=MESSAGES["or"].join(c["architecture"])))
+        return (
+            (T, say("gpu_arch", name=name, value=g.get("architecture")))
+            if ok
+            else (
+                F,
+                say(
+                    "gpu_arch_not",
+                    name=name,
+                    value=g.get("architecture"),
+                    wanted=MESSAGES["or"].join(c["architecture"]),
+                ),
+            )
+        )
     if "vendor" in c:
         ok = g.get("vendor") in c["vendor"]
-        return (T, say("gpu_vendor", name=name, value=g.get("vendor"))) if ok else \
-            (F, say("gpu_vendor_not", name=name, value=g.get("vendor"), wanted=MESSAGES["or"].join(c["vendor"])))
+        return (
+            (T, say("gpu_vendor", name=name, value=g.get("vendor")))
+            if ok
+            else (F, say("gpu_vendor_not", name=name, value=g.get("vendor"), wanted=MESSAGES["or"].join(c["vendor"])))
+        )
     if "compute_capability" in c:
         cc = g.get("compute_capability")
         if not cc:
@@ -338,17 +391,24 @@ def _gpu_leaf(c: dict, ctx: Context):
 
         def key(x):
             return tuple(int(p) for p in str(x).split("."))
+
         ok = ("min" not in r or key(cc) >= key(r["min"])) and ("max" not in r or key(cc) <= key(r["max"]))
-        return (T, say("gpu_cc", name=name, value=cc)) if ok else \
-            (F, say("gpu_cc_not", name=name, value=cc, wanted=_range_words(r)))
+        return (
+            (T, say("gpu_cc", name=name, value=cc))
+            if ok
+            else (F, say("gpu_cc_not", name=name, value=cc, wanted=_range_words(r)))
+        )
     r = c["memory_gb"]
     mem = g.get("memory_gb")
     if mem is None:
         return U, say("gpu_memory_unknown", name=name)
     ok = ("min" not in r or mem >= r["min"]) and ("max" not in r or mem <= r["max"])
     shown = fmt_value(mem)
-    return (T, say("gpu_memory", name=name, value=shown)) if ok else \
-        (F, say("gpu_memory_not", name=name, value=shown, wanted=_range_words(r)))
+    return (
+        (T, say("gpu_memory", name=name, value=shown))
+        if ok
+        else (F, say("gpu_memory_not", name=name, value=shown, wanted=_range_words(r)))
+    )
 
 
 def _model_leaf(c: dict, ctx: Context):
@@ -366,8 +426,11 @@ def _model_leaf(c: dict, ctx: Context):
         if "trait" in c:
             words = TRAIT_WORDS[c["trait"]]
             traits = (ctx.model_traits or {}).get("traits") or []  # a config was read: model_traits is set
-            return (T, say("config_trait", name=name, trait=words)) if c["trait"] in traits else \
-                (F, say("config_no_trait", name=name, trait=words))
+            return (
+                (T, say("config_trait", name=name, trait=words))
+                if c["trait"] in traits
+                else (F, say("config_no_trait", name=name, trait=words))
+            )
         path = ctx.lookup("--model-path", "sglang")[1]  # a config.json does not name the family; the path may
         if path is None or path["dynamic"] or path["raw"] in (None, ""):
             return U, say("config_no_family", name=name)
@@ -382,16 +445,26 @@ def _model_leaf(c: dict, ctx: Context):
             return T, say("model_trait", who=who, name=name, trait=words, family=carriers[0]["family"])
         deciding = entries if trait in QUANT_TRAITS else families
         if deciding:
-            return F, say("model_no_trait", who=who, name=name, trait=words,
-                          families=MESSAGES["list"].join(e["family"] for e in families or entries))
+            return F, say(
+                "model_no_trait",
+                who=who,
+                name=name,
+                trait=words,
+                families=MESSAGES["list"].join(e["family"] for e in families or entries),
+            )
         return U, say("model_unlisted", who=who, name=name), "model-config"
     wanted = c["family"]
     hit = [e for e in entries if e["family"] in wanted]
     if hit:
         return T, say("model_family", who=who, name=name, family=hit[0]["family"])
     if families:
-        return F, say("model_family_not", who=who, name=name, families=MESSAGES["list"].join(e["family"] for e in families),
-                      wanted=MESSAGES["or"].join(wanted))
+        return F, say(
+            "model_family_not",
+            who=who,
+            name=name,
+            families=MESSAGES["list"].join(e["family"] for e in families),
+            wanted=MESSAGES["or"].join(wanted),
+        )
     return U, say("model_unlisted", who=who, name=name), "model-config"
 
 
@@ -419,8 +492,14 @@ def _ipv6(text: str) -> bool:
 def _has_ipv6(value: str) -> bool:
     for part in str(value).replace(",", " ").split():
         scheme, sep, rest = part.partition("://")  # drop a URL scheme such as http://
-        v = rest if sep and scheme[:1].isascii() and scheme[:1].isalpha() and all(
-            c.isascii() and (c.isalnum() or c in "+.-") for c in scheme) else part
+        v = (
+            rest
+            if sep
+            and scheme[:1].isascii()
+            and scheme[:1].isalpha()
+            and all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme)
+            else part
+        )
         if v.startswith("["):
             end = v.find("]")
             if end > 0 and _ipv6(v[1:end]):
@@ -447,8 +526,11 @@ def _deployment_leaf(c: dict, ctx: Context):
         else:
             return U, say("policy_no_default", flag=shown_name)
         ok = str(policy) in c["router_policy"]
-        return (T, say("policy", policy=policy, how=how)) if ok else \
-            (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
+        return (
+            (T, say("policy", policy=policy, how=how))
+            if ok
+            else (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
+        )
     if "ipv6" in c:
         found, dynamic = None, None
         for name, entry in ctx.parsed["flags"].items():
@@ -457,8 +539,9 @@ def _deployment_leaf(c: dict, ctx: Context):
                 continue
             if entry["dynamic"]:
                 dynamic = dynamic or entry
-            elif entry["raw"] and _has_ipv6(" ".join(map(str, entry["value"])) if isinstance(entry["value"], list)
-                                           else str(entry["value"])):
+            elif entry["raw"] and _has_ipv6(
+                " ".join(map(str, entry["value"])) if isinstance(entry["value"], list) else str(entry["value"])
+            ):
                 found = found or entry
         if found:
             return T, say("ipv6", flag=ctx.flag_shown(found))
@@ -478,15 +561,18 @@ def _deployment_leaf(c: dict, ctx: Context):
             ok = role in c["pd_role"]
             if ok:
                 return T, say("pd_role", role=role, flag=ctx.flag_shown(entry))
-            return F, (say("pd_role_not", role=role, flag=ctx.flag_shown(entry), wanted=MESSAGES["or"].join(c["pd_role"]))
-                       if role in ("prefill", "decode") else say("pd_none_written", flag=ctx.flag_shown(entry)))
+            return F, (
+                say("pd_role_not", role=role, flag=ctx.flag_shown(entry), wanted=MESSAGES["or"].join(c["pd_role"]))
+                if role in ("prefill", "decode")
+                else say("pd_none_written", flag=ctx.flag_shown(entry))
+            )
         if ctx.opaque():
             return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
         return F, say("pd_none", flag=shown_name)
     # multi_node
     _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
     _, nodes, nodes_name = ctx.lookup("--nnodes", "sglang")
-    if addr is not None and not (addr["raw"] in (None, "")):
+    if addr is not None and addr["raw"] not in (None, ""):
         return T, say("multi_addr", flag=ctx.flag_shown(addr))
     if nodes is not None:
         if nodes["dynamic"]:
@@ -500,13 +586,21 @@ def _deployment_leaf(c: dict, ctx: Context):
 
 
 def _program_leaf(want: str, ctx: Context):
-    return (T, say("is_program", program=PROGRAM_WORDS[want])) if ctx.program == want else \
-        (F, say("not_program", program=PROGRAM_WORDS[want]))
+    return (
+        (T, say("is_program", program=PROGRAM_WORDS[want]))
+        if ctx.program == want
+        else (F, say("not_program", program=PROGRAM_WORDS[want]))
+    )
 
 
 LEAVES: dict[str, Callable[..., tuple]] = {
-    "program": _program_leaf, "flag": _flag_leaf, "env": _env_leaf, "gpu": _gpu_leaf,
-    "model": _model_leaf, "deployment": _deployment_leaf}  # each takes the condition's value
+    "program": _program_leaf,
+    "flag": _flag_leaf,
+    "env": _env_leaf,
+    "gpu": _gpu_leaf,
+    "model": _model_leaf,
+    "deployment": _deployment_leaf,
+}  # each takes the condition's value
 
 
 def _all(children):
@@ -516,7 +610,11 @@ def _all(children):
         return F, [r for v, rs, _ in children if v is F for r in rs], []
     if U in values:
         # what held, also inside an undecided part (the evidence "may apply" is ordered by), and what is open
-        return U, [r for v, rs, _ in children if v is not F for r in rs], [u for v, _, us in children if v is U for u in us]
+        return (
+            U,
+            [r for v, rs, _ in children if v is not F for r in rs],
+            [u for v, _, us in children if v is U for u in us],
+        )
     return T, [r for _, rs, _ in children for r in rs], []
 
 
@@ -532,7 +630,7 @@ def _any(children):
 
 def evaluate(cond: dict, ctx: Context):
     """(value, reasons for it, what could not be decided) of one condition."""
-    (key, value), = cond.items()
+    ((key, value),) = cond.items()
     if key == "all":
         return _all([evaluate(c, ctx) for c in value])
     if key == "any":
@@ -553,8 +651,14 @@ def evaluate(cond: dict, ctx: Context):
 def _versions(ranges: list, ctx: Context):
     children = []
     for r in ranges:
-        key = (r["product"], r.get("introduced"), r.get("fixed"), r.get("last_affected"), r.get("unknown"),
-               tuple(r.get("seen") or ()))
+        key = (
+            r["product"],
+            r.get("introduced"),
+            r.get("fixed"),
+            r.get("last_affected"),
+            r.get("unknown"),
+            tuple(r.get("seen") or ()),
+        )
         leaf = ctx.version_cache.get(key)
         if leaf is None:  # incidents share ranges: each is decided once per check
             v, reason, *hint = _version_leaf(r, ctx)
@@ -584,7 +688,7 @@ def _glob_tokens(pattern: str) -> list:
         if c in "*?":
             tokens.append(c)
         elif c == "[" and end >= 0:
-            body = pattern[i + 1:end]
+            body = pattern[i + 1 : end]
             negated = body.startswith("!")
             tokens.append(("set", negated, body[1:] if negated else body))
             i = end
@@ -620,8 +724,9 @@ def glob_match(pattern: str, text: str) -> bool:
         if tok == "*":
             star, mark = p, t
             p += 1
-        elif tok is not None and (tok == "?" or (tok[0] == "char" and tok[1] == text[t])
-                                  or (tok[0] == "set" and _in_set(tok, text[t]))):
+        elif tok is not None and (
+            tok == "?" or (tok[0] == "char" and tok[1] == text[t]) or (tok[0] == "set" and _in_set(tok, text[t]))
+        ):
             p += 1
             t += 1
         elif star >= 0:
@@ -654,9 +759,14 @@ class Engine:
         for g in self.gpus:
             for n in [g["id"], g["name"], *(g.get("aliases") or [])]:
                 self.gpu_names.setdefault(_norm(n), g)
-        self.models = [dict(m, traits=list(m.get("traits") or []),
-                            quant=bool(m.get("traits")) and set(m["traits"]) <= set(QUANT_TRAITS))
-                       for m in bundle.get("models") or []]
+        self.models = [
+            dict(
+                m,
+                traits=list(m.get("traits") or []),
+                quant=bool(m.get("traits")) and set(m["traits"]) <= set(QUANT_TRAITS),
+            )
+            for m in bundle.get("models") or []
+        ]
         self.releases = bundle.get("releases") or {}
         self._args: dict = {}
         self.renamed_from: dict = {}  # list name -> old option name -> rename
@@ -696,8 +806,9 @@ class Engine:
     def specs(self, version: str | None) -> Specs:
         """The argument list of each program for ``version`` (else the manual's, else the newest),
         each indexed only when the command needs it."""
-        return Specs({p: (lambda p=p: self.arglist(p, version))
-                      for p in ("sglang", "sglang-router", "sglang-bench", "miles")})
+        return Specs(
+            {p: (lambda p=p: self.arglist(p, version)) for p in ("sglang", "sglang-router", "sglang-bench", "miles")}
+        )
 
     def parse(self, command: str, version: str | None = None) -> dict:
         return parse(command, self.specs(version))
@@ -731,20 +842,43 @@ class Engine:
                 continue
             kept = r["old"] in spec.by_option
             old_names.append(r["old"])
-            extra.append({"code": "renamed-flag", "message": fill(
-                WORDS["renamed"], old=r["old"], new=r["new"], product=LIST_LABEL.get(key, key), last=r["last"],
-                first=spec.version, tail=WORDS["renamed_kept"] if kept else WORDS["renamed_gone"])})
+            extra.append(
+                {
+                    "code": "renamed-flag",
+                    "message": fill(
+                        WORDS["renamed"],
+                        old=r["old"],
+                        new=r["new"],
+                        product=LIST_LABEL.get(key, key),
+                        last=r["last"],
+                        first=spec.version,
+                        tail=WORDS["renamed_kept"] if kept else WORDS["renamed_gone"],
+                    ),
+                }
+            )
         if not extra:
             return parsed["findings"]
-        kept_findings = [f for f in parsed["findings"]
-                         if not (f["code"] == "unknown-flag" and any(f["message"].startswith(f"`{o}` ") for o in old_names))]
+        kept_findings = [
+            f
+            for f in parsed["findings"]
+            if not (f["code"] == "unknown-flag" and any(f["message"].startswith(f"`{o}` ") for o in old_names))
+        ]
         return kept_findings + extra
 
-    def check(self, command: str, *, gpu: str | None = None, version: str | None = None,
-              model_traits: dict | None = None) -> dict:
-        out: dict = {"error": None, "program": None, "results": [], "findings": [], "notes": [], "not_checkable": [],
-               "unconditioned": [], "does_not_apply": [],
-               "checked": 0}
+    def check(
+        self, command: str, *, gpu: str | None = None, version: str | None = None, model_traits: dict | None = None
+    ) -> dict:
+        out: dict = {
+            "error": None,
+            "program": None,
+            "results": [],
+            "findings": [],
+            "notes": [],
+            "not_checkable": [],
+            "unconditioned": [],
+            "does_not_apply": [],
+            "checked": 0,
+        }
         given = version.strip() if isinstance(version, str) and version.strip() else None
         if given is not None and version_parts(given) is None:
             out["error"] = say("not_a_version", given=given, version=self.version)
@@ -763,13 +897,19 @@ class Engine:
             known = (self.releases.get(product) or {}).get("versions")
             if known and not any(_cmp(given, k) == 0 for k in known):
                 order = sorted(known, key=version_key)
-                out["error"] = say("no_release", product=PRODUCT_LABEL[product], given=given, first=order[0],
-                                   last=order[-1])
+                out["error"] = say(
+                    "no_release", product=PRODUCT_LABEL[product], given=given, first=order[0], last=order[-1]
+                )
                 return out
             versions[product] = given
-        elif parsed["image"] and product == "sglang" and any(
+        elif (
+            parsed["image"]
+            and product == "sglang"
+            and any(
                 _cmp(parsed["image"]["version"], k) == 0
-                for k in (self.releases.get("sglang") or {}).get("versions", [])):
+                for k in (self.releases.get("sglang") or {}).get("versions", [])
+            )
+        ):
             versions["sglang"] = parsed["image"]["version"]
             tags["sglang"] = say("tag_image")
             out["notes"].append(say("from_image", version=versions["sglang"], image=parsed["image"]["name"]))
@@ -789,15 +929,19 @@ class Engine:
                     for a in x.get("aliases") or []:
                         lowered.setdefault(_norm(a), x["name"])
                 near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
-                hint = say("gpu_did_you_mean", names=or_list(near)) if near else \
-                    (say("gpu_knows", n=len(names), first=names[0]) if names else say("gpu_no_list"))
+                hint = (
+                    say("gpu_did_you_mean", names=or_list(near))
+                    if near
+                    else (say("gpu_knows", n=len(names), first=names[0]) if names else say("gpu_no_list"))
+                )
                 out["error"] = say("unknown_gpu", gpu=gpu.strip()[:100], hint=hint)
                 return out
         key = ARGS_PROGRAM[program]
         spec = specs.get(key)
         if spec is not None and product in versions and spec.version != versions[product] and given is not None:
-            out["notes"].append(say("no_arglist", product=PRODUCT_LABEL[product], version=versions[product],
-                                    checked=spec.version))
+            out["notes"].append(
+                say("no_arglist", product=PRODUCT_LABEL[product], version=versions[product], checked=spec.version)
+            )
         out["findings"] = self._rename_findings(parsed, specs.get(key))
         ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
         applies: list[dict] = []
@@ -815,9 +959,15 @@ class Engine:
             if value is F:
                 out["does_not_apply"].append(inc["id"])
                 continue
-            item = {"id": inc["id"], "name": inc["name"], "title": inc["title"], "path": inc["path"],
-                    "result": APPLIES if value is T else MAY_APPLY,
-                    "why": _dedupe(reasons), "undecided": _dedupe(undecided)}
+            item = {
+                "id": inc["id"],
+                "name": inc["name"],
+                "title": inc["title"],
+                "path": inc["path"],
+                "result": APPLIES if value is T else MAY_APPLY,
+                "why": _dedupe(reasons),
+                "undecided": _dedupe(undecided),
+            }
             item["add"] = _dedupe(ctx.hints[u] for u in item["undecided"] if u in ctx.hints)
             if exp.get("note"):
                 item["note"] = exp["note"]
@@ -840,12 +990,28 @@ def check(bundle: dict, command: str, **kw) -> dict:
 
 # --------------------------------------------------------------------------- model config
 
-HYBRID_ARCHITECTURES = ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
-                        "Qwen3_5MoeForConditionalGeneration", "KimiLinearForCausalLM")
-MAMBA_ARCHITECTURES = ("NemotronHForCausalLM", "FalconH1ForCausalLM", "JambaForCausalLM", "MambaForCausalLM",
-                       "Mamba2ForCausalLM", "FalconMambaForCausalLM")
-SLIDING_ARCHITECTURES = ("GptOssForCausalLM", "DeepseekV4ForCausalLM", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM",
-                         "Llama4ForConditionalGeneration", "Gemma4ForCausalLM")
+HYBRID_ARCHITECTURES = (
+    "Qwen3NextForCausalLM",
+    "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration",
+    "KimiLinearForCausalLM",
+)
+MAMBA_ARCHITECTURES = (
+    "NemotronHForCausalLM",
+    "FalconH1ForCausalLM",
+    "JambaForCausalLM",
+    "MambaForCausalLM",
+    "Mamba2ForCausalLM",
+    "FalconMambaForCausalLM",
+)
+SLIDING_ARCHITECTURES = (
+    "GptOssForCausalLM",
+    "DeepseekV4ForCausalLM",
+    "MiMoV2ForCausalLM",
+    "MiMoV2FlashForCausalLM",
+    "Llama4ForConditionalGeneration",
+    "Gemma4ForCausalLM",
+)
 
 
 def traits_from_config(cfg: dict) -> list[str]:
@@ -855,23 +1021,39 @@ def traits_from_config(cfg: dict) -> list[str]:
         return []
     traits = set()
     for c in [cfg] + ([cfg["text_config"]] if isinstance(cfg.get("text_config"), dict) else []):
-        kinds = [str(x) for x in c.get("layer_types") or [] if x is not None] \
-            if isinstance(c.get("layer_types"), list) else []
+        kinds = (
+            [str(x) for x in c.get("layer_types") or [] if x is not None]
+            if isinstance(c.get("layer_types"), list)
+            else []
+        )
         archs = [str(a) for a in c.get("architectures") or []] if isinstance(c.get("architectures"), list) else []
         linear = c.get("linear_attn_config") if isinstance(c.get("linear_attn_config"), dict) else {}
         if "linear_attention" in kinds or linear.get("kda_layers") or any(a in HYBRID_ARCHITECTURES for a in archs):
             traits.add("hybrid-linear-attention")
-        if ("mamba" in kinds or "M" in str(c.get("hybrid_override_pattern") or "")
-                or c.get("mamba2_cache_params") is not None or c.get("ssm_cfg") is not None
-                or any(a in MAMBA_ARCHITECTURES for a in archs)):
+        if (
+            "mamba" in kinds
+            or "M" in str(c.get("hybrid_override_pattern") or "")
+            or c.get("mamba2_cache_params") is not None
+            or c.get("ssm_cfg") is not None
+            or any(a in MAMBA_ARCHITECTURES for a in archs)
+        ):
             traits.add("mamba")
         window = c.get("sliding_window")
-        if ((isinstance(window, (int, float)) and not isinstance(window, bool) and window > 0
-             and c.get("use_sliding_window") is not False)
-                or "sliding_attention" in kinds or any(a in SLIDING_ARCHITECTURES for a in archs)):
+        if (
+            (
+                isinstance(window, (int, float))
+                and not isinstance(window, bool)
+                and window > 0
+                and c.get("use_sliding_window") is not False
+            )
+            or "sliding_attention" in kinds
+            or any(a in SLIDING_ARCHITECTURES for a in archs)
+        ):
             traits.add("sliding-window")
-        if any(isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0
-               for k in ("num_experts", "num_local_experts", "n_routed_experts")):
+        if any(
+            isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0
+            for k in ("num_experts", "num_local_experts", "n_routed_experts")
+        ):
             traits.add("moe")
         if c.get("kv_lora_rank") is not None:
             traits.add("mla")

@@ -15,9 +15,11 @@ The loader's plan runs every incident's ``log_examples`` through this same engin
 (:func:`engine_misses`), so a pattern that Hyperscan and RE2 read differently stops
 the build. The command line is opsmanual/cli/triage.py.
 """
+
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -29,11 +31,11 @@ except ImportError:  # no wheel for this platform: fall back to bytes.find
 
 from opsmanual.data.model import Guidance, Incident
 
-BLOCK = 1 << 23     # bytes read at a time: large enough for speed, small enough for any machine
+BLOCK = 1 << 23  # bytes read at a time: large enough for speed, small enough for any machine
 LINE_MAX = 1 << 20  # a line longer than this is not kept whole: it is searched in windows
-WINDOW = 1 << 12    # bytes kept on each side of a match in such a line (more than the longest needle)
-SHOWN = 500         # characters of a line that are printed
-SPAN = 1 << 12      # bytes decoded at a time to check a stretch that is not ASCII ...
+WINDOW = 1 << 12  # bytes kept on each side of a match in such a line (more than the longest needle)
+SHOWN = 500  # characters of a line that are printed
+SPAN = 1 << 12  # bytes decoded at a time to check a stretch that is not ASCII ...
 SPAN_MAX = 1 << 18  # ... doubling up to this while such stretches follow each other closely
 
 
@@ -75,8 +77,14 @@ class Hit:
     def evidence(self, files: list[str]) -> tuple:
         """The ranking key the finder uses too: incidents whose own lines occur first, the most
         lines first, then the most shared lines, then the earliest, then the manual's order."""
-        return (not self.certain, -self.count, -self.possible,
-                files.index(self.first_file) if self.first_file in files else -1, self.first_line, self.order)
+        return (
+            not self.certain,
+            -self.count,
+            -self.possible,
+            files.index(self.first_file) if self.first_file in files else -1,
+            self.first_line,
+            self.order,
+        )
 
     @property
     def certain(self) -> bool:
@@ -106,7 +114,9 @@ class Matcher:
             for k, pat in enumerate(inc.log_patterns):
                 needle = pat.prefilter.encode("utf-8", "surrogatepass")
                 if isinstance(inc, PhaseMarker):
-                    self.markers.append((len(self.patterns), needle, None if pat.literal is not None else pat.compiled()))
+                    self.markers.append(
+                        (len(self.patterns), needle, None if pat.literal is not None else pat.compiled())
+                    )
                     self.patterns.append((inc, k))
                     continue
                 if needle not in index:
@@ -114,7 +124,8 @@ class Matcher:
                     needles.append(needle)
                     self.owners.append([])
                 self.owners[index[needle]].append(
-                    (len(self.patterns), None if pat.literal is not None else pat.compiled()))
+                    (len(self.patterns), None if pat.literal is not None else pat.compiled())
+                )
                 self.patterns.append((inc, k))
         self.needles = needles
         self.lengths = [len(n) for n in needles]
@@ -143,8 +154,14 @@ class Matcher:
             hit = hits.get(inc.id)
             if hit is None:
                 line, text, clipped = where()
-                hit = hits[inc.id] = Hit(inc, first_file=name, first_line=line, first_text=text, clipped=clipped,
-                                         order=self.order.get(inc.id, 0))
+                hit = hits[inc.id] = Hit(
+                    inc,
+                    first_file=name,
+                    first_line=line,
+                    first_text=text,
+                    clipped=clipped,
+                    order=self.order.get(inc.id, 0),
+                )
                 if isinstance(inc, Guidance) and inc.phases:
                     pending.append((key, hit))
             elif hit.last_seen == (this, key):
@@ -184,13 +201,13 @@ class Matcher:
         buf = bytearray(line_max + step)
         mv = memoryview(buf)
         read = _reader(stream)
-        base = 0        # file offset of buf[0]
-        keep = 0        # bytes carried to the start of buf
-        done = 0        # file offset: every match that starts before it is handled
-        open_at = 0     # file offset where the line that holds `done` starts
-        valid = 0       # file offset up to which the bytes are known to be UTF-8 and free of NUL
-        counted = 0     # file offset up to which the line breaks are counted (never before base) ...
-        lines = 0       # ... and how many there are
+        base = 0  # file offset of buf[0]
+        keep = 0  # bytes carried to the start of buf
+        done = 0  # file offset: every match that starts before it is handled
+        open_at = 0  # file offset where the line that holds `done` starts
+        valid = 0  # file offset up to which the bytes are known to be UTF-8 and free of NUL
+        counted = 0  # file offset up to which the line breaks are counted (never before base) ...
+        lines = 0  # ... and how many there are
 
         def before(offset: int) -> int:
             """The line breaks before file offset ``offset`` (at or after ``counted``, in the buffer)."""
@@ -199,7 +216,7 @@ class Matcher:
             counted = offset
             return lines
 
-        marked = 0      # file offset: the phase markers before it are reported
+        marked = 0  # file offset: the phase markers before it are reported
 
         def markers(upto: int):
             """The last line of each phase marker in the buffer from ``marked`` to ``upto`` (a buffer
@@ -224,12 +241,14 @@ class Matcher:
                         break
                     at = buf.rfind(needle, frm, at)
             for key, pattern, at, begin, end, long, length in sorted(last):
+
                 def where(at=at, begin=begin, end=end, long=long, length=length):
                     return (before(base + at) + 1, *_excerpt(mv, begin, end, long, at, length, window))
+
                 yield pattern, key, where
 
         while True:
-            got = read(mv[keep:keep + step])
+            got = read(mv[keep : keep + step])
             filled, eof = keep + got, got < step
             lo = done - base
             stop, valid_to = _check(buf, mv, keep, filled, max(0, valid - base), eof)
@@ -316,7 +335,9 @@ class Matcher:
 
             def where(start=start, length=self.lengths[needle]):
                 return (before(base + start) + 1, *_excerpt(mv, begin, end, long, start, length, window))
+
             yield pattern, key, where
+
 
 def _start(match) -> int:
     return match[1]
@@ -357,8 +378,11 @@ def _check(buf, mv, keep, filled, vfrom, eof):
         if stop == end and at < end:  # a character cut by the end of the block: it waits for the next one
             return None, at
     if nul >= 0:
-        return (nul, "binary data (a NUL byte): not a text log, so the rest of the file was not scanned; "
-                     "the matches before this line are shown"), nul
+        return (
+            nul,
+            "binary data (a NUL byte): not a text log, so the rest of the file was not scanned; "
+            "the matches before this line are shown",
+        ), nul
     return None, at
 
 
@@ -454,24 +478,24 @@ def _excerpt(mv, begin, end, long, start, length, window) -> tuple[str, bool]:
     else:
         lo = max(begin, start - window, 0)
         before = str(mv[lo:start], "utf-8", "ignore")
-        text = before + str(mv[start:min(end, start + length + window)], "utf-8", "ignore").rstrip("\r")
+        text = before + str(mv[start : min(end, start + length + window)], "utf-8", "ignore").rstrip("\r")
         at = len(before)
     first = max(0, min(at - 100, len(text) - SHOWN))
-    return text[first:first + SHOWN], True
+    return text[first : first + SHOWN], True
 
 
 def _reader(stream):
     """A function that fills a memoryview from ``stream`` and returns how many bytes it read (short only at the end)."""
     readinto = getattr(stream, "readinto", None)
     if readinto is None:  # a stream without readinto (rare): read and copy
+
         def readinto(view):
             data = stream.read(len(view))
-            view[:len(data)] = data
+            view[: len(data)] = data
             return len(data)
-    try:
+
+    with contextlib.suppress(Exception):  # not a file, or no fadvise: it is only a hint
         os.posix_fadvise(stream.fileno(), 0, 0, os.POSIX_FADV_SEQUENTIAL)
-    except Exception:  # not a file, or no fadvise: it is only a hint
-        pass
 
     def read(view) -> int:
         total = 0
@@ -481,6 +505,7 @@ def _reader(stream):
                 break
             total += n
         return total
+
     return read
 
 
@@ -488,17 +513,24 @@ def _engine(needles: list[bytes]):
     """A function that returns every (needle index, start offset) in buf[:filled]."""
     if hyperscan is not None:
         database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        database.compile(expressions=[re.escape(n) for n in needles], ids=list(range(len(needles))),
-                         elements=len(needles), flags=[0] * len(needles))
+        database.compile(
+            expressions=[re.escape(n) for n in needles],
+            ids=list(range(len(needles))),
+            elements=len(needles),
+            flags=[0] * len(needles),
+        )
         lengths = [len(n) for n in needles]
 
         def find(buf, filled: int) -> list[tuple[int, int]]:
             found: list[tuple[int, int]] = []
             add = found.append
             # hyperscan scans any buffer (its stubs name only str and bytes): a view spares a copy
-            database.scan(memoryview(buf)[:filled],  # type: ignore[type-var]
-                          match_event_handler=lambda i, _s, end, _f, _c: add((i, end - lengths[i])))
+            database.scan(
+                memoryview(buf)[:filled],  # type: ignore[type-var]
+                match_event_handler=lambda i, _s, end, _f, _c: add((i, end - lengths[i])),
+            )
             return found
+
         return find
 
     def find_slowly(buf, filled: int) -> list[tuple[int, int]]:
@@ -509,6 +541,7 @@ def _engine(needles: list[bytes]):
                 found.append((i, at))
                 at = buf.find(needle, at + 1, filled)
         return found
+
     return find_slowly
 
 
@@ -534,20 +567,37 @@ def engine_misses(incidents) -> list[tuple[Incident, str, int, str]]:
                 got = {p for p, _key, _where in matcher.found("log_examples", data, block=4096, line_max=1)}
             except (TriageError, UnicodeEncodeError) as err:
                 reason = str(err).split(": ", 1)[-1] if isinstance(err, TriageError) else "not UTF-8"
-                misses.append((inc, "log_examples", j, f"log_examples[{j}]: the triage command cannot read "
-                                                        f"this line: {reason}"))
+                misses.append(
+                    (inc, "log_examples", j, f"log_examples[{j}]: the triage command cannot read this line: {reason}")
+                )
                 continue
             for k, pat in enumerate(inc.log_patterns):
                 want, has = pat.matches(example), index[(id(inc), k)] in got
                 if want and not has:
-                    misses.append((inc, "log_patterns", k, (
-                        f"log_patterns[{k}]: the triage command misses log_examples[{j}], which Python's re "
-                        f"matches: its Hyperscan pre-check looks for {pat.prefilter!r} as written, case included, "
-                        "and the line does not hold it; write the pattern without inline flags such as (?i)")))
+                    misses.append(
+                        (
+                            inc,
+                            "log_patterns",
+                            k,
+                            (
+                                f"log_patterns[{k}]: the triage command misses log_examples[{j}], which Python's re "
+                                f"matches: its Hyperscan pre-check looks for {pat.prefilter!r} as written, case included, "
+                                "and the line does not hold it; write the pattern without inline flags such as (?i)"
+                            ),
+                        )
+                    )
                 elif has and not want:
-                    misses.append((inc, "log_patterns", k, (
-                        f"log_patterns[{k}]: the triage command finds log_examples[{j}], which Python's re "
-                        "does not match; the two engines read the pattern differently")))
+                    misses.append(
+                        (
+                            inc,
+                            "log_patterns",
+                            k,
+                            (
+                                f"log_patterns[{k}]: the triage command finds log_examples[{j}], which Python's re "
+                                "does not match; the two engines read the pattern differently"
+                            ),
+                        )
+                    )
     return misses
 
 
@@ -576,8 +626,10 @@ class _Recoded:
             try:
                 text = self.decoder.decode(chunk, final=self.done)
             except UnicodeDecodeError:
-                raise TriageError(f"{self.name}: the log starts as UTF-16 but holds bytes that are not UTF-16; "
-                                  "convert it to UTF-8 first") from None
+                raise TriageError(
+                    f"{self.name}: the log starts as UTF-16 but holds bytes that are not UTF-16; "
+                    "convert it to UTF-8 first"
+                ) from None
             chunk = text.encode("utf-8", "surrogatepass")
         if self.cr and chunk.startswith(b"\n"):
             chunk = chunk[1:]  # the line feed of a \r\n cut between two blocks
@@ -659,7 +711,7 @@ class _Prefixed:
         readinto = getattr(self.raw, "readinto", None)
         if readinto is None:
             data = self.raw.read(len(view)) or b""
-            view[:len(data)] = data
+            view[: len(data)] = data
             return len(data)
         return readinto(view) or 0
 
@@ -668,6 +720,7 @@ class _Prefixed:
 
 
 # --- One line at a time: what `triage --follow` and the logging filter ask --------------------------
+
 
 @dataclass(frozen=True)
 class LineMatch:
@@ -725,6 +778,7 @@ def _ranked(matcher: Matcher, got: dict[str, LineMatch]) -> list[LineMatch]:
 
     def key(m: LineMatch):
         return (0 if m.certain else 2 if not m.is_guidance else 1, matcher.order.get(m.entry.id, late), m.entry.id)
+
     return sorted(got.values(), key=key)
 
 
@@ -736,7 +790,7 @@ def excerpt(data: bytes, matches_at: int | None = None) -> tuple[str, bool]:
         return text, False
     at = len(data[:matches_at].decode("utf-8", "replace")) if matches_at else 0
     first = max(0, min(at - 100, len(text) - SHOWN))
-    return text[first:first + SHOWN], True
+    return text[first : first + SHOWN], True
 
 
 def first_match(matcher: Matcher, data: bytes) -> int | None:
@@ -773,7 +827,7 @@ class LineSplitter:
                 continue
             room = self.cap - len(self.pending)
             if end - at > room:  # the line outgrows the cap: hand over its head, skip the rest
-                self.pending += chunk[at:at + room]
+                self.pending += chunk[at : at + room]
                 out.append((bytes(self.pending), True))
                 self.pending.clear()
                 self.skipping = nl < 0

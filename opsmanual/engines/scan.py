@@ -14,6 +14,7 @@ command written in it, with the line it starts on:
 No I/O: the command line (opsmanual/cli/exposure.py) reads the files, with bounds, and checks each
 command with the exposure engine. A file that cannot be read as its kind gives one ScanError with its line.
 """
+
 from __future__ import annotations
 
 from opsmanual.engines.command import _LOOKS_LIKE
@@ -34,8 +35,11 @@ def kind_of(name: str) -> str | None:
     """What a file is, from its name: dockerfile, yaml, shell; None for a file the scan skips in a folder."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     low = base.lower()
-    if low in ("dockerfile", "containerfile") or low.startswith(("dockerfile.", "containerfile.")) \
-            or low.endswith((".dockerfile", ".containerfile")):
+    if (
+        low in ("dockerfile", "containerfile")
+        or low.startswith(("dockerfile.", "containerfile."))
+        or low.endswith((".dockerfile", ".containerfile"))
+    ):
         return "dockerfile"
     if low.endswith((".yaml", ".yml")):
         return "yaml"
@@ -50,6 +54,7 @@ def looks_like(text: str) -> bool:
 
 
 # --------------------------------------------------------------------------- shell
+
 
 def logical_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
     """(line, text) of each logical line: backslash continuations joined, comment lines dropped."""
@@ -79,10 +84,10 @@ def _command_part(text: str) -> str:
     m = _LOOKS_LIKE.search(text)
     if m is None:
         return text
-    head = text[:m.start()]
+    head = text[: m.start()]
     cut = max(head.rfind("&&"), head.rfind(";"), head.rfind("||"))
     if cut >= 0:
-        text = text[cut + (1 if text[cut] == ";" else 2):]
+        text = text[cut + (1 if text[cut] == ";" else 2) :]
     text = text.rstrip()
     if text.endswith("&") and not text.endswith("&&"):
         text = text[:-1].rstrip()
@@ -90,10 +95,10 @@ def _command_part(text: str) -> str:
     # a launcher in front (srun ..., mpirun ..., a timeout): the command starts where the parser's
     # test matches; variables assigned before the launcher still reach it
     m = _LOOKS_LIKE.search(text)
-    launcher = text[:m.start()].split() if m else []
+    launcher = text[: m.start()].split() if m else []
     if launcher and not all(_assignment(w) or w in _PASS_THROUGH for w in launcher):
         kept = [w for w in launcher if _assignment(w)]
-        text = " ".join(kept + [text[m.start():]]) if m else text
+        text = " ".join(kept + [text[m.start() :]]) if m else text
     return text
 
 
@@ -102,8 +107,13 @@ _PASS_THROUGH = ("exec", "nohup", "env", "time", "command")
 
 def _assignment(word: str) -> bool:
     name, eq, _ = word.partition("=")
-    return bool(eq) and bool(name) and (name[0].isalpha() or name[0] == "_") and name.isascii() \
+    return (
+        bool(eq)
+        and bool(name)
+        and (name[0].isalpha() or name[0] == "_")
+        and name.isascii()
         and all(c.isalnum() or c == "_" for c in name)
+    )
 
 
 def shell_commands(text: str, first_line: int = 1) -> list[tuple[int, str]]:
@@ -112,6 +122,7 @@ def shell_commands(text: str, first_line: int = 1) -> list[tuple[int, str]]:
 
 
 # --------------------------------------------------------------------------- Dockerfile
+
 
 def _json_list(text: str) -> list[str] | None:
     import json
@@ -193,6 +204,7 @@ def _env_instruction(rest: str) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- YAML
 
+
 def _scalar_text(node) -> tuple[str, int]:
     """A scalar's value and the line its text starts on (a block scalar starts after its indicator)."""
     line = node.start_mark.line + 1
@@ -263,8 +275,15 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
             if isinstance(n, MappingNode):
                 found = _mapping_commands(n)
                 out.extend(found)
-                taken = {id(v) for k, v in n.value if isinstance(k, ScalarNode)
-                         and k.value in ("command", "args", "entrypoint", "run", "setup")} if found else set()
+                taken = (
+                    {
+                        id(v)
+                        for k, v in n.value
+                        if isinstance(k, ScalarNode) and k.value in ("command", "args", "entrypoint", "run", "setup")
+                    }
+                    if found
+                    else set()
+                )
                 stack.extend(v for k, v in reversed(n.value) if id(v) not in taken)
             elif isinstance(n, SequenceNode):
                 stack.extend(reversed(n.value))
@@ -294,18 +313,29 @@ def _environment(n) -> str:
         for item in env[1].value:
             if isinstance(item, MappingNode):
                 name, value = _entry(item, "name"), _entry(item, "value")
-                if name is not None and isinstance(name[1], ScalarNode) and value is not None \
-                        and isinstance(value[1], ScalarNode):
+                if (
+                    name is not None
+                    and isinstance(name[1], ScalarNode)
+                    and value is not None
+                    and isinstance(value[1], ScalarNode)
+                ):
                     pairs.append((name[1].value, value[1].value))
     environment = _entry(n, "environment")
     if environment is not None and isinstance(environment[1], MappingNode):
-        pairs += [(k.value, v.value) for k, v in environment[1].value
-                  if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and v.tag != "tag:yaml.org,2002:null"]
+        pairs += [
+            (k.value, v.value)
+            for k, v in environment[1].value
+            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and v.tag != "tag:yaml.org,2002:null"
+        ]
     elif environment is not None and isinstance(environment[1], SequenceNode):
-        pairs += [tuple(i.value.split("=", 1)) for i in environment[1].value
-                  if isinstance(i, ScalarNode) and "=" in i.value]
-    names_ok = [(k, v) for k, v in pairs if k and (k[0].isalpha() or k[0] == "_")
-                and all(c.isalnum() or c == "_" for c in k) and k.isascii()]
+        pairs += [
+            tuple(i.value.split("=", 1)) for i in environment[1].value if isinstance(i, ScalarNode) and "=" in i.value
+        ]
+    names_ok = [
+        (k, v)
+        for k, v in pairs
+        if k and (k[0].isalpha() or k[0] == "_") and all(c.isalnum() or c == "_" for c in k) and k.isascii()
+    ]
     return "".join(f"{k}={quote(v)} " for k, v in names_ok)
 
 
@@ -335,15 +365,24 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
             node = args[1].value[0]
             _, line = _scalar_text(node)
             script = args_words[0]
-            found = shell_commands(script, line) if "\n" in script.strip() else (
-                [(command[0].start_mark.line + 1, _command_part(text))] if looks_like(text) else [])
+            found = (
+                shell_commands(script, line)
+                if "\n" in script.strip()
+                else ([(command[0].start_mark.line + 1, _command_part(text))] if looks_like(text) else [])
+            )
             return found
         return [(command[0].start_mark.line + 1, text)] if looks_like(text) else []
-    entry_text = join_words(entry_words) if entry_words is not None else (
-        entrypoint[1].value if entrypoint is not None and isinstance(entrypoint[1], ScalarNode) else None)
+    entry_text = (
+        join_words(entry_words)
+        if entry_words is not None
+        else (entrypoint[1].value if entrypoint is not None and isinstance(entrypoint[1], ScalarNode) else None)
+    )
     if entry_text is not None and command is not None:  # compose: the command follows the entrypoint
-        tail = join_words(cmd_words) if cmd_words is not None else (
-            command[1].value if isinstance(command[1], ScalarNode) else "")
+        tail = (
+            join_words(cmd_words)
+            if cmd_words is not None
+            else (command[1].value if isinstance(command[1], ScalarNode) else "")
+        )
         text = (entry_text + " " + tail).strip()
         if looks_like(text):
             first = min(command[0].start_mark.line, entrypoint[0].start_mark.line if entrypoint else 1 << 30)
@@ -356,6 +395,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
 
 
 # --------------------------------------------------------------------------- one file
+
 
 def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[int, str]]:
     """(line, command) of each launch command in a file, in line order; ``kind`` as :func:`kind_of` says,

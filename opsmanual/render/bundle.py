@@ -1,8 +1,10 @@
 """The exposure check's bundle: everything both engines need (opsmanual/engines/exposure.py and
 docs/javascripts/sgm/exposure.js), as plain JSON made from the validated model: the incidents'
 exposure blocks, the argument lists, GPUs, model families, releases and the manual's version."""
+
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from opsmanual import ROOT
@@ -32,15 +34,17 @@ def renames(arglists: dict[str, dict[str, dict[str, Any]]]) -> dict[str, list[di
     for program, lists in sorted(arglists.items()):
         versions = sorted(lists, key=version_key)
         found: list[dict[str, Any]] = []
-        for older, newer in zip(versions, versions[1:]):
+        for older, newer in itertools.pairwise(versions):
             before = {a["name"]: a for a in lists[older]["arguments"]}
             after = {a["name"]: a for a in lists[newer]["arguments"]}
             by_field = {a["field"]: a for a in after.values() if a.get("field")}
             for name, arg in before.items():
                 if name in after:
                     continue
-                new = next((a for a in after.values() if name in (a.get("aliases") or [])
-                            and not a["name"].startswith(name)), None)
+                new = next(
+                    (a for a in after.values() if name in (a.get("aliases") or []) and not a["name"].startswith(name)),
+                    None,
+                )
                 kept = new is not None
                 if new is None and arg.get("field") and arg["field"] in by_field and not arg.get("deprecated"):
                     new = by_field[arg["field"]]
@@ -72,21 +76,44 @@ def bundle(manual: Manual, data_dir: str | Path | None = None) -> dict[str, Any]
 
         facts = read_facts(Path(data_dir) if data_dir is not None else Path(ROOT) / "data")
     gpus, models, releases = facts.gpu_entries, facts.models, facts.releases
-    args = {program: {version: {"version": version, "source": listed.get("source"),
-                                "arguments": [_slim(a) for a in listed["arguments"]]}
-                      for version, listed in lists.items()}
-            for program, lists in facts.arglists.items()}
+    args = {
+        program: {
+            version: {
+                "version": version,
+                "source": listed.get("source"),
+                "arguments": [_slim(a) for a in listed["arguments"]],
+            }
+            for version, listed in lists.items()
+        }
+        for program, lists in facts.arglists.items()
+    }
     site = manual.site
     return {
         "format": FORMAT,
         "version": site.version,
-        "incidents": [{"id": i.id, "name": i.name, "title": i.title, "path": site.incident_url(i.id),
-                       "exposure": _engine_exposure(i.exposure)} for i in manual.incidents],
+        "incidents": [
+            {
+                "id": i.id,
+                "name": i.name,
+                "title": i.title,
+                "path": site.incident_url(i.id),
+                "exposure": _engine_exposure(i.exposure),
+            }
+            for i in manual.incidents
+        ],
         "args": args,
-        "gpus": [{k: g[k] for k in ("id", "name", "aliases", "vendor", "architecture", "compute_capability",
-                                    "memory_gb") if k in g} for g in gpus],
-        "models": [{"family": m["family"], "patterns": list(m["patterns"]), "traits": list(m.get("traits") or [])}
-                   for m in models],
+        "gpus": [
+            {
+                k: g[k]
+                for k in ("id", "name", "aliases", "vendor", "architecture", "compute_capability", "memory_gb")
+                if k in g
+            }
+            for g in gpus
+        ],
+        "models": [
+            {"family": m["family"], "patterns": list(m["patterns"]), "traits": list(m.get("traits") or [])}
+            for m in models
+        ],
         "releases": {p: {"versions": list(e["versions"])} for p, e in releases.items()},
         "renames": renames(facts.arglists),  # options renamed between listed releases
         "words": bundle_words(),  # the verdicts, headline, hints and page labels (opsmanual/data/exposure_words.py)

@@ -5,6 +5,7 @@ styles, images, fonts, workers and fetches come from the site's origin only, and
 form target elsewhere is allowed. The theme writes a few small inline scripts into every page (its
 colour palette, its storage scope); each is allowed by its SHA-256 hash, so no other inline script
 (text that slipped through as markup) can run. Builder-neutral: HTML in, HTML out."""
+
 from __future__ import annotations
 
 import base64
@@ -16,9 +17,11 @@ _INLINE_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.I | re.S)
 _DATA_TYPE = re.compile(r"""\btype\s*=\s*["']?application/(?:ld\+)?json\b""", re.I)
 _SRC = re.compile(r"\bsrc\s*=", re.I)
 
-POLICY = ("default-src 'self'; script-src 'self' {hashes}; style-src 'self'; img-src 'self' data:; "
-          "font-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; "
-          "frame-src 'none'; base-uri 'self'; form-action 'self'")
+POLICY = (
+    "default-src 'self'; script-src 'self' {hashes}; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self' data:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; "
+    "frame-src 'none'; base-uri 'self'; form-action 'self'"
+)
 
 
 def inline_hashes(html: str) -> list[str]:
@@ -42,4 +45,4 @@ def with_policy(html: str) -> str:
         return html
     policy = POLICY.format(hashes=" ".join(inline_hashes(html))).replace("  ", " ")
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-    return html[:head.end()] + meta + html[head.end():]
+    return html[: head.end()] + meta + html[head.end() :]

@@ -3,6 +3,7 @@
 validated model: the incidents' log patterns, the errors many incidents share (data/guidance.yaml)
 with the lines that tell their phase, each incident's words with their weights, and the rules that
 read a report (opsmanual/data/diagnosis.py)."""
+
 from __future__ import annotations
 
 import math
@@ -37,13 +38,25 @@ def _pattern(p: LogPattern) -> dict[str, Any]:
 
 def _field_texts(inc: Incident) -> dict[str, str]:
     logs = [p.literal if p.literal is not None else (p.regex or "") for p in inc.log_patterns] + list(inc.log_examples)
-    return {"title": inc.title, "symptom": inc.symptom, "logs": "\n".join(logs), "name": inc.name,
-            "tags": " ".join([*inc.components, *inc.hardware]), "cause": inc.cause, "fix": inc.fix}
+    return {
+        "title": inc.title,
+        "symptom": inc.symptom,
+        "logs": "\n".join(logs),
+        "name": inc.name,
+        "tags": " ".join([*inc.components, *inc.hardware]),
+        "cause": inc.cause,
+        "fix": inc.fix,
+    }
 
 
 def _term(token: str) -> bool:
-    return (token not in STOP_WORDS and token not in UNITS and len(token) >= 2 and any(c.isalpha() for c in token)
-            and not _LABEL.match(token))
+    return (
+        token not in STOP_WORDS
+        and token not in UNITS
+        and len(token) >= 2
+        and any(c.isalpha() for c in token)
+        and not _LABEL.match(token)
+    )
 
 
 def terms(incidents: list[Incident]) -> dict[str, list[list[int]]]:
@@ -73,33 +86,72 @@ def terms(incidents: list[Incident]) -> dict[str, list[list[int]]]:
     return {t: out[t] for t in sorted(out)}
 
 
-def diagnose_bundle(incidents: Iterable[Incident], guidance: Iterable[Guidance], site: Site,
-                    phase_labels: dict[str, str], guidance_url: Callable[[str], str] | None = None) -> dict[str, Any]:
+def diagnose_bundle(
+    incidents: Iterable[Incident],
+    guidance: Iterable[Guidance],
+    site: Site,
+    phase_labels: dict[str, str],
+    guidance_url: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
     ordered = list(incidents)
     return {
         "format": rules.FORMAT,
         "version": site.version,
         "report": f"{site.repo_url.rstrip('/')}/issues/new?template=incident.yml" if site.repo_url else None,
-        "incidents": [{"id": i.id, "name": i.name, "title": i.title, "status": i.status,
-                       "path": site.incident_url(i.id), "hardware": list(i.hardware)} for i in ordered],
+        "incidents": [
+            {
+                "id": i.id,
+                "name": i.name,
+                "title": i.title,
+                "status": i.status,
+                "path": site.incident_url(i.id),
+                "hardware": list(i.hardware),
+            }
+            for i in ordered
+        ],
         "patterns": [{"i": n, **_pattern(p)} for n, i in enumerate(ordered) for p in i.log_patterns],
-        "guidance": [{"id": g.id, "title": g.title, "summary": g.summary,
-                      "path": guidance_url(g.id) if guidance_url else None,
-                      "lines": [_pattern(p) for p in g.lines],
-                      "phases": [{"phase": p.phase, "label": phase_labels.get(p.phase, p.phase), "advice": p.advice,
-                                  **{"when": _pattern(p.when)}} for p in g.phases],
-                      "related": list(g.related)} for g in guidance],
+        "guidance": [
+            {
+                "id": g.id,
+                "title": g.title,
+                "summary": g.summary,
+                "path": guidance_url(g.id) if guidance_url else None,
+                "lines": [_pattern(p) for p in g.lines],
+                "phases": [
+                    {
+                        "phase": p.phase,
+                        "label": phase_labels.get(p.phase, p.phase),
+                        "advice": p.advice,
+                        **{"when": _pattern(p.when)},
+                    }
+                    for p in g.phases
+                ],
+                "related": list(g.related),
+            }
+            for g in guidance
+        ],
         "terms": terms(ordered),
         "rules": {
-            "versions": rules.VERSIONS, "products": rules.PRODUCTS, "productLabels": rules.PRODUCT_LABELS,
-            "gpuLines": rules.GPU_LINES, "gpuMemory": rules.GPU_MEMORY,
-            "commandStart": rules.COMMAND_START, "commandPrompt": rules.COMMAND_PROMPT,
-            "maxCommands": rules.MAX_COMMANDS, "maxCommandLines": rules.MAX_COMMAND_LINES,
-            "modelLines": rules.MODEL_LINES, "phases": rules.PHASES, "phaseLabels": rules.PHASE_LABELS,
-            "errorish": rules.ERRORISH, "traceback": rules.TRACEBACK, "exceptionLine": rules.EXCEPTION_LINE,
-            "linePrefix": rules.LINE_PREFIX, "maxErrorLines": rules.MAX_ERROR_LINES,
-            "maxChars": rules.MAX_CHARS, "maxLine": rules.MAX_LINE,
+            "versions": rules.VERSIONS,
+            "products": rules.PRODUCTS,
+            "productLabels": rules.PRODUCT_LABELS,
+            "gpuLines": rules.GPU_LINES,
+            "gpuMemory": rules.GPU_MEMORY,
+            "commandStart": rules.COMMAND_START,
+            "commandPrompt": rules.COMMAND_PROMPT,
+            "maxCommands": rules.MAX_COMMANDS,
+            "maxCommandLines": rules.MAX_COMMAND_LINES,
+            "modelLines": rules.MODEL_LINES,
+            "phases": rules.PHASES,
+            "phaseLabels": rules.PHASE_LABELS,
+            "errorish": rules.ERRORISH,
+            "traceback": rules.TRACEBACK,
+            "exceptionLine": rules.EXCEPTION_LINE,
+            "linePrefix": rules.LINE_PREFIX,
+            "maxErrorLines": rules.MAX_ERROR_LINES,
+            "maxChars": rules.MAX_CHARS,
+            "maxLine": rules.MAX_LINE,
             "stopWords": sorted(STOP_WORDS),
             "weights": rules.WEIGHTS,
             "exposureGeneric": rules.EXPOSURE_GENERIC,

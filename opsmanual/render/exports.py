@@ -5,6 +5,7 @@ the incident's URLs and its affected releases in OSV's shape (``affected``,
 see render/ranges.py), so that a consumer can validate it with
 incidents.schema.json after dropping the ``urls`` and ``affected`` keys.
 """
+
 from __future__ import annotations
 
 import csv
@@ -12,12 +13,12 @@ import io
 import json
 from collections.abc import Iterable
 from dataclasses import asdict
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data.model import Incident
-from opsmanual.render.html import STATUS_LABELS, plain
 from opsmanual.data.site import Site
+from opsmanual.render.html import STATUS_LABELS, plain
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -25,18 +26,36 @@ if TYPE_CHECKING:
 
 def _record(incident: Incident) -> dict[str, Any]:
     """The incident in the schema's shape: what the YAML holds, with empty optional fields left out."""
+
     def compact(d: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in d.items() if v is not None and v is not False}
 
     data: dict[str, Any] = {
-        "id": incident.id, "name": incident.name, "title": incident.title, "symptom": incident.symptom,
-        "cause": incident.cause, "fix": incident.fix, "status": incident.status, "evidence": incident.evidence,
+        "id": incident.id,
+        "name": incident.name,
+        "title": incident.title,
+        "symptom": incident.symptom,
+        "cause": incident.cause,
+        "fix": incident.fix,
+        "status": incident.status,
+        "evidence": incident.evidence,
         "fixed_in": [{kind: value} for kind, value in incident.fixed_in],
         "workaround": incident.workaround,
-        "corrections": [compact({"field": c.field, "index": list(c.index) if isinstance(c.index, tuple) else c.index,
-                                 "reason": c.reason, "source": c.source}) for c in incident.corrections],
-        "checked": incident.checked.isoformat(), "sections": list(incident.sections),
-        "hardware": list(incident.hardware), "components": list(incident.components),
+        "corrections": [
+            compact(
+                {
+                    "field": c.field,
+                    "index": list(c.index) if isinstance(c.index, tuple) else c.index,
+                    "reason": c.reason,
+                    "source": c.source,
+                }
+            )
+            for c in incident.corrections
+        ],
+        "checked": incident.checked.isoformat(),
+        "sections": list(incident.sections),
+        "hardware": list(incident.hardware),
+        "components": list(incident.components),
         "exposure": incident.exposure,
         "sources": [compact(asdict(s)) for s in incident.sources],
         "log_patterns": [compact(asdict(p)) for p in incident.log_patterns],
@@ -63,8 +82,21 @@ def to_json(incidents: Iterable[Incident], site: Site) -> str:
     return json.dumps({"version": site.version, "incidents": records}, ensure_ascii=False, indent=1) + "\n"
 
 
-CSV_FIELDS = ("id", "name", "title", "symptom", "cause", "fix", "status", "checked", "sections",
-              "hardware", "components", "sources", "url")
+CSV_FIELDS = (
+    "id",
+    "name",
+    "title",
+    "symptom",
+    "cause",
+    "fix",
+    "status",
+    "checked",
+    "sections",
+    "hardware",
+    "components",
+    "sources",
+    "url",
+)
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -82,11 +114,22 @@ def to_csv(incidents: Iterable[Incident], site: Site) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for inc in incidents:
-        sources = " ".join(s.url or s.path or f"{s.publisher or s.kind} {s.date or ''}".strip()
-                           for s in inc.sources)
-        row = [inc.id, inc.name, inc.title, inc.symptom, inc.cause, inc.fix, inc.status,
-               inc.checked.isoformat(), " ".join(inc.sections), "; ".join(inc.hardware),
-               "; ".join(inc.components), sources, site.absolute(site.incident_url(inc.id))]
+        sources = " ".join(s.url or s.path or f"{s.publisher or s.kind} {s.date or ''}".strip() for s in inc.sources)
+        row = [
+            inc.id,
+            inc.name,
+            inc.title,
+            inc.symptom,
+            inc.cause,
+            inc.fix,
+            inc.status,
+            inc.checked.isoformat(),
+            " ".join(inc.sections),
+            "; ".join(inc.hardware),
+            "; ".join(inc.components),
+            sources,
+            site.absolute(site.incident_url(inc.id)),
+        ]
         writer.writerow([inert_cell(c) for c in row])
     return out.getvalue()
 
@@ -101,7 +144,7 @@ def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
     entries = sorted(incidents, key=lambda i: (i.checked, i.id), reverse=True)
 
     def stamp(day: date) -> str:
-        return datetime.combine(day, time(0, 0), timezone.utc).isoformat().replace("+00:00", "Z")
+        return datetime.combine(day, time(0, 0), UTC).isoformat().replace("+00:00", "Z")
 
     def sub(parent: Element, tag: str, text: str | None = None, **attrs: str) -> Element:
         el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
@@ -114,8 +157,7 @@ def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
     feed_url = site.absolute("incidents.atom")
     sub(feed, "title", f"{title}: incidents")
     sub(feed, "id", feed_url)
-    sub(feed, "updated", stamp(max(i.checked for i in entries)) if entries
-        else stamp(datetime.now(timezone.utc).date()))
+    sub(feed, "updated", stamp(max(i.checked for i in entries)) if entries else stamp(datetime.now(UTC).date()))
     author = sub(feed, "author")  # RFC 4287 4.1.1: a feed names an author unless every entry does
     sub(author, "name", title)
     sub(author, "uri", site.absolute(""))
@@ -128,10 +170,18 @@ def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
         sub(entry, "link", rel="alternate", type="text/html", href=url)
         sub(entry, "id", url)
         sub(entry, "updated", stamp(inc.checked))
-        sub(entry, "summary", f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
-                              f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}.")
+        sub(
+            entry,
+            "summary",
+            f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
+            f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}.",
+        )
         for term in (inc.status, *inc.components):
             sub(entry, "category", term=term)
     ET.indent(feed, space=" ")
-    return ET.tostring(feed, encoding="unicode", xml_declaration=True).replace(
-        "<?xml version='1.0' encoding='UTF-8'?>", '<?xml version="1.0" encoding="utf-8"?>') + "\n"
+    return (
+        ET.tostring(feed, encoding="unicode", xml_declaration=True).replace(
+            "<?xml version='1.0' encoding='UTF-8'?>", '<?xml version="1.0" encoding="utf-8"?>'
+        )
+        + "\n"
+    )

@@ -7,6 +7,7 @@ the site root, so that links work wherever the site is served from.
 All incident text goes through :func:`inline`, which escapes it. Text from
 the data can therefore never become markup, a script or a template.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from opsmanual.render.stories import Checks, Story
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """Compiled templates kept in a folder between runs: Jinja compares each with its source and
@@ -67,8 +69,16 @@ STATUS_LABELS = labels("status")  # data/incidents.schema.json names each status
 
 # HTML's special characters escaped, and those Markdown or attr_list would act
 # on written as entities, so rendered text survives a pass through Markdown.
-_INERT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;",
-                        **{c: f"&#{ord(c)};" for c in "\\`*_[]{}#|~^=$"}})
+_INERT = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&#34;",
+        "'": "&#39;",
+        **{c: f"&#{ord(c)};" for c in "\\`*_[]{}#|~^=$"},
+    }
+)
 _CODE = re.compile(r"`([^`]+)`")
 
 
@@ -80,7 +90,7 @@ def inline(text: str) -> Markup:
     """Escape ``text`` and turn its `backtick` spans into <code>."""
     out, last = [], 0
     for match in _CODE.finditer(text):
-        out.append(_inert(text[last:match.start()]))
+        out.append(_inert(text[last : match.start()]))
         out.append(f"<code>{_inert(match.group(1))}</code>")
         last = match.end()
     out.append(_inert(text[last:]))
@@ -105,23 +115,41 @@ def source_view(src: Source) -> dict[str, Any]:
     gh = src.github
     if gh:
         repo, number = gh
-        noun = ("discussion" if "/discussions/" in (src.url or "")
-                else "pull request" if "/pull/" in (src.url or "") else "issue")
-        short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles",
-                 "vllm-project/vllm": "vLLM"}.get(repo, repo)
-        return view | {"label": f"{short} {noun} #{number}", "url": src.url, "title": src.title,
-                       "remark": "related" if src.related else None}
+        noun = (
+            "discussion"
+            if "/discussions/" in (src.url or "")
+            else "pull request"
+            if "/pull/" in (src.url or "")
+            else "issue"
+        )
+        short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}.get(repo, repo)
+        return view | {
+            "label": f"{short} {noun} #{number}",
+            "url": src.url,
+            "title": src.title,
+            "remark": "related" if src.related else None,
+        }
     if src.kind == "field-report":
-        return view | {"label": f"{src.publisher}, {src.date}", "url": src.url, "title": src.title,
-                       "remark": None if src.url else "URL not recorded"}
+        return view | {
+            "label": f"{src.publisher}, {src.date}",
+            "url": src.url,
+            "title": src.title,
+            "remark": None if src.url else "URL not recorded",
+        }
     if src.kind == "article":
         host = (src.url or "").split("/")[2].removeprefix("www.")
         return view | {"label": host, "url": src.url, "title": src.title, "remark": "article"}
     if src.kind == "capture":
-        return view | {"label": "Test machine log", "path": src.path,
-                       "remark": src.note or "a log from the manual's test machines, not published"}
-    return view | {"label": src.title, "url": src.url,
-                   "remark": {"sglang-docs": "SGLang docs", "sglang-code": "SGLang source"}.get(src.kind)}
+        return view | {
+            "label": "Test machine log",
+            "path": src.path,
+            "remark": src.note or "a log from the manual's test machines, not published",
+        }
+    return view | {
+        "label": src.title,
+        "url": src.url,
+        "remark": {"sglang-docs": "SGLang docs", "sglang-code": "SGLang source"}.get(src.kind),
+    }
 
 
 class Links:
@@ -218,8 +246,10 @@ def link_label(url: str) -> str:
 
 def fix_refs(incident: Incident) -> list[dict[str, str | None]]:
     """What fixed the incident, each with a label and, for a pull request or a commit, its link."""
-    return [{"label": f"release {value}", "url": None} if kind == "version"
-            else {"label": link_label(value), "url": value} for kind, value in incident.fixed_in]
+    return [
+        {"label": f"release {value}", "url": None} if kind == "version" else {"label": link_label(value), "url": value}
+        for kind, value in incident.fixed_in
+    ]
 
 
 def sentence(text: str) -> str:
@@ -229,9 +259,20 @@ def sentence(text: str) -> str:
 
 
 def _render(template: str, **context: Any) -> str:
-    return _env.get_template(template).render(
-        status_badge=status_badge, source_view=source_view, chat_html=chat_html, chat_plain=chat_plain,
-        link_label=link_label, fix_refs=fix_refs, sentence=sentence, **context).strip()
+    return (
+        _env.get_template(template)
+        .render(
+            status_badge=status_badge,
+            source_view=source_view,
+            chat_html=chat_html,
+            chat_plain=chat_plain,
+            link_label=link_label,
+            fix_refs=fix_refs,
+            sentence=sentence,
+            **context,
+        )
+        .strip()
+    )
 
 
 def card(incident: Incident, site: Site, base: str, here: str | None = None) -> str:
@@ -269,7 +310,7 @@ def section_incidents(incidents: Iterable[Incident], number: str) -> list[Incide
 
 
 def callout(incidents: Iterable[Incident], site: Site, base: str, number: str) -> str:
-    """"Incidents in this section": each links to its story here and to its row."""
+    """ "Incidents in this section": each links to its story here and to its row."""
     told = section_incidents(incidents, number)
     return _render("callout.html", told=told, links=Links(site, base))
 
@@ -293,15 +334,22 @@ class TablePieces:
     parts: tuple[tuple[Markup, str, str], ...]
 
 
-def incident_table(incidents: Iterable[Incident], site: Site, base: str,
-                   rows: dict[str, str] | None = None) -> TablePieces:
+def incident_table(
+    incidents: Iterable[Incident], site: Site, base: str, rows: dict[str, str] | None = None
+) -> TablePieces:
     """The full incident table, one table per part. ``rows``: each incident's row as rows_data()
     renders it, when the caller has them already."""
     incidents = list(incidents)
     rows_html = rows if rows is not None else rows_data(incidents, site, base)
-    parts = tuple((inline(part.label), part.anchor,
-                   _render("table.html", rows=[Markup(rows_html[i.id]) for i in told], part=part, columns=COLUMNS))
-                  for part, told in by_part(incidents, site) if told)
+    parts = tuple(
+        (
+            inline(part.label),
+            part.anchor,
+            _render("table.html", rows=[Markup(rows_html[i.id]) for i in told], part=part, columns=COLUMNS),
+        )
+        for part, told in by_part(incidents, site)
+        if told
+    )
     # The finder's ranked results go above the parts; without a search it stays hidden and empty.
     return TablePieces(_render("results.html", columns=COLUMNS), parts)
 
@@ -327,27 +375,44 @@ def vocabulary(field: str) -> str:
     """The documented values of ``status`` or a source's ``kind``, or the keys of an exposure block,
     a version range, a condition or a flag's test, from the schema."""
     defs = schema()["$defs"]
-    where = {"status": lambda: defs["incident"]["properties"]["status"],
-             "kind": lambda: defs["source"]["properties"]["kind"],
-             "exposure": lambda: defs["exposure"],
-             "range": lambda: defs["version_range"],
-             "condition": lambda: defs["condition"],
-             "test": lambda: defs["condition"]["properties"]["flag"]}[field]()
+    where = {
+        "status": lambda: defs["incident"]["properties"]["status"],
+        "kind": lambda: defs["source"]["properties"]["kind"],
+        "exposure": lambda: defs["exposure"],
+        "range": lambda: defs["version_range"],
+        "condition": lambda: defs["condition"],
+        "test": lambda: defs["condition"]["properties"]["flag"],
+    }[field]()
     descriptions = where["x-descriptions"]
-    return _render("vocabulary.html", field=field, values=where.get("enum") or list(descriptions),
-                   descriptions={k: inline(v) for k, v in descriptions.items()})
+    return _render(
+        "vocabulary.html",
+        field=field,
+        values=where.get("enum") or list(descriptions),
+        descriptions={k: inline(v) for k, v in descriptions.items()},
+    )
 
 
 FACETS = (  # (key, label): the finder's facets, in the order they are shown
-    ("part", "Part"), ("section", "Section"), ("status", "Status"),
-    ("kind", "Source kind"), ("hardware", "Hardware"), ("component", "Component"),
+    ("part", "Part"),
+    ("section", "Section"),
+    ("status", "Status"),
+    ("kind", "Source kind"),
+    ("hardware", "Hardware"),
+    ("component", "Component"),
 )
 
 
 KIND_LABELS = labels("kind")  # a source kind as a reader names it (the schema's x-labels)
 SORTS = ("name", "symptom", "cause", "fix", "status", "sections")  # the columns a reader can sort by
-COLUMNS = (("name", "Incident"), ("symptom", "Symptom"), ("cause", "Cause"), ("fix", "Fix or status"),
-           ("status", "Status"), ("sections", "Sections"), (None, "Sources"))
+COLUMNS = (
+    ("name", "Incident"),
+    ("symptom", "Symptom"),
+    ("cause", "Cause"),
+    ("fix", "Fix or status"),
+    ("status", "Status"),
+    ("sections", "Sections"),
+    (None, "Sources"),
+)
 
 
 def facet_values(incident: Incident) -> dict[str, list[str]]:
@@ -372,7 +437,7 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict[str, Any]]:
                 counts[key][value] = counts[key].get(value, 0) + 1
     status_order = list(STATUS_LABELS)
     order: dict[str, Callable[[str], Any]] = {
-        "part": lambda v: int(v),
+        "part": int,
         "section": _section_key,
         "status": status_order.index,
         "kind": lambda v: KIND_LABELS.get(v, v).lower(),
@@ -388,8 +453,13 @@ def facets(incidents: Iterable[Incident], site: Site) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for key, title in FACETS:
         values = sorted(counts[key], key=order[key])
-        out.append({"key": key, "label": title, "options": [
-            {"value": v, "label": label.get(key, str)(v), "count": counts[key][v]} for v in values]})
+        out.append(
+            {
+                "key": key,
+                "label": title,
+                "options": [{"value": v, "label": label.get(key, str)(v), "count": counts[key][v]} for v in values],
+            }
+        )
     return out
 
 
@@ -400,16 +470,28 @@ def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
     incidents = list(incidents)
     root = relative_root(site.table_url)
-    return _render("finder.html", facets=facets(incidents, site), total=len(incidents), index_url=FINDER_DATA,
-                   root=root, diagnose_url=f"{root}diagnose.json", exposure_url=f"{root}exposure.json")
+    return _render(
+        "finder.html",
+        facets=facets(incidents, site),
+        total=len(incidents),
+        index_url=FINDER_DATA,
+        root=root,
+        diagnose_url=f"{root}diagnose.json",
+        exposure_url=f"{root}exposure.json",
+    )
 
 
 def _pattern_json(p: LogPattern) -> dict[str, Any]:
     return {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
 
 
-def finder_data(incidents: Iterable[Incident], site: Site, stories: Mapping[str, list[Story]],
-                synonyms: Iterable[Mapping[str, Any]], guidance: Sequence[Guidance] = ()) -> dict[str, Any]:
+def finder_data(
+    incidents: Iterable[Incident],
+    site: Site,
+    stories: Mapping[str, list[Story]],
+    synonyms: Iterable[Mapping[str, Any]],
+    guidance: Sequence[Guidance] = (),
+) -> dict[str, Any]:
     """Everything the finder needs, as JSON: the search index (stories included), the vocabulary
     (facets, labels, statuses, sort columns), the synonyms, the log patterns, and the errors many
     incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a phase."""
@@ -428,22 +510,38 @@ def finder_data(incidents: Iterable[Incident], site: Site, stories: Mapping[str,
         "phrases": search.phrase_index(docs, groups),
         "index": search.compact_index(docs),
         "incidents": [{"id": i.id, "part": i.part, "facets": facet_values(i)} for i in ordered],
-        "facets": [{"key": f["key"], "label": f["label"], "options": [{"value": o["value"], "label": o["label"]}
-                                                                   for o in f["options"]]}
-                   for f in facets(ordered, site)],
+        "facets": [
+            {
+                "key": f["key"],
+                "label": f["label"],
+                "options": [{"value": o["value"], "label": o["label"]} for o in f["options"]],
+            }
+            for f in facets(ordered, site)
+        ],
         "statuses": [{"value": k, "label": v} for k, v in STATUS_LABELS.items()],
         "sorts": list(SORTS),
-        "patterns": [{"id": i.id, **_pattern_json(p), **({"generic": True} if p.generic else {})}
-                     for i in ordered for p in i.log_patterns],
-        "guidance": [{"id": g.id, "title": g.title, "summary": g.summary,
-                      "url": f"{relative_root(site.table_url)}{site.guidance_url(g.id)}",
-                      "checks": [text for text, _ in g.checks],
-                      "phases": [{"phase": p.phase, "label": PHASE_LABELS[p.phase], "advice": p.advice}
-                                 for p in g.phases]} for g in guidance],
+        "patterns": [
+            {"id": i.id, **_pattern_json(p), **({"generic": True} if p.generic else {})}
+            for i in ordered
+            for p in i.log_patterns
+        ],
+        "guidance": [
+            {
+                "id": g.id,
+                "title": g.title,
+                "summary": g.summary,
+                "url": f"{relative_root(site.table_url)}{site.guidance_url(g.id)}",
+                "checks": [text for text, _ in g.checks],
+                "phases": [{"phase": p.phase, "label": PHASE_LABELS[p.phase], "advice": p.advice} for p in g.phases],
+            }
+            for g in guidance
+        ],
         "guidancePatterns": [{"id": g.id, **_pattern_json(p)} for g in guidance for p in g.lines],
-        "phaseMarkers": [{"guidance": g.id, "phase": p.phase, **_pattern_json(p.when)}
-                         for g in guidance for p in g.phases],
+        "phaseMarkers": [
+            {"guidance": g.id, "phase": p.phase, **_pattern_json(p.when)} for g in guidance for p in g.phases
+        ],
     }
+
 
 def check_form(site: Site, base: str, facts: Facts) -> str:
     """The "Check a launch command" form, which suggests the GPUs and SGLang releases the facts
@@ -451,15 +549,25 @@ def check_form(site: Site, base: str, facts: Facts) -> str:
     from opsmanual.data.exposure_words import WORDS
 
     gpus = sorted({g["name"] for g in facts.gpu_entries}, key=str.lower)
-    return _render("check.html", base=base, bundle_url=f"{base}exposure.json", version=site.version,
-                   gpus=gpus, versions=list(facts.versions("sglang")), loading=WORDS["page"]["loading"],
-                   failed=WORDS["page"]["failed"])
+    return _render(
+        "check.html",
+        base=base,
+        bundle_url=f"{base}exposure.json",
+        version=site.version,
+        gpus=gpus,
+        versions=list(facts.versions("sglang")),
+        loading=WORDS["page"]["loading"],
+        failed=WORDS["page"]["failed"],
+    )
 
 
 def log_patterns_json(incidents: Iterable[Incident]) -> Markup:
     """Every incident's log patterns, as JSON that is safe inside a <script> element."""
-    rows = [{"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
-            for i in incidents for p in i.log_patterns]
+    rows = [
+        {"id": i.id, **({"literal": p.literal} if p.literal is not None else {"regex": p.regex})}
+        for i in incidents
+        for p in i.log_patterns
+    ]
     text = json.dumps(rows, ensure_ascii=True)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
@@ -521,7 +629,7 @@ def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit
 
     def near(members: list[Incident]) -> list[Incident]:
         at = bisect.bisect_left([rank[m.id] for m in members], here) if len(members) > 2 * NEAR else 0
-        return members[max(0, at - NEAR):at + NEAR + 1] if len(members) > 2 * NEAR else members
+        return members[max(0, at - NEAR) : at + NEAR + 1] if len(members) > 2 * NEAR else members
 
     for n in incident.sections:
         for other in near(by_section.get(n, [])):
@@ -530,8 +638,10 @@ def related(incident: Incident, incidents: Iterable[Incident], site: Site, limit
         for other in near(by_component.get(c, [])):
             shared.setdefault(other.id, (other, [], []))[2].append(c)
     shared.pop(incident.id, None)
-    found = sorted(shared.values(), key=lambda s: (-(len(s[1]) + len(s[2])), abs(rank.get(s[0].id, 0) - here),
-                                                   rank.get(s[0].id, 0)))
+    found = sorted(
+        shared.values(),
+        key=lambda s: (-(len(s[1]) + len(s[2])), abs(rank.get(s[0].id, 0) - here), rank.get(s[0].id, 0)),
+    )
     out = []
     for other, sections, components in found[:limit]:
         why = []
@@ -556,8 +666,13 @@ class IncidentPage:
     body: str
 
 
-def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] = (),
-                  stories: Iterable[Story] = (), checks: Iterable[Checks] = ()) -> IncidentPage:
+def incident_page(
+    incident: Incident,
+    site: Site,
+    incidents: Iterable[Incident] = (),
+    stories: Iterable[Story] = (),
+    checks: Iterable[Checks] = (),
+) -> IncidentPage:
     """An incident's own page: its card, its stories as each section tells them (``stories``), the
     checks of those sections (``checks``), and, with ``incidents`` (all of them), related incidents
     and the previous and the next."""
@@ -565,8 +680,10 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
     base = relative_root(site.incident_url(incident.id))
     links = Links(site, base)
     heading = f"{plain(incident.name)}: {plain(incident.title)}"
-    description = (f"{plain(incident.symptom)}. Cause: {plain(incident.cause)}. "
-                   f"{STATUS_LABELS[incident.status]}: {plain(incident.fix)}.")
+    description = (
+        f"{plain(incident.symptom)}. Cause: {plain(incident.cause)}. "
+        f"{STATUS_LABELS[incident.status]}: {plain(incident.fix)}."
+    )
     meta = {
         # The theme writes these into the page head as they are: escape them here.
         "title": str(escape(heading)),
@@ -579,11 +696,20 @@ def incident_page(incident: Incident, site: Site, incidents: Iterable[Incident] 
     at = _by_shared(incidents, site)[0].get(incident.id)
     previous = order[at - 1] if at else None
     following = order[at + 1] if at is not None and at + 1 < len(order) else None
-    body = _render("incident_page.html", inc=incident, links=links, site=site,
-                   card=Markup(card(incident, site, base)), affected=Markup(affected(incident)), told=told,
-                   stories=_stories_here(incident, stories, site),
-                   checks=_checks_here(incident, checks, site, links),
-                   related=related(incident, incidents, site), previous=previous, following=following)
+    body = _render(
+        "incident_page.html",
+        inc=incident,
+        links=links,
+        site=site,
+        card=Markup(card(incident, site, base)),
+        affected=Markup(affected(incident)),
+        told=told,
+        stories=_stories_here(incident, stories, site),
+        checks=_checks_here(incident, checks, site, links),
+        related=related(incident, incidents, site),
+        previous=previous,
+        following=following,
+    )
     return IncidentPage(meta, story_heading(incident), body)
 
 
@@ -603,9 +729,15 @@ def _stories_here(incident: Incident, stories: Iterable[Story], site: Site) -> l
 
     here = site.incident_url(incident.id)
     base = relative_root(here)
-    return [{"section": site.section(s.section), "anchor": "story-" + s.section.replace(".", "-"),
-             "html": Markup(rebase(s.html, s.page_url, here, shift=s.level - 2)),
-             "url": f"{base}{s.page_url}#{incident.id}"} for s in stories]
+    return [
+        {
+            "section": site.section(s.section),
+            "anchor": "story-" + s.section.replace(".", "-"),
+            "html": Markup(rebase(s.html, s.page_url, here, shift=s.level - 2)),
+            "url": f"{base}{s.page_url}#{incident.id}",
+        }
+        for s in stories
+    ]
 
 
 def _checks_here(incident: Incident, checks: Iterable[Checks], site: Site, links: Links) -> list[dict[str, Any]]:
@@ -617,9 +749,13 @@ def _checks_here(incident: Incident, checks: Iterable[Checks], site: Site, links
     out: list[dict[str, Any]] = []
     for number in incident.sections:
         c = by_section.get(number)
-        out.append({"section": site.section(number),
-                    "html": Markup(rebase(c.html, c.page_url, here)) if c else None,
-                    "url": f"{links.section(number)}#{CHECKS_ANCHOR}" if c else links.section(number)})
+        out.append(
+            {
+                "section": site.section(number),
+                "html": Markup(rebase(c.html, c.page_url, here)) if c else None,
+                "url": f"{links.section(number)}#{CHECKS_ANCHOR}" if c else links.section(number),
+            }
+        )
     return out
 
 
@@ -628,16 +764,27 @@ def home_search(site: Site, base: str) -> str:
     return _render("home_search.html", action=f"{base}{site.table_url}")
 
 
-PHASE_LABELS = {"start-up": "At start-up", "capture": "During CUDA graph capture", "serving": "While serving",
-                "shutdown": "At shutdown"}
+PHASE_LABELS = {
+    "start-up": "At start-up",
+    "capture": "During CUDA graph capture",
+    "serving": "While serving",
+    "shutdown": "At shutdown",
+}
 GUIDANCE_PAGE = "errors.md"  # the page that renders every entry of data/guidance.yaml
 
 
 def guidance(entries: Sequence[Guidance], incidents: Iterable[Incident], site: Site, base: str) -> str:
     """The errors many incidents share, each with what it means, what to check and where to read on."""
     names = {i.id: i.name for i in incidents}
-    return _render("guidance.html", entries=entries, names=names, links=Links(site, base), site=site,
-                   phase_labels=PHASE_LABELS, checks_anchor=CHECKS_ANCHOR)
+    return _render(
+        "guidance.html",
+        entries=entries,
+        names=names,
+        links=Links(site, base),
+        site=site,
+        phase_labels=PHASE_LABELS,
+        checks_anchor=CHECKS_ANCHOR,
+    )
 
 
 def alert_rules(metrics: Metrics, incidents: Iterable[Incident], site: Site, base: str) -> str:
@@ -668,6 +815,7 @@ def synonym_group(groups: Iterable[Mapping[str, Any]], term: str) -> str | None:
     wanted = term.casefold()
     for group in groups:
         if any(t.casefold() == wanted for t in group["terms"]):
-            return yaml.safe_dump([dict(group)], default_flow_style=None, sort_keys=False, width=10_000,
-                                  allow_unicode=True)
+            return yaml.safe_dump(
+                [dict(group)], default_flow_style=None, sort_keys=False, width=10_000, allow_unicode=True
+            )
     return None

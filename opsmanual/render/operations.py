@@ -1,6 +1,7 @@
 """Files for an operator's own systems, rendered from the manual's data: the logging configuration
 SGLang loads through ``SGLANG_LOGGING_CONFIG_PATH``, and (from data/metrics.yaml) Prometheus alerting
 rules whose runbook is an incident's page. Pure: data in, text out."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,14 @@ def logging_config(site_url: str) -> str:
         "disable_existing_loggers": False,
         "filters": {"incident_links": {"()": FILTER, "site_url": site_url.rstrip("/") + "/"}},
         "formatters": {"sglang": {"format": "[%(asctime)s] %(message)s", "datefmt": "%Y-%m-%d %H:%M:%S"}},
-        "handlers": {"console": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
-                                 "formatter": "sglang", "filters": ["incident_links"]}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "stream": "ext://sys.stderr",
+                "formatter": "sglang",
+                "filters": ["incident_links"],
+            }
+        },
         "root": {"level": "INFO", "handlers": ["console"]},
     }
     return json.dumps(config, indent=2) + "\n"
@@ -39,14 +46,19 @@ def alert_rules(metrics: Metrics, site: Site) -> str:
 
     rules = []
     for r in metrics.rules:
-        rules.append({
-            "alert": r.alert,
-            "expr": r.expr,
-            "for": r.duration,
-            "labels": {"severity": r.severity, "incident": r.incident},
-            "annotations": {"summary": r.summary, "runbook_url": site.absolute(site.incident_url(r.incident))},
-        })
-    head = (f"# Prometheus alerting rules for SGLang {metrics.release}: each rule's runbook_url is the page of\n"
-            f"# the incident it watches for. The metrics need --enable-metrics.\n")
-    return head + yaml.safe_dump({"groups": [{"name": ALERT_GROUP, "rules": rules}]}, sort_keys=False,
-                                 width=10_000, allow_unicode=True)
+        rules.append(
+            {
+                "alert": r.alert,
+                "expr": r.expr,
+                "for": r.duration,
+                "labels": {"severity": r.severity, "incident": r.incident},
+                "annotations": {"summary": r.summary, "runbook_url": site.absolute(site.incident_url(r.incident))},
+            }
+        )
+    head = (
+        f"# Prometheus alerting rules for SGLang {metrics.release}: each rule's runbook_url is the page of\n"
+        f"# the incident it watches for. The metrics need --enable-metrics.\n"
+    )
+    return head + yaml.safe_dump(
+        {"groups": [{"name": ALERT_GROUP, "rules": rules}]}, sort_keys=False, width=10_000, allow_unicode=True
+    )

@@ -5,6 +5,7 @@ A link pasted in chat unfurls to the page's ``description`` (and Material's
 section page or the home page previews as its first paragraph, so no two
 look the same. Nothing here knows about MkDocs.
 """
+
 from __future__ import annotations
 
 from html.parser import HTMLParser
@@ -17,11 +18,11 @@ LIMIT = 200  # characters: what chat programs show of a description before they 
 class _FirstParagraph(HTMLParser):
     """Reads a page's HTML until the end of its first paragraph of own prose, and stops there."""
 
-    CONTAINERS = {"div", "table", "ul", "ol", "dl", "details", "nav", "blockquote"}
+    CONTAINERS = frozenset({"div", "table", "ul", "ol", "dl", "details", "nav", "blockquote"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.inside = 0        # containers open around the current point
+        self.inside = 0  # containers open around the current point
         self.skipping: list[str] = []  # tags of elements whose text does not count (.sgm-no-js, .headerlink)
         self.paragraph: list[str] | None = None  # the text of the paragraph being read
         self.found = ""
@@ -78,8 +79,8 @@ def trim(text: str, limit: int = LIMIT) -> str:
     cut = text[:limit]
     end = max(cut.rfind(". "), cut.rfind("? "), cut.rfind("! "))
     if end >= limit // 3:
-        return cut[:end + 1]
-    words = cut[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:—–- ")
+        return cut[: end + 1]
+    words = cut[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—–- ")
     return words + "…"
 
 

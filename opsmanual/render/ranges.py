@@ -9,6 +9,7 @@ evidence ``tools/bisect_ranges.py`` found (the predicate over the release code, 
 held for, the releases checked) goes in ``database_specific``; an unknown range has no ``ranges``,
 its ``versions`` are the releases where it was seen, and its ``database_specific`` gives the reason.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -56,18 +57,30 @@ def affected_view(incident: Incident) -> dict[str, Any]:
     views = []
     for r in _ranges(incident):
         product = r["product"]
-        view = {"product": PRODUCT_LABELS[product], "package": PYPI.get(product), "unknown": bool(r.get("unknown")),
-                "introduced": r.get("introduced"), "fixed": r.get("fixed"), "last_affected": r.get("last_affected"),
-                "seen": list(r.get("seen") or ()), "reason": r.get("reason"), "evidence": None}
+        view = {
+            "product": PRODUCT_LABELS[product],
+            "package": PYPI.get(product),
+            "unknown": bool(r.get("unknown")),
+            "introduced": r.get("introduced"),
+            "fixed": r.get("fixed"),
+            "last_affected": r.get("last_affected"),
+            "seen": list(r.get("seen") or ()),
+            "reason": r.get("reason"),
+            "evidence": None,
+        }
         ev = r.get("evidence")
         if ev:
             checked = list(ev["checked"])
             k_first, k_last = checked.index(ev["holds_first"]), checked.index(ev["holds_last"])
             view["evidence"] = {
-                "predicate": ev["predicate"], "file": ev["file"], "line": ev.get("line"),
-                "holds_first": ev["holds_first"], "holds_last": ev["holds_last"],
+                "predicate": ev["predicate"],
+                "file": ev["file"],
+                "line": ev.get("line"),
+                "holds_first": ev["holds_first"],
+                "holds_last": ev["holds_last"],
                 "before": checked[k_first - 1] if k_first > 0 else None,
                 "after": checked[k_last + 1] if k_last + 1 < len(checked) else None,
-                "checked": [{"version": v, "holds": k_first <= k <= k_last} for k, v in enumerate(checked)]}
+                "checked": [{"version": v, "holds": k_first <= k <= k_last} for k, v in enumerate(checked)],
+            }
         views.append(view)
     return {"ranges": views, "not_configuration": exposure.get("not_configuration")}

@@ -11,6 +11,7 @@ itself from the same documents.
 
 Nothing here knows about MkDocs.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,28 +28,38 @@ if TYPE_CHECKING:
 # Fields, and how much a match in each counts: what an operator sees first
 # (title, symptom, the log lines) outweighs the explanation and the story.
 BOOSTS = {
-    "title": 3.0, "symptom": 3.0, "logs": 2.5, "name": 2.0, "tags": 2.0,
-    "cause": 1.5, "fix": 1.2, "story": 0.6,
+    "title": 3.0,
+    "symptom": 3.0,
+    "logs": 2.5,
+    "name": 2.0,
+    "tags": 2.0,
+    "cause": 1.5,
+    "fix": 1.2,
+    "story": 0.6,
 }
 FIELDS = tuple(BOOSTS)
 
-def documents(incidents: Iterable[Incident], stories: Mapping[str, list[Story]],
-              labels: dict[str, str]) -> list[dict[str, str]]:
+
+def documents(
+    incidents: Iterable[Incident], stories: Mapping[str, list[Story]], labels: dict[str, str]
+) -> list[dict[str, str]]:
     """What the finder searches of each incident, field by field (every field present)."""
     docs = []
     for inc in incidents:
         logs = [p.text for p in inc.log_patterns] + list(inc.log_examples)
-        docs.append({
-            "id": inc.id,
-            "title": inc.title,
-            "symptom": inc.symptom,
-            "logs": "\n".join(logs),
-            "name": inc.name,
-            "tags": " ".join([*inc.components, *inc.hardware, labels.get(inc.status, inc.status)]),
-            "cause": inc.cause,
-            "fix": inc.fix,
-            "story": " ".join(s.text for s in stories.get(inc.id, [])),
-        })
+        docs.append(
+            {
+                "id": inc.id,
+                "title": inc.title,
+                "symptom": inc.symptom,
+                "logs": "\n".join(logs),
+                "name": inc.name,
+                "tags": " ".join([*inc.components, *inc.hardware, labels.get(inc.status, inc.status)]),
+                "cause": inc.cause,
+                "fix": inc.fix,
+                "story": " ".join(s.text for s in stories.get(inc.id, [])),
+            }
+        )
     return docs
 
 
@@ -127,8 +138,12 @@ def phrase_index(docs: list[dict[str, str]], groups: list[list[list[str]]]) -> d
         sequences = [_parts(words(doc[field])) for field in FIELDS]
         for key, phrase in phrases.items():
             k = len(phrase)
-            if any(all(seq[i + j] in forms[phrase[j]] for j in range(k))
-                   for seq in sequences for i in range(len(seq) - k + 1) if seq[i] in forms[phrase[0]]):
+            if any(
+                all(seq[i + j] in forms[phrase[j]] for j in range(k))
+                for seq in sequences
+                for i in range(len(seq) - k + 1)
+                if seq[i] in forms[phrase[0]]
+            ):
                 found.setdefault(key, []).append(n)
     return {key: found[key] for key in sorted(found)}
 

@@ -7,6 +7,7 @@ back from a finished page. Links are made right for the page that shows the piec
 page's Markdown file becomes that page's address, a bare #anchor points back to the section page,
 and element ids stay on the page that owns them. Nothing here knows a site generator.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -26,11 +27,11 @@ from opsmanual.data.sources import ChecksSource, StorySource
 @dataclass(frozen=True)
 class Story:
     incident: str
-    section: str     # the section's number
-    page_url: str    # the section page's site-root-relative URL, e.g. "part-2/2-3-retraction/"
-    html: str        # the story's HTML, its links relative to the section page
-    text: str        # its plain text, for the finder
-    level: int = 3   # the level of its heading on the section page
+    section: str  # the section's number
+    page_url: str  # the section page's site-root-relative URL, e.g. "part-2/2-3-retraction/"
+    html: str  # the story's HTML, its links relative to the section page
+    text: str  # its plain text, for the finder
+    level: int = 3  # the level of its heading on the section page
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,15 @@ class MarkdownPieces:
     """Renders pieces of the section pages: their macros expanded (``variables`` and ``macros``, the
     same names the pages use), then Markdown with the site's extensions."""
 
-    def __init__(self, extensions: list[Any], configs: dict[str, Any], macros: dict[str, Callable[[str], str]],
-                 variables: dict[str, Any],
-                 comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}"),
-                 memo: dict[str, str] | None = None):
+    def __init__(
+        self,
+        extensions: list[Any],
+        configs: dict[str, Any],
+        macros: dict[str, Callable[[str], str]],
+        variables: dict[str, Any],
+        comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}"),
+        memo: dict[str, str] | None = None,
+    ):
         """``memo``: Markdown already converted, by :func:`piece_key` (a rebuild converts only what
         changed); it gains what this renderer converts."""
         import markdown
@@ -64,9 +70,14 @@ class MarkdownPieces:
         self._fingerprint = markdown_fingerprint(extensions, configs)
         self.memo = memo if memo is not None else {}
         self.used: set[str] = set()  # the keys of the pieces this renderer was asked for
-        self._env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
-                                       comment_start_string=comments[0], comment_end_string=comments[1],
-                                       keep_trailing_newline=True)
+        # The pages' Markdown, not HTML: the macros it calls escape what they write.
+        self._env = jinja2.Environment(
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,  # noqa: S701
+            comment_start_string=comments[0],
+            comment_end_string=comments[1],
+            keep_trailing_newline=True,
+        )
         self._macros, self._variables = macros, variables
 
     def html(self, text: str, page: str) -> str:
@@ -110,8 +121,11 @@ def markdown_fingerprint(extensions: list[Any], configs: dict[str, Any]) -> str:
             versions.append(f"{package}=={version(package)}")
         except PackageNotFoundError:
             versions.append(f"{package} absent")
-    return json.dumps([[named(e) if not isinstance(e, str) else e for e in extensions], configs, versions],
-                      sort_keys=True, default=named)
+    return json.dumps(
+        [[named(e) if not isinstance(e, str) else e for e in extensions], configs, versions],
+        sort_keys=True,
+        default=named,
+    )
 
 
 def piece_key(fingerprint: str, page: str, text: str) -> str:
@@ -171,8 +185,14 @@ def rebase(html: str, from_url: str, to_url: str, shift: int = 0) -> str:
 
     def tag(match: re.Match[str]) -> str:
         text = _ID_ATTR.sub("", match.group())
-        return _URL_ATTR.sub(lambda m: m.group(1) + _moved(unescape(m.group(2)), from_url, to_url)
-                             .replace("&", "&amp;").replace('"', "&quot;") + m.group(3), text)
+        return _URL_ATTR.sub(
+            lambda m: (
+                m.group(1)
+                + _moved(unescape(m.group(2)), from_url, to_url).replace("&", "&amp;").replace('"', "&quot;")
+                + m.group(3)
+            ),
+            text,
+        )
 
     return _START_TAG.sub(tag, html)
 

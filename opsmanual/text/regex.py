@@ -9,6 +9,7 @@ loader and tests/js check them on the incidents' own examples. Where the RE2 whe
 Python's re takes over; the loader's refusal of nested and ambiguous repeats
 (opsmanual/data/patterns.py regex_safety_problem) keeps it from exponential backtracking.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ except ImportError:  # no wheel for this platform
     re2 = None
 
 
-def compile(pattern: str) -> Any:  # noqa: A001 -- the engine's one verb, named as re names it
+def compile(pattern: str) -> Any:
     """``pattern`` compiled; the object has ``search(text, pos=0)``."""
     if re2 is not None:
         return re2.compile(pattern)

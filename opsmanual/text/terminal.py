@@ -5,12 +5,23 @@ that would move the cursor, recolour the screen or reorder what the reader sees.
 such characters escaped (``\\x1b``, ``\\u202e``) on a terminal, and JSON output escapes them the JSON
 way, so it still decodes to the exact text. No import of ``re``: the exposure command starts in tens
 of milliseconds."""
+
 from __future__ import annotations
 
 # C0 controls but tab, DEL, C1 controls, and the invisible format characters that reorder or break text.
-CONTROLS = frozenset([*map(chr, range(0x00, 0x09)), *map(chr, range(0x0A, 0x20)), *map(chr, range(0x7F, 0xA0)),
-                      "\u061c", "\u200e", "\u200f", *map(chr, range(0x2028, 0x202F)),
-                      *map(chr, range(0x2066, 0x206A)), "\ufeff"])
+CONTROLS = frozenset(
+    [
+        *map(chr, range(0x00, 0x09)),
+        *map(chr, range(0x0A, 0x20)),
+        *map(chr, range(0x7F, 0xA0)),
+        "\u061c",
+        "\u200e",
+        "\u200f",
+        *map(chr, range(0x2028, 0x202F)),
+        *map(chr, range(0x2066, 0x206A)),
+        "\ufeff",
+    ]
+)
 _RAW_IN_JSON = CONTROLS - frozenset(map(chr, range(0x20)))  # json.dumps escapes the C0 controls itself
 
 

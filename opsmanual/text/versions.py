@@ -1,5 +1,6 @@
 """Release numbers: parsed and ordered as PEP 440 orders them, for the subset the products use
 (0.5.6, 0.5.0rc1, 0.5.6.post2, 0.6.0.dev1). Pure and import-free: the exposure command starts fast."""
+
 from __future__ import annotations
 
 # (release numbers, pre-release rank, pre number, post number, dev number or infinity)
@@ -29,8 +30,13 @@ def _parse_version(text: str) -> VersionKey:
     pre = {"a": 0, "b": 1, "rc": 2}.get(pre_kind or "", 3)
     if dev is not None and pre_kind is None and post is None:
         pre = -1  # X.devN comes before X's pre-releases
-    return (release, pre, int(pre_n or 0), int(post) if post is not None else -1,
-            int(dev) if dev is not None else float("inf"))
+    return (
+        release,
+        pre,
+        int(pre_n or 0),
+        int(post) if post is not None else -1,
+        int(dev) if dev is not None else float("inf"),
+    )
 
 
 def version_parts(text: str) -> tuple[str, str | None, str | None, str | None, str | None] | None:
@@ -57,16 +63,16 @@ def version_parts(text: str) -> tuple[str, str | None, str | None, str | None, s
     for kind in ("rc", "a", "b"):
         if text.startswith(kind, i) and number(i + len(kind)) > i + len(kind):
             pre_kind, end = kind, number(i + len(kind))
-            pre_n, i = text[i + len(kind):end], end
+            pre_n, i = text[i + len(kind) : end], end
             break
     for word in ("post", "dev"):
         at = i + 1 if text.startswith("." + word, i) else i
         if text.startswith(word, at) and number(at + len(word)) > at + len(word):
             end = number(at + len(word))
             if word == "post":
-                post = text[at + 4:end]
+                post = text[at + 4 : end]
             else:
-                dev = text[at + 3:end]
+                dev = text[at + 3 : end]
             i = end
     return (release, pre_kind, pre_n, post, dev) if i == len(text) else None
 

@@ -3,19 +3,22 @@ as --mem-fraction-static whole, then their parts), stop words, light English ste
 inflections a query adds. The finder's browser code (docs/javascripts/sgm/text.js) follows the same
 rules; tests/js checks that both give the same words. Used by the search index, the synonyms and
 the diagnosis engine."""
+
 from __future__ import annotations
 
 import re
 import unicodedata
 
 # Words that carry no meaning in a query: they neither match nor get highlighted.
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a an and are as at be been being but by did do does doing for from had has have having he her his i if in
 into is it its itself me my of on or our ours she so such than that the their theirs them then there these
 they this those to too was we were what when where which while who whom will with would you your yours
 about above after against along among around before behind below between during over per since than toward
 towards upon via within without
-""".split())
+""".split()
+)
 
 # A token: letters and digits, possibly joined by . _ - + / : into one compound
 # (a flag, a file name, a version, a metric name), as in text.js.

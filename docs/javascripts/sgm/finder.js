@@ -163,10 +163,8 @@ function start(form, data, signal, client) {
   /* A whole report pasted (or handed over by the home page): its diagnosis above the rows. The
      engine and its bundles load only now (sgm/diagnosis-box.js). The report stays in this page:
      the address keeps only the log lines the rows answer. */
-  let report = "";
   let reportStamp = 0;
   function diagnoseReport(text) {
-    report = text;
     const stamp = (reportStamp += 1);
     if (!diagnosisBox) return;
     if (!text.trim()) {
