@@ -338,6 +338,8 @@ def pytest_collection_modifyitems(config, items):
         info = getattr(item, "_fixtureinfo", None)
         if info and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    # The slow tests first (a stable sort keeps the order of the rest).
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_unconfigure(config):

@@ -14,6 +14,8 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 import bench
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("key", list(bench.BENCHES))
 def test_every_benchmark_runs_in_smoke_mode(tmp_path, key):

@@ -9,6 +9,8 @@ from test_ids import _rename
 
 PHONE = {"width": 390, "height": 844}
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def errors():

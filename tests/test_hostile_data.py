@@ -21,6 +21,8 @@ SHORT = "<img src=x onerror=window.__pwned=4>"  # where a field is short (synony
 
 RAW = re.compile(r"<script>window\.__pwned|<img src=x onerror|<svg onload", re.I)
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def poisoned(tmp_path_factory):

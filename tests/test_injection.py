@@ -63,6 +63,8 @@ echo "done #}"
 After the block.
 """
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):

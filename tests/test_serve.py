@@ -13,6 +13,8 @@ import urllib.request
 import pytest
 from conftest import copy_project
 
+pytestmark = pytest.mark.slow
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -20,6 +20,8 @@ from conftest import ROOT, copy_project
 
 THEME_FILES = re.compile(r"^(assets/|search/|search\.json$|sitemap\.xml(\.gz)?$)")
 
+pytestmark = pytest.mark.slow
+
 
 def run(args, cwd, site_url):
     env = dict(
