@@ -1038,7 +1038,7 @@ def bench_diagnose(tmp: Path, count: int, runs: int) -> tuple[float, str]:
 
     report = diagnose_report(200_000)
     figures = []
-    for project in (ROOT, exposure_project(tmp, count)):
+    for project in (ROOT, tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)):
         bundle, exposure = load_bundles(str(project), None)
         engine = Diagnoser(bundle, exposure)
         engine.diagnose(report)
