@@ -490,7 +490,14 @@ function start(form, data, signal, client) {
   openFacets(keys.some((k) => state.facets[k].size));
 
   const on = (target, type, handler, options = {}) => target.addEventListener(type, handler, { signal, ...options });
-  on(input, "input", (event) => { setQuery(input.value); update(event.timeStamp); });
+  // From the first key on, every part table is laid out (manual.css): the parts below the first
+  // screen wait only while the page loads, as a reader who types shows and hides them at each key.
+  const article = form.closest(".md-typeset");
+  on(input, "input", (event) => {
+    if (article) article.classList.add("sgm-finder-live");
+    setQuery(input.value);
+    update(event.timeStamp);
+  });
   on(form, "change", (event) => {
     const box = event.target;
     if (box.type !== "checkbox") return;
