@@ -498,6 +498,27 @@ def serve_dir(directory: Path):
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
 
+def page_result(page_dir: Path, timeout: int) -> dict:
+    """Serve ``page_dir``, open its index.html in Chromium and return what the page leaves in
+    ``window.__result`` (the in-browser figures: the exposure check, the diagnosis)."""
+    from playwright.sync_api import sync_playwright
+
+    httpd, url = serve_dir(page_dir)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
+            page = browser.new_page()
+            page.goto(f"{url}index.html")
+            page.wait_for_function("window.__result !== undefined", timeout=timeout)
+            result = page.evaluate("window.__result")
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return result
+
+
 def browser_page(p, **options):
     browser = p.chromium.launch(
         executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -858,12 +879,7 @@ window.__result = {median: times[runs >> 1], p95: times[Math.floor(runs * 0.95)]
 
 
 def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
-    import functools
     import json
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    from playwright.sync_api import sync_playwright
 
     from opsmanual.render.bundle import bundle
 
@@ -875,24 +891,7 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
     (page_dir / "bundle.json").write_text(json.dumps(bundle(load_manual(project), project / "data")), "utf-8")
     (page_dir / "index.html").write_text(EXPOSURE_PAGE % json.dumps(" ".join(EXPOSURE_COMMAND)), "utf-8")
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(page_dir)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
-            page.wait_for_function("window.__result !== undefined", timeout=60000)
-            result = page.evaluate("window.__result")
-            browser.close()
-    finally:
-        httpd.shutdown()
+    result = page_result(page_dir, timeout=60000)
     return result["median"], (
         f"{result['checked']} incidents checked, {result['results']} reported; "
         f"median {result['median']:.2f} ms, p95 {result['p95']:.2f} ms per command"
@@ -1078,12 +1077,7 @@ window.__result = out;
 def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     """The browser's diagnosis engine (docs/javascripts/sgm/diagnose.js) in headless Chromium on the
     same 200 KB report, the manual's incidents and ``count`` synthetic ones added."""
-    import functools
     import json
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT))
     from opsmanual.render.bundle import bundle
@@ -1101,24 +1095,7 @@ def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     (page_dir / "report.txt").write_text(diagnose_report(200_000), "utf-8")
     (page_dir / "index.html").write_text(DIAGNOSE_PAGE % max(runs, 15), "utf-8")
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(page_dir)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
-            page.wait_for_function("window.__result !== undefined", timeout=120000)
-            result = page.evaluate("window.__result")
-            browser.close()
-    finally:
-        httpd.shutdown()
+    result = page_result(page_dir, timeout=120000)
     m, x = result["manual"], result["more"]
     return x["median"], (
         f"200 KB report in Chromium: {m['incidents']} incidents best {m['best']:.1f} ms, median "
