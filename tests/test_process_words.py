@@ -39,11 +39,11 @@ def data_text(text: str) -> str:
 
 
 def findings(files, clean) -> list[str]:
-    found = []
+    found, phrases = [], patterns()
     for path in files:
         text = clean(path.read_text("utf-8"))
         for number, line in enumerate(text.splitlines(), 1):
-            for pattern in patterns():
+            for pattern in phrases:
                 match = pattern.search(line)
                 if match:
                     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
