@@ -108,6 +108,42 @@ def build_and_serve(project: Path, out: Path):
     return httpd, url
 
 
+RENAMED = ("capture-gb10-temperature-0", "capture-gb10-greedy-twice")  # (old id, new id)
+
+
+def rename_incident(project: Path, old: str, new: str) -> None:
+    """Rename an incident in a copy of the project: its data and the manual's own links to it (links
+    elsewhere keep the old id)."""
+    data = project / "data" / "incidents.yaml"
+    data.write_text(data.read_text("utf-8").replace(f"- id: {old}\n", f"- id: {new}\n"), "utf-8")
+    for page in (project / "docs").rglob("*.md"):
+        text = page.read_text("utf-8")
+        renamed = text.replace(f'story("{old}")', f'story("{new}")').replace(f"#{old})", f"#{new})")
+        if renamed != text:
+            page.write_text(renamed, "utf-8")
+
+
+@pytest.fixture(scope="session")
+def renamed_site(tmp_path_factory):
+    """A copy of the manual in which one incident (RENAMED) was renamed with a redirect, built and
+    served at its own SITE_URL: (site folder, address, project folder). One build for every test
+    that needs it; the tests that use it run on one worker (pytest_collection_modifyitems)."""
+    old, new = RENAMED
+    tmp = tmp_path_factory.mktemp("renamed")
+    project = copy_project(tmp / "project")
+    rename_incident(project, old, new)
+    (project / "data" / "redirects.yaml").write_text(f"{old}: {new}\n", "utf-8")
+    ids = project / "data" / "published-ids.txt"
+    ids.write_text(ids.read_text("utf-8") + new + "\n", "utf-8")
+    httpd, url = build_and_serve(project, tmp / "site")
+    yield tmp / "site", url, project
+    httpd.shutdown()
+
+
+# The session fixtures that build a variant of the project: the tests that use one share a worker.
+VARIANT_BUILDS = ("renamed_site",)
+
+
 # One strict build of the site per test run, shared by every pytest-xdist worker: the process that
 # starts the run (the controller, or the only process without -n) serves a folder from an address of
 # its own, for the whole run; the first worker that needs the site builds it there, for that address,
@@ -333,10 +369,16 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Under `make test` (pytest-xdist, --dist loadgroup) each test goes to whichever worker is free,
     except that the tests using a module-scoped fixture (a broken or poisoned copy of the project, a
-    running `mkdocs serve`) stay together on one worker, so that the fixture is made once."""
+    running `mkdocs serve`), or one of the shared variant builds, stay together on one worker, so
+    that the fixture is made once."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
-        if info and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
+        if not info:
+            continue
+        variant = next((name for name in VARIANT_BUILDS if name in info.names_closure), None)
+        if variant:
+            item.add_marker(pytest.mark.xdist_group(variant))
+        elif any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     # The slow tests first (a stable sort keeps the order of the rest).
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

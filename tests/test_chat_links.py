@@ -4,8 +4,7 @@ without JavaScript, phones, touch targets, old ids in every link form, and the 4
 from __future__ import annotations
 
 import pytest
-from conftest import build_and_serve, copy_project
-from test_ids import _rename
+from conftest import RENAMED
 
 PHONE = {"width": 390, "height": 844}
 
@@ -116,25 +115,17 @@ def test_on_a_touch_screen_every_copy_control_is_at_least_44_px(browser, server,
 
 # ---- Old ids in every documented link form ------------------------------------------------------
 
-OLD, NEW = "capture-gb10-temperature-0", "capture-gb10-greedy-twice"
+OLD, NEW = RENAMED
 
 
-@pytest.fixture(scope="module")
-def renamed(tmp_path_factory, site):
-    """A copy of the manual in which one incident was renamed, served at its own SITE_URL."""
+@pytest.fixture
+def renamed(renamed_site, site):
+    """The renamed copy's address, and the section that tells the renamed incident."""
     from opsmanual.data.loader import load
 
-    tmp = tmp_path_factory.mktemp("renamed")
-    project = copy_project(tmp / "project")
-    _rename(project, OLD, NEW)
-    (project / "data" / "redirects.yaml").write_text(f"{OLD}: {NEW}\n", "utf-8")
-    ids = project / "data" / "published-ids.txt"
-    ids.write_text(ids.read_text("utf-8") + NEW + "\n", "utf-8")
-    httpd, url = build_and_serve(project, tmp / "site")
+    _, url, project = renamed_site
     incidents = load(project / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
-    section = site.section(next(i for i in incidents if i.id == NEW).sections[0])
-    yield url, section
-    httpd.shutdown()
+    return url, site.section(next(i for i in incidents if i.id == NEW).sections[0])
 
 
 def settled_on(page, ident: str) -> None:

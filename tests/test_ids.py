@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
-from conftest import ROOT, copy_project, mkdocs_build
+from conftest import RENAMED, ROOT, copy_project, mkdocs_build, rename_incident
 
 from opsmanual.data.loader import load_redirects, lost_ids, published_ids
 
@@ -25,29 +25,12 @@ def test_the_check_finds_a_lost_id(incidents):
     assert lost_ids(["sglang-36889", "sglang-1"], incidents, {"sglang-1": "sglang-36889"}) == []
 
 
-def _rename(project, old, new):
-    data = project / "data" / "incidents.yaml"
-    data.write_text(data.read_text("utf-8").replace(f"- id: {old}\n", f"- id: {new}\n"), "utf-8")
-    for page in (project / "docs").rglob("*.md"):
-        text = page.read_text("utf-8")
-        renamed = text.replace(f'story("{old}")', f'story("{new}")').replace(f"#{old})", f"#{new})")
-        if renamed != text:  # a rename updates the manual's own links; links elsewhere keep the old id
-            page.write_text(renamed, "utf-8")
-
-
-def test_a_renamed_incident_keeps_a_page_at_its_old_address(tmp_path):
-    project = copy_project(tmp_path / "project")
-    old, new = "capture-gb10-temperature-0", "capture-gb10-greedy-twice"
-    _rename(project, old, new)
-    (project / "data" / "redirects.yaml").write_text(f"{old}: {new}\n", "utf-8")
-    ids = project / "data" / "published-ids.txt"
-    ids.write_text(ids.read_text("utf-8") + new + "\n", "utf-8")
-    out = tmp_path / "site"
-    result = mkdocs_build(project, out)
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_a_renamed_incident_keeps_a_page_at_its_old_address(renamed_site):
+    out, url, _ = renamed_site
+    old, new = RENAMED
     page = BeautifulSoup((out / "incidents" / old / "index.html").read_text("utf-8"), "html.parser")
     assert page.find("meta", attrs={"http-equiv": "refresh"})["content"] == f"0; url=../{new}/"
-    assert page.find("link", rel="canonical")["href"] == f"https://manual.example/incidents/{new}/"
+    assert page.find("link", rel="canonical")["href"] == f"{url}incidents/{new}/"
     assert page.find("a")["href"] == f"../{new}/"
     assert (out / "incidents" / new / "index.html").exists()
     # The map of renames is one file, fetched when an address needs it: no page carries it, however
@@ -61,7 +44,7 @@ def test_a_renamed_incident_keeps_a_page_at_its_old_address(tmp_path):
 
 def test_removing_an_incident_without_a_redirect_stops_the_build(tmp_path):
     project = copy_project(tmp_path / "project")
-    _rename(project, "capture-l4-thermal-throttle", "capture-l4-thermal-sweep")
+    rename_incident(project, "capture-l4-thermal-throttle", "capture-l4-thermal-sweep")
     out = tmp_path / "site"
     result = mkdocs_build(project, out)
     log = result.stdout + result.stderr
@@ -86,7 +69,7 @@ def test_deleting_an_id_and_its_published_line_is_caught_by_the_history(tmp_path
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "published"], check=True)
     old, new = "capture-l4-thermal-throttle", "capture-l4-thermal-sweep"
-    _rename(project, old, new)
+    rename_incident(project, old, new)
     ids = project / "data" / "published-ids.txt"
     ids.write_text(ids.read_text("utf-8").replace(f"{old}\n", f"{new}\n"), "utf-8")
     subprocess.run([*git, "commit", "-qam", "the id is gone, and its line too"], check=True)
