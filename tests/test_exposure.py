@@ -440,6 +440,21 @@ def test_cli_bad_input(name, args, stdin, message, mini_file):
     assert len(lines) == 1 and lines[0].startswith("exposure: ") and message in lines[0], err
 
 
+def test_cli_standard_input_closed_is_one_line(mini_file):
+    r = subprocess.run(
+        f"{sys.executable} -m macros.exposure --bundle {mini_file} - <&-",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2, r.stderr
+    assert (
+        r.stderr
+        == "exposure: (standard input): standard input is closed; put the command after --, or pipe the command in\n"
+    )
+
+
 def test_cli_json_on_an_error(mini_file):
     r = cli("--json", "--", "", bundle_file=mini_file)
     assert r.returncode == 2
@@ -826,3 +841,22 @@ def test_no_message_is_typed_in_the_browser_engine():
             fixed = max(text.split("{"), key=len).split("}")[-1]  # the longest piece without a placeholder
             if len(fixed) > 12:
                 assert fixed not in source, (js, text)
+
+
+def test_a_release_is_in_a_range_from_introduced_to_before_fixed_or_up_to_last_affected():
+    """The range rule both engines (exposure and diagnosis) share: introduced counts, fixed does not,
+    last_affected does; pre-releases come before their release and post-releases after it."""
+    from opsmanual.text.versions import in_range
+
+    releases = ["0.4.9", "0.5.0rc1", "0.5.0", "0.5.2", "0.5.2.post1", "0.5.3rc1", "0.5.3", "0.5.4"]
+    ranges = {
+        "fixed": {"product": "sglang", "introduced": "0.5.0", "fixed": "0.5.3"},
+        "last_affected": {"product": "sglang", "last_affected": "0.5.2"},
+        "open": {"product": "sglang", "introduced": "0.5.0"},
+    }
+    inside = {name: [v for v in releases if in_range(v, r)] for name, r in ranges.items()}
+    assert inside == {
+        "fixed": ["0.5.0", "0.5.2", "0.5.2.post1", "0.5.3rc1"],
+        "last_affected": ["0.4.9", "0.5.0rc1", "0.5.0", "0.5.2"],
+        "open": ["0.5.0", "0.5.2", "0.5.2.post1", "0.5.3rc1", "0.5.3", "0.5.4"],
+    }

@@ -27,6 +27,8 @@ import sys
 from pathlib import Path
 
 from opsmanual import ROOT
+from opsmanual.cli import common
+from opsmanual.cli.common import STDIN, UsageError
 from opsmanual.data.diagnosis import MAX_CHARS
 
 MAX_BYTES = 4 * MAX_CHARS  # a report of MAX_CHARS characters is at most this many bytes of UTF-8
@@ -34,14 +36,10 @@ NL = b"\n"
 USAGE = "usage: python -m macros.diagnose [--json] [--site-url URL] FILE  (- reads standard input)"
 
 
-class UsageError(Exception):
-    pass
-
-
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
     opts = {
         "json": False,
-        "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+        "site_url": common.site_url(),
         "repo_url": os.environ.get("REPO_URL") or None,
         "project": ROOT,
         "bundle": None,
@@ -54,31 +52,7 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
         "--bundle": "bundle",
         "--exposure-bundle": "exposure_bundle",
     }
-    words: list[str] = []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--json":
-            opts["json"] = True
-        elif a in ("-h", "--help"):
-            raise UsageError("help")
-        elif a.split("=", 1)[0] in valued:
-            key = valued[a.split("=", 1)[0]]
-            if "=" in a:
-                opts[key] = a.split("=", 1)[1]
-            else:
-                if i + 1 >= len(argv):
-                    raise UsageError(f"{a} needs a value")
-                i += 1
-                opts[key] = argv[i]
-        elif a == "--":
-            words.extend(argv[i + 1 :])
-            break
-        elif a.startswith("-") and a != "-":
-            raise UsageError(f"unknown option {a}")
-        else:
-            words.append(a)
-        i += 1
+    words = common.parse_options(argv, opts, valued, {"--json": ("json", True)}, doc=__doc__, usage=USAGE)
     if len(words) != 1:
         raise UsageError("give one report: a file, or - for standard input")
     return opts, words
@@ -86,25 +60,17 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
 
 def read_report(name: str) -> str:
     """The report's text, bounded: at most MAX_BYTES bytes of UTF-8 without NUL bytes."""
-    label = "(standard input)" if name == "-" else name
-    if name == "-":
-        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
-            raise UsageError("(standard input): standard input is closed; give a file, or pipe the report in")
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
-    else:
-        path = Path(name)
-        if path.is_dir():
-            raise UsageError(f"{name}: is a directory")
-        try:
-            with path.open("rb") as f:
-                data = f.read(MAX_BYTES + 1)
-        except OSError as err:
-            raise UsageError(f"{name}: cannot read: {err.strerror or err}") from None
-    if len(data) > MAX_BYTES:
-        raise UsageError(
-            f"{label}: the report is longer than {MAX_BYTES:,} bytes; give the part around the error "
+    label = STDIN if name == "-" else name
+    data = common.read_input(name, MAX_BYTES, "report")
+
+    def too_long(limit: str) -> UsageError:
+        return UsageError(
+            f"{label}: the report is longer than {limit}; give the part around the error "
             "(the triage command reads whole logs)"
         )
+
+    if len(data) > MAX_BYTES:
+        raise too_long(f"{MAX_BYTES:,} bytes")
     nul = data.find(b"\0")
     if nul >= 0:
         raise UsageError(f"{label}:{data.count(NL, 0, nul) + 1}: binary data (a NUL byte); a report is text")
@@ -113,10 +79,7 @@ def read_report(name: str) -> str:
     except UnicodeDecodeError as err:
         raise UsageError(f"{label}:{data.count(NL, 0, err.start) + 1}: bytes that are not UTF-8") from None
     if len(text) > MAX_CHARS:
-        raise UsageError(
-            f"{label}: the report is longer than {MAX_CHARS:,} characters; give the part around the "
-            "error (the triage command reads whole logs)"
-        )
+        raise too_long(f"{MAX_CHARS:,} characters")
     if not text.strip():
         raise UsageError(f"{label}: the report is empty")
     return text
@@ -226,68 +189,40 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts, words = _options(argv)
     except UsageError as err:
-        if str(err) == "help":
-            print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE)
-            return 0
-        print(f"diagnose: {err} ({USAGE})", file=sys.stderr)
-        return 2
-    from opsmanual.text.terminal import escape_controls, json_text
-
-    shown_err = escape_controls if sys.stderr.isatty() else str
+        return common.fail("diagnose", f"{err} ({USAGE})")
     try:
         text = read_report(words[0])
     except UsageError as err:
-        print(f"diagnose: {shown_err(str(err))}", file=sys.stderr)
-        return 2
+        return common.fail("diagnose", str(err))
     try:
-        import json
-
         if opts["bundle"]:
-            with open(opts["bundle"], encoding="utf-8") as f:
-                bundle = json.load(f)
-            with open(
-                opts["exposure_bundle"] or os.path.join(os.path.dirname(opts["bundle"]), "exposure.json"),
-                encoding="utf-8",
-            ) as f:
-                exposure = json.load(f)
+            bundle = common.read_json(opts["bundle"])
+            exposure = common.read_json(
+                opts["exposure_bundle"] or os.path.join(os.path.dirname(opts["bundle"]), "exposure.json")
+            )
         else:
             bundle, exposure = load_bundles(opts["project"], opts["repo_url"])
     except Exception as err:
-        from opsmanual.data.errors import ManualError
-
-        if isinstance(err, ManualError):
-            print(f"diagnose: the manual's data has problems:\n{err}", file=sys.stderr)
-        else:
-            print(f"diagnose: cannot load the manual's data: {err}", file=sys.stderr)
-        return 2
+        return common.data_error("diagnose", err)
     from opsmanual.engines.diagnose import Diagnoser
 
     try:
         out = Diagnoser(bundle, exposure).diagnose(text)
     except Exception as err:
-        print(
-            f"diagnose: internal error ({type(err).__name__}: {err}); please report it with the report", file=sys.stderr
-        )
-        return 2
-    base = opts["site_url"].rstrip("/") + "/"
+        return common.internal_error("diagnose", err, "report")
+    from opsmanual.text.terminal import json_text
+
+    base = common.base_url(opts["site_url"])
     if opts["json"]:
         print(json_text(_json(out, base)))
     else:
-        shown = escape_controls if sys.stdout.isatty() else str
-        print("\n".join(shown(line) for line in _text(out, base).split("\n")))
+        common.print_text(_text(out, base))
     return 0 if out["answer"] != "not a known incident" else 1
 
 
 def run() -> None:
     """The command, as `python -m macros.diagnose` and the `diagnose` script run it."""
-    try:
-        code = main()
-        sys.stdout.flush()
-    except KeyboardInterrupt:
-        code = 130
-    except BrokenPipeError:
-        code = 0
-    os._exit(code)
+    common.run(main)
 
 
 if __name__ == "__main__":

@@ -26,19 +26,24 @@ import os
 import sys
 
 from opsmanual import ROOT
+from opsmanual.cli import common
+from opsmanual.cli.common import UsageError
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
 from opsmanual.engines.command import MAX_CHARS
 from opsmanual.engines.exposure import (
-    ADD,
     APPLIES,
     DOES_NOT_APPLY,
+    FAIL_ON,
     LISTED,
     MAY_APPLY,
     NOT_CHECKABLE,
     WORDS,
     Engine,
+    actions,
+    fails,
     fill,
     headline,
+    result_fields,
     to_decide,
     traits_from_config,
 )
@@ -166,6 +171,11 @@ USAGE = (
     "[--fail-on applies|may-apply] [--site-url URL] -- COMMAND...\n"
     "       python -m macros.exposure [options] -     (the command on standard input)"
 )
+# The usage a one-line error ends with.
+SHORT_USAGE = (
+    "usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
+    "-- COMMAND..., or - to read it from standard input"
+)
 
 
 class _Json:
@@ -177,10 +187,6 @@ class _Json:
         return getattr(json, name)
 
 
-class UsageError(Exception):
-    pass
-
-
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
     opts = {
         "gpu": None,
@@ -188,7 +194,7 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
         "model_config": None,
         "json": False,
         "fail_on": "applies",
-        "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+        "site_url": common.site_url(),
         "project": ROOT,
         "bundle": None,
     }
@@ -202,41 +208,24 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
         "--project": "project",
         "--bundle": "bundle",
     }
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--":
-            return opts, argv[i + 1 :]
-        if a == "-":
-            return opts, ["-"] + argv[i + 1 :]
-        if a in ("-h", "--help"):
-            raise SystemExit(print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE) or 0)
-        if a == "--json":
-            opts["json"] = True
-            i += 1
-            continue
-        name, eq, val = a.partition("=")
-        if name in valued:
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise UsageError(f"{name} needs a value")
-                val = argv[i + 1]
-                i += 1
-            if name == "--fail-on" and val not in FAIL_ON:
-                raise UsageError(f"--fail-on takes {' or '.join(FAIL_ON)}, not {val!r}")
-            opts[valued[name]] = val
-            i += 1
-            continue
-        if a.startswith("-"):
-            raise UsageError(f"unknown option {a}; put the command after --")
-        return opts, argv[i:]
-    return opts, []
+    words = common.parse_options(
+        argv,
+        opts,
+        valued,
+        {"--json": ("json", True)},
+        doc=__doc__,
+        usage=USAGE,
+        stop_at_word=True,  # the command's own options follow its first word
+        unknown_hint="; put the command after --",
+        choices={"--fail-on": FAIL_ON},
+    )
+    return opts, words
 
 
 def _read_command(words: list[str]) -> str:
     if words == ["-"]:
         limit = 4 * MAX_CHARS  # bytes: MAX_CHARS characters of UTF-8 at most
-        data = sys.stdin.buffer.read(limit + 1)
+        data = common.read_input("-", limit, "command", instead="put the command after --")
         if len(data) > limit:  # stop reading: standard input may never end (/dev/zero, a stuck pipe)
             raise UsageError(
                 f"the command on standard input is longer than {MAX_CHARS:,} characters; "
@@ -315,7 +304,7 @@ def _text_report(out: dict, base: str, opts: dict) -> str:
         if r["undecided"]:
             lines.append(f"  cannot decide: {'; '.join(r['undecided'])}")
         if r.get("add"):
-            lines.append(f"  to decide: {'; '.join(ADD[c]['cli'] for c in r['add'])}")
+            lines.append(f"  to decide: {'; '.join(actions(r))}")
         if r.get("note"):
             lines.append(f"  note: {r['note']}")
         lines.append(f"  {base}{r['path']}")
@@ -338,19 +327,7 @@ def _json_report(out: dict, base: str) -> list:
     then a summary with the verdicts' counts and ids."""
     items = []
     for rank, r in enumerate(out["results"], 1):
-        item = {
-            "kind": "incident",
-            "id": r["id"],
-            "result": r["result"],
-            "name": r["name"],
-            "title": r["title"],
-            "why": r["why"],
-            "undecided": r["undecided"],
-            "add": r.get("add") or [],
-            "to_decide": [ADD[c]["cli"] for c in r.get("add") or ()],
-            "rank": rank,
-            "url": base + r["path"],
-        }
+        item = {"kind": "incident", **result_fields(r), "to_decide": actions(r), "rank": rank, "url": base + r["path"]}
         if r.get("note"):
             item["note"] = r["note"]
         items.append(item)
@@ -392,14 +369,6 @@ def _verdict(out: dict) -> str:
     return APPLIES if APPLIES in results else MAY_APPLY if results else DOES_NOT_APPLY
 
 
-FAIL_ON = {"applies": (APPLIES,), "may-apply": (APPLIES, MAY_APPLY)}
-
-
-def exit_status(out: dict, fail_on: str) -> int:
-    """1 when an incident's verdict is one ``--fail-on`` names (applies; with may-apply, may apply too)."""
-    return 1 if any(r["result"] in FAIL_ON[fail_on] for r in out["results"]) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
     import gc
 
@@ -415,12 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         if not words:
             raise UsageError("no command given")
     except UsageError as err:
-        print(
-            f"exposure: {err} (usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] "
-            "[--model-config PATH] [--json] -- COMMAND..., or - to read it from standard input)",
-            file=sys.stderr,
-        )
-        return 2
+        return common.fail("exposure", f"{err} ({SHORT_USAGE})")
     model_traits = None
     try:
         if opts["model_config"]:
@@ -428,69 +392,35 @@ def main(argv: list[str] | None = None) -> int:
             model_traits = {"source": os.path.basename(opts["model_config"]), "traits": traits_from_config(cfg)}
         command = _read_command(words)
     except UsageError as err:
-        print(f"exposure: {err}", file=sys.stderr)
-        return 2
+        return common.fail("exposure", str(err))
     except UnicodeDecodeError:
-        print("exposure: the command on standard input is not UTF-8 text", file=sys.stderr)
-        return 2
+        return common.fail("exposure", "the command on standard input is not UTF-8 text")
     try:
-        if opts["bundle"]:
-            with open(opts["bundle"], encoding="utf-8") as f:
-                b = json.load(f)
-        else:
-            b = load_bundle(opts["project"])
+        b = common.read_json(opts["bundle"]) if opts["bundle"] else load_bundle(opts["project"])
     except Exception as err:
-        from opsmanual.data.errors import ManualError
-
-        if isinstance(err, ManualError):
-            print(f"exposure: the manual's data has problems:\n{err}", file=sys.stderr)
-        else:
-            print(f"exposure: cannot load the manual's data: {err}", file=sys.stderr)
-        return 2
+        return common.data_error("exposure", err)
     try:
         out = Engine(b).check(command, gpu=opts["gpu"], version=opts["version"], model_traits=model_traits)
     except Exception as err:
-        print(
-            f"exposure: internal error ({type(err).__name__}: {err}); please report it with the command",
-            file=sys.stderr,
-        )
-        return 2
-    from opsmanual.text.terminal import escape_controls, json_text
+        return common.internal_error("exposure", err, "command")
+    from opsmanual.text.terminal import json_text
 
-    base = opts["site_url"].rstrip("/") + "/"
-    shown_err = escape_controls if sys.stderr.isatty() else str
+    base = common.base_url(opts["site_url"])
     if out["error"]:
-        print(f"exposure: {shown_err(out['error'])}", file=sys.stderr)
+        common.fail("exposure", out["error"])
         if opts["json"]:
             print(json_text([{"kind": "error", "id": "error", "result": "error", "why": [out["error"]], "url": None}]))
         return 2
     if opts["json"]:
         print(json_text(_json_report(out, base)))
     else:
-        shown = escape_controls if sys.stdout.isatty() else str
-        print("\n".join(shown(line) for line in _text_report(out, base, opts).split("\n")))
-    return exit_status(out, opts["fail_on"])
-
-
-def _exit(code: int) -> None:
-    """Leave without tearing down the interpreter: freeing a bundle object by object takes longer
-    than the check itself, and the process ends anyway."""
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        pass
-    os._exit(code)
+        common.print_text(_text_report(out, base, opts))
+    return 1 if fails(out["results"], opts["fail_on"]) else 0
 
 
 def run() -> None:
     """The command, as `python -m macros.exposure` and the `exposure` script run it."""
-    try:
-        _exit(main())
-    except KeyboardInterrupt:
-        _exit(130)
-    except BrokenPipeError:
-        _exit(0)
+    common.run(main)
 
 
 if __name__ == "__main__":

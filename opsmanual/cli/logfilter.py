@@ -20,10 +20,10 @@ the common errors page that explains it, or else the incidents it makes possible
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from opsmanual import ROOT
+from opsmanual.cli import common
 from opsmanual.data.loader import load, load_guidance
 from opsmanual.data.site import load_site
 from opsmanual.engines.logscan import LineMatch, Matcher, match_line
@@ -58,7 +58,7 @@ class IncidentLinks(logging.Filter):
         guidance = load_guidance(data / "guidance.yaml", self.site, incidents)
         self.matcher = Matcher(incidents, guidance)
         self.find = self.matcher.find
-        self.base = (site_url or os.environ.get("SITE_URL") or "http://127.0.0.1:8000/").rstrip("/") + "/"
+        self.base = common.base_url(site_url or common.site_url())
 
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "incident_links", None) is not None:

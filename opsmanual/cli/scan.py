@@ -17,19 +17,27 @@ expiry date; an entry past its date stops ignoring, and the scan says so.
 from __future__ import annotations
 
 import os
-import sys
 
-from opsmanual.engines.exposure import ADD, APPLIES, LISTED, MAY_APPLY, WORDS, fill, to_decide
+from opsmanual.cli import common
+from opsmanual.cli.common import UsageError  # bad input: one line, exit status 2
+from opsmanual.engines.exposure import (
+    APPLIES,
+    FAIL_ON,
+    LISTED,
+    MAY_APPLY,
+    WORDS,
+    actions,
+    fails,
+    fill,
+    result_fields,
+    to_decide,
+)
 
 MAX_FILE = 1 << 20  # bytes of one file: a manifest or script is kilobytes
 MAX_ENTRIES = 20_000  # files and folders walked under all the paths given
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".cache"}
 DEFAULT_IGNORE = ".sglang-exposure-ignore.yaml"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-
-
-class ScanUsage(Exception):
-    """Bad input: one line, exit status 2."""
 
 
 # --------------------------------------------------------------------------- files
@@ -54,12 +62,12 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
             files.append((path, True))
             continue
         if not os.path.isdir(path):
-            raise ScanUsage(f"{path}: no such file or folder")
+            raise UsageError(f"{path}: no such file or folder")
         for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             seen += len(dirs) + len(names)
             if seen > MAX_ENTRIES:
-                raise ScanUsage(
+                raise UsageError(
                     f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
                 )
             for name in sorted(names):
@@ -70,20 +78,20 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
 
 
 def read_text(path: str) -> str:
-    """A file's text, read with a bound. Raises ScanUsage with the reason."""
+    """A file's text, read with a bound. Raises UsageError with the reason."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE + 1)
     except OSError as err:
-        raise ScanUsage(f"{_shown(path)}: cannot be read: {err.strerror}") from None
+        raise UsageError(f"{_shown(path)}: cannot be read: {err.strerror}") from None
     if len(data) > MAX_FILE:
-        raise ScanUsage(f"{_shown(path)}: longer than {MAX_FILE:,} bytes; a manifest or script is a few kilobytes")
+        raise UsageError(f"{_shown(path)}: longer than {MAX_FILE:,} bytes; a manifest or script is a few kilobytes")
     if b"\0" in data:
-        raise ScanUsage(f"{_shown(path)}: not a text file")
+        raise UsageError(f"{_shown(path)}: not a text file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ScanUsage(f"{_shown(path)}: not UTF-8 text") from None
+        raise UsageError(f"{_shown(path)}: not UTF-8 text") from None
 
 
 # --------------------------------------------------------------------------- the ignore file
@@ -105,7 +113,7 @@ def _match_path(pattern: str, path: str) -> bool:
 
 def read_ignore(path: str, known: set[str], today: str) -> tuple[list[dict], list[str]]:
     """The entries of an ignore file that still ignore, and a note for each one past its date.
-    Raises ScanUsage (one line: file, line, what is wrong) on a file that breaks its schema."""
+    Raises UsageError (one line: file, line, what is wrong) on a file that breaks its schema."""
     from pathlib import Path
 
     from opsmanual import ROOT
@@ -118,14 +126,14 @@ def read_ignore(path: str, known: set[str], today: str) -> tuple[list[dict], lis
         data = read(Path(path), shown)
         validate.check(data, Path(ROOT) / "data" / "exposure-ignore.schema.json", shown)
     except ManualError as err:
-        raise ScanUsage(
+        raise UsageError(
             str(err.problems[0]) + (f" (and {len(err.problems) - 1} more)" if len(err.problems) > 1 else "")
         ) from None
     active, notes = [], []
     for k, entry in enumerate(data["ignore"]):
         line = line_of(data, ["ignore", k]) or 1
         if entry["id"] not in known:
-            raise ScanUsage(
+            raise UsageError(
                 f"{shown}:{line}: incident {entry['id']} is not in the manual; write the id its page address gives"
             )
         try:
@@ -133,7 +141,7 @@ def read_ignore(path: str, known: set[str], today: str) -> tuple[list[dict], lis
 
             datetime.date.fromisoformat(entry["expires"])
         except ValueError:
-            raise ScanUsage(
+            raise UsageError(
                 f"{shown}:{line}: incident {entry['id']}: expires {entry['expires']!r} is not a date (YYYY-MM-DD)"
             ) from None
         if entry["expires"] < today:
@@ -166,7 +174,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
         try:
             text = read_text(path)
             found = find_commands(path, text)
-        except ScanUsage as err:
+        except UsageError as err:
             if named:
                 raise
             report["skipped"].append(str(err))
@@ -174,7 +182,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
         except ScanError as err:
             message = f"{shown}:{err.line}: {err.message}" if err.line else f"{shown}: {err.message}"
             if named:
-                raise ScanUsage(message) from None
+                raise UsageError(message) from None
             report["skipped"].append(message + " (skipped; a Helm chart's templates are read after `helm template`)")
             continue
         report["files"] += 1
@@ -214,7 +222,7 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
             word = "APPLIES  " if r["result"] == APPLIES else "MAY APPLY"
             lines.append(f"  {word} {r['id']}  {r['name']}: {r['title']}")
             if r["result"] != APPLIES and r.get("add"):
-                lines.append(f"            to decide: {'; '.join(ADD[a]['cli'] for a in r['add'])}")
+                lines.append(f"            to decide: {'; '.join(actions(r))}")
             lines.append(f"            {base}{r['path']}")
         folded = c["results"][len(listed) :]
         if folded:
@@ -251,19 +259,7 @@ def json_report(report: dict, base: str, notes: list[str]) -> dict:
             "program": out["program"],
             "error": out["error"],
             "findings": [{"id": f["code"], "message": f["message"]} for f in out["findings"]],
-            "incidents": [
-                {
-                    "id": r["id"],
-                    "result": r["result"],
-                    "name": r["name"],
-                    "title": r["title"],
-                    "why": r["why"],
-                    "undecided": r["undecided"],
-                    "add": r.get("add") or [],
-                    "url": base + r["path"],
-                }
-                for r in c["results"]
-            ],
+            "incidents": [{**result_fields(r), "url": base + r["path"]} for r in c["results"]],
             "ignored": [
                 {
                     "id": r["id"],
@@ -309,7 +305,7 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
             if r["undecided"]:
                 text += f" Cannot decide: {'; '.join(r['undecided'])}."
             if r.get("add"):
-                text += f" To decide: {'; '.join(ADD[a]['cli'] for a in r['add'])}."
+                text += f" To decide: {'; '.join(actions(r))}."
             result = {
                 "ruleId": r["id"],
                 "ruleIndex": index[r["id"]],
@@ -360,7 +356,7 @@ def options(argv: list[str]) -> tuple[dict, list[str]]:
         "format": "text",
         "fail_on": "applies",
         "ignore_file": None,
-        "site_url": os.environ.get("SITE_URL") or "http://127.0.0.1:8000/",
+        "site_url": common.site_url(),
         "project": None,
         "bundle": None,
         "today": None,
@@ -376,39 +372,12 @@ def options(argv: list[str]) -> tuple[dict, list[str]]:
         "--bundle": "bundle",
         "--today": "today",
     }
-    paths: list[str] = []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--":
-            paths += argv[i + 1 :]
-            break
-        if a in ("-h", "--help"):
-            raise SystemExit(print(__doc__.strip().split("\n\n")[0] + "\n\n" + SCAN_USAGE) or 0)
-        if a == "--json":
-            opts["format"] = "json"
-            i += 1
-            continue
-        name, eq, val = a.partition("=")
-        if name in valued:
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise ScanUsage(f"{name} needs a value")
-                val = argv[i + 1]
-                i += 1
-            opts[valued[name]] = val
-            i += 1
-            continue
-        if a.startswith("-") and a != "-":
-            raise ScanUsage(f"unknown option {a}")
-        paths.append(a)
-        i += 1
-    if opts["format"] not in ("text", "json", "sarif"):
-        raise ScanUsage(f"--format takes text, json or sarif, not {opts['format']!r}")
-    if opts["fail_on"] not in ("applies", "may-apply"):
-        raise ScanUsage(f"--fail-on takes applies or may-apply, not {opts['fail_on']!r}")
+    flags = {"--json": ("format", "json")}
+    paths = common.parse_options(argv, opts, valued, flags, doc=__doc__, usage=SCAN_USAGE)
+    common.check_choice("--format", opts["format"], ("text", "json", "sarif"))  # the last one given counts
+    common.check_choice("--fail-on", opts["fail_on"], FAIL_ON)
     if not paths:
-        raise ScanUsage("no path given")
+        raise UsageError("no path given")
     return opts, paths
 
 
@@ -417,33 +386,19 @@ def main(argv: list[str], load_bundle, root: str) -> int:
     import datetime
 
     from opsmanual.engines.exposure import Engine
-    from opsmanual.text.terminal import escape_controls, json_text
+    from opsmanual.text.terminal import json_text
 
     try:
         opts, paths = options(argv)
         today = opts["today"] or datetime.date.today().isoformat()
         files, notes = collect(paths)
-    except ScanUsage as err:
-        print(
-            f"exposure scan: {err} ({SCAN_USAGE[7:]})" if "usage" not in str(err) else f"exposure scan: {err}",
-            file=sys.stderr,
-        )
-        return 2
+    except UsageError as err:
+        return common.fail("exposure scan", f"{err} ({SCAN_USAGE[7:]})")
     try:
-        if opts["bundle"]:
-            import json
-
-            with open(opts["bundle"], encoding="utf-8") as f:
-                bundle = json.load(f)
-        else:
-            bundle = load_bundle(opts["project"] or root)
+        bundle = common.read_json(opts["bundle"]) if opts["bundle"] else load_bundle(opts["project"] or root)
         engine = Engine(bundle)
     except Exception as err:
-        print(
-            f"exposure scan: cannot load the manual's data: {str(err).splitlines()[0] if str(err) else err}",
-            file=sys.stderr,
-        )
-        return 2
+        return common.data_error("exposure scan", err, one_line=True)
     try:
         ignore_path = opts["ignore_file"] or (DEFAULT_IGNORE if os.path.isfile(DEFAULT_IGNORE) else None)
         ignore, expired = (
@@ -452,23 +407,19 @@ def main(argv: list[str], load_bundle, root: str) -> int:
         notes += expired
         if opts["gpu"] and engine.find_gpu(opts["gpu"]) is None:
             probe = engine.check("python -m sglang.launch_server", gpu=opts["gpu"])
-            raise ScanUsage(probe["error"] or f"unknown GPU {opts['gpu']}")
+            raise UsageError(probe["error"] or f"unknown GPU {opts['gpu']}")
         if opts["version"]:
             probe = engine.check("python -m sglang.launch_server", version=opts["version"])
             if probe["error"]:
-                raise ScanUsage(probe["error"])
+                raise UsageError(probe["error"])
         report = scan(engine, files, gpu=opts["gpu"], version=opts["version"], ignore=ignore)
-    except ScanUsage as err:
-        shown = escape_controls if sys.stderr.isatty() else str
-        print(f"exposure scan: {shown(str(err))}", file=sys.stderr)
-        return 2
-    base = opts["site_url"].rstrip("/") + "/"
+    except UsageError as err:
+        return common.fail("exposure scan", str(err))
+    base = common.base_url(opts["site_url"])
     if opts["format"] == "json":
         print(json_text(json_report(report, base, notes)))
     elif opts["format"] == "sarif":
         print(json_text(sarif_report(report, base, notes, engine.version)))
     else:
-        shown = escape_controls if sys.stdout.isatty() else str
-        print("\n".join(shown(x) for x in text_report(report, base, notes).split("\n")))
-    failing = (APPLIES,) if opts["fail_on"] == "applies" else (APPLIES, MAY_APPLY)
-    return 1 if any(r["result"] in failing for c in report["commands"] for r in c["results"]) else 0
+        common.print_text(text_report(report, base, notes))
+    return 1 if fails((r for c in report["commands"] for r in c["results"]), opts["fail_on"]) else 0

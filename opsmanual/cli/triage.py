@@ -35,11 +35,11 @@ constant memory, whatever the line lengths.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from opsmanual import ROOT
+from opsmanual.cli import common
 from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import load_manual
 from opsmanual.engines.logscan import SHOWN, Hit, Matcher, TriageError
@@ -54,20 +54,6 @@ def display_name(name: str) -> str:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _open(name: str):
-    if name == "-":
-        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
-            raise TriageError("(standard input): standard input is closed; give a file, or pipe the log in")
-        return sys.stdin.buffer
-    path = Path(name)
-    if path.is_dir():
-        raise TriageError(f"{name}: is a directory")
-    try:
-        return path.open("rb", buffering=0)
-    except OSError as err:
-        raise TriageError(f"{name}: cannot read: {err.strerror}") from None
-
-
 def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[str]]:
     """Scan the files; return the hits, best evidence first (incidents whose own lines occur, then
     the errors many incidents share, then the incidents such a line only makes possible), and the
@@ -75,10 +61,10 @@ def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[st
     matcher = Matcher(incidents, guidance)
     hits: dict[str, Hit] = {}
     errors: list[str] = []
-    shown = ["(standard input)" if name == "-" else display_name(name) for name in names]
+    shown = [common.STDIN if name == "-" else display_name(name) for name in names]
     for name, label in zip(names, shown, strict=False):
         try:
-            stream = _open(name)
+            stream = common.open_input(name, "log", TriageError, buffering=0)  # read in chunks as it comes
             try:
                 matcher.scan(label, stream, hits)
             finally:
@@ -92,10 +78,6 @@ def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[st
     shared = sorted((h for h in hits.values() if h.is_guidance), key=lambda h: h.evidence(shown))
     certain = [h for h in found if h.certain]
     return certain + shared + [h for h in found if not h.certain], errors
-
-
-def _site_url() -> str:
-    return os.environ.get("SITE_URL") or "http://127.0.0.1:8000/"
 
 
 from opsmanual.text.terminal import escape_controls  # noqa: E402
@@ -215,12 +197,11 @@ def _follow(manual, args, base: str) -> int:
     from opsmanual.cli.follow import FollowError, follow
 
     matcher = Matcher(manual.ordered, manual.guidance)
-    labels = ["(standard input)" if name == "-" else display_name(name) for name in args.files]
+    labels = [common.STDIN if name == "-" else display_name(name) for name in args.files]
     shown = escape_controls if sys.stdout.isatty() else str
-    shown_err = escape_controls if sys.stderr.isatty() else str
 
     def note(message: str) -> None:
-        print(f"triage: {shown_err(message)}", file=sys.stderr, flush=True)
+        common.fail("triage", message)
 
     def emit(label, line, text, clipped, matches) -> None:
         result = line_result(label, line, text, clipped, matches, manual.site, base)
@@ -249,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
         "--site-url",
-        default=_site_url(),
+        default=common.site_url(),
         help="the manual's address, for the links (default: $SITE_URL or %(default)s)",
     )
     parser.add_argument(
@@ -269,15 +250,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         manual = load_manual(Path(ROOT))
     except ManualError as err:
-        print(f"triage: the manual's data has problems:\n{err}", file=sys.stderr)
-        return 2
-    base = args.site_url.rstrip("/") + "/"
+        return common.data_error("triage", err)
+    base = common.base_url(args.site_url)
     if args.follow:
         return _follow(manual, args, base)
     hits, errors = triage(manual.ordered, args.files, manual.guidance)
-    shown_err = escape_controls if sys.stderr.isatty() else str
     for message in errors:
-        print(f"triage: {shown_err(message)}", file=sys.stderr)
+        common.fail("triage", message)
     found = results(hits, manual.site, base)
     if args.json:
         sys.stdout.write(_json_text({"matches": found, "errors": errors}) + "\n")

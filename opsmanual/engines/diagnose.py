@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from opsmanual.engines.exposure import Engine as ExposureEngine
 from opsmanual.engines.exposure import describe_range
-from opsmanual.text.versions import compare, version_parts
+from opsmanual.text.versions import compare, in_range, version_parts
 from opsmanual.text.words import fold, stems
 
 FORMAT = "sgm-diagnose/1"
@@ -528,14 +528,8 @@ class Diagnoser:
                 if any(compare(v, s) == 0 for s in r.get("seen") or []):
                     inside_any = fill(self.msg["versionSeen"], version=shown)
                 continue
-            lo = r.get("introduced", "0")
-            inside = compare(v, lo) >= 0
-            if inside and "fixed" in r:
-                inside = compare(v, r["fixed"]) < 0
-            elif inside and "last_affected" in r:
-                inside = compare(v, r["last_affected"]) <= 0
-            what = describe_range(r) if lo != "0" else f"({describe_range(r)})"
-            if inside:
+            what = describe_range(r) if r.get("introduced", "0") != "0" else f"({describe_range(r)})"
+            if in_range(v, r):
                 inside_any = fill(self.msg["versionIn"], version=shown, range=what)
             elif outside is None:
                 outside = fill(self.msg["versionOut"], version=shown, range=what)

@@ -37,12 +37,14 @@ ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", 
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
 # The four verdicts, as the command line, its JSON, the check page and the docs name them.
 APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "does not apply", "not checkable"
+# The verdicts that fail a check on the command line, by the value of its --fail-on.
+FAIL_ON = {"applies": (APPLIES,), "may-apply": (APPLIES, MAY_APPLY)}
 
 
 # --------------------------------------------------------------------------- versions
 
 from opsmanual.text.versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
-from opsmanual.text.versions import version_key, version_parts  # noqa: E402 -- re-exported for the engine's users
+from opsmanual.text.versions import in_range, version_key, version_parts  # noqa: E402 -- re-exported for the engine's users
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
 if TYPE_CHECKING:
@@ -79,16 +81,10 @@ def _version_leaf(r: dict, ctx: Context):
             return T, say("version_seen", shown=shown)
         where = say("version_seen_on", versions=MESSAGES["list"].join(seen)) if seen else ""
         return U, say("version_unknown", label=label, seen=where)
-    lo = r.get("introduced", "0")
-    inside = _cmp(v, lo) >= 0
-    if inside and "fixed" in r:
-        inside = _cmp(v, r["fixed"]) < 0
-    elif inside and "last_affected" in r:
-        inside = _cmp(v, r["last_affected"]) <= 0
-    what = describe_range(r) if lo != "0" else say("range_paren", range=describe_range(r))
-    return (
-        (T, say("version_in", shown=shown, range=what)) if inside else (F, say("version_out", shown=shown, range=what))
-    )
+    what = describe_range(r) if r.get("introduced", "0") != "0" else say("range_paren", range=describe_range(r))
+    if in_range(v, r):
+        return T, say("version_in", shown=shown, range=what)
+    return F, say("version_out", shown=shown, range=what)
 
 
 # --------------------------------------------------------------------------- values
@@ -1090,3 +1086,26 @@ def to_decide(out: dict, surface: str) -> str | None:
         return None
     items = [fill(WORDS["to_decide_item"], action=ADD[c][surface], n=counts[c]) for c in ADD if c in counts]
     return fill(WORDS["to_decide"], what="; ".join(items))
+
+
+def actions(r: dict, surface: str = "cli") -> list[str]:
+    """What the reader could add to decide incident result ``r``, in ``surface``'s words ("cli" or "page")."""
+    return [ADD[code][surface] for code in r.get("add") or ()]
+
+
+def result_fields(r: dict) -> dict:
+    """An incident's result as the command line's JSON gives it, before its address."""
+    return {
+        "id": r["id"],
+        "result": r["result"],
+        "name": r["name"],
+        "title": r["title"],
+        "why": r["why"],
+        "undecided": r["undecided"],
+        "add": r.get("add") or [],
+    }
+
+
+def fails(results, fail_on: str) -> bool:
+    """Whether a result's verdict is one that ``--fail-on fail_on`` fails on (see FAIL_ON)."""
+    return any(r["result"] in FAIL_ON[fail_on] for r in results)

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 # (release numbers, pre-release rank, pre number, post number, dev number or infinity)
 VersionKey = tuple[list[int], int, int, int, "int | float"]
 
@@ -81,3 +85,14 @@ def compare(a: str, b: str) -> int:
     """-1, 0 or 1 as release ``a`` comes before, equals or follows ``b``."""
     ka, kb = version_key(a), version_key(b)
     return (ka > kb) - (ka < kb)
+
+
+def in_range(version: str, r: dict[str, Any]) -> bool:
+    """Whether release ``version`` is inside the affected range ``r``: from ``introduced`` (default
+    "0"), and before ``fixed`` or up to ``last_affected`` when the range names one."""
+    inside = compare(version, r.get("introduced", "0")) >= 0
+    if inside and "fixed" in r:
+        return compare(version, r["fixed"]) < 0
+    if inside and "last_affected" in r:
+        return compare(version, r["last_affected"]) <= 0
+    return inside

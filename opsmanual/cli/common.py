@@ -1,0 +1,200 @@
+"""What the command lines share: their options, their input read with a bound, their one-line errors
+(exit status 2) and their output on a terminal.
+
+The exposure command imports this module on every check, so it imports nothing at module level but
+``os``, ``sys`` and the terminal rules (no ``typing``, no ``json``): a check starts in tens of
+milliseconds. The messages each command adds (what its input is, its usage line) stay in its module.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from opsmanual.text.terminal import escape_controls
+
+LOCAL_SITE = "http://127.0.0.1:8000/"  # the local preview's address, the links' default
+STDIN = "(standard input)"  # how a message names standard input, given as -
+
+
+class UsageError(Exception):
+    """Bad input or a bad option: one line on standard error, exit status 2."""
+
+
+def site_url() -> str:
+    """The manual's address for the links: $SITE_URL, else the local preview's."""
+    return os.environ.get("SITE_URL") or LOCAL_SITE
+
+
+def base_url(url: str) -> str:
+    """An address with exactly one slash at its end, for page paths to follow."""
+    return url.rstrip("/") + "/"
+
+
+# --------------------------------------------------------------------------- options
+
+
+def help_text(doc: str | None, usage: str) -> str:
+    """What -h prints: the first paragraph of a command's docstring, then its usage."""
+    return (doc or "").strip().split("\n\n")[0] + "\n\n" + usage
+
+
+def check_choice(name: str, value: object, allowed) -> None:
+    """UsageError when ``allowed`` does not hold option ``name``'s ``value``: "--format takes text, json
+    or sarif, not 'xml'"."""
+    allowed = list(allowed)
+    if value not in allowed:
+        listed = allowed[0] if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
+        raise UsageError(f"{name} takes {listed}, not {value!r}")
+
+
+def parse_options(
+    argv: list[str],
+    opts: dict,
+    valued: dict[str, str],
+    flags: dict,
+    *,
+    doc: str | None,
+    usage: str,
+    stop_at_word: bool = False,
+    unknown_hint: str = "",
+    choices: dict | None = None,
+) -> list[str]:
+    """Read ``argv`` into ``opts`` and return the words that are not options.
+
+    ``valued`` maps an option that takes a value (``--gpu NAME`` or ``--gpu=NAME``) to its key in
+    ``opts``; ``flags`` maps an option without one to the (key, value) it sets. ``--`` ends the
+    options; ``-`` is a word (standard input). With ``stop_at_word`` the first word ends the options
+    too (a command line follows it); otherwise options and words may mix. ``choices`` maps an option
+    to the values it takes, checked as it is read. ``-h``/``--help`` prints :func:`help_text` and
+    exits 0. Raises UsageError for an unknown option (``unknown_hint`` follows its name), an option
+    without its value, or a value ``choices`` does not allow."""
+    words: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return words + argv[i + 1 :]
+        if a in ("-h", "--help"):
+            raise SystemExit(print(help_text(doc, usage)) or 0)
+        if a in flags:
+            key, value = flags[a]
+            opts[key] = value
+            i += 1
+            continue
+        name, eq, val = a.partition("=")
+        if name in valued:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{name} needs a value")
+                i += 1
+                val = argv[i]
+            if choices and name in choices:
+                check_choice(name, val, choices[name])
+            opts[valued[name]] = val
+        elif a.startswith("-") and a != "-":
+            raise UsageError(f"unknown option {a}{unknown_hint}")
+        elif stop_at_word:
+            return argv[i:]
+        else:
+            words.append(a)
+        i += 1
+    return words
+
+
+# --------------------------------------------------------------------------- input
+
+
+def open_input(
+    name: str, what: str, error: type[Exception] = UsageError, instead: str = "give a file", buffering: int = -1
+):
+    """A binary stream of the file ``name``, or of standard input for ``-``; the caller closes a file.
+    Raises ``error`` with one line naming the input: standard input closed (``instead``, or pipe the
+    ``what`` in), a folder, a file that cannot be opened."""
+    if name == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise error(f"{STDIN}: standard input is closed; {instead}, or pipe the {what} in")
+        return sys.stdin.buffer
+    if os.path.isdir(name):
+        raise error(f"{name}: is a directory")
+    try:
+        return open(name, "rb", buffering=buffering)
+    except OSError as err:
+        raise error(f"{name}: cannot read: {err.strerror or err}") from None
+
+
+def read_input(name: str, limit: int, what: str, instead: str = "give a file") -> bytes:
+    """The bytes of the file ``name`` (``-``: standard input), at most ``limit`` + 1 of them: more than
+    ``limit`` means the input is too long, and reading stops there (standard input may never end).
+    Raises UsageError as :func:`open_input` does, or when reading fails."""
+    stream = open_input(name, what, instead=instead)
+    try:
+        return stream.read(limit + 1)
+    except OSError as err:
+        raise UsageError(f"{STDIN if name == '-' else name}: cannot read: {err.strerror or err}") from None
+    finally:
+        if name != "-":
+            stream.close()
+
+
+def read_json(path: str):
+    """A JSON file's value (a bundle given with --bundle); raises OSError or ValueError."""
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+# --------------------------------------------------------------------------- output and errors
+
+
+def fail(prog: str, message: str) -> int:
+    """``prog: message`` on standard error, control characters escaped on a terminal; returns 2."""
+    shown = escape_controls if sys.stderr.isatty() else str
+    print(f"{prog}: {shown(message)}", file=sys.stderr, flush=True)  # at once: --follow notes as it watches
+    return 2
+
+
+def data_error(prog: str, err: BaseException, one_line: bool = False) -> int:
+    """The manual's data could not be loaded: its problems, one a line (``one_line``: the first
+    line of the error only), on standard error; returns 2."""
+    from opsmanual.data.errors import ManualError
+
+    if one_line:
+        first = str(err).splitlines()[0] if str(err) else err
+        print(f"{prog}: cannot load the manual's data: {first}", file=sys.stderr)
+    elif isinstance(err, ManualError):
+        print(f"{prog}: the manual's data has problems:\n{err}", file=sys.stderr)
+    else:
+        print(f"{prog}: cannot load the manual's data: {err}", file=sys.stderr)
+    return 2
+
+
+def internal_error(prog: str, err: BaseException, given: str) -> int:
+    """An engine failed on input it should have answered: say so, and what to report; returns 2."""
+    print(f"{prog}: internal error ({type(err).__name__}: {err}); please report it with the {given}", file=sys.stderr)
+    return 2
+
+
+def print_text(text: str) -> None:
+    """``text`` on standard output, each line's control characters escaped when it is a terminal."""
+    shown = escape_controls if sys.stdout.isatty() else str
+    print("\n".join(shown(line) for line in text.split("\n")))
+
+
+def run(main) -> None:
+    """Run a command's ``main()`` and leave with its status, without tearing down the interpreter:
+    freeing a bundle object by object takes longer than the check, and the process ends anyway.
+    Interrupted: 130; the reader of standard output gone: 0."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:
+        code = 0
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
