@@ -70,33 +70,56 @@ def _edit(path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), "utf-8")
 
 
-def test_an_edit_to_a_python_renderer_shows(served):
-    project, url, server = served
-    _edit(
-        project / "opsmanual" / "render" / "html.py",
+# Each kind of edit a writer makes: (file, old text, new text, page, what that page then shows).
+# They are made together, so that one or two rebuilds serve every test below, not one each.
+EDITS = {
+    "renderer": (
+        "opsmanual/render/html.py",
         '("symptom", "Symptom")',
         '("symptom", "Symptom (edited renderer)")',
-    )
-    _wait_for(f"{url}incidents/", "Symptom (edited renderer)", server)
-
-
-def test_an_edit_to_a_template_shows(served):
-    project, url, server = served
-    _edit(
-        project / "opsmanual" / "render" / "templates" / "callout.html",
+        "incidents/",
+        "Symptom (edited renderer)",
+    ),
+    "template": (
+        "opsmanual/render/templates/callout.html",
         "Incidents in this section",
         "Incidents in this section (edited template)",
-    )
-    _wait_for(f"{url}part-2/2-2-admission-and-batch-limits/", "Incidents in this section (edited template)", server)
-
-
-def test_an_edit_to_the_data_and_a_page_shows(served):
-    project, url, server = served
-    _edit(
-        project / "data" / "incidents.yaml",
+        "part-2/2-2-admission-and-batch-limits/",
+        "Incidents in this section (edited template)",
+    ),
+    "data": (
+        "data/incidents.yaml",
         "title: Eight running requests allowed, two served",
         "title: Eight running requests allowed, two served (edited data)",
-    )
-    _wait_for(f"{url}incidents/sglang-36889/", "(edited data)", server)
-    _edit(project / "docs" / "about.md", "# About the data", "# About the data (edited page)")
-    _wait_for(f"{url}about/", "(edited page)", server)
+        "incidents/sglang-36889/",
+        "(edited data)",
+    ),
+    "page": ("docs/about.md", "# About the data", "# About the data (edited page)", "about/", "(edited page)"),
+}
+
+
+@pytest.fixture(scope="module")
+def edited(served):
+    project, url, server = served
+    for file, old, new, _, _ in EDITS.values():
+        _edit(project / file, old, new)
+    return url, server
+
+
+def _shows(edited, kind: str) -> None:
+    url, server = edited
+    _, _, _, page, shown = EDITS[kind]
+    _wait_for(f"{url}{page}", shown, server)
+
+
+def test_an_edit_to_a_python_renderer_shows(edited):
+    _shows(edited, "renderer")
+
+
+def test_an_edit_to_a_template_shows(edited):
+    _shows(edited, "template")
+
+
+def test_an_edit_to_the_data_and_a_page_shows(edited):
+    _shows(edited, "data")
+    _shows(edited, "page")
