@@ -129,3 +129,27 @@ def test_after_instant_navigations_one_click_copies_once_and_slash_focuses_once(
     page.fill(".sgm-finder__q", "retract health")
     page.wait_for_function("new URLSearchParams(location.search).get('filter') === 'retract health'")
     assert visible_ids(page)[0] == "sglang-8463"
+
+
+def test_leaving_the_finder_leaves_no_highlight_address_write_or_landing_mark_behind(page, server):
+    """Each of the finder's views is torn down when instant navigation leaves the page: the search's
+    highlight is gone from the document, the rows' landing mark with it, and an address write still
+    waiting (the finder's address follows its rows a moment later) never lands on the next page."""
+    open_finder(page, server)
+    page.fill(".sgm-finder__q", "retract health")
+    page.wait_for_function("document.querySelector('.sgm-finder').dataset.answered === 'retract health'")
+    page.wait_for_function("CSS.highlights.has('sgm-hit') && CSS.highlights.get('sgm-hit').size > 0")
+    assert page.evaluate("document.documentElement.dataset.sgmRows") == "shown"
+    # A new query, and the page left at once: its address is still to be written when the page goes.
+    page.evaluate("""() => {
+      const input = document.querySelector('.sgm-finder__q');
+      input.value = 'retract';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      document.querySelector('#sglang-8463 a[href*="2-3-retraction"]').click();
+    }""")
+    page.wait_for_url("**/part-2/2-3-retraction/#sglang-8463")
+    page.wait_for_timeout(400)  # any timer or frame of the finder left running would have run by now
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
+    assert page.evaluate("location.search") == ""
+    assert not page.evaluate("CSS.highlights.has('sgm-hit')")
+    assert page.evaluate("'sgmRows' in document.documentElement.dataset") is False

@@ -289,7 +289,7 @@ DRAFT_TAIL = [
     "    - TODO  # the thread that reports it",
 ]
 
-# The words of the diagnosis box on the incidents page (docs/javascripts/sgm/finder.js).
+# The words of the diagnosis box on the incidents page (docs/javascripts/sgm/diagnosis-box.js).
 LABELS = {
     "heading": "Is this a known incident?",
     "known": "Yes: an incident matches your report.",

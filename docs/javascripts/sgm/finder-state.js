@@ -2,6 +2,9 @@
    sentences about them. DOM-free: the mount (finder.js) reads the form and moves rows; this module
    decides. */
 import { passes } from "./facets.js";
+import { compareKeys } from "./finder-rows.js";
+import { logLines, looksLikeLog } from "./logmatch.js";
+import { MAX_QUERY } from "./urlstate.js";
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -86,7 +89,7 @@ export function computeView(state, answer, entries, { keys, sorts, sortKey }) {
   const [key, dir] = state.sort.split(":");
   if (sorts.includes(key)) {
     const sign = dir === "desc" ? -1 : 1;
-    list = list.slice().sort((a, b) => sign * compare(sortKey(a, key), sortKey(b, key)) || a.order - b.order);
+    list = list.slice().sort((a, b) => sign * compareKeys(sortKey(a, key), sortKey(b, key)) || a.order - b.order);
   } else if (!ranked && (state.log || query)) {
     list = list.slice().sort((a, b) => a.order - b.order);  // grouped by part: the manual's order
   }
@@ -103,15 +106,67 @@ export function computeView(state, answer, entries, { keys, sorts, sortKey }) {
   };
 }
 
-function compare(x, y) {
-  if (Array.isArray(x)) return (x[0] - y[0]) || (x[1] - y[1]);
-  if (typeof x === "number") return x - y;
-  return String(x).localeCompare(String(y));
-}
-
 /* What a row says about the log's evidence for it, or "" (a row found by text only says nothing). */
 export function evidenceText(hit) {
   if (!hit) return "";
   if (hit.possible) return `your log: ${plural(hit.possibleLines, "line")} that other incidents print too`;
   return `your log: ${plural(hit.lines, "line")} it prints`;
+}
+
+/* The way on when nothing matched: the nearest query that finds something (`near`: the search's
+   answer, {query, found, dropped}). */
+export function nearestText(near) {
+  return `Try “${near.query}” instead (${plural(near.found, "incident")}, without “${near.dropped}”)`;
+}
+
+/* The error many incidents share that the log box puts first, when the log holds only lines such
+   errors print: {entry, phase} (`phase` may be undefined), or null. `guidanceById`: the guidance
+   entries of finder.json by id. */
+export function guidanceFor(analysis, guidanceById) {
+  const first = analysis && !analysis.hits.some((h) => !h.possible) ? analysis.guidance[0] : null;
+  const entry = first ? guidanceById.get(first.id) : null;
+  if (!entry) return null;
+  return { entry, phase: entry.phases.find((p) => p.phase === first.phase) };
+}
+
+export const GUIDANCE_LINK = "What to check for this error, with its sources";
+
+/* What a paste into the query field becomes: a log ({log}: the lines kept of it, for the address),
+   a query cut to what is searched ({q}), or null (the browser pastes it as usual). `read(text)`
+   analyses a log (sgm/logmatch.js analyseLog with the finder's patterns). */
+export function pasted(text, read) {
+  if (looksLikeLog(text)) {
+    const analysis = read(text);
+    return { log: analysis.kept.join("\n") || logLines(text).filter((l) => l.trim()).slice(-3).join("\n") };
+  }
+  if (text.length > MAX_QUERY) return { q: text.slice(0, MAX_QUERY * 2).replace(/\s+/g, " ") };
+  return null;
+}
+
+/* The report the diagnosis box reads on arrival: the one the home page handed over if it holds the
+   first line of the address's log, else that log. */
+export function reportToDiagnose(handed, log) {
+  return handed && handed.includes(log.split("\n")[0]) ? handed : log;
+}
+
+/* The incident id an address's hash names ("" when it cannot be decoded). */
+export function landingId(hash) {
+  try {
+    return decodeURIComponent(hash.slice(1));
+  } catch (_) {
+    return "";
+  }
+}
+
+/* The address to write for the query string `search`, or null when `location` already says it. */
+export function nextAddress(location, search) {
+  const next = `${location.pathname}${search}${location.hash}`;
+  return next !== `${location.pathname}${location.search}${location.hash}` ? next : null;
+}
+
+/* Does a key press ask for the query field ("/", when the reader is not typing elsewhere)?
+   `active`: the focused element's {tagName, isContentEditable}, or null. */
+export function wantsField(event, active) {
+  const typing = active && (active.isContentEditable || /^(input|textarea|select)$/i.test(active.tagName));
+  return event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey;
 }

@@ -1,0 +1,49 @@
+/* A whole report pasted into the finder (or handed over by the home page): its diagnosis above the
+   rows. The engine and its bundles load only now (sgm/diagnosis-box.js). The report stays in this
+   page: the address keeps only the log lines the rows answer. */
+
+/* `onForget()` runs when the reader drops the report from the diagnosis box. */
+export function mountDiagnosis(form, { signal, onForget }) {
+  const box = form.querySelector(".sgm-diagnosis");
+  let stamp = 0;
+
+  /* Diagnose `text`, or empty the box for "". Only the newest report's answer is shown. */
+  function update(text) {
+    const mine = (stamp += 1);
+    if (!box) return;
+    if (!text.trim()) {
+      box.hidden = true;
+      box.replaceChildren();
+      delete form.dataset.diagnosed;
+      return;
+    }
+    const began = performance.now();
+    import("../diagnosis-box.js").then(async (view) => {
+      if (!box.childElementCount) view.loadingBox(box, null);
+      const engine = await view.loadDiagnoser(form);
+      if (mine !== stamp || signal.aborted) return;
+      const started = performance.now();
+      const out = engine.diagnose(text);
+      /* For `make bench`: the diagnosis alone, and with the bundles' loading. */
+      performance.clearMeasures("sgm-diagnose");
+      performance.clearMeasures("sgm-diagnose-shown");
+      performance.measure("sgm-diagnose", { start: started });
+      view.renderDiagnosis(box, engine, out, {
+        root: form.dataset.root || "", text, signal,
+        edited: (next) => update(next),
+        forget: () => onForget(),
+      });
+      performance.measure("sgm-diagnose-shown", { start: began });
+      form.dataset.diagnosed = out.answer;  // tests wait for it; the page never reads it
+    }).catch((error) => {
+      if (signal.aborted || mine !== stamp) return;
+      console.warn("The diagnosis could not run:", error);
+      box.hidden = true;
+    });
+  }
+
+  return {
+    update,
+    destroy() { stamp += 1; },
+  };
+}
