@@ -1150,7 +1150,9 @@ BENCHES = {
         "<=",
         16.0,
         " ms",
-        lambda tmp, smoke, runs, args: bench_finder(tmp, 20 if smoke else 5000, 1 if smoke else 3, 2 if smoke else None),
+        lambda tmp, smoke, runs, args: bench_finder(
+            tmp, 20 if smoke else 5000, 1 if smoke else 3, 2 if smoke else None
+        ),
     ),
     "finder-index": Bench(
         "loading and indexing the finder's search at 1,000 incidents",
