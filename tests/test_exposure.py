@@ -825,22 +825,45 @@ def test_the_conformance_bundles_carry_the_words_python_renders(real_bundle):
     assert real_bundle["words"] == bundle_words()
 
 
-def test_no_message_is_typed_in_the_browser_engine():
+def _script(path):
+    """A script's code, without its comments."""
+    import re
+
+    return re.sub(r"/\*.*?\*/|//[^\n]*", "", path.read_text("utf-8"), flags=re.S)
+
+
+@pytest.mark.parametrize("component", ["exposure", "finder"])
+def test_no_message_is_typed_in_the_browser_engine(component):
     """The reasons, notes and errors of the check live in opsmanual/data/exposure_words.py only: none of
-    their texts appears in the JavaScript engine or the check page."""
-    from opsmanual.data.exposure_words import MESSAGES, PROGRAMS, TRAITS, WORDS
+    their texts appears in the JavaScript engine or the check page. Likewise the finder's sentences live
+    in opsmanual/data/finder_words.py only: no piece of them (the text between two placeholders, of two
+    words or more) appears in any of the manual's scripts, which read them from finder.json."""
+    import re
 
-    texts = [t for t in MESSAGES.values() if len(t) > 12] + list(PROGRAMS.values()) + list(TRAITS.values())
-    texts += [t for t in WORDS["page"].values() if len(t) > 12]
-    for js in ("exposure.js", "check.js"):
-        import re
+    sgm = ROOT / "docs" / "javascripts" / "sgm"
+    if component == "exposure":
+        from opsmanual.data.exposure_words import MESSAGES, PROGRAMS, TRAITS, WORDS
 
-        source = (ROOT / "docs" / "javascripts" / "sgm" / js).read_text("utf-8")
-        source = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)  # the code, not its comments
-        for text in texts:
-            fixed = max(text.split("{"), key=len).split("}")[-1]  # the longest piece without a placeholder
-            if len(fixed) > 12:
-                assert fixed not in source, (js, text)
+        texts = [t for t in MESSAGES.values() if len(t) > 12] + list(PROGRAMS.values()) + list(TRAITS.values())
+        texts += [t for t in WORDS["page"].values() if len(t) > 12]
+        for js in ("exposure.js", "check.js"):
+            source = _script(sgm / js)
+            for text in texts:
+                fixed = max(text.split("{"), key=len).split("}")[-1]  # the longest piece without a placeholder
+                if len(fixed) > 12:
+                    assert fixed not in source, (js, text)
+        return
+    from opsmanual.data.finder_words import WORDS as FINDER
+
+    pieces = {p.strip() for t in FINDER.values() for p in re.split(r"\{\w+\}", t)}
+    pieces = {p for p in pieces if " " in p and len(p) >= 8}
+    assert {"Group by part", "your log:", "lines of your log were kept."} <= pieces  # the rule reaches short ones
+    scripts = sorted(sgm.glob("**/*.js")) + [sgm.parent / "manual.js"]
+    assert sgm / "finder" / "status.js" in scripts
+    for js in scripts:
+        source = _script(js)
+        for piece in pieces:
+            assert piece not in source, (js.relative_to(ROOT).as_posix(), piece)
 
 
 def test_a_release_is_in_a_range_from_introduced_to_before_fixed_or_up_to_last_affected():

@@ -145,3 +145,17 @@ def test_the_vendored_search_library_is_the_pinned_package_byte_for_byte():
         ("LICENSE.txt", "LICENSE.txt"),
     ):
         assert (vendored / name).read_bytes() == (package / source).read_bytes(), name
+
+
+def test_the_finder_reads_its_words_from_finder_json_as_python_renders_them(built):
+    """The finder's sentences reach the browser in finder.json (opsmanual/data/finder_words.py), and the
+    node tests read the same words from tests/js/finder-words.json. After a change to the words, write
+    that file again:
+    .venv/bin/python -c 'import json; from opsmanual.data.finder_words import browser_words;
+    print(json.dumps(browser_words(), ensure_ascii=False, indent=1))' > tests/js/finder-words.json"""
+    from opsmanual.data.finder_words import browser_words
+
+    fixture = json.loads((ROOT / "tests" / "js" / "finder-words.json").read_text("utf-8"))
+    assert fixture == browser_words()
+    data = json.loads((built / "incidents" / "finder.json").read_text("utf-8"))
+    assert data["words"] == browser_words()

@@ -468,10 +468,14 @@ FINDER_DATA = "finder.json"  # beside the incident table's page
 
 def finder(incidents: Iterable[Incident], site: Site) -> str:
     """The finder's form. It stays hidden until the script mounts it."""
+    from opsmanual.data.finder_words import say
+
     incidents = list(incidents)
     root = relative_root(site.table_url)
     return _render(
         "finder.html",
+        count_all=say("count_all", total=len(incidents)),
+        view_parts=say("view_parts"),
         facets=facets(incidents, site),
         total=len(incidents),
         index_url=FINDER_DATA,
@@ -493,8 +497,10 @@ def finder_data(
     guidance: Sequence[Guidance] = (),
 ) -> dict[str, Any]:
     """Everything the finder needs, as JSON: the search index (stories included), the vocabulary
-    (facets, labels, statuses, sort columns), the synonyms, the log patterns, and the errors many
-    incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a phase."""
+    (facets, labels, statuses, sort columns), the synonyms, the log patterns, the errors many
+    incidents share (data/guidance.yaml) with the lines that print them and the lines that tell a
+    phase, and the words the finder says (opsmanual/data/finder_words.py)."""
+    from opsmanual.data.finder_words import browser_words
     from opsmanual.render import search_index as search
     from opsmanual.text.words import STOP_WORDS
 
@@ -540,6 +546,7 @@ def finder_data(
         "phaseMarkers": [
             {"guidance": g.id, "phase": p.phase, **_pattern_json(p.when)} for g in guidance for p in g.phases
         ],
+        "words": browser_words(),
     }
 
 

@@ -3,6 +3,7 @@
 // address the views write, and what the finder asks of its search (sgm/finder-rows.js,
 // sgm/finder-state.js, sgm/finder-ask.js). The views under sgm/finder/ only move what these decide;
 // tests/test_finder.py drives them in Chromium.
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -14,6 +15,9 @@ import {
   guidanceFor, landingId, nearestText, nextAddress, pasted, reportToDiagnose, wantsField,
 } from "../../docs/javascripts/sgm/finder-state.js";
 import { MAX_QUERY } from "../../docs/javascripts/sgm/urlstate.js";
+
+// The finder's words as finder.json carries them (opsmanual/data/finder_words.py).
+const words = JSON.parse(readFileSync(new URL("./finder-words.json", import.meta.url), "utf8"));
 
 const ids = (n) => Array.from({ length: n }, (_, k) => k);
 
@@ -85,9 +89,9 @@ test("a header click sorts ascending, then descending, then not at all; another 
 });
 
 test("the way on when nothing matched is plain grammar", () => {
-  assert.equal(nearestText({ query: "server hangs", found: 1, dropped: "zzz" }),
+  assert.equal(nearestText({ query: "server hangs", found: 1, dropped: "zzz" }, words),
     "Try “server hangs” instead (1 incident, without “zzz”)");
-  assert.equal(nearestText({ query: "hangs", found: 3, dropped: "qq" }), "Try “hangs” instead (3 incidents, without “qq”)");
+  assert.equal(nearestText({ query: "hangs", found: 3, dropped: "qq" }, words), "Try “hangs” instead (3 incidents, without “qq”)");
 });
 
 test("the error many incidents share comes first only when no incident is certain", () => {

@@ -2,12 +2,18 @@
 // types, and the state module that decides what the rows and sentences say. The races behind
 // three flaky browser tests (an address ahead of its rows, rows read before their answer, a slow
 // first answer) are replayed here with a search whose answers come back late and out of order.
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { createScheduler } from "../../docs/javascripts/sgm/scheduler.js";
 import { computeView, evidenceText, logResults, logSummary, question } from "../../docs/javascripts/sgm/finder-state.js";
 import { emptyState, writeState } from "../../docs/javascripts/sgm/urlstate.js";
+import { counted, fill } from "../../docs/javascripts/sgm/words.js";
+
+// The finder's words as finder.json carries them (opsmanual/data/finder_words.py; tests/test_finder.py
+// checks that this file is what the Python renders).
+const words = JSON.parse(readFileSync(new URL("./finder-words.json", import.meta.url), "utf8"));
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -100,7 +106,7 @@ const entries = [
   { id: "b", facets: { status: ["fixed"] }, order: 1, text: "alpha" },
   { id: "c", facets: { status: ["open"] }, order: 2, text: "mid" },
 ];
-const options = { keys: ["status"], sorts: ["name"], sortKey: (e) => e.text };
+const options = { keys: ["status"], sorts: ["name"], sortKey: (e) => e.text, words };
 
 test("the view ranks a query's answer, narrows it by facets and sorts it by a column", () => {
   const state = emptyState(["status"]);
@@ -128,6 +134,43 @@ test("the view ranks a query's answer, narrows it by facets and sorts it by a co
   assert.equal(view.countText, " of 3 incidents");
 });
 
+test("nothing matched: the note names the query or the log, and the facets when they narrowed it", () => {
+  const state = emptyState(["status"]);
+  state.q = "no such words";
+  const nothing = { found: { results: [] }, fromLog: null };
+  let view = computeView(state, nothing, entries, options);
+  assert.equal(view.empty, true);
+  assert.equal(view.noneText, "No incident matches “no such words”.");
+  assert.equal(view.viewLabel, "Group by part");
+  state.facets.status.add("open");
+  view = computeView(state, { found: { results: [{ id: "b" }] }, fromLog: null }, entries, options);
+  assert.equal(view.noneText, "No incident matches “no such words” with the facets you checked.");
+  state.q = "";
+  state.facets.status.clear();
+  state.log = "x\ny";
+  state.view = "parts";
+  const analysis = { lineCount: 2, errorLines: [], guidance: [], hits: [] };
+  view = computeView(state, { found: null, fromLog: { analysis, listed: [] } }, entries, options);
+  assert.equal(view.noneText, "No incident matches your log.");
+  assert.equal(view.viewLabel, "Best matches first");
+  state.q = `{what} ${"x".repeat(100)}`;  // the reader's words are shown as typed, cut to 80 characters
+  view = computeView(state, nothing, entries, options);
+  assert.equal(view.noneText, `No incident matches “{what} ${"x".repeat(73)}”.`);
+});
+
+test("a word is filled once, and a count picks its form", () => {
+  assert.equal(fill("{a} and {b}", { a: "{b}", b: 2 }), "{b} and 2");  // a value's braces stay as they are
+  assert.equal(fill("{missing}", {}), "{missing}");
+  const forms = { x_one: "1 thing of {who}", x_many: "{n} things of {who}" };
+  assert.equal(counted(forms, "x", 1, { who: "mine" }), "1 thing of mine");
+  assert.equal(counted(forms, "x", 0, { who: "mine" }), "0 things of mine");
+  assert.equal(counted(forms, "x", 2, { who: "mine" }), "2 things of mine");
+  for (const key of Object.keys(words)) {  // every counted word has both forms
+    const [stem, form] = [key.replace(/_(one|many)$/, ""), key.match(/_(one|many)$/)?.[1]];
+    if (form) assert.ok(words[`${stem}_one`] && words[`${stem}_many`].includes("{n}"), key);
+  }
+});
+
 test("a pasted log lists each incident once: its own lines first, then what the text search adds", () => {
   const analysis = {
     lineCount: 3, errorLines: ["ValueError: x"], guidance: [],
@@ -140,28 +183,28 @@ test("a pasted log lists each incident once: its own lines first, then what the 
   state.log = "x\ny\nz";
   const view = computeView(state, { found: null, fromLog: { analysis, listed } }, entries, options);
   assert.deepEqual(view.list.map((e) => e.id), ["b", "a", "c"]);
-  assert.equal(evidenceText(view.evidence.get("b")), "your log: 2 lines it prints");
-  assert.equal(evidenceText(view.evidence.get("a")), "your log: 1 line that other incidents print too");
-  assert.equal(evidenceText(view.evidence.get("c")), "");
+  assert.equal(evidenceText(view.evidence.get("b"), words), "your log: 2 lines it prints");
+  assert.equal(evidenceText(view.evidence.get("a"), words), "your log: 1 line that other incidents print too");
+  assert.equal(evidenceText(view.evidence.get("c"), words), "");
   assert.deepEqual(question(state), { q: "", log: "x\ny\nz" });
 });
 
 test("the log's sentence is plain grammar, whatever the counts", () => {
   const base = { errorLines: [], guidance: [] };
   const one = (h) => ({ id: "x", lines: 0, possibleLines: 0, first: 0, possible: false, ...h });
-  assert.equal(logSummary({ ...base, lineCount: 1, hits: [one({ lines: 1 })] }),
+  assert.equal(logSummary({ ...base, lineCount: 1, hits: [one({ lines: 1 })] }, words),
     "1 line of your log was kept. 1 incident prints lines found in it, and comes first.");
-  assert.equal(logSummary({ ...base, lineCount: 3, hits: [one({ lines: 2 }), one({ lines: 1 }), one({ possible: true, possibleLines: 1 })] }),
+  assert.equal(logSummary({ ...base, lineCount: 3, hits: [one({ lines: 2 }), one({ lines: 1 }), one({ possible: true, possibleLines: 1 })] }, words),
     "3 lines of your log were kept. 2 incidents print lines found in it, and come first. " +
     "1 more incident prints a line that others print too.");
-  assert.equal(logSummary({ ...base, lineCount: 1, guidance: [{ id: "cuda-out-of-memory" }], hits: [one({ possible: true })] },
+  assert.equal(logSummary({ ...base, lineCount: 1, guidance: [{ id: "cuda-out-of-memory" }], hits: [one({ possible: true })] }, words,
     new Map([["cuda-out-of-memory", "PyTorch ran out of GPU memory"]])),
   "1 line of your log was kept. It holds only lines that many incidents print (PyTorch ran out of GPU memory), " +
     "so no incident is certain: what to check for that error comes first, then the incidents that print such a line.");
-  assert.equal(logSummary({ ...base, lineCount: 2, hits: [], errorLines: ["a", "b"] }),
+  assert.equal(logSummary({ ...base, lineCount: 2, hits: [], errorLines: ["a", "b"] }, words),
     "2 lines of your log were kept. No line of it is one that an incident of the manual prints. " +
     "2 lines that read like errors were also searched as text.");
-  for (const text of [logSummary({ ...base, lineCount: 1, hits: [] })]) assert.ok(!/matter|possibly/.test(text));
+  for (const text of [logSummary({ ...base, lineCount: 1, hits: [] }, words)]) assert.ok(!/matter|possibly/.test(text));
 });
 
 test("the address says exactly the state it was written from", () => {

@@ -1,12 +1,12 @@
 /* What the finder shows for a state and the answers to it: which incidents, in which order, and the
-   sentences about them. DOM-free: the mount (finder.js) reads the form and moves rows; this module
-   decides. */
+   sentences about them, made of finder.json's `words` (opsmanual/data/finder_words.py), which each
+   function that speaks takes as `words`. DOM-free: the mount (finder.js) reads the form and moves
+   rows; this module decides. */
 import { passes } from "./facets.js";
 import { compareKeys } from "./finder-rows.js";
 import { logLines, looksLikeLog } from "./logmatch.js";
 import { MAX_QUERY } from "./urlstate.js";
-
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+import { counted, say } from "./words.js";
 
 /* The questions a state asks of the search: the typed query and the pasted log. */
 export function question(state) {
@@ -15,32 +15,24 @@ export function question(state) {
 
 /* One plain sentence about a pasted log: how many lines it has, which incidents print lines found in
    it, and what else was done with it. */
-export function logSummary(analysis, titles = new Map()) {
-  const kept = analysis.lineCount === 1 ? "1 line of your log was kept." : `${analysis.lineCount} lines of your log were kept.`;
+export function logSummary(analysis, words, titles = new Map()) {
+  const kept = counted(words, "kept", analysis.lineCount);
   const certain = analysis.hits.filter((h) => !h.possible).length;
   const possible = analysis.hits.length - certain;
   const shared = analysis.guidance || [];
   const parts = [kept];
   if (certain) {
-    parts.push(`${plural(certain, "incident prints", "incidents print")} lines found in it, ` +
-      `and ${certain === 1 ? "comes" : "come"} first.`);
-    if (possible) {
-      parts.push(`${plural(possible, "more incident prints", "more incidents print")} a line that others print too.`);
-    }
+    parts.push(counted(words, "certain", certain));
+    if (possible) parts.push(counted(words, "possible_more", possible));
   } else if (shared.length) {
-    const names = shared.map((g) => titles.get(g.id) || g.id).join("; ");
-    parts.push(`It holds only lines that many incidents print (${names}), so no incident is certain: ` +
-      "what to check for that error comes first, then the incidents that print such a line.");
+    const names = shared.map((g) => titles.get(g.id) || g.id).join(words.shared_names);
+    parts.push(say(words, "shared", { names }));
   } else if (possible) {
-    parts.push(`It holds only lines that several incidents print, so no incident is certain; ` +
-      `${plural(possible, "incident prints", "incidents print")} them.`);
+    parts.push(counted(words, "possible_only", possible));
   } else {
-    parts.push("No line of it is one that an incident of the manual prints.");
+    parts.push(words.no_line);
   }
-  if (analysis.errorLines.length) {
-    parts.push(`${plural(analysis.errorLines.length, "line that reads like an error was", "lines that read like errors were")} ` +
-      "also searched as text.");
-  }
+  if (analysis.errorLines.length) parts.push(counted(words, "error_lines", analysis.errorLines.length));
   return parts.join(" ");
 }
 
@@ -63,7 +55,7 @@ export function logResults(analysis, answers) {
 /* The view of `state` given `answer` ({found, fromLog}: the search's answer to its query and the
    log's analysis with its ranked list). `entries` are the incidents in the manual's order, each
    {id, facets, order}; `sortKey(entry, key)` reads a column's value. */
-export function computeView(state, answer, entries, { keys, sorts, sortKey }) {
+export function computeView(state, answer, entries, { keys, sorts, sortKey, words }) {
   const byId = new Map(entries.map((e) => [e.id, e]));
   const query = state.q.trim();
   let list;
@@ -95,28 +87,28 @@ export function computeView(state, answer, entries, { keys, sorts, sortKey }) {
   }
   const searching = Boolean(state.log || query);
   const empty = list.length === 0 && searching;
-  const what = query ? `“${query.slice(0, 80)}”` : "your log";
+  const what = query ? say(words, "quoted", { query: query.slice(0, 80) }) : words.your_log;
   return {
     list, matched: searching ? matched : null, ranked, empty, query,
     evidence: new Map(listed.filter((item) => item.hit).map((item) => [item.id, item.hit])),
-    countText: searching ? ` of ${entries.length} incidents match` : ` of ${entries.length} incidents`,
-    noneText: empty ? `No incident matches ${what}${faceted ? " with the facets you checked." : "."}` : "",
-    viewLabel: ranked ? "Group by part" : "Best matches first",
+    countText: say(words, searching ? "count_match" : "count_all", { total: entries.length }),
+    noneText: empty ? say(words, faceted ? "none_faceted" : "none", { what }) : "",
+    viewLabel: ranked ? words.view_parts : words.view_ranked,
     sortKey: key, sortDir: dir,
   };
 }
 
 /* What a row says about the log's evidence for it, or "" (a row found by text only says nothing). */
-export function evidenceText(hit) {
+export function evidenceText(hit, words) {
   if (!hit) return "";
-  if (hit.possible) return `your log: ${plural(hit.possibleLines, "line")} that other incidents print too`;
-  return `your log: ${plural(hit.lines, "line")} it prints`;
+  if (hit.possible) return counted(words, "evidence_possible", hit.possibleLines);
+  return counted(words, "evidence", hit.lines);
 }
 
 /* The way on when nothing matched: the nearest query that finds something (`near`: the search's
    answer, {query, found, dropped}). */
-export function nearestText(near) {
-  return `Try “${near.query}” instead (${plural(near.found, "incident")}, without “${near.dropped}”)`;
+export function nearestText(near, words) {
+  return counted(words, "nearest", near.found, { query: near.query, dropped: near.dropped });
 }
 
 /* The error many incidents share that the log box puts first, when the log holds only lines such
@@ -128,8 +120,6 @@ export function guidanceFor(analysis, guidanceById) {
   if (!entry) return null;
   return { entry, phase: entry.phases.find((p) => p.phase === first.phase) };
 }
-
-export const GUIDANCE_LINK = "What to check for this error, with its sources";
 
 /* What a paste into the query field becomes: a log ({log}: the lines kept of it, for the address),
    a query cut to what is searched ({q}), or null (the browser pastes it as usual). `read(text)`

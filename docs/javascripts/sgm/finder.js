@@ -5,8 +5,9 @@
    facets (facet-panel.js), the count and ways on (status.js), the highlighted words (marks.js), the
    address (address.js) and the landing on a named incident (landing.js). The rows are the page's
    own (the build renders them once); everything else the finder knows (the search index, facets,
-   labels, sort columns, synonyms, log patterns and the errors many incidents share) comes from
-   finder.json, which the build writes from the YAML. Each view registers its listeners with the
+   labels, sort columns, synonyms, log patterns, the errors many incidents share, and the words the
+   finder says: opsmanual/data/finder_words.py) comes from finder.json, which the build writes from
+   the YAML and the Python. Each view registers its listeners with the
    page view's signal and its destroy() stops its timers and frames, so leaving the page (Material's
    instant navigation) leaves nothing running. */
 import { asker, logReader } from "./finder-ask.js";
@@ -51,6 +52,7 @@ export function mountFinder(form, signal) {
 
 function start(form, data, signal, client) {
   const keys = data.facets.map((f) => f.key);
+  const { words } = data;
   const logs = logReader(data, (...args) => console.warn(...args));
 
   /* Each incident once: its row (the page's own), the table body it lives in, its facets and its
@@ -88,7 +90,7 @@ function start(form, data, signal, client) {
   }
 
   const table = mountTable(form, {
-    entries, statusOrder: data.statuses.map((s) => s.value), signal,
+    entries, statusOrder: data.statuses.map((s) => s.value), words, signal,
     onSort: (column) => { state.sort = nextSort(state.sort, column); update(); },
     onShowAll: () => { showAll = true; update(); },
   });
@@ -98,7 +100,7 @@ function start(form, data, signal, client) {
     onLog: (log, report, time) => { state.log = log; setQuery(""); update(time); diagnosis.update(report); },
     onEscape: () => { setQuery(""); state.log = ""; diagnosis.update(""); update(); },
   });
-  const log = mountLog(form, { guidance: data.guidance || [], signal, onForget: forgetLog });
+  const log = mountLog(form, { guidance: data.guidance || [], words, signal, onForget: forgetLog });
   const diagnosis = mountDiagnosis(form, { signal, onForget: forgetLog });
   /* Restore what the address says; words typed before the finder was ready are kept. */
   if (!state.q && !state.log && query.value.trim()) state.q = query.value;
@@ -108,7 +110,7 @@ function start(form, data, signal, client) {
     onChange: (time) => { showAll = false; update(time); },
   });
   const status = mountStatus(form, {
-    signal, nearest: (q) => client.nearest(q), latest: () => scheduler.latest, query: () => state.q,
+    words, signal, nearest: (q) => client.nearest(q), latest: () => scheduler.latest, query: () => state.q,
     onNearest: (q) => { setQuery(q); update(); query.focus(); },
     onView: () => { state.view = state.view === "parts" ? "" : "parts"; update(); },
   });
@@ -124,7 +126,7 @@ function start(form, data, signal, client) {
   function apply(ask, answer) {
     if (signal.aborted) return;
     const started = performance.now();
-    const view = computeView(state, answer, entries, { keys, sorts: data.sorts, sortKey: table.sortKey });
+    const view = computeView(state, answer, entries, { keys, sorts: data.sorts, sortKey: table.sortKey, words });
     const visible = table.update(view, showAll);
     facets.update(view.matched);
     log.update(state.log, state.log && answer.fromLog ? answer.fromLog.analysis : null);

@@ -1,7 +1,8 @@
 /* The pasted log above the finder's rows: one sentence about it and its kept lines, and, when it
    holds only lines that many incidents print, what to check for that error first. The words come
-   from sgm/finder-state.js and finder.json's guidance. */
-import { GUIDANCE_LINK, guidanceFor, logSummary } from "../finder-state.js";
+   from sgm/finder-state.js, finder.json's words and its guidance. */
+import { guidanceFor, logSummary } from "../finder-state.js";
+import { say } from "../words.js";
 
 const NO_ANALYSIS = { hits: [], guidance: [], errorLines: [], lineCount: 0 };
 
@@ -20,8 +21,8 @@ function withCode(parent, text) {
   return parent;
 }
 
-/* `guidance`: finder.json's guidance entries. `onForget()` runs when the reader drops the log. */
-export function mountLog(form, { guidance, signal, onForget }) {
+/* `guidance`: finder.json's guidance entries; `words`: its words. `onForget()` runs when the reader drops the log. */
+export function mountLog(form, { guidance, words, signal, onForget }) {
   const logBox = form.querySelector(".sgm-finder__log");
   const guideBox = form.querySelector(".sgm-finder__guidance");
   const guidanceById = new Map(guidance.map((g) => [g.id, g]));
@@ -32,7 +33,7 @@ export function mountLog(form, { guidance, signal, onForget }) {
   function showLog(log, analysis) {
     logBox.hidden = !log;
     if (!log) return;
-    form.querySelector(".sgm-finder__log-summary").textContent = logSummary(analysis, titles);
+    form.querySelector(".sgm-finder__log-summary").textContent = logSummary(analysis, words, titles);
     form.querySelector(".sgm-finder__log-text").textContent = log;
   }
 
@@ -48,14 +49,14 @@ export function mountLog(form, { guidance, signal, onForget }) {
     const strong = document.createElement("strong");
     strong.textContent = entry.title;
     head.append(strong);
-    if (phase) head.append(` (${phase.label.toLowerCase()})`);
+    if (phase) head.append(say(words, "guidance_phase", { phase: phase.label.toLowerCase() }));
     guideBox.append(head, withCode(document.createElement("p"), entry.summary));
     if (phase) guideBox.append(withCode(document.createElement("p"), phase.advice));
     const list = document.createElement("ul");
     for (const check of entry.checks) list.append(withCode(document.createElement("li"), check));
     const link = document.createElement("a");
     link.href = entry.url;
-    link.textContent = GUIDANCE_LINK;
+    link.textContent = words.guidance_link;
     const tail = document.createElement("p");
     tail.append(link);
     guideBox.append(list, tail);

@@ -1,6 +1,7 @@
 /* What the finder says about its rows: the count (read out to screen readers), the "nothing matched"
    note with a nearer query and Material's own search as ways on, and the button that switches
-   between best matches first and grouped by part. The sentences come from sgm/finder-state.js. */
+   between best matches first and grouped by part. The sentences come from sgm/finder-state.js, made
+   of finder.json's words. */
 import { nearestText } from "../finder-state.js";
 
 /* Material's own search, opened with `query` in its box: for when the incidents hold nothing. */
@@ -16,10 +17,10 @@ function openHeaderSearch(query) {
   return true;
 }
 
-/* `nearest(query)`: the search's nearest query that finds something, or null, shown only if
+/* `words`: finder.json's; `nearest(query)`: the search's nearest query that finds something, or null, shown only if
    `latest()` (the number of the newest question asked) has not changed meanwhile; `onNearest(query)`
    runs when the reader takes it, `onView()` when they switch the view; `query()` is the query typed. */
-export function mountStatus(form, { signal, nearest, latest, query, onNearest, onView }) {
+export function mountStatus(form, { words, signal, nearest, latest, query, onNearest, onView }) {
   const shown = form.querySelector(".sgm-finder__shown");
   const count = form.querySelector(".sgm-finder__count");
   const none = form.querySelector(".sgm-finder__none");
@@ -45,7 +46,7 @@ export function mountStatus(form, { signal, nearest, latest, query, onNearest, o
           const mine = latest();
           nearest(state.q).then((near) => {
             if (!near || mine !== latest() || closed || signal.aborted) return;
-            nearestButton.textContent = nearestText(near);
+            nearestButton.textContent = nearestText(near, words);
             nearestButton.dataset.query = near.query;
             nearestButton.hidden = false;
           });

@@ -17,8 +17,8 @@ function setRows(body, rows) {
 }
 
 /* `entries`: each incident's {id, row, home} (home: the table body the page put its row in), in the
-   manual's order. `onSort(column)` and `onShowAll()` run on a click. */
-export function mountTable(form, { entries, statusOrder, signal, onSort, onShowAll }) {
+   manual's order; `words`: finder.json's. `onSort(column)` and `onShowAll()` run on a click. */
+export function mountTable(form, { entries, statusOrder, words, signal, onSort, onShowAll }) {
   const results = document.querySelector(".sgm-results");
   const resultsBody = results ? results.querySelector("tbody") : null;
   const tables = [...document.querySelectorAll(".sgm-table[data-part]")];
@@ -85,7 +85,7 @@ export function mountTable(form, { entries, statusOrder, signal, onSort, onShowA
   /* Each ranked row says what the log showed for it; a row in its part says nothing. */
   function showEvidence(evidence, ranked) {
     for (const e of entries) {
-      const text = ranked ? evidenceText(evidence.get(e.id)) : "";
+      const text = ranked ? evidenceText(evidence.get(e.id), words) : "";
       let note = e.row.querySelector(".sgm-row-evidence");
       if (!text) {
         if (note) note.remove();
