@@ -234,6 +234,21 @@ def mutations(count: int, seed: int) -> list[dict]:
     return out
 
 
+def browser_engine(tmp_path, bundle: dict, inputs: list[dict]) -> list[dict]:
+    """What the browser's engine (tests/js/agree.mjs, under node) gives for each input on ``bundle``."""
+    (tmp_path / "bundle.json").write_text(json.dumps(bundle), "utf-8")
+    (tmp_path / "inputs.json").write_text(json.dumps(inputs), "utf-8")
+    result = subprocess.run(
+        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_engines_agree_on_mangled_commands(tmp_path):
     """Both engines give the same views, and neither raises, on 1,000 commands with random edits."""
@@ -245,8 +260,6 @@ def test_engines_agree_on_mangled_commands(tmp_path):
     ]
     b = dict(CONFORMANCE["bundles"]["mini"], incidents=incidents)
     items = mutations(1000, seed=17)
-    (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
-    (tmp_path / "inputs.json").write_text(json.dumps(items), "utf-8")
     engine = Engine(b)
     ours = [
         {
@@ -255,15 +268,7 @@ def test_engines_agree_on_mangled_commands(tmp_path):
         }
         for it in items
     ]
-    result = subprocess.run(
-        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    theirs = json.loads(result.stdout)
+    theirs = browser_engine(tmp_path, b, items)
     differ = [
         (it["command"], o, t) for it, o, t in zip(items, json.loads(json.dumps(ours)), theirs, strict=False) if o != t
     ]
@@ -567,20 +572,8 @@ def test_real_commands(real_bundle, tmp_path):
     assert not problems, "\n".join(problems)
     if NODE is None:
         pytest.skip("node is not installed: the JavaScript engine was not compared")
-    (tmp_path / "bundle.json").write_text(json.dumps(real_bundle), "utf-8")
-    (tmp_path / "inputs.json").write_text(
-        json.dumps([{"command": i["command"], "gpu": i.get("gpu"), "version": i.get("version")} for i in items]),
-        "utf-8",
-    )
-    result = subprocess.run(
-        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    theirs = [t["check"] for t in json.loads(result.stdout)]
+    inputs = [{"command": i["command"], "gpu": i.get("gpu"), "version": i.get("version")} for i in items]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
     differ = [(k, o, t) for k, (o, t) in enumerate(zip(json.loads(json.dumps(views)), theirs, strict=False)) if o != t]
     assert not differ, f"{len(differ)} of {len(items)} differ; the first: {differ[0]!r}"[:4000]
 
@@ -804,16 +797,8 @@ def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real
     assert out["findings"][0]["message"].endswith("no longer accepts the old name, so the server stops at startup")
     if NODE is None:
         pytest.skip("node is not installed")
-    (tmp_path / "bundle.json").write_text(json.dumps(b), "utf-8")
-    (tmp_path / "inputs.json").write_text(json.dumps([{"command": command, "gpu": None, "version": "0.5.22"}]))
-    result = subprocess.run(
-        [NODE, "tests/js/agree.mjs", str(tmp_path / "bundle.json"), str(tmp_path / "inputs.json")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert json.loads(result.stdout)[0]["check"] == json.loads(json.dumps(check_view(out)))
+    theirs = browser_engine(tmp_path, b, [{"command": command, "gpu": None, "version": "0.5.22"}])
+    assert theirs[0]["check"] == json.loads(json.dumps(check_view(out)))
 
 
 def test_the_conformance_bundles_carry_the_words_python_renders(real_bundle):
