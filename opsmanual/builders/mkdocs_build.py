@@ -92,3 +92,9 @@ def on_post_page(state: BuildState, output: str, page):
 def on_post_template(state: BuildState, output: str, template_name: str):
     """The theme's own pages (404.html) get the same Content-Security-Policy as the others."""
     return postbuild.finish_page(output, template_name, check_ids=False) if template_name.endswith(".html") else output
+
+
+def on_post_build(state: BuildState):
+    """The build ends: its Markdown conversions are kept for the next one (the link previews of the
+    hand-written pages were converted since the state loaded)."""
+    state.keep_conversions()

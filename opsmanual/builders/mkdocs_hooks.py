@@ -68,3 +68,7 @@ def on_post_page(output, page, config):
 
 def on_post_template(output_content, template_name, config):
     return _build().on_post_template(build_state(config), output_content, template_name)
+
+
+def on_post_build(config):
+    return _build().on_post_build(build_state(config))

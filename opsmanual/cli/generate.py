@@ -83,6 +83,7 @@ def _write(out: Path, project: Path) -> None:
         if described:
             target = docs / src
             target.write_text(_with_description(target.read_text("utf-8"), described), "utf-8")
+    state.keep_conversions()
     for generated in site_plan.pages:
         target = docs / generated.path
         target.parent.mkdir(parents=True, exist_ok=True)

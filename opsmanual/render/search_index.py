@@ -133,18 +133,26 @@ def phrase_index(docs: list[dict[str, str]], groups: list[list[list[str]]]) -> d
     only there: its words apart ("startup" here, "time" there) do not say the phrase."""
     phrases = {" ".join(p): _parts(p) for group in groups for p in group if len(p) > 1}
     forms = {w: variants(w) for seq in phrases.values() for w in seq}
+    # The phrases by each form of their first word: a field is read once, and at each word only the
+    # phrases that can start there are tried.
+    starting: dict[str, list[tuple[str, list[str]]]] = {}
+    for key, phrase in phrases.items():
+        for form in forms[phrase[0]]:
+            starting.setdefault(form, []).append((key, phrase))
     found: dict[str, list[int]] = {}
     for n, doc in enumerate(docs):
-        sequences = [_parts(words(doc[field])) for field in FIELDS]
-        for key, phrase in phrases.items():
-            k = len(phrase)
-            if any(
-                all(seq[i + j] in forms[phrase[j]] for j in range(k))
-                for seq in sequences
-                for i in range(len(seq) - k + 1)
-                if seq[i] in forms[phrase[0]]
-            ):
-                found.setdefault(key, []).append(n)
+        here: set[str] = set()
+        for field in FIELDS:
+            seq = _parts(words(doc[field]))
+            for i, word in enumerate(seq):
+                for key, phrase in starting.get(word, ()):
+                    k = len(phrase)
+                    if key not in here and i + k <= len(seq) and all(
+                        seq[i + j] in forms[phrase[j]] for j in range(1, k)
+                    ):
+                        here.add(key)
+        for key in here:
+            found.setdefault(key, []).append(n)
     return {key: found[key] for key in sorted(found)}
 
 

@@ -65,16 +65,15 @@ def _read_memo(path: Path) -> dict[str, str]:
     return memo
 
 
-def _write_memo(path: Path, memo: dict[str, str], keep: set[str]) -> None:
-    """Write the conversions this build used (others are stale), atomically; a cache that cannot be
-    written is no error."""
+def _write_memo(path: Path, memo: dict[str, str]) -> None:
+    """Write ``memo``, atomically; a cache that cannot be written is no error."""
     import json
     import os
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({k: v for k, v in memo.items() if k in keep}), "utf-8")
+        tmp.write_text(json.dumps(memo), "utf-8")
         os.replace(tmp, path)
     except OSError:
         pass
@@ -100,6 +99,8 @@ class BuildState:
     stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
     checks: dict[str, Checks] = field(default_factory=dict)  # section -> its "What to check and do"
     _pieces: MarkdownPieces | None = field(default=None, repr=False)  # the section pages' Markdown renderer
+    _memo_path: Path | None = field(default=None, repr=False)  # where the conversions are kept between builds
+    _memo_kept: dict[str, str] = field(default_factory=dict, repr=False)  # what that file holds now
 
     @classmethod
     def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None,
@@ -113,10 +114,21 @@ class BuildState:
         state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
         if markdown is not None:
             memo = _read_memo(project / MEMO)
+            state._memo_path, state._memo_kept = project / MEMO, memo
             state.read_sections(docs_dir, *markdown, memo=dict(memo))
-            if state._pieces is not None and state._pieces.memo != memo:
-                _write_memo(project / MEMO, state._pieces.memo, keep=state._pieces.used)
+            state.keep_conversions()
         return state
+
+    def keep_conversions(self) -> None:
+        """Keep the Markdown conversions used so far for the next build (.cache/markdown-pieces.json),
+        when some are not kept yet: the section pages' pieces when the build state loads, the
+        hand-written pages' link previews (:meth:`description`) when the build ends. Conversions no
+        longer used are dropped then."""
+        pieces = self._pieces
+        if pieces is None or self._memo_path is None or all(k in self._memo_kept for k in pieces.used):
+            return
+        self._memo_kept = {k: v for k, v in pieces.memo.items() if k in pieces.used}
+        _write_memo(self._memo_path, self._memo_kept)
 
     def read_sections(self, docs_dir: Path, extensions: list, configs: dict,
                       memo: dict[str, str] | None = None) -> None:
