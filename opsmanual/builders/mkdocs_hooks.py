@@ -72,3 +72,7 @@ def on_post_template(output_content, template_name, config):
 
 def on_post_build(config):
     return _build().on_post_build(build_state(config))
+
+
+def on_build_error(error):
+    _build().on_build_error()
