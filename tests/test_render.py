@@ -264,3 +264,39 @@ def test_a_rebuild_converts_only_the_pieces_whose_text_or_markdown_changed():
     other, calls = pieces({"toc": {"permalink": False}}, memo=dict(first.memo))
     assert "headerlink" not in other.html("## A heading\n\nSee [the table](../incidents.md).\n", "part-2/x.md")
     assert len(calls) == 1
+
+
+def test_a_rebuild_converts_no_link_preview_again(tmp_path):
+    """The hand-written pages' link previews are converted after the build state loads; the build
+    keeps them with the stories when it ends (keep_conversions), so a rebuild converts none."""
+    import json
+    import shutil
+
+    from opsmanual.site.config import read
+    from opsmanual.site.state import MEMO, BuildState
+
+    root = Path(__file__).resolve().parent.parent
+    for name in ("data", "docs", "includes"):
+        shutil.copytree(root / name, tmp_path / name)
+    markdown = read(root / "mkdocs.yml").markdown
+    docs = tmp_path / "docs"
+
+    def load():
+        state = BuildState.load(tmp_path, docs, site_url=None, repo_url=None, markdown=markdown)
+        calls = []
+        convert = state._pieces._md.convert
+        state._pieces._md.convert = lambda text: calls.append(text) or convert(text)
+        return state, calls
+
+    first, calls = load()
+    calls.clear()  # the stories, converted as the state loaded
+    pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md"))
+    previews = {src: first.description(docs, src) for src in pages}
+    assert any(previews.values()) and calls  # some pages preview as their first paragraph, converted now
+    stories = json.loads((tmp_path / MEMO).read_text("utf-8"))
+    first.keep_conversions()
+    kept = json.loads((tmp_path / MEMO).read_text("utf-8"))
+    assert set(stories) < set(kept)
+    again, calls = load()
+    assert {src: again.description(docs, src) for src in pages} == previews
+    assert calls == []
