@@ -247,14 +247,13 @@ def on_pre_page_macros(env):
     """Before a page is rendered, its template is checked: a syntax error, an unknown name or a call
     of a variable stops the build with the page's line, not mkdocs-macros' traceback."""
     from opsmanual.data.site import body_start
-    from opsmanual.site.page_template import problems
 
     if env.page.meta.get("render_macros") is False or not env.force_page_rendering(env.page.file.src_path):
         return
     src = env.page.file.src_uri
     source = Path(env.page.file.abs_src_path).read_text("utf-8") if env.page.file.abs_src_path else env.markdown
     first = source.count("\n", 0, body_start(source)) + 1
-    found = problems(env.env, env.markdown, env.macros, env.variables, first)
+    found = _state(env.conf).template_problems(env.env, env.markdown, env.macros, env.variables, first)
     if found:
         raise _stop("\n".join(f"docs/{src}:{line}: {message}" for line, message in found))
 

@@ -300,3 +300,38 @@ def test_a_rebuild_converts_no_link_preview_again(tmp_path):
     again, calls = load()
     assert {src: again.description(docs, src) for src in pages} == previews
     assert calls == []
+
+
+def test_a_template_that_passed_its_check_is_not_parsed_again_and_a_changed_one_is(tmp_path, monkeypatch):
+    """A build keeps the hand-written templates that passed their check (.cache/page-templates.json);
+    the next build parses none of them again, but a changed text, macro or variable is checked anew."""
+    import jinja2
+
+    from opsmanual.site import page_template
+    from opsmanual.site.state import BuildState
+
+    def state():
+        made = BuildState(manual=None, site=None)  # type: ignore[arg-type]  # only the check is asked for
+        made._checked_path = tmp_path / "page-templates.json"
+        return made
+
+    env = jinja2.Environment()  # noqa: S701 -- only parsed, as the pages are: Markdown, not HTML
+    macros, variables = {"story": lambda: ""}, {"incident_count": 3}
+    text = "# A page\n\n{{ story() }} of {{ incident_count }}\n"
+    first = state()
+    assert first.template_problems(env, text, macros, variables, 4) == []
+    first.keep_conversions()
+    parsed = []
+    check = page_template.problems
+    monkeypatch.setattr(page_template, "problems", lambda *a: parsed.append(a[1]) or check(*a))
+    again = state()
+    assert again.template_problems(env, text, macros, variables, 4) == []
+    assert parsed == []
+    assert again.template_problems(env, text + "{{ nothing }}\n", macros, variables, 4) == [
+        (7, "'nothing' is not a macro or a variable of the manual; the macros are story")
+    ]
+    assert again.template_problems(env, text, {}, {"story": "", **variables}, 4) == [
+        (6, "story() is called, but 'story' is a variable, not a macro")
+    ]
+    assert again.template_problems(env, text, macros, variables, 5) == []  # its lines moved: checked again
+    assert len(parsed) == 3

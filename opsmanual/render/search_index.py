@@ -147,8 +147,10 @@ def phrase_index(docs: list[dict[str, str]], groups: list[list[list[str]]]) -> d
             for i, word in enumerate(seq):
                 for key, phrase in starting.get(word, ()):
                     k = len(phrase)
-                    if key not in here and i + k <= len(seq) and all(
-                        seq[i + j] in forms[phrase[j]] for j in range(1, k)
+                    if (
+                        key not in here
+                        and i + k <= len(seq)
+                        and all(seq[i + j] in forms[phrase[j]] for j in range(1, k))
                     ):
                         here.add(key)
         for key in here:

@@ -4,6 +4,10 @@ names the page's line, instead of a traceback from the template engine. Knows Ji
 generator."""
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
+
 import jinja2
 from jinja2 import meta, nodes
 
@@ -30,3 +34,22 @@ def problems(env: jinja2.Environment, text: str, macros, variables, first_line: 
             found.append((call.lineno + shift, f"{call.node.name}() is called, but {call.node.name!r} is a "
                                                "variable, not a macro"))
     return sorted(found)
+
+
+def passed_key(env: jinja2.Environment, text: str, macros, variables, first_line: int = 1) -> str:
+    """What decides :func:`problems`' answer for ``text``: the text and its first line, the names
+    of the macros, variables and globals (and which globals are callable), the environment's syntax,
+    Jinja's version and this module's code. A build keeps the keys of the pages that had no problem
+    (opsmanual/site/state.py), so that a rebuild parses only the templates that changed."""
+    known = set(macros) | set(variables) | set(env.globals)
+    callables = sorted(n for n in known if callable(env.globals.get(n)))
+    syntax = [env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
+              env.comment_start_string, env.comment_end_string, env.line_statement_prefix,
+              env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks, env.newline_sequence,
+              env.keep_trailing_newline, sorted(env.extensions)]
+    head = json.dumps([jinja2.__version__, _CODE, sorted(macros), sorted(variables), sorted(env.globals), callables,
+                       syntax, first_line])
+    return hashlib.sha256(f"{head}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()

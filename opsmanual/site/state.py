@@ -48,6 +48,9 @@ def load_bench(path: Path) -> dict | None:
 # The section pages' stories and checks as Markdown converted them in the last build, by text: a
 # rebuild (`mkdocs serve`, `make build` again) converts only the pieces whose text changed.
 MEMO = Path(".cache") / "markdown-pieces.json"
+# The hand-written pages whose template passed its check in the last build (site/page_template.py), by
+# what decides the check: a rebuild checks only the templates that changed.
+CHECKED = Path(".cache") / "page-templates.json"
 _MEMO_MAX = 64 << 20  # a larger file is not a memo of this manual's pieces: it is ignored
 
 
@@ -101,6 +104,9 @@ class BuildState:
     _pieces: MarkdownPieces | None = field(default=None, repr=False)  # the section pages' Markdown renderer
     _memo_path: Path | None = field(default=None, repr=False)  # where the conversions are kept between builds
     _memo_kept: dict[str, str] = field(default_factory=dict, repr=False)  # what that file holds now
+    _checked_path: Path | None = field(default=None, repr=False)  # the templates that passed their check
+    _checked_kept: dict[str, str] | None = field(default=None, repr=False)  # what that file holds (None: unread)
+    _checked: dict[str, str] = field(default_factory=dict, repr=False)  # those this build checked or found there
 
     @classmethod
     def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None,
@@ -115,15 +121,36 @@ class BuildState:
         if markdown is not None:
             memo = _read_memo(project / MEMO)
             state._memo_path, state._memo_kept = project / MEMO, memo
+            state._checked_path = project / CHECKED
             state.read_sections(docs_dir, *markdown, memo=dict(memo))
             state.keep_conversions()
         return state
+
+    def template_problems(self, env, text: str, macros, variables, first_line: int = 1) -> list[tuple[int, str]]:
+        """The problems of a hand-written page's template (opsmanual/site/page_template.py), none when
+        the same template passed the same check in the last build."""
+        from opsmanual.site.page_template import passed_key, problems
+
+        key = passed_key(env, text, macros, variables, first_line)
+        if self._checked_kept is None:
+            self._checked_kept = _read_memo(self._checked_path) if self._checked_path is not None else {}
+        if key in self._checked_kept or key in self._checked:
+            self._checked[key] = ""
+            return []
+        found = problems(env, text, macros, variables, first_line)
+        if not found:
+            self._checked[key] = ""
+        return found
 
     def keep_conversions(self) -> None:
         """Keep the Markdown conversions used so far for the next build (.cache/markdown-pieces.json),
         when some are not kept yet: the section pages' pieces when the build state loads, the
         hand-written pages' link previews (:meth:`description`) when the build ends. Conversions no
-        longer used are dropped then."""
+        longer used are dropped then. The templates that passed their check are kept too
+        (.cache/page-templates.json)."""
+        if self._checked_path is not None and self._checked and self._checked != self._checked_kept:
+            self._checked_kept = dict(self._checked)
+            _write_memo(self._checked_path, self._checked_kept)
         pieces = self._pieces
         if pieces is None or self._memo_path is None or all(k in self._memo_kept for k in pieces.used):
             return
