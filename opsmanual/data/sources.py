@@ -9,6 +9,7 @@ anything or knows a site generator: text in, the pieces out.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -119,7 +120,7 @@ def first_paragraph(text: str) -> str | None:
     of lines that is prose, not a heading, a macro alone on its line, an HTML block, an admonition, a
     list, a table, a quote, a fence or an indented block. None when the page has none."""
     block: list[str] = []
-    for _, line, code in list(_lines(text)) + [(0, "", False)]:
+    for _, line, code in itertools.chain(_lines(text), [(0, "", False)]):  # read up to the paragraph only
         if line.strip() and not code:
             block.append(line)
             continue
