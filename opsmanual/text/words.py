@@ -6,6 +6,7 @@ the diagnosis engine."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -36,16 +37,21 @@ def fold(text: str) -> str:
     return (decomposed.translate(marks) if marks else decomposed).lower()
 
 
+@functools.lru_cache(maxsize=2048)  # a build reads each incident's text for the index, the phrases and the diagnosis
+def _found(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(fold(text)))
+
+
 def words(text: str) -> list[str]:
     """The words of ``text`` as written, compounds whole and stop words left out: what a
     query's terms and a synonym's phrases are matched as."""
-    return [m.group() for m in _TOKEN.finditer(fold(text)) if m.group() not in STOP_WORDS]
+    return [t for t in _found(text) if t not in STOP_WORDS]
 
 
 def tokenize(text: str) -> list[str]:
     """The tokens of ``text``: each compound, then its parts."""
     out: list[str] = []
-    for token in _TOKEN.findall(fold(text)):
+    for token in _found(text):
         out.append(token)
         if JOINER.search(token):
             out.extend(p for p in JOINER.split(token) if p)
