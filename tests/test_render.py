@@ -266,6 +266,29 @@ def test_a_rebuild_converts_only_the_pieces_whose_text_or_markdown_changed():
     assert len(calls) == 1
 
 
+def test_an_edit_to_the_appended_abbreviations_converts_the_pieces_again(tmp_path, monkeypatch):
+    """pymdownx.snippets appends the abbreviations file to every piece: a rebuild after an edit to it
+    converts again, and a piece that puts another file's text in place is never kept."""
+    from opsmanual.render.stories import MarkdownPieces
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "includes").mkdir()
+    abbreviations = tmp_path / "includes" / "abbreviations.md"
+    abbreviations.write_text("*[KV]: key-value\n", "utf-8")
+    (tmp_path / "includes" / "note.md").write_text("A note.\n", "utf-8")
+    configs = {"pymdownx.snippets": {"base_path": ["includes"], "auto_append": ["abbreviations.md"]}}
+
+    def pieces(memo=None):
+        return MarkdownPieces(["abbr", "pymdownx.snippets"], configs, macros={}, variables={}, memo=memo)
+
+    first = pieces()
+    assert 'title="key-value"' in first.html("The KV pool.\n", "part-2/x.md")
+    abbreviations.write_text("*[KV]: key and value\n", "utf-8")
+    assert 'title="key and value"' in pieces(memo=dict(first.memo)).html("The KV pool.\n", "part-2/x.md")
+    included = pieces()
+    assert "A note." in included.html('--8<-- "note.md"\n', "part-2/x.md") and not included.memo
+
+
 def test_a_rebuild_converts_no_link_preview_again(tmp_path):
     """The hand-written pages' link previews are converted after the build state loads; the build
     keeps them with the stories when it ends (keep_conversions), so a rebuild converts none."""

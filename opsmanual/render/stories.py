@@ -90,6 +90,9 @@ class MarkdownPieces:
                 text = self._env.from_string(text).render(**context)
             except jinja2.TemplateError:
                 pass  # the page's own template check names the line, when the page is built
+        if SNIPPET in text:  # the conversion depends on another file's text: never kept
+            self._md.reset()
+            return md_links_to_urls(self._md.convert(text), page)
         key = piece_key(self._fingerprint, page, text)
         self.used.add(key)
         converted = self.memo.get(key)
@@ -106,9 +109,35 @@ class MarkdownPieces:
         return Checks(source.section, page_url(source.page), self.html(source.markdown, source.page))
 
 
+SNIPPET = "--8<--"  # pymdownx.snippets' mark for a file's text put in place
+
+
+def _appended(configs: dict[str, Any]) -> list[str]:
+    """The text of the files pymdownx.snippets appends to every conversion (``auto_append``, looked
+    up in its ``base_path`` folders as it does, from the folder the build runs in)."""
+    from pathlib import Path
+
+    snippets = configs.get("pymdownx.snippets") or {}
+    bases = snippets.get("base_path", ["."])
+    bases = [bases] if isinstance(bases, str) else list(bases)
+    found = []
+    for name in snippets.get("auto_append") or ():
+        for base in bases:
+            path = Path(base) / name
+            try:
+                found.append(f"{name}: {path.read_text('utf-8', errors='replace')}")
+                break
+            except OSError:
+                continue
+        else:
+            found.append(f"{name}: absent")
+    return found
+
+
 def markdown_fingerprint(extensions: list[Any], configs: dict[str, Any]) -> str:
     """What decides how Markdown converts a text besides the text: the extensions, their settings
-    (a function by its name) and the versions of the Markdown packages."""
+    (a function by its name), the versions of the Markdown packages, and the text of the files
+    appended to every conversion (the abbreviations)."""
     import json
     from importlib.metadata import PackageNotFoundError, version
 
@@ -122,7 +151,7 @@ def markdown_fingerprint(extensions: list[Any], configs: dict[str, Any]) -> str:
         except PackageNotFoundError:
             versions.append(f"{package} absent")
     return json.dumps(
-        [[named(e) if not isinstance(e, str) else e for e in extensions], configs, versions],
+        [[named(e) if not isinstance(e, str) else e for e in extensions], configs, versions, _appended(configs)],
         sort_keys=True,
         default=named,
     )
