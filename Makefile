@@ -90,14 +90,15 @@ promtool:
 test: $(STAMP) $(NODE_STAMP) browser promtool  ## the whole test suite, the benchmarks' smoke run among it (tests/test_bench.py)
 	@$(MAKE) --no-print-directory run-tests
 
-# One worker more than the cores: the browser tests spend part of their time waiting for a page to
-# settle, and a third worker on two cores fills that time (4:15 instead of 4:36 here). JOBS=N overrides.
+# Two workers per core: the browser tests wait for pages to settle, a build waits for its files, and
+# more workers fill that time (on 2 cores, back to back: 4:46 with 4 workers, 5:21-5:29 with 3,
+# 6:16 with 2). JOBS=N overrides.
 CORES := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 
 .PHONY: run-tests
 run-tests:
 	@test -n "$(CHROMIUM)" || { echo "make: no Chromium or Chrome found; set CHROMIUM=/path/to/chrome" >&2; exit 2; }
-	$(PY) -m pytest -n $(or $(JOBS),$(shell echo $$(($(CORES) + 1)))) --dist loadgroup
+	$(PY) -m pytest -n $(or $(JOBS),$(shell echo $$((2 * $(CORES))))) --dist loadgroup
 
 lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tests/test_lint.py)
 	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"
