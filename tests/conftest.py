@@ -85,8 +85,15 @@ def mkdocs_build(
     )
 
 
+# The build's caches a copy may start from: each is keyed by the content it was made from (the
+# converted Markdown by text and settings, the template checks by text and names) and replaced
+# whole (os.replace), so a copy whose files differ converts or checks those again.
+CONTENT_CACHES = (".cache/markdown-pieces.json", ".cache/page-templates.json")
+
+
 def copy_project(dest: Path) -> Path:
-    """A copy of the project's sources, to break on purpose."""
+    """A copy of the project's sources, to break on purpose (with the build's content-keyed caches,
+    when a build has made them)."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in PROJECT_FILES:
         src = ROOT / name
@@ -94,6 +101,13 @@ def copy_project(dest: Path) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, dest / name)
+    for name in CONTENT_CACHES:
+        src = ROOT / name
+        try:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+        except OSError:
+            continue  # not made yet (or being replaced): the copy converts from scratch
     return dest
 
 
