@@ -2,7 +2,7 @@
 
 The JSON keeps the schema's shape (every field of every incident) and adds
 the incident's URLs and its affected releases in OSV's shape (``affected``,
-see render/ranges.py), so that a consumer can validate it with
+the same as the OSV records of render/osv.py), so that a consumer can validate it with
 incidents.schema.json after dropping the ``urls`` and ``affected`` keys.
 """
 
@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from opsmanual.data.model import Incident
 from opsmanual.data.site import Site
+from opsmanual.render import osv
 from opsmanual.render.html import STATUS_LABELS, plain
+from opsmanual.render.osv import Releases
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -75,10 +77,10 @@ def urls(incident: Incident, site: Site) -> dict[str, Any]:
     }
 
 
-def to_json(incidents: Iterable[Incident], site: Site) -> str:
-    from opsmanual.render.ranges import osv_affected
-
-    records = [_record(i) | {"affected": osv_affected(i), "urls": urls(i, site)} for i in incidents]
+def to_json(incidents: Iterable[Incident], site: Site, releases: Releases | None = None) -> str:
+    """``releases``: each product's releases, newest first (data/releases.yaml), which decide whether a
+    range is still open and which versions it holds (see render/osv.py)."""
+    records = [_record(i) | {"affected": osv.affected(i, releases or {}), "urls": urls(i, site)} for i in incidents]
     return json.dumps({"version": site.version, "incidents": records}, ensure_ascii=False, indent=1) + "\n"
 
 

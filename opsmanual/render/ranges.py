@@ -1,14 +1,5 @@
-"""An incident's affected releases: for its page (what OSV.dev shows at the top of an entry) and for
-the JSON export, in the shape of OSV's ``affected`` field.
-
-OSV (https://ossf.github.io/osv-schema/) writes each affected package as ``{package: {ecosystem,
-name}, ranges: [{type, events: [{introduced}, {fixed} | {last_affected}]}], versions,
-database_specific}``. SGLang and sglang-router are PyPI packages, so their ranges are ``ECOSYSTEM``
-ranges of PyPI versions. Miles is not published on PyPI: its entry names no package ecosystem. The
-evidence ``tools/bisect_ranges.py`` found (the predicate over the release code, the releases it
-held for, the releases checked) goes in ``database_specific``; an unknown range has no ``ranges``,
-its ``versions`` are the releases where it was seen, and its ``database_specific`` gives the reason.
-"""
+"""An incident's affected releases, for its page (what OSV.dev shows at the top of an entry). The
+same ranges in OSV's own shape, for the JSON export and the OSV records, are in render/osv.py."""
 
 from __future__ import annotations
 
@@ -16,39 +7,14 @@ from typing import Any
 
 from opsmanual.data.loader import labels
 from opsmanual.data.model import Incident
+from opsmanual.render.osv import PYPI
 
 PRODUCT_LABELS = labels("product")
-PYPI = {"sglang": "sglang", "sglang-router": "sglang-router"}  # products published on PyPI, by package name
 
 
 def _ranges(incident: Incident) -> list[dict[str, Any]]:
     exposure = incident.exposure or {}
     return list(exposure.get("versions") or [])
-
-
-def osv_affected(incident: Incident) -> list[dict[str, Any]]:
-    """The incident's ranges as OSV's ``affected`` list (empty when no launch setting triggers it)."""
-    out = []
-    for r in _ranges(incident):
-        product = r["product"]
-        entry: dict[str, Any] = {}
-        if product in PYPI:
-            entry["package"] = {"ecosystem": "PyPI", "name": PYPI[product]}
-        if r.get("unknown"):
-            if r.get("seen"):
-                entry["versions"] = list(r["seen"])
-            entry["database_specific"] = {"product": product, "unknown": True}
-            if r.get("reason"):
-                entry["database_specific"]["reason"] = r["reason"]
-        else:
-            events = [{"introduced": r.get("introduced", "0")}]
-            for key in ("fixed", "last_affected"):
-                if key in r:
-                    events.append({key: r[key]})
-            entry["ranges"] = [{"type": "ECOSYSTEM", "events": events}]
-            entry["database_specific"] = {"product": product, **dict(r.get("evidence") or {})}
-        out.append(entry)
-    return out
 
 
 def affected_view(incident: Incident) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import SCHEMA
 from opsmanual.render import exports
 from opsmanual.render import html as render
-from opsmanual.render import operations
+from opsmanual.render import operations, osv
 from opsmanual.site import markdown
 from opsmanual.site.state import BuildState
 
@@ -108,7 +108,7 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     if state.redirects:
         out.append(GeneratedFile(REDIRECTS, _json(dict(state.redirects))))
     out += [
-        GeneratedFile("incidents.json", exports.to_json(state.incidents, site)),
+        GeneratedFile("incidents.json", exports.to_json(state.incidents, site, releases(state))),
         GeneratedFile("incidents.csv", exports.to_csv(state.incidents, site)),
         GeneratedFile("incidents.atom", exports.to_atom(state.incidents, site, site_name)),
         GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
@@ -122,7 +122,16 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
                                 state.manual.synonyms, state.manual.guidance)
     out.append(GeneratedFile(f"{site.table_url}{render.FINDER_DATA}", _json(finder)))
+    # One OSV record per incident under osv/, and osv/all.zip with them all (render/osv.py).
+    out += [GeneratedFile(path, content)
+            for path, content in osv.files(state.incidents, site, releases(state), state.redirects)]
     return out
+
+
+def releases(state: BuildState) -> dict[str, tuple[str, ...]]:
+    """Each product's releases, newest first, as data/releases.yaml lists them."""
+    facts = state.manual.facts
+    return {product: facts.versions(product) for product in facts.releases} if facts else {}
 
 
 def _escaped(nav):
