@@ -158,3 +158,16 @@ def test_a_diagnosed_report_fits_the_page(view, server):
     assert diagnosis["width"] >= 0.9 * content["width"] - 40
     facts = box(page, ".sgm-diagnosis__facts")
     assert facts["right"] <= diagnosis["right"] + 1
+
+
+def test_the_local_address_line_is_quiet_and_short(view, server):
+    """The line a site built for this machine shows above the header: smaller than the text, and at
+    most two lines on a phone, so that it does not push the page's first screen down."""
+    kind, page = view
+    page.goto(server)
+    line = box(page, ".md-banner .sgm-local")
+    size = page.eval_on_selector(".md-banner .sgm-local", "el => parseFloat(getComputedStyle(el).fontSize)")
+    body = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.md-typeset')).fontSize)")
+    lines = line["height"] / (size * 1.4)
+    assert size < body and lines <= 2.2, (kind, size, body, line)
+    assert line["right"] <= page.viewport_size["width"] + 1

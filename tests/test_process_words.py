@@ -68,11 +68,15 @@ def test_the_check_finds_each_kind_of_phrase(tmp_path):
         "The thread is not in our store.\nI read every file.\nThe index records a cause.\n"
         "`I` in code is fine.\n```\nI in a block is fine\n```\nDisk I/O is fine.\n"
         "Run it on your own hardware, by US time.\nThe incident summary gives the cause.\n"
-        "The log is not kept, as we did not keep it.\n",
+        "The log is not kept, as we did not keep it.\n"
+        "That is the guidance the incident table gives.\nThe card gives the cause as autotuning.\n"
+        "The issue was open on 2026-10-16, the checked date.\nIt was open when it was checked.\n"
+        "The original summary said so.\nThe header's name is not recorded.\n"
+        "The card's memory is full, and the incident table has a row per incident.\n",
         "utf-8",
     )
     found = findings([page], prose)
-    assert [f.split(":")[1] for f in found] == ["1", "2", "3", "10", "11"], found
+    assert [f.split(":")[1] for f in found] == ["1", "2", "3", "10", "11", "12", "13", "14", "15", "16", "17"], found
     data = tmp_path / "data.yaml"
     data.write_text(
         '- field: fix\n  index: "We could not find the thread in our store"\n'

@@ -18,7 +18,7 @@ from mkdocs.structure.files import File, InclusionLevel
 from opsmanual.data.errors import ManualError
 from opsmanual.render import html as render
 from opsmanual.site import postbuild
-from opsmanual.site.plan import REDIRECTS, nav, plan
+from opsmanual.site.plan import nav, plan, theme_extra
 from opsmanual.site.state import BuildState
 
 
@@ -47,9 +47,7 @@ def start(config) -> BuildState:
 
 def on_config(state: BuildState, config):
     config["nav"] = nav(state)  # generated from data/manual.yaml
-    # Renamed incidents, for overrides/main.html: the page's script sends an old id in the
-    # address (/incidents/#<old>, /<section page>/#<old>) on to the new one.
-    config.extra["sgm_redirects"] = {"table": state.site.table_url, "map": REDIRECTS} if state.redirects else None
+    config.extra.update(theme_extra(state))  # what overrides/main.html reads
     return config
 
 

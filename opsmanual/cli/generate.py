@@ -63,7 +63,7 @@ def _write(out: Path, project: Path) -> None:
     from opsmanual.data.site import page_url
     from opsmanual.site.config import PROJECT_KEY, read
     from opsmanual.site.markdown import links_from_source
-    from opsmanual.site.plan import REDIRECTS, plan
+    from opsmanual.site.plan import plan, theme_extra
     from opsmanual.site.state import BuildState
 
     settings = read(project / "mkdocs.yml")
@@ -105,7 +105,7 @@ def _write(out: Path, project: Path) -> None:
     extra = dict(config.get("extra") or {})
     extra["repository"] = settings.repo_url
     extra[PROJECT_KEY] = str(project.resolve())
-    extra["sgm_redirects"] = {"table": state.site.table_url, "map": REDIRECTS} if state.redirects else None
+    extra.update(theme_extra(state))
     config["extra"] = extra
     plugins = []
     for plugin in config.get("plugins") or []:

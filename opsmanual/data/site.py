@@ -102,6 +102,22 @@ class Site:
     def absolute(self, url: str) -> str:
         return self.site_url.rstrip("/") + "/" + url
 
+    @property
+    def local_address(self) -> str | None:
+        """The site's host and port when its address is on this machine (a loopback address or
+        localhost, as `make serve` and a build without SITE_URL give): links copied from it reach no
+        one else. None for any other address."""
+        from ipaddress import ip_address
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.site_url)
+        host = (parts.hostname or "").lower()
+        try:
+            local = host == "localhost" or host.endswith(".localhost") or ip_address(host).is_loopback
+        except ValueError:
+            local = False
+        return parts.netloc if local else None
+
     def part_of(self, section_number: str) -> Part:
         number = section_number.split(".", maxsplit=1)[0]
         return next(p for p in self.parts if p.number == number)

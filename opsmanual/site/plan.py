@@ -134,6 +134,17 @@ def releases(state: BuildState) -> dict[str, tuple[str, ...]]:
     return {product: facts.versions(product) for product in facts.releases} if facts else {}
 
 
+def theme_extra(state: BuildState) -> dict:
+    """What overrides/main.html reads from the configuration's ``extra``, the same for every builder:
+    where the map of renamed incidents waits (the page's script sends an old id in the address on to
+    the new one), and the site's host and port when its address is on this machine (each page then
+    says that copied links point there)."""
+    return {
+        "sgm_redirects": {"table": state.site.table_url, "map": REDIRECTS} if state.redirects else None,
+        "sgm_local_address": state.site.local_address,
+    }
+
+
 def _escaped(nav):
     if isinstance(nav, list):
         return [_escaped(item) for item in nav]
