@@ -280,6 +280,18 @@ def test_a_half_edited_incidents_file_never_stops_the_package_filter(tmp_path, c
     assert "incidents.yaml" in warned[0]
 
 
+@pytest.mark.parametrize("where", ["published", "package"])
+def test_an_option_the_filter_does_not_know_is_ignored_with_one_warning(standalone, where, capsys):
+    """A misspelt option in the logging configuration would make dictConfig fail on a TypeError."""
+    factory = standalone.IncidentLinks if where == "published" else IncidentLinks
+    links = factory(site_url=SITE, siteurl="https://elsewhere.example/")
+    record = _record(MATCHING)
+    assert links.filter(record) is True
+    assert record.getMessage() == f"{MATCHING}{ARROW}{MATCHING_LINK}"
+    warned = capsys.readouterr().err.splitlines()
+    assert len(warned) == 1 and warned[0].endswith("ignores the options it does not know: siteurl"), warned
+
+
 def _page_check() -> str:
     """The one-line check the Logs page gives, to run in SGLang's environment before a restart."""
     page = (ROOT / "docs" / "logs.md").read_text("utf-8")

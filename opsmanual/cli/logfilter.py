@@ -61,7 +61,7 @@ class IncidentLinks(_Published):
     ``site_url``: where the manual is published (default: $SITE_URL, else the local preview address).
     ``project``: the folder that holds the manual's data/ (default: this package's project)."""
 
-    def __init__(self, site_url: str | None = None, project: str | None = None, name: str = "") -> None:
+    def __init__(self, site_url: str | None = None, project: str | None = None, name: str = "", **options) -> None:
         def patterns() -> dict:
             from opsmanual.cli import common
 
@@ -69,4 +69,4 @@ class IncidentLinks(_Published):
             data["site_url"] = common.site_url()
             return data
 
-        super().__init__(site_url=site_url, name=name, data=patterns)
+        super().__init__(site_url=site_url, name=name, data=patterns, **options)

@@ -53,9 +53,10 @@ class IncidentLinks(logging.Filter):
 
     ``site_url``: where the manual is published (default: the address the file was built for).
     ``data``: the patterns, as JSON text, a dict, or a function that returns either (default: ``DATA``).
+    Other options are ignored, with one warning: a misspelt option never stops dictConfig.
     """
 
-    def __init__(self, site_url: str | None = None, name: str = "", data: Any = None) -> None:
+    def __init__(self, site_url: str | None = None, name: str = "", data: Any = None, **options: Any) -> None:
         self._lock = threading.Lock()
         self._warned = False
         self._screen: Any = None  # every pattern's fixed text at once; None: records pass through
@@ -71,6 +72,9 @@ class IncidentLinks(logging.Filter):
         except Exception as err:
             self._screen = None
             self._warn(f"cannot read its patterns ({_reason(err)}); SGLang's log records pass through without links")
+            return
+        if options:  # a misspelt option in the logging configuration: dictConfig would fail on it
+            self._warn(f"ignores the options it does not know: {', '.join(sorted(map(str, options)))}")
 
     def _load(self, data: Any, site_url: str | None) -> None:
         if callable(data):
