@@ -1,16 +1,61 @@
 """Files for an operator's own systems, rendered from the manual's data: the logging configuration
-SGLang loads through ``SGLANG_LOGGING_CONFIG_PATH``, and (from data/metrics.yaml) Prometheus alerting
+SGLang loads through ``SGLANG_LOGGING_CONFIG_PATH`` with the filter it names (one Python file of the
+standard library only, its patterns written into it), and (from data/metrics.yaml) Prometheus alerting
 rules whose runbook is an incident's page. Pure: data in, text out."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 from opsmanual.data.metrics import Metrics
+from opsmanual.data.model import Guidance, Incident
 from opsmanual.data.site import Site
 
 LOGGING_CONFIG = "sglang-logging.json"  # where the site publishes the logging configuration
-FILTER = "opsmanual.cli.logfilter.IncidentLinks"
+LINKS_MODULE = "sglang_incident_links"  # the filter's module: published as sglang_incident_links.py
+LINKS_FILE = f"{LINKS_MODULE}.py"
+FILTER = f"{LINKS_MODULE}.IncidentLinks"
+LINKS_LAYOUT = 1  # the layout of the patterns the module reads (its LAYOUT)
+_DATA_LINE = "DATA = None\n"  # the line of the module the build writes the patterns into
+
+
+def incident_links_data(incidents: Iterable[Incident], guidance: Iterable[Guidance], site: Site) -> dict[str, Any]:
+    """The patterns the logging filter reads (opsmanual/render/sglang_incident_links.py's DATA): every
+    log pattern of the incidents and of the common errors, as the triage engine reads them
+    (opsmanual/engines/logscan.py Matcher: the fixed text searched first, the regex run on a line that
+    holds it), with the address of each entry, in the order the engine ranks them (the manual's order,
+    the common errors after the incidents)."""
+    incidents, guidance = list(incidents), list(guidance)
+    order = {inc.id: n for n, inc in enumerate(incidents)}
+    owners: list[tuple[Incident | Guidance, str, bool]] = [
+        *((i, site.incident_url(i.id), False) for i in incidents if i.log_patterns),
+        *((g, site.guidance_url(g.id), True) for g in guidance if g.log_patterns),
+    ]
+    owners.sort(key=lambda o: (order.get(o[0].id, len(incidents)), o[0].id))
+    patterns = [
+        [p.prefilter, p.regex if p.literal is None else None, n, p.generic]
+        for n, (owner, _url, _shared) in enumerate(owners)
+        for p in owner.log_patterns
+    ]
+    return {
+        "layout": LINKS_LAYOUT,
+        "site_url": site.site_url,
+        "entries": [[owner.id, url, shared] for owner, url, shared in owners],
+        "patterns": patterns,
+    }
+
+
+def incident_links_module(incidents: Iterable[Incident], guidance: Iterable[Guidance], site: Site) -> str:
+    """The logging filter as the site publishes it: opsmanual/render/sglang_incident_links.py with
+    its patterns written into its ``DATA`` line, as a Python string of JSON text."""
+    source = Path(__file__).with_name(LINKS_FILE).read_text("utf-8")
+    if source.count(_DATA_LINE) != 1:
+        raise ValueError(f"{LINKS_FILE} must hold the line {_DATA_LINE.strip()!r} exactly once")
+    data = json.dumps(incident_links_data(incidents, guidance, site), ensure_ascii=True, separators=(",", ":"))
+    return source.replace(_DATA_LINE, f"DATA = {data!r}\n")
 
 
 def logging_config(site_url: str) -> str:

@@ -114,6 +114,8 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
         GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
         GeneratedFile(operations.LOGGING_CONFIG, operations.logging_config(site.site_url)),
+        GeneratedFile(operations.LINKS_FILE,
+                      operations.incident_links_module(state.incidents, state.manual.guidance, site)),
         # load_manual always reads data/metrics.yaml
         GeneratedFile(operations.ALERT_RULES, operations.alert_rules(cast("Metrics", state.manual.metrics), site)),
         GeneratedFile(DIAGNOSE_BUNDLE, diagnose_bundle(state)),
