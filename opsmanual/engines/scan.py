@@ -302,8 +302,8 @@ def _expansion_check(doc, used: list[int]) -> None:
                 stack.extend(n.value)
         if nodes > MAX_NODES or chars > MAX_EXPANDED:
             raise ScanError(
-                f"more than {MAX_NODES:,} YAML nodes or {MAX_EXPANDED:,} characters once its aliases (*name) "
-                "are expanded; a deploy file is far smaller (an alias bomb?)"
+                f"more than {MAX_NODES:,} YAML nodes or {MAX_EXPANDED:,} characters, each alias (*name) "
+                "counted as what it stands for; a deploy file is far smaller"
             )
     used[:] = [nodes, chars]
 
@@ -317,8 +317,10 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out: list[tuple[int, str]] = []
     used = [0, 0]  # nodes and characters, aliases expanded, over the file's documents so far
+    size = 0  # characters of the commands taken so far
 
     def walk(node):
+        nonlocal size
         # the nodes of this document, held (not their id(): once a document is freed, Python gives
         # the next one's nodes the same ids); an alias's node is walked once
         seen: set = set()
@@ -331,8 +333,11 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
             if isinstance(n, MappingNode):
                 found = _mapping_commands(n)
                 out.extend(found)
-                if sum(len(t) for _, t in out) > MAX_TEXT:
+                size += sum(len(t) for _, t in found)
+                if size > MAX_TEXT:
                     raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters")
+                if len(out) > MAX_COMMANDS:
+                    raise ScanError(f"more than {MAX_COMMANDS:,} launch commands in one file")
                 taken = (
                     [
                         v
