@@ -355,6 +355,7 @@ def test_bad_input_is_one_line(tmp_path, mini):
         (["--format", "xml", str(broken)], "--format takes text, json or sarif"),
         (["--gpu", "H300", str(broken)], "unknown GPU `H300`"),
         ([], "no path given"),
+        (["-"], "(standard input): scan reads files and folders; write the input to a file and scan that"),
     ]
     for args, message in cases:
         r = scan(*args, bundle=mini, cwd=tmp_path)

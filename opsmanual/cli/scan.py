@@ -78,6 +78,11 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
     notes: list[str] = []
     seen = 0
     for path in paths:
+        if path == "-":
+            raise UsageError(
+                f"{common.STDIN}: scan reads files and folders; write the input to a file and scan that "
+                "(helm template CHART > rendered.yaml, then exposure scan rendered.yaml)"
+            )
         try:
             mode = os.stat(path).st_mode
         except FileNotFoundError:
