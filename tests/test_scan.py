@@ -409,6 +409,32 @@ def test_a_helm_template_is_checked_for_what_it_writes_out_and_named_as_one(tmp_
     assert not any("chat.yaml" in n for n in report["notes"])
 
 
+def test_what_a_helm_template_fills_in_is_undecided_never_read_as_absent(tmp_path):
+    """`{{ .Values.extraArgs }}` may give any flag: a condition on a flag not written out cannot be
+    decided (as for a shell variable), and the template's command never fails the gate for it."""
+    unmixed = dict(
+        MIXED,
+        id="t-unmixed",
+        path="incidents/t-unmixed/",
+        exposure={"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "absent": True}}},
+    )
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(dict(MINI, incidents=[unmixed])), "utf-8")
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "templates" / "deployment.yaml").write_text(
+        "spec:\n  containers:\n  - command: [python3, -m, sglang.launch_server]\n"
+        "    args: [--model-path, Qwen/Qwen3-8B, --tp, '{{ .Values.tp }}', '{{ .Values.extraArgs }}']\n",
+        "utf-8",
+    )
+    r = scan("--format", "json", "chart", bundle=bundle, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (command,) = json.loads(r.stdout)["commands"]
+    (incident,) = command["incidents"]
+    assert incident["id"] == "t-unmixed" and incident["result"] == "may apply", incident
+    assert "`${{ .Values.extraArgs }}` may set it" in json.dumps(incident)
+
+
 def test_a_named_helm_template_that_is_not_yaml_says_how_to_render_it(tmp_path, mini):
     template = tmp_path / "deployment.yaml"
     template.write_text("spec:\n  replicas: 1\n  {{- with .Values.nodeSelector }}\n  nodeSelector: {{ . }}\n", "utf-8")

@@ -283,8 +283,8 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             continue
         if template is not None:
             report["skipped"].append(
-                f"{shown}:{template}: a Helm template: only the commands written out in it are checked, "
-                f"not what its values fill in{HELM_RENDER}"
+                f"{shown}:{template}: a Helm template: its commands are checked as written, what its values "
+                f"fill in left undecided{HELM_RENDER}"
             )
         report["files"] += 1
         for line, command in found:

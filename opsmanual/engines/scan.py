@@ -75,6 +75,17 @@ def helm_action_line(text: str) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
+def helm_dynamic(text: str) -> str:
+    """``text`` with each Go template action written as a shell expansion (``{{ .Values.tp }}`` as
+    ``${{ .Values.tp }}``): the check then reads what the chart fills in as decided when it is
+    rendered (a flag it may set, a value it may give), never as the literal braces."""
+    import re
+
+    if "{{" not in text:
+        return text
+    return re.sub(r"(?<!\$)" + _HELM_ACTION, lambda m: "$" + m.group(0), text)
+
+
 # --------------------------------------------------------------------------- shell
 
 
@@ -163,6 +174,9 @@ def quote(word: str) -> str:
     safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-"
     if word and all(c in safe for c in word):
         return word
+    dynamic = helm_dynamic(word)
+    if dynamic != word:  # a Helm template's action: a value given when the chart is rendered
+        return '"' + dynamic.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
     if "$" in word and not any(c in word for c in '"`\\'):
         return '"' + word + '"'
     return "'" + word.replace("'", "'\"'\"'") + "'"
@@ -238,7 +252,7 @@ def _scalar_text(node) -> tuple[str, int]:
     line = node.start_mark.line + 1
     if node.style in ("|", ">"):
         line += 1
-    return node.value, line
+    return helm_dynamic(node.value), line
 
 
 def _words(node) -> list[str] | None:
@@ -430,7 +444,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
         if len(cmd_words) >= 2 and cmd_words[-1] == "-c" and len(args_words) == 1:
             node = args[1].value[0]
             _, line = _scalar_text(node)
-            script = args_words[0]
+            script = helm_dynamic(args_words[0])
             found = (
                 shell_commands(script, line)
                 if "\n" in script.strip()
@@ -441,13 +455,17 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
     entry_text = (
         join_words(entry_words)
         if entry_words is not None
-        else (entrypoint[1].value if entrypoint is not None and isinstance(entrypoint[1], ScalarNode) else None)
+        else (
+            helm_dynamic(entrypoint[1].value)
+            if entrypoint is not None and isinstance(entrypoint[1], ScalarNode)
+            else None
+        )
     )
     if entry_text is not None and command is not None:  # compose: the command follows the entrypoint
         tail = (
             join_words(cmd_words)
             if cmd_words is not None
-            else (command[1].value if isinstance(command[1], ScalarNode) else "")
+            else (helm_dynamic(command[1].value) if isinstance(command[1], ScalarNode) else "")
         )
         text = (entry_text + " " + tail).strip()
         if looks_like(text):
