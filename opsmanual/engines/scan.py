@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from opsmanual.engines.command import _LOOKS_LIKE
 
-MAX_NODES = 200_000  # YAML nodes in one file, aliases expanded: far above any manifest, far below a pathological one
+MAX_NODES = 400_000  # YAML nodes (keys and values) in one file, aliases expanded: far above any manifest
 MAX_EXPANDED = 4 << 20  # characters of a YAML file's scalars, aliases expanded: an anchor reused, never a bomb
 MAX_TEXT = 4 << 20  # characters of the launch commands taken from one file
 MAX_COMMANDS = 1_000  # launch commands taken from one file
