@@ -273,7 +273,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             report["skipped"].append(str(err))
             continue
         except ScanError as err:
-            if template is not None:
+            if template is not None and err.message.startswith("not YAML"):
                 message = f"{shown}:{template}: a Helm template, not YAML until it is rendered{HELM_RENDER}"
             else:
                 message = f"{shown}:{err.line}: {err.message}" if err.line else f"{shown}: {err.message}"
