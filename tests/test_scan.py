@@ -460,6 +460,18 @@ def test_a_fifo_or_device_is_never_read(tmp_path, mini):
         assert f": not a regular file ({what})" in lines[0] and "no such file" not in lines[0]
 
 
+def test_a_bundle_that_is_a_fifo_or_device_is_one_line(tmp_path):
+    deploy(tmp_path)
+    os.mkfifo(tmp_path / "bundle.json")
+    for bundle in (tmp_path / "bundle.json", Path("/dev/zero")):
+        r = scan("--format", "json", "deploy", bundle=bundle, cwd=tmp_path)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, r.stderr
+        assert (
+            lines[0].startswith("exposure scan: cannot load the manual's data: ") and "not a regular file" in lines[0]
+        )
+
+
 @pytest.mark.parametrize("today", ["garbage", "0", "2026-13-01", "2026-02-30", "20261201", "２０２６-１２-０１"])
 def test_today_must_be_a_real_date(tmp_path, mini, today):
     folder = deploy(tmp_path)
