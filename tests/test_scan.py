@@ -188,12 +188,65 @@ def test_a_file_that_is_not_yaml_names_its_line():
     assert err.value.line == 2 and err.value.message.startswith("not YAML")
 
 
-def test_a_yaml_bomb_is_bounded():
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + k)}: &{chr(98 + k)} [*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}]\n"
-        for k in range(20)
+LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + k)}: &{chr(98 + k)} [*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}]\n"
+    for k in range(20)
+)
+
+
+def env_bomb(containers: int = 60) -> str:
+    """A ~110 KB manifest whose one env: list (100 KB of values) every container names by alias: each
+    command is written after its variables, so the commands alone would come to megabytes."""
+    env = "".join(f"  - {{name: V{k}, value: '{'x' * 1000}'}}\n" for k in range(100))
+    return (
+        "e: &e\n"
+        + env
+        + "".join(f"c{k}: {{env: *e, command: [{LAUNCH.replace(' ', ', ')}]}}\n" for k in range(containers))
     )
-    assert find_commands("bomb.yaml", bomb) == []  # each node is walked once
+
+
+@pytest.mark.parametrize("text", [LAUGHS, env_bomb()], ids=["billion-laughs", "env-alias"])
+def test_a_yaml_alias_bomb_is_refused_with_bounded_work(text):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ScanError) as err:
+            find_commands("bomb.yaml", text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "each alias (*name) counted as what it stands for" in err.value.message
+    assert peak < 10 * len(text) + (1 << 20), peak  # the parsed file, never its expansion
+
+
+def test_a_yaml_alias_bomb_is_one_line_naming_the_file(tmp_path, mini):
+    folder = deploy(tmp_path)
+    (folder / "bomb.yaml").write_text(env_bomb(), "utf-8")
+    r = scan("--format", "json", str(folder / "bomb.yaml"), bundle=mini, cwd=tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and r.stdout == "", r.stderr
+    assert lines[0].startswith("exposure scan: deploy/bomb.yaml: more than ") and "alias" in lines[0]
+    walked = scan("--format", "json", str(folder), bundle=mini, cwd=tmp_path)
+    assert walked.returncode == 1, walked.stderr
+    report = json.loads(walked.stdout)
+    assert [c["file"] for c in report["commands"]] == ["deploy/start.sh"]
+    assert any(n.startswith("deploy/bomb.yaml: more than ") for n in report["notes"]), report["notes"]
+
+
+def test_every_document_of_a_yaml_stream_is_read(tmp_path, mini):
+    """Each document's nodes are freed before the next is read, and Python gives the new nodes the
+    freed ids: a walk that remembers nodes by id() took later documents' containers for seen ones."""
+    docs = [
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{k}}}\nspec:\n  containers:\n"
+        f"  - name: c\n    command: [python3, -m, sglang.launch_server]\n    args: [--model-path, model-{k}]\n"
+        for k in range(8)
+    ]
+    (tmp_path / "pods.yaml").write_text("---\n".join(docs), "utf-8")
+    r = scan("--format", "json", "pods.yaml", bundle=mini, cwd=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    found = [(c["line"], c["command"]) for c in json.loads(r.stdout)["commands"]]
+    assert found == [(7 + 9 * k, f"python3 -m sglang.launch_server --model-path model-{k}") for k in range(len(docs))]
 
 
 # --------------------------------------------------------------------------- exit codes, ignore file, bad input
@@ -291,14 +344,18 @@ def test_bad_input_is_one_line(tmp_path, mini):
     binary.write_bytes(b"python3 -m sglang.launch_server \x00\xff")
     broken = tmp_path / "broken.yaml"
     broken.write_text("spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n", "utf-8")
+    not_yaml = tmp_path / "not-yaml.yaml"
+    not_yaml.write_text("spec:\n  image: [a\n", "utf-8")
     cases = [
         ([str(tmp_path / "missing")], "no such file or folder"),
         ([str(big)], "longer than 1,048,576 bytes"),
         ([str(binary)], "not a text file"),
-        ([str(broken)], "broken.yaml:2: not YAML"),
+        ([str(broken)], "broken.yaml:2: a Helm template, not YAML until it is rendered"),
+        ([str(not_yaml)], "not-yaml.yaml:3: not YAML"),
         (["--format", "xml", str(broken)], "--format takes text, json or sarif"),
         (["--gpu", "H300", str(broken)], "unknown GPU `H300`"),
         ([], "no path given"),
+        (["-"], "(standard input): scan reads files and folders; write the input to a file and scan that"),
     ]
     for args, message in cases:
         r = scan(*args, bundle=mini, cwd=tmp_path)
@@ -311,6 +368,178 @@ def test_a_walked_file_that_cannot_be_read_is_skipped_with_a_note(tmp_path, mini
     (folder / "chart").mkdir()
     template = "spec:\n  image: {{ .Values.image }}:{{ .Values.tag }}\n"
     (folder / "chart" / "deployment.yaml").write_text(template, "utf-8")
+    (folder / "broken.yaml").write_text("spec:\n  image: [a\n", "utf-8")
     r = scan(str(folder), bundle=mini, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
-    assert "Note: deploy/chart/deployment.yaml:2: not YAML" in r.stdout and "helm template" in r.stdout
+    assert "Note: deploy/chart/deployment.yaml:2: a Helm template, not YAML until it is rendered" in r.stdout
+    assert "helm template CHART > rendered.yaml, then exposure scan rendered.yaml (skipped)" in r.stdout
+    assert "Note: deploy/broken.yaml:3: not YAML" in r.stdout
+
+
+def helm_chart(folder: Path) -> Path:
+    chart = folder / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: server\nversion: 0.1.0\n", "utf-8")
+    (chart / "templates" / "deployment.yaml").write_text(
+        "spec:\n  containers:\n  - name: server\n    command: [python3, -m, sglang.launch_server]\n"
+        "    args: [--model-path, Qwen/Qwen3-8B, --enable-mixed-chunk, '{{ .Values.extraArgs }}']\n",
+        "utf-8",
+    )
+    (chart / "templates" / "service.yaml").write_text("kind: Service\nspec:\n  ports: [{port: 30000}]\n", "utf-8")
+    return chart
+
+
+def test_a_helm_template_is_checked_for_what_it_writes_out_and_named_as_one(tmp_path, mini):
+    folder = deploy(tmp_path)
+    helm_chart(folder)
+    (folder / "chat.yaml").write_text(  # a Jinja chat template in a value is not a Helm template
+        "data:\n  template: '{{ messages }}'\n", "utf-8"
+    )
+    r = scan("--format", "json", str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    files = [c["file"] for c in report["commands"]]
+    assert "deploy/chart/templates/deployment.yaml" in files
+    helm = [n for n in report["notes"] if "a Helm template" in n]
+    assert [n.split(": ", 1)[0] for n in helm] == [
+        "deploy/chart/templates/deployment.yaml:5",
+        "deploy/chart/templates/service.yaml:1",
+    ]
+    assert all("helm template CHART > rendered.yaml, then exposure scan rendered.yaml" in n for n in helm)
+    assert not any("chat.yaml" in n for n in report["notes"])
+
+
+def test_what_a_helm_template_fills_in_is_undecided_never_read_as_absent(tmp_path):
+    """`{{ .Values.extraArgs }}` may give any flag: a condition on a flag not written out cannot be
+    decided (as for a shell variable), and the template's command never fails the gate for it."""
+    unmixed = dict(
+        MIXED,
+        id="t-unmixed",
+        path="incidents/t-unmixed/",
+        exposure={"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "absent": True}}},
+    )
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(dict(MINI, incidents=[unmixed])), "utf-8")
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "templates" / "deployment.yaml").write_text(
+        "spec:\n  containers:\n  - command: [python3, -m, sglang.launch_server]\n"
+        "    args: [--model-path, Qwen/Qwen3-8B, --tp, '{{ .Values.tp }}', '{{ .Values.extraArgs }}']\n",
+        "utf-8",
+    )
+    r = scan("--format", "json", "chart", bundle=bundle, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (command,) = json.loads(r.stdout)["commands"]
+    (incident,) = command["incidents"]
+    assert incident["id"] == "t-unmixed" and incident["result"] == "may apply", incident
+    assert "`${{ .Values.extraArgs }}` may set it" in json.dumps(incident)
+
+
+def test_a_named_helm_template_that_is_not_yaml_says_how_to_render_it(tmp_path, mini):
+    template = tmp_path / "deployment.yaml"
+    template.write_text("spec:\n  replicas: 1\n  {{- with .Values.nodeSelector }}\n  nodeSelector: {{ . }}\n", "utf-8")
+    r = scan(str(template), bundle=mini, cwd=tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert lines[0].startswith("exposure scan: deployment.yaml:3: a Helm template, not YAML until it is rendered")
+    assert "helm template CHART > rendered.yaml" in lines[0]
+
+
+def test_a_fifo_or_device_is_never_read(tmp_path, mini):
+    """A FIFO blocks a reader until a writer comes: in a folder it is skipped with a note; named, it
+    is refused in one line, as a device such as /dev/zero is."""
+    folder = deploy(tmp_path)
+    os.mkfifo(folder / "pipe.yaml")
+    r = scan(str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "Note: deploy/pipe.yaml: not a regular file (a FIFO); skipped" in r.stdout
+    for path, what in ((folder / "pipe.yaml", "a FIFO"), (Path("/dev/zero"), "a character device")):
+        r = scan(str(path), bundle=mini, cwd=tmp_path)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, r.stderr
+        assert f": not a regular file ({what})" in lines[0] and "no such file" not in lines[0]
+
+
+def test_a_bundle_that_is_a_fifo_or_device_is_one_line(tmp_path):
+    deploy(tmp_path)
+    os.mkfifo(tmp_path / "bundle.json")
+    for bundle in (tmp_path / "bundle.json", Path("/dev/zero")):
+        r = scan("--format", "json", "deploy", bundle=bundle, cwd=tmp_path)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, r.stderr
+        assert (
+            lines[0].startswith("exposure scan: cannot load the manual's data: ") and "not a regular file" in lines[0]
+        )
+
+
+@pytest.mark.parametrize("today", ["garbage", "0", "2026-13-01", "2026-02-30", "20261201", "２０２６-１２-０１"])
+def test_today_must_be_a_real_date(tmp_path, mini, today):
+    folder = deploy(tmp_path)
+    r = scan("--today", today, str(folder), bundle=mini, cwd=tmp_path)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert f"--today takes a date written YYYY-MM-DD, such as 2026-12-31, not {today!r}" in lines[0]
+
+
+def test_sarif_uris_are_percent_encoded(tmp_path, mini):
+    from urllib.parse import unquote, urlsplit
+
+    folder = tmp_path / "deploy"
+    (folder / "odd dir").mkdir(parents=True)
+    (folder / "odd dir" / "a b#c%20?x.sh").write_text(f"{LAUNCH} --enable-mixed-chunk\n", "utf-8")
+    r = scan("--format", "sarif", str(folder), bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    log = json.loads(r.stdout)
+    uris = {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in log["runs"][0]["results"]}
+    assert uris == {"deploy/odd%20dir/a%20b%23c%2520%3Fx.sh"}
+    (uri,) = uris
+    parts = urlsplit(uri)  # a relative reference: all path, no query, no fragment
+    assert (parts.scheme, parts.query, parts.fragment, parts.path) == ("", "", "", uri)
+    assert unquote(uri) == "deploy/odd dir/a b#c%20?x.sh"
+
+
+DEEP = "/".join(["a"] * 30) + "/start.sh"
+
+
+@pytest.mark.parametrize(
+    "pattern,matches",
+    [
+        ("**/" * 20 + "start.sh", True),
+        ("**/a/" * 20 + "missing.sh", False),
+        ("**/a/" * 20 + "start.sh", True),
+        ("**/b/" * 20 + "**", False),
+    ],
+    ids=["twenty-stars", "no-match", "twenty-a", "no-b"],
+)
+def test_path_patterns_with_many_double_stars_take_bounded_steps(monkeypatch, pattern, matches):
+    """Every (pattern name, path name) pair is tried at most once: a backtracking matcher tries each
+    way to share the path's names among the `**`s, billions of them here."""
+    from opsmanual.cli.scan import _match_path
+    from opsmanual.engines import exposure
+
+    names = [x for x in pattern.split("/") if x]
+    bound = len(names) * (DEEP.count("/") + 1)
+    calls = 0
+    real = exposure.glob_match
+
+    def counted(p, s):
+        nonlocal calls
+        calls += 1
+        assert calls <= bound, "the matcher takes more steps than pattern x path names"
+        return real(p, s)
+
+    monkeypatch.setattr(exposure, "glob_match", counted)
+    assert _match_path(pattern, DEEP) is matches
+
+
+def test_an_ignore_pattern_with_many_double_stars_returns(tmp_path, mini):
+    folder = tmp_path / "deploy" / Path(*["a"] * 30)
+    folder.mkdir(parents=True)
+    (folder / "start.sh").write_text(f"{LAUNCH} --enable-mixed-chunk\n", "utf-8")
+    pattern = "**/a/" * 20 + "missing.sh"
+    ignore_file(
+        tmp_path,
+        f"  - {{id: t-mixed, reason: Only the staging scripts., expires: '2030-01-31', paths: ['{pattern}']}}\n",
+    )
+    r = scan("--today", "2030-01-01", "deploy", bundle=mini, cwd=tmp_path)
+    assert r.returncode == 1 and "APPLIES   t-mixed" in r.stdout and "ignored" not in r.stdout, r.stderr

@@ -138,10 +138,15 @@ def read_input(name: str, limit: int, what: str, instead: str = "give a file") -
 
 
 def read_json(path: str):
-    """A JSON file's value (a bundle given with --bundle); raises OSError or ValueError."""
+    """A JSON file's value (a bundle given with --bundle); raises OSError or ValueError, also for a
+    FIFO or a device (opened without blocking, never read: /dev/zero never ends)."""
     import json
+    import stat
 
-    with open(path, encoding="utf-8") as f:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, encoding="utf-8") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path}: not a regular file")
         return json.load(f)
 
 

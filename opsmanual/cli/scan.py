@@ -50,19 +50,50 @@ def _shown(path: str) -> str:
     return shown.replace(os.sep, "/")
 
 
+def _not_regular(mode: int) -> str:
+    """What a path that is not a regular file is, for a message."""
+    import stat
+
+    for test, what in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return what
+    return "not a file"
+
+
 def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
     """(path, named) of each file to read, and the notes of what was left out. A named file is read
-    whatever its name; a folder is walked (no symbolic links followed) for the files the scan knows."""
+    whatever its name; a folder is walked (no symbolic links followed) for the files the scan knows.
+    A FIFO, a device or a socket is never opened: named, it is refused; in a folder, skipped with a note."""
+    import stat
+
     from opsmanual.engines.scan import kind_of
 
     files: list[tuple[str, bool]] = []
+    notes: list[str] = []
     seen = 0
     for path in paths:
-        if os.path.isfile(path):
+        if path == "-":
+            raise UsageError(
+                f"{common.STDIN}: scan reads files and folders; write the input to a file and scan that "
+                "(helm template CHART > rendered.yaml, then exposure scan rendered.yaml)"
+            )
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise UsageError(f"{path}: no such file or folder") from None
+        except OSError as err:
+            raise UsageError(f"{path}: cannot be read: {err.strerror or err}") from None
+        if stat.S_ISREG(mode):
             files.append((path, True))
             continue
-        if not os.path.isdir(path):
-            raise UsageError(f"{path}: no such file or folder")
+        if not stat.S_ISDIR(mode):
+            raise UsageError(f"{path}: not a regular file ({_not_regular(mode)}); give a deploy file or folder")
         for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             seen += len(dirs) + len(names)
@@ -72,18 +103,42 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
                 )
             for name in sorted(names):
                 full = os.path.join(top, name)
-                if kind_of(name) is not None and not os.path.islink(full):
-                    files.append((full, False))
-    return files, []
+                if kind_of(name) is None:
+                    continue
+                try:
+                    mode = os.lstat(full).st_mode
+                except OSError as err:
+                    notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
+                    continue
+                if stat.S_ISLNK(mode):
+                    continue
+                if not stat.S_ISREG(mode):
+                    notes.append(f"{_shown(full)}: not a regular file ({_not_regular(mode)}); skipped")
+                    continue
+                files.append((full, False))
+    return files, notes
 
 
 def read_text(path: str) -> str:
-    """A file's text, read with a bound. Raises UsageError with the reason."""
+    """A file's text, read with a bound. Raises UsageError with the reason. The file is opened without
+    blocking and read only when it is a regular file: a FIFO put in its place never hangs the scan."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise UsageError(f"{_shown(path)}: cannot be read: {err.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{_shown(path)}: not a regular file ({_not_regular(mode)})")
+        with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(MAX_FILE + 1)
     except OSError as err:
         raise UsageError(f"{_shown(path)}: cannot be read: {err.strerror}") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_FILE:
         raise UsageError(f"{_shown(path)}: longer than {MAX_FILE:,} bytes; a manifest or script is a few kilobytes")
     if b"\0" in data:
@@ -98,17 +153,33 @@ def read_text(path: str) -> str:
 
 
 def _match_path(pattern: str, path: str) -> bool:
-    """A path pattern: `**` any folders, `*` and `?` within one name (the exposure engine's glob per name)."""
+    """A path pattern: `**` any folders, `*` and `?` within one name (the exposure engine's glob per name).
+    Matched as an automaton over the path's names: the set of pattern positions reached so far, so the
+    work is at most (pattern names) x (path names) steps, however many `**` the pattern holds."""
     from opsmanual.engines.exposure import glob_match
 
-    def walk(p: list[str], s: list[str]) -> bool:
-        if not p:
-            return not s
-        if p[0] == "**":
-            return any(walk(p[1:], s[k:]) for k in range(len(s) + 1))
-        return bool(s) and glob_match(p[0], s[0].lower()) and walk(p[1:], s[1:])
+    p = [x for x in pattern.split("/") if x]
+    s = [x for x in path.split("/") if x and x != "."]
 
-    return walk([x for x in pattern.split("/") if x], [x for x in path.split("/") if x and x != "."])
+    def closed(states: set[int]) -> set[int]:  # a `**` may stand for no folder at all
+        out = set()
+        for i in states:
+            j = i
+            out.add(j)
+            while j < len(p) and p[j] == "**":
+                j += 1
+                out.add(j)
+        return out
+
+    states = closed({0})
+    for name in s:
+        low = name.lower()
+        states = closed(
+            {i if p[i] == "**" else i + 1 for i in states if i < len(p) and (p[i] == "**" or glob_match(p[i], low))}
+        )
+        if not states:
+            return False
+    return len(p) in states
 
 
 def read_ignore(path: str, known: set[str], today: str) -> tuple[list[dict], list[str]]:
@@ -164,6 +235,26 @@ def ignoring(entries: list[dict], incident: str, path: str) -> dict | None:
 # --------------------------------------------------------------------------- the scan
 
 
+HELM_RENDER = "; to check what it runs: helm template CHART > rendered.yaml, then exposure scan rendered.yaml"
+
+
+def helm_template(path: str, text: str) -> int | None:
+    """The line of a YAML file's first Go template action (``{{ .Values.cmd }}``), or 1 for a YAML
+    file under a chart's templates/ folder (a Chart.yaml beside it); None for any other file."""
+    from opsmanual.engines.scan import helm_action_line, kind_of
+
+    if kind_of(path) != "yaml":
+        return None
+    line = helm_action_line(text)
+    if line is not None:
+        return line
+    parts = os.path.abspath(path).split(os.sep)
+    for k in range(len(parts) - 2, 0, -1):
+        if parts[k] == "templates" and os.path.isfile(os.sep.join([*parts[:k], "Chart.yaml"])):
+            return 1
+    return None
+
+
 def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[dict]) -> dict:
     """Every launch command of every file, checked; what was skipped and why."""
     from opsmanual.engines.scan import ScanError, find_commands
@@ -171,8 +262,10 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
     report: dict = {"commands": [], "skipped": [], "files": 0}
     for path, named in files:
         shown = _shown(path)
+        template = None
         try:
             text = read_text(path)
+            template = helm_template(path, text)
             found = find_commands(path, text)
         except UsageError as err:
             if named:
@@ -180,11 +273,19 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             report["skipped"].append(str(err))
             continue
         except ScanError as err:
-            message = f"{shown}:{err.line}: {err.message}" if err.line else f"{shown}: {err.message}"
+            if template is not None and err.message.startswith("not YAML"):
+                message = f"{shown}:{template}: a Helm template, not YAML until it is rendered{HELM_RENDER}"
+            else:
+                message = f"{shown}:{err.line}: {err.message}" if err.line else f"{shown}: {err.message}"
             if named:
                 raise UsageError(message) from None
-            report["skipped"].append(message + " (skipped; a Helm chart's templates are read after `helm template`)")
+            report["skipped"].append(message + " (skipped)")
             continue
+        if template is not None:
+            report["skipped"].append(
+                f"{shown}:{template}: a Helm template: its commands are checked as written, what its values "
+                f"fill in left undecided{HELM_RENDER}"
+            )
         report["files"] += 1
         for line, command in found:
             # --version names the SGLang release: a router's or Miles' command is checked without it
@@ -281,6 +382,14 @@ def json_report(report: dict, base: str, notes: list[str]) -> dict:
     }
 
 
+def _uri(shown: str) -> str:
+    """A file as SARIF's artifactLocation.uri: a relative URI reference (RFC 3986), its characters
+    percent-encoded but the folder separators (`a b#c%20?x.sh` is `a%20b%23c%2520%3Fx.sh`)."""
+    from urllib.parse import quote
+
+    return quote(shown, safe="/")
+
+
 def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dict:
     """SARIF 2.1.0: one rule per incident reported (its page as helpUri), one result per command and
     incident, at the command's file and line; an ignored incident is a result with a suppression."""
@@ -312,7 +421,12 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
                 "level": "error" if r["result"] == APPLIES else "warning",
                 "message": {"text": text},
                 "locations": [
-                    {"physicalLocation": {"artifactLocation": {"uri": c["file"]}, "region": {"startLine": c["line"]}}}
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(c["file"])},
+                            "region": {"startLine": c["line"]},
+                        }
+                    }
                 ],
             }
             if r.get("ignored"):
@@ -381,6 +495,25 @@ def options(argv: list[str]) -> tuple[dict, list[str]]:
     return opts, paths
 
 
+def _today(value: str) -> str:
+    """--today's value: a real date written YYYY-MM-DD (it decides which ignore entries have expired)."""
+    import datetime
+
+    if (
+        len(value) == 10
+        and value[4] == "-"
+        and value[7] == "-"
+        and value.replace("-", "").isascii()
+        and value.replace("-", "").isdigit()
+    ):
+        try:
+            datetime.date.fromisoformat(value)
+            return value
+        except ValueError:
+            pass
+    raise UsageError(f"--today takes a date written YYYY-MM-DD, such as 2026-12-31, not {value!r}")
+
+
 def main(argv: list[str], load_bundle, root: str) -> int:
     """The scan; ``load_bundle(project)`` is the command line's cached bundle loader."""
     import datetime
@@ -390,7 +523,7 @@ def main(argv: list[str], load_bundle, root: str) -> int:
 
     try:
         opts, paths = options(argv)
-        today = opts["today"] or datetime.date.today().isoformat()
+        today = _today(opts["today"]) if opts["today"] is not None else datetime.date.today().isoformat()
         files, notes = collect(paths)
     except UsageError as err:
         return common.fail("exposure scan", f"{err} ({SCAN_USAGE[7:]})")

@@ -569,6 +569,83 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
     return problems
 
 
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "bool": "true or false (it is given or not)"}
+
+
+def _can_equal(want: Any, kind: str) -> bool:
+    """Whether a condition's ``equals``/``in`` value can ever equal a value the command parser reads for
+    a flag of type ``kind`` (opsmanual/engines/exposure.py's _equals: numbers as numbers, else the
+    text fmt_value writes): `1:20` (YAML 1.1's 80) is text that no integer flag's value ever is."""
+    if kind == "int":
+        if isinstance(want, bool):
+            return False
+        if isinstance(want, (int, float)):
+            return float(want).is_integer()
+        return (
+            isinstance(want, str)
+            and want.lstrip("-").isascii()
+            and want.lstrip("-").isdigit()
+            and str(int(want)) == want
+        )
+    if kind == "float":
+        if isinstance(want, bool):
+            return False
+        return isinstance(want, (int, float)) or (isinstance(want, str) and _FLOAT_TEXT.fullmatch(want) is not None)
+    if kind == "bool":
+        return isinstance(want, bool) or want in ("true", "false")
+    return True  # text, JSON: any value the YAML holds can be written on the command line
+
+
+def _type_problems(
+    wanted: list[Any], args: dict[str, Any], name: str, where: int | None, lead: str
+) -> list[tuple[int | None, str]]:
+    """A value no release the range covers could ever read for the flag, given the flag's type there."""
+    kinds = {v: a.get("type") for v, a in args.items()}
+    if not kinds or not all(k in _TYPE_WORDS for k in kinds.values()):
+        return []
+    for want in wanted:
+        if not any(_can_equal(want, k) for k in kinds.values()):
+            kind = next(iter(kinds.values()))
+            shown = f"`{want}` ({'text' if isinstance(want, str) else type(want).__name__})"
+            return [
+                (
+                    where,
+                    f"{lead}{shown} can never equal `{name}`, which takes {_TYPE_WORDS[kind]} at "
+                    f"{', '.join(kinds)}: no command meets this condition",
+                )
+            ]
+    return []
+
+
+def _policy_problems(
+    policies: Any, ranges: list[Any], known: Facts, site: Site, line: LineOf, path: list[str | int], lead: str
+) -> list[tuple[int | None, str]]:
+    """Every router policy a ``deployment: {router_policy: [...]}`` test names is one the router's
+    `--policy` takes at a release the range covers (exact names: never `__proto__` or `toString`)."""
+    if not isinstance(policies, list):
+        return []
+    versions = _covered(ranges, "sglang-router", known, site)
+    choices: dict[str, list[str]] = {}
+    for v in versions:
+        arg = known.argument("sglang-router", v, "--policy")
+        if arg is not None and arg.get("choices"):
+            choices[v] = [str(c) for c in arg["choices"]]
+    if not choices:
+        return []
+    for k, policy in enumerate(policies):
+        if not any(str(policy) == c for listed in choices.values() for c in listed):
+            v = next(iter(choices))
+            return [
+                (
+                    line(*path, "router_policy", k),
+                    f"{lead}router_policy: `{policy}` is not a policy the router's `--policy` takes at "
+                    f"{', '.join(choices)}; at {v} it takes {', '.join(f'`{c}`' for c in choices[v])}",
+                )
+            ]
+    return []
+
+
 def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) -> list[tuple[int | None, str]]:
     """Every flag a condition names exists at a version the incident's range covers, and every GPU,
     architecture and model family it names is in data/gpus.yaml or data/models.yaml."""
@@ -622,6 +699,8 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
                                 f"{', '.join(f'`{c}`' for c in lists[v])}",
                             )
                         )
+                if not (args and all(lists.values())):  # no fixed list of values: the flag's type decides
+                    problems += _type_problems(wanted, args, value["name"], line(*path, test), lead)
             label = LIST_LABEL[program]
             if not versions:
                 problems.append(
@@ -651,6 +730,8 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
             elif near:
                 message += f"; did you mean {', '.join(f'`{n}`' for n in near)}?"
             problems.append((where, message))
+        elif key == "deployment" and isinstance(value, dict) and "router_policy" in value:
+            problems += _policy_problems(value["router_policy"], ranges, known, site, line, path, lead)
         elif key == "gpu" and isinstance(value, dict):
             for field_name, have, what in (
                 ("name", known.gpus, "GPU id"),

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from opsmanual.engines.command import _LOOKS_LIKE
 
-MAX_NODES = 200_000  # YAML nodes walked in one file: far above any manifest, far below a pathological one
+MAX_NODES = 400_000  # YAML nodes (keys and values) in one file, aliases expanded: far above any manifest
+MAX_EXPANDED = 4 << 20  # characters of a YAML file's scalars, aliases expanded: an anchor reused, never a bomb
+MAX_TEXT = 4 << 20  # characters of the launch commands taken from one file
 MAX_COMMANDS = 1_000  # launch commands taken from one file
 
 
@@ -51,6 +53,37 @@ def kind_of(name: str) -> str | None:
 def looks_like(text: str) -> bool:
     """Whether ``text`` runs something the exposure check reads (the parser's own test)."""
     return _LOOKS_LIKE.search(text) is not None
+
+
+# a Go template action as Helm writes them: {{ .Values.x }}, {{- include "name" . }}, {{ if ... }},
+# {{ $var }}, {{/* a comment */}}; a Jinja chat template's {{ messages }} is none of these
+_HELM_WORDS = (
+    "include|template|if|else|end|range|with|define|block|toYaml|toJson|tpl|required|default|quote|printf"
+    "|lookup|nindent|indent"
+)
+_HELM_ACTION = r"\{\{-?\s*(?:[.$]|/\*|(?:" + _HELM_WORDS + r")\b)"
+
+
+def helm_action_line(text: str) -> int | None:
+    """The line of the first Go template action (``{{ .Values.cmd }}``) in a YAML file's text: a Helm
+    chart's template, whose real commands exist only once `helm template` renders it. None when none."""
+    import re
+
+    if "{{" not in text:
+        return None
+    m = re.search(_HELM_ACTION, text)  # re caches the compiled pattern
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def helm_dynamic(text: str) -> str:
+    """``text`` with each Go template action written as a shell expansion (``{{ .Values.tp }}`` as
+    ``${{ .Values.tp }}``): the check then reads what the chart fills in as decided when it is
+    rendered (a flag it may set, a value it may give), never as the literal braces."""
+    import re
+
+    if "{{" not in text:
+        return text
+    return re.sub(r"(?<!\$)" + _HELM_ACTION, lambda m: "$" + m.group(0), text)
 
 
 # --------------------------------------------------------------------------- shell
@@ -141,6 +174,9 @@ def quote(word: str) -> str:
     safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-"
     if word and all(c in safe for c in word):
         return word
+    dynamic = helm_dynamic(word)
+    if dynamic != word:  # a Helm template's action: a value given when the chart is rendered
+        return '"' + dynamic.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
     if "$" in word and not any(c in word for c in '"`\\'):
         return '"' + word + '"'
     return "'" + word.replace("'", "'\"'\"'") + "'"
@@ -156,8 +192,14 @@ def dockerfile_commands(text: str) -> list[tuple[int, str]]:
     entry: tuple[int, list[str] | None, str] | None = None  # line, exec words, text
     env: dict[str, str] = {}  # the stage's ENV: the container starts with these set
 
+    size = 0
+
     def emit(line: int, cmd: str) -> None:
+        nonlocal size
         prefix = "".join(f"{k}={quote(v)} " for k, v in env.items())
+        size += len(prefix) + len(cmd)
+        if size > MAX_TEXT:  # a long ENV written before each of many CMDs
+            raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters", line)
         out.append((line, prefix + _command_part(cmd)))
 
     for line, instr in logical_lines(text):
@@ -210,7 +252,7 @@ def _scalar_text(node) -> tuple[str, int]:
     line = node.start_mark.line + 1
     if node.style in ("|", ">"):
         line += 1
-    return node.value, line
+    return helm_dynamic(node.value), line
 
 
 def _words(node) -> list[str] | None:
@@ -250,6 +292,36 @@ def _from_value(node, key_line: int) -> list[tuple[int, str]]:
     return []
 
 
+def _expansion_check(doc, used: list[int]) -> None:
+    """Count a document's nodes and scalar characters as its aliases expand them (``used`` carries the
+    counts of the file's earlier documents) and stop past MAX_NODES or MAX_EXPANDED: a few hundred
+    bytes of anchors and aliases can stand for gigabytes (a YAML "billion laughs"). The walk counts a
+    node as it is reached and stops at the bound, so its work is bounded too, cycles included."""
+    from yaml import MappingNode, ScalarNode, SequenceNode
+
+    nodes, chars = used
+    stack = [doc]
+    nodes += 1
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ScalarNode):
+            chars += len(n.value)
+        elif isinstance(n, MappingNode):
+            nodes += 2 * len(n.value)
+            if nodes <= MAX_NODES:
+                stack.extend(x for pair in n.value for x in pair)
+        elif isinstance(n, SequenceNode):
+            nodes += len(n.value)
+            if nodes <= MAX_NODES:
+                stack.extend(n.value)
+        if nodes > MAX_NODES or chars > MAX_EXPANDED:
+            raise ScanError(
+                f"more than {MAX_NODES:,} YAML nodes or {MAX_EXPANDED:,} characters, each alias (*name) "
+                "counted as what it stands for; a deploy file is far smaller"
+            )
+    used[:] = [nodes, chars]
+
+
 def yaml_commands(text: str) -> list[tuple[int, str]]:
     """Launch commands in every document of a YAML file: containers (command + args), compose services
     (entrypoint + command), and shell scripts under run:/setup:/command:/args:."""
@@ -258,39 +330,45 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out: list[tuple[int, str]] = []
-    seen: set[int] = set()
-    count = 0
+    used = [0, 0]  # nodes and characters, aliases expanded, over the file's documents so far
+    size = 0  # characters of the commands taken so far
 
     def walk(node):
-        nonlocal count
+        nonlocal size
+        # the nodes of this document, held (not their id(): once a document is freed, Python gives
+        # the next one's nodes the same ids); an alias's node is walked once
+        seen: set = set()
         stack = [node]
         while stack:
             n = stack.pop()
-            if id(n) in seen:  # an alias: walked once
+            if n in seen:
                 continue
-            seen.add(id(n))
-            count += 1
-            if count > MAX_NODES:
-                raise ScanError(f"more than {MAX_NODES:,} YAML nodes; a deploy file has far fewer")
+            seen.add(n)
             if isinstance(n, MappingNode):
                 found = _mapping_commands(n)
                 out.extend(found)
+                size += sum(len(t) for _, t in found)
+                if size > MAX_TEXT:
+                    raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters")
+                if len(out) > MAX_COMMANDS:
+                    raise ScanError(f"more than {MAX_COMMANDS:,} launch commands in one file")
                 taken = (
-                    {
-                        id(v)
+                    [
+                        v
                         for k, v in n.value
                         if isinstance(k, ScalarNode) and k.value in ("command", "args", "entrypoint", "run", "setup")
-                    }
+                    ]
                     if found
-                    else set()
+                    else []
                 )
-                stack.extend(v for k, v in reversed(n.value) if id(v) not in taken)
+                stack.extend(v for k, v in reversed(n.value) if not any(v is t for t in taken))
             elif isinstance(n, SequenceNode):
                 stack.extend(reversed(n.value))
 
     try:
         for doc in yaml.compose_all(text, Loader=loader):
             if doc is not None:
+                _expansion_check(doc, used)
                 walk(doc)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -340,6 +418,8 @@ def _environment(n) -> str:
 
 
 def _with_env(found: list[tuple[int, str]], env: str) -> list[tuple[int, str]]:
+    if len(env) * len(found) > MAX_TEXT:  # the variables written before each command of a long script
+        raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters")
     return [(line, env + text) for line, text in found] if env else found
 
 
@@ -364,7 +444,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
         if len(cmd_words) >= 2 and cmd_words[-1] == "-c" and len(args_words) == 1:
             node = args[1].value[0]
             _, line = _scalar_text(node)
-            script = args_words[0]
+            script = helm_dynamic(args_words[0])
             found = (
                 shell_commands(script, line)
                 if "\n" in script.strip()
@@ -375,13 +455,17 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
     entry_text = (
         join_words(entry_words)
         if entry_words is not None
-        else (entrypoint[1].value if entrypoint is not None and isinstance(entrypoint[1], ScalarNode) else None)
+        else (
+            helm_dynamic(entrypoint[1].value)
+            if entrypoint is not None and isinstance(entrypoint[1], ScalarNode)
+            else None
+        )
     )
     if entry_text is not None and command is not None:  # compose: the command follows the entrypoint
         tail = (
             join_words(cmd_words)
             if cmd_words is not None
-            else (command[1].value if isinstance(command[1], ScalarNode) else "")
+            else (helm_dynamic(command[1].value) if isinstance(command[1], ScalarNode) else "")
         )
         text = (entry_text + " " + tail).strip()
         if looks_like(text):
