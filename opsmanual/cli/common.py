@@ -15,6 +15,13 @@ from opsmanual.text.terminal import escape_controls
 
 LOCAL_SITE = "http://127.0.0.1:8000/"  # the local preview's address, the links' default
 STDIN = "(standard input)"  # how a message names standard input, given as -
+INVOKED: str | None = None  # "sglang-manual" or "python -m opsmanual" when run through cli/main.py
+
+
+def prog(command: str, legacy: str) -> str:
+    """How a command names itself in its usage line and messages: as it was run (``sglang-manual
+    triage``), or ``legacy`` (``python -m macros.triage``) when a shim ran it."""
+    return f"{INVOKED} {command}" if INVOKED else legacy
 
 
 class UsageError(Exception):
