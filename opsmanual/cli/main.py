@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None, name: str = "sglang-manual") -> int:
 
 def run() -> None:
     """The `sglang-manual` console script."""
-    common.run(lambda: main())
+    common.run(main)
 
 
 def run_module() -> None:
