@@ -211,3 +211,255 @@ def test_each_metric_is_declared_where_the_data_says(manual):
     page = (ROOT / "docs" / "logs.md").read_text("utf-8")
     assert "lines 2573–2581" in page and "lines 2574–2578" in page
     assert "raise Exception(" in common[2575 - 1]
+
+
+# --- Healthy servers ----------------------------------------------------------------------------
+# What a healthy SGLang 0.5.22 server of each kind exports, minute by minute, read from the wheel:
+# - SchedulerMetricsCollector's series carry model_name, engine_type ("unified", "prefill" or "decode",
+#   DisaggregationMode.to_engine_type), tp_rank, pp_rank and moe_ep_rank; TokenizerMetricsCollector's
+#   (sglang:num_aborted_requests_total) only model_name and engine_type.
+# - sglang:spec_accept_length is 0 when no speculative algorithm runs (metrics_reporter.py,
+#   report_decode_stats) and stays 0 on a PD prefill server, which never reports decode stats, even
+#   with --speculative-algorithm; where speculation decodes it is accepted tokens (the bonus token
+#   included) per forward, so 1 or more.
+# - sglang:utilization reads 0 on every server that is not a PD prefill server and -1 on a PD prefill
+#   server (_calculate_utilization: max_running_requests_under_SLO has no setter).
+# - sglang:num_running_reqs on a PD prefill server is the forward batch's size (one long prompt per
+#   chunked batch here), and its gen_throughput stays 0 (no decode stats).
+# - Once idle, the scheduler publishes num_running_reqs 0, num_queue_reqs 0 and gen_throughput 0
+#   (_maybe_log_idle_metrics); cache_hit_rate (the last prefill batch's), spec_accept_length and
+#   utilization hold their last values.
+# - A request a client aborts while it waits for its KV bootstrap counts in
+#   sglang:num_bootstrap_failed_reqs_total (the aborted receiver or sender polls KVPoll.Failed:
+#   disaggregation/decode.py, _update_handshake_waiters; prefill.py, handle_bootstrap_failure), and
+#   the abort in sglang:num_aborted_requests_total (tokenizer_manager.py, abort_request).
+# - Retraction frees KV cache under pressure by design: a busy server retracts now and then.
+# Two days' shapes: "steady", busy for 26 hours; "daily", busy for 10 hours, the load gone within
+# three minutes (a retraction just before), two streams for half an hour, then idle into the next day.
+
+END = 26 * 60  # minutes of series
+BUSY_UNTIL, DRAIN_UNTIL, IDLE_FROM = 10 * 60, 10 * 60 + 3, 10 * 60 + 30
+NOTICE_WINDOW = 6 * 60  # SGLangUtilizationGaugeStuck fires only in a series' first six hours
+EVAL = ["3h", "7h", "9h59m", "10h2m", "10h13m", "10h25m", "12h", "24h45m", "25h30m", "26h"]
+SCHEDULER = {"tp_rank": "0", "pp_rank": "0", "moe_ep_rank": "0"}
+
+
+def _cycle(values: list[float]):
+    return lambda m: values[m % len(values)]
+
+
+# kind: engine_type, each gauge's value in a busy minute, and whether the server retracts and has KV
+# bootstraps (PD) to fail; every kind's tokenizer counts aborted requests.
+KINDS = {
+    "plain": {
+        "engine_type": "unified",
+        "sglang:num_running_reqs": _cycle([24, 31, 28, 35, 30, 26, 33, 29]),
+        "sglang:num_queue_reqs": _cycle([0, 0, 2, 0, 0, 1, 0, 0]),
+        "sglang:gen_throughput": _cycle([1800, 2100, 1950, 2200, 2050, 1900, 2150, 2000]),
+        "sglang:cache_hit_rate": _cycle([0.62, 0.35, 0.8, 0.55, 0.71, 0.4, 0.66, 0.5]),
+        "sglang:token_usage": _cycle([0.55, 0.62, 0.58, 0.66, 0.6, 0.57, 0.64, 0.59]),
+        "sglang:spec_accept_length": _cycle([0]),
+        "sglang:utilization": _cycle([0]),
+        "retracts": True,
+        "bootstrap": False,
+    },
+    "speculative decoding": {
+        "engine_type": "unified",
+        "sglang:num_running_reqs": _cycle([24, 31, 28, 35, 30, 26, 33, 29]),
+        "sglang:num_queue_reqs": _cycle([0, 0, 2, 0, 0, 1, 0, 0]),
+        "sglang:gen_throughput": _cycle([3400, 3900, 3600, 4100, 3800, 3500, 4000, 3700]),
+        "sglang:cache_hit_rate": _cycle([0.62, 0.35, 0.8, 0.55, 0.71, 0.4, 0.66, 0.5]),
+        "sglang:token_usage": _cycle([0.55, 0.62, 0.58, 0.66, 0.6, 0.57, 0.64, 0.59]),
+        "sglang:spec_accept_length": _cycle([2.8, 3.1, 2.6, 3.3, 2.9, 3.0, 2.7, 3.2]),
+        "sglang:utilization": _cycle([0]),
+        "retracts": True,
+        "bootstrap": False,
+    },
+    "PD prefill (with speculative decoding)": {
+        "engine_type": "prefill",
+        "sglang:num_running_reqs": _cycle([1]),
+        "sglang:num_queue_reqs": _cycle([3, 5, 2, 4, 6, 3, 2, 4]),
+        "sglang:gen_throughput": _cycle([0]),
+        "sglang:cache_hit_rate": _cycle([0.62, 0.35, 0.8, 0.55, 0.71, 0.4, 0.66, 0.5]),
+        "sglang:token_usage": _cycle([0.12, 0.18, 0.15, 0.2, 0.14, 0.17, 0.13, 0.16]),
+        "sglang:spec_accept_length": _cycle([0]),
+        "sglang:utilization": _cycle([-1]),
+        "retracts": False,
+        "bootstrap": True,
+    },
+    "PD decode": {
+        "engine_type": "decode",
+        "sglang:num_running_reqs": _cycle([64, 71, 68, 75, 70, 66, 73, 69]),
+        "sglang:num_queue_reqs": _cycle([0, 1, 0, 0, 2, 0, 0, 0]),
+        "sglang:gen_throughput": _cycle([3000, 3300, 3150, 3400, 3250, 3100, 3350, 3200]),
+        "sglang:cache_hit_rate": _cycle([0.62, 0.35, 0.8, 0.55, 0.71, 0.4, 0.66, 0.5]),
+        "sglang:token_usage": _cycle([0.6, 0.68, 0.64, 0.7, 0.66, 0.62, 0.69, 0.65]),
+        "sglang:spec_accept_length": _cycle([0]),
+        "sglang:utilization": _cycle([0]),
+        "retracts": True,
+        "bootstrap": True,
+    },
+    "HiCache": {
+        "engine_type": "unified",
+        "sglang:num_running_reqs": _cycle([24, 31, 28, 35, 30, 26, 33, 29]),
+        "sglang:num_queue_reqs": _cycle([0, 0, 2, 0, 0, 1, 0, 0]),
+        "sglang:gen_throughput": _cycle([1800, 2100, 1950, 2200, 2050, 1900, 2150, 2000]),
+        "sglang:cache_hit_rate": _cycle([0.85, 0.7, 0.92, 0.78, 0.88, 0.74, 0.9, 0.81]),
+        "sglang:token_usage": _cycle([0.82, 0.88, 0.85, 0.9, 0.86, 0.83, 0.89, 0.84]),
+        "sglang:spec_accept_length": _cycle([0]),
+        "sglang:utilization": _cycle([0]),
+        "retracts": True,
+        "bootstrap": False,
+    },
+}
+
+
+def _phase(shape: str, m: int) -> str:
+    if shape == "steady" or m < BUSY_UNTIL:
+        return "busy"
+    return "drain" if m < DRAIN_UNTIL else "trickle" if m < IDLE_FROM else "idle"
+
+
+def _gauge(kind: dict, name: str, shape: str, m: int) -> float:
+    phase, busy = _phase(shape, m), kind[name](m)
+    if phase == "busy":
+        return busy
+    if name in ("sglang:utilization", "sglang:spec_accept_length"):
+        return busy if phase != "idle" else kind[name](IDLE_FROM - 1)  # held once idle
+    prefill = kind["engine_type"] == "prefill"
+    if phase == "idle":
+        return {"sglang:cache_hit_rate": 0.0, "sglang:token_usage": 0.03}.get(name, 0)
+    # The load leaves (drain), then two streams run half an hour (trickle), their prompts uncached.
+    share = (DRAIN_UNTIL - m) / (DRAIN_UNTIL - BUSY_UNTIL + 1) if phase == "drain" else 0.0
+    streams = 1 + m % 2
+    if name == "sglang:num_running_reqs":
+        return 1 if prefill else max(streams, round(busy * share))
+    if name == "sglang:gen_throughput":
+        return 0 if prefill else max(60.0 * streams, round(busy * share))
+    if name == "sglang:cache_hit_rate":
+        return 0.0
+    if name == "sglang:token_usage":
+        return max(0.05, round(busy * share, 2))
+    return 0  # nothing waits
+
+
+def _counter(events, m: int) -> int:
+    return sum(1 for e in events if e <= m)
+
+
+def _healthy_series(kind: dict, shape: str) -> dict[str, list[float]]:
+    minutes = range(END + 1)
+    labels = {"model_name": "m", "engine_type": kind["engine_type"]}
+    scheduler = "{" + ", ".join(f'{k}="{v}"' for k, v in {**labels, **SCHEDULER}.items()) + "}"
+    tokenizer = "{" + ", ".join(f'{k}="{v}"' for k, v in labels.items()) + "}"
+    busy = [m for m in minutes if _phase(shape, m) in ("busy", "drain", "trickle")]
+    series = {
+        name + scheduler: [_gauge(kind, name, shape, m) for m in minutes] for name in kind if name.startswith("sglang:")
+    }
+    if kind["retracts"]:
+        retractions = [m for m in busy if m % 120 == 0 and m > 0] + ([BUSY_UNTIL - 1] if shape == "daily" else [])
+        series["sglang:num_retracted_requests_total" + scheduler] = [_counter(retractions, m) for m in minutes]
+    # Clients abort a request every 7 minutes, one in every 5 minutes while it waits for its bootstrap.
+    aborted = [m for m in busy if m % 7 == 0 or m % 5 == 0]
+    series["sglang:num_aborted_requests_total" + tokenizer] = [_counter(aborted, m) for m in minutes]
+    if kind["bootstrap"]:
+        failed = [m for m in busy if m % 5 == 0]
+        series["sglang:num_bootstrap_failed_reqs_total" + scheduler] = [_counter(failed, m) for m in minutes]
+    return series
+
+
+def _minutes(duration: str) -> int:
+    hours, _, rest = duration.partition("h")
+    return int(hours) * 60 + int(rest.rstrip("m") or 0) if "h" in duration else int(duration.rstrip("m"))
+
+
+def healthy_tests(manual, kinds=tuple(KINDS), shapes=("steady", "daily")) -> dict:
+    """promtool unit tests: each rule at each of EVAL on each healthy server kind and shape. Every rule
+    stays quiet, except the utilization notice, which fires while the server is busy in its first
+    NOTICE_WINDOW minutes and never after."""
+    site = manual.site.with_addresses(SITE, None)
+    tests = []
+    for name in kinds:
+        kind = KINDS[name]
+        for shape in shapes:
+            series = _healthy_series(kind, shape)
+            cases = []
+            for rule in manual.metrics.rules:
+                for at in EVAL:
+                    expected = []
+                    m = _minutes(at)
+                    if rule.alert == "SGLangUtilizationGaugeStuck" and m < NOTICE_WINDOW:
+                        value = kind["sglang:utilization"](m)
+                        expected = [
+                            {
+                                "exp_labels": {
+                                    "severity": rule.severity,
+                                    "incident": rule.incident,
+                                    "model_name": "m",
+                                    "engine_type": kind["engine_type"],
+                                    **SCHEDULER,
+                                },
+                                "exp_annotations": {
+                                    "summary": rule.summary.replace("{{ $value }}", f"{value:g}"),
+                                    "runbook_url": site.absolute(site.incident_url(rule.incident)),
+                                },
+                            }
+                        ]
+                    cases.append({"eval_time": at, "alertname": rule.alert, "exp_alerts": expected})
+            tests.append(
+                {
+                    "name": f"a healthy {name} server, {shape}",
+                    "interval": "1m",
+                    "input_series": [
+                        {"series": s, "values": " ".join(f"{v:g}" for v in values)} for s, values in series.items()
+                    ],
+                    "alert_rule_test": cases,
+                }
+            )
+    return {"rule_files": [ALERT_RULES], "evaluation_interval": "1m", "tests": tests}
+
+
+def _run_healthy(manual, folder: Path, rules: str, **which) -> subprocess.CompletedProcess:
+    (folder / ALERT_RULES).write_text(rules, "utf-8")
+    tests = healthy_tests(manual, **which)
+    (folder / "healthy_test.yaml").write_text(yaml.safe_dump(tests, sort_keys=False), "utf-8")
+    return subprocess.run(
+        [promtool(), "test", "rules", "healthy_test.yaml"], cwd=folder, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_no_rule_fires_on_a_healthy_server(manual, tmp_path):
+    """Plain, speculative decoding, PD prefill and decode, HiCache; busy all day, or busy, draining and
+    idle: no rule fires, and the utilization notice only in a server's first hours."""
+    read = {name for rule in manual.metrics.rules for name in rule.metrics}
+    exported = {
+        s.split("{")[0] for kind in KINDS for shape in ("steady", "daily") for s in _healthy_series(KINDS[kind], shape)
+    }
+    assert read <= exported, f"no healthy server exports {read - exported}: add them to KINDS"
+    site = manual.site.with_addresses(SITE, None)
+    result = _run_healthy(manual, tmp_path, alert_rules(manual.metrics, site))
+    assert result.returncode == 0, (result.stdout + result.stderr)[-8000:]
+
+
+@pytest.mark.parametrize(
+    "alert, fixed, broken, kind",
+    [
+        # Guards the healthy servers need; with one taken out, promtool fails on that kind of server.
+        ("SGLangSpeculativeAcceptanceLow", " and sglang:spec_accept_length > 0", "", "plain"),
+        ("SGLangUtilizationGaugeStuck", " unless sglang:utilization offset 6h", "", "plain"),
+        (
+            "SGLangRunningRequestsPinned",
+            'sglang:num_running_reqs{engine_type!="prefill"}',
+            "sglang:num_running_reqs",
+            "PD prefill (with speculative decoding)",
+        ),
+    ],
+)
+def test_the_healthy_servers_catch_a_rule_that_cries_wolf(manual, tmp_path, alert, fixed, broken, kind):
+    site = manual.site.with_addresses(SITE, None)
+    text = alert_rules(manual.metrics, site)
+    assert fixed in text
+    result = _run_healthy(manual, tmp_path, text.replace(fixed, broken), kinds=(kind,), shapes=("steady",))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    assert f"name: a healthy {kind} server, steady" in output and f"alertname: {alert}," in output, output[-3000:]
