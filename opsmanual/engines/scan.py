@@ -496,15 +496,13 @@ def _dockerfile_images(text: str) -> list[dict]:
     an earlier one inherits its pin)."""
     out: list[dict] = []
     stages: dict[str, dict] = {}
-    lines = logical_lines(text)
-    for n, (line, instr) in enumerate(lines):
-        word, _, rest = instr.strip().partition(" ")
-        if word.upper() != "FROM":
-            continue
+    froms = [(line, instr.strip()) for line, instr in logical_lines(text) if instr.strip()[:5].upper() == "FROM "]
+    for n, (line, instr) in enumerate(froms):
+        rest = instr[5:]
         words = [w for w in rest.split() if not w.startswith("--")]
         if not words:
             continue
-        end = next((ln - 1 for ln, t in lines[n + 1 :] if t.strip().upper().startswith("FROM ")), 1 << 30)
+        end = froms[n + 1][0] - 1 if n + 1 < len(froms) else 1 << 30
         parent = stages.get(words[0].lower())
         release = image_release(words[0])
         pin = (
