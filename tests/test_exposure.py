@@ -144,6 +144,8 @@ def test_conformance_covers_the_vocabulary():
         '"multi_node"',
         '"ipv6"',
         '"router_policy"',
+        '"runtime"',
+        '"question"',
         '"last_affected"',
         '"fixed"',
         '"unknown"',
@@ -530,27 +532,35 @@ def test_cli_reports_bad_data_in_one_message(tmp_path):
 # --------------------------------------------------------------------------- real commands
 
 COMMANDS = ROOT / "tests" / "exposure_commands.yaml"
+# Commands kept apart from the ones above: written once, never tuned on (the issue's held-out idea, on
+# this side); the same rules hold for them.
+HELD_OUT = ROOT / "tests" / "exposure_commands_heldout.yaml"
 
 
 def only_the_version_undecided(result: dict) -> bool:
-    """A result whose conditions all hold but the version: the incident's range is unknown (or the command
-    does not say which router or Miles release runs), so the engine can only say "may apply"."""
+    """A result whose conditions all hold but the version and what no command shows: the incident's range
+    is unknown (or the command does not say which router or Miles release runs), or a `runtime` question
+    is open, so the engine can only say "may apply"."""
     return result["result"] == "applies" or all(
-        u.startswith("the affected ") or (u.startswith("no ") and u.endswith(" version given"))
+        u.startswith("the affected ")
+        or (u.startswith("no ") and u.endswith(" version given"))
+        or u.startswith("no command shows it: ")
         for u in result["undecided"]
     )
 
 
-@pytest.mark.skipif(not COMMANDS.exists(), reason="tests/exposure_commands.yaml is not in this checkout yet")
-def test_real_commands(real_bundle, tmp_path):
+@pytest.mark.parametrize("path", [COMMANDS, HELD_OUT], ids=["development", "held-out"])
+def test_real_commands(real_bundle, tmp_path, path):
     """Each real command against the manual's own data, with both engines: the same answer word for word,
-    every incident in `must` reported with all its conditions met, nothing in `must_not` reported."""
+    every incident in `must` reported with all the conditions the command can show met, every incident
+    reported as applying in `must` (no false "applies"), nothing in `not_applies` reported as applying,
+    nothing in `must_not` reported."""
     import yaml
 
     engine = Engine(real_bundle)
     problems = []
-    items = yaml.safe_load(COMMANDS.read_text("utf-8"))
-    assert len(items) >= 30
+    items = yaml.safe_load(path.read_text("utf-8"))
+    assert len(items) >= (30 if path == COMMANDS else 8)
     views = []
     for k, item in enumerate(items):
         out = engine.check(item["command"], gpu=item.get("gpu"), version=item.get("version"))
@@ -569,6 +579,11 @@ def test_real_commands(real_bundle, tmp_path):
         for i in item.get("must_not") or []:
             if i in reported:
                 problems.append(f"#{k} ({item.get('source')}): {i} should not be reported")
+        for i, r in reported.items():
+            if r["result"] == "applies" and (i not in (item.get("must") or []) or i in (item.get("not_applies") or [])):
+                problems.append(
+                    f"#{k} ({item.get('source')}): {i} is reported as applying, which the command cannot show"
+                )
     assert not problems, "\n".join(problems)
     if NODE is None:
         pytest.skip("node is not installed: the JavaScript engine was not compared")

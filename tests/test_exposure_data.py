@@ -183,10 +183,11 @@ def test_real_commands_file():
     for form, pattern in forms.items():
         assert any(re.search(pattern, c["command"], re.M) for c in COMMANDS), form
     for c in COMMANDS:
-        assert set(c) <= {"command", "gpu", "version", "source", "must", "must_not"}
+        assert set(c) <= {"command", "gpu", "version", "source", "must", "must_not", "not_applies"}
         assert c["command"].strip() and c["source"].startswith("https://")
-        assert set(c["must"]) <= IDS and set(c["must_not"]) <= IDS
+        assert set(c["must"]) <= IDS and set(c["must_not"]) <= IDS and set(c.get("not_applies", ())) <= IDS
         assert not set(c["must"]) & set(c["must_not"])
+        assert not set(c.get("not_applies", ())) & set(c["must_not"])
         if "gpu" in c:
             assert gpu_by_name(c["gpu"]) is not None, c["gpu"]
 

@@ -543,3 +543,157 @@ def test_an_ignore_pattern_with_many_double_stars_returns(tmp_path, mini):
     )
     r = scan("--today", "2030-01-01", "deploy", bundle=mini, cwd=tmp_path)
     assert r.returncode == 1 and "APPLIES   t-mixed" in r.stdout and "ignored" not in r.stdout, r.stderr
+
+    assert "Note: deploy/chart/deployment.yaml:2: not YAML" in r.stdout and "helm template" in r.stdout
+
+
+# --------------------------------------------------------------------------- the release a deploy file pins
+
+RANGED = {  # affected from 0.5.16 to before 0.5.21: a file pinned to 0.5.16 is exposed, the manual's 0.5.22 is not
+    "id": "t-ranged",
+    "name": "#3",
+    "title": "Mixed chunk, for a while",
+    "path": "incidents/t-ranged/",
+    "exposure": {
+        "versions": [{"product": "sglang", "introduced": "0.5.16", "fixed": "0.5.21"}],
+        "when": {"flag": {"name": "--enable-mixed-chunk", "present": True}},
+    },
+}
+K8S = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: sglang
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: {image}
+          command: ["python3", "-m", "sglang.launch_server"]
+          args: ["--model-path", "Qwen/Qwen3-8B", "--enable-mixed-chunk"]
+"""
+
+
+@pytest.fixture(scope="module")
+def ranged(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scan-release") / "bundle.json"
+    path.write_text(json.dumps(dict(MINI, incidents=[RANGED])), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "ref, release",
+    [
+        ("lmsysorg/sglang:v0.5.9-cu129", "0.5.9"),
+        ("docker.io/lmsysorg/sglang:v0.5.8", "0.5.8"),
+        ("lmsysorg/sglang:v0.5.10rc0-cu126", "0.5.10rc0"),
+        ("lmsysorg/sglang:0.5.6.post2-cu128-amd64", "0.5.6.post2"),
+        ('"lmsysorg/sglang:v0.5.9@sha256:0123abcd"', "0.5.9"),
+        ("lmsysorg/sglang:latest", None),
+        ("lmsysorg/sglang:dev", None),
+        ("lmsysorg/sglang:nightly-dev-20260101", None),
+        ("lmsysorg/sglang", None),
+        ("lmsysorg/sglang-router:v0.3.2", None),
+        ("myorg/sglang-custom:v0.5.9", None),
+        ("python:3.12", None),
+    ],
+)
+def test_an_image_reference_pins_a_release_only_by_its_tag(ref, release):
+    from opsmanual.engines.scan import image_release
+
+    assert image_release(ref) == release
+
+
+def test_a_pin_covers_the_commands_it_runs_before():
+    """In a script an install pins what runs after it; in a Dockerfile each stage's FROM its stage, and a
+    stage built FROM an earlier one inherits its pin; a pip install in a stage wins over its image."""
+    from opsmanual.engines.scan import pinned_release, release_pins
+
+    script = "python -m sglang.launch_server\npip install sglang==0.5.16\npython -m sglang.launch_server\n"
+    pins = release_pins("run.sh", script)
+    assert pinned_release(pins, 1) is None
+    assert pinned_release(pins, 3)["release"] == "0.5.16" and pinned_release(pins, 3)["line"] == 2
+    docker = (
+        "FROM lmsysorg/sglang:v0.5.16-cu129 AS base\n"
+        "CMD python3 -m sglang.launch_server\n"
+        "FROM base AS server\n"
+        "CMD python3 -m sglang.launch_server\n"
+        "FROM lmsysorg/sglang:latest\n"
+        "RUN pip install 'sglang[all]==0.5.21'\n"
+        "CMD python3 -m sglang.launch_server\n"
+    )
+    pins = release_pins("Dockerfile", docker)
+    assert [pinned_release(pins, n)["release"] for n in (2, 4, 7)] == ["0.5.16", "0.5.16", "0.5.21"]
+    assert pinned_release(pins, 7)["written"] == "sglang[all]==0.5.21"
+    assert release_pins("run.sh", "pip install 'sglang>=0.5.16'\n") == []
+
+
+@pytest.mark.parametrize(
+    "name, text, line",
+    [
+        ("deploy.yaml", K8S.replace("{image}", "lmsysorg/sglang:v0.5.16-cu129"), 10),
+        (
+            "compose.yaml",
+            "services:\n  sglang:\n    image: lmsysorg/sglang:v0.5.16\n"
+            "    command: python3 -m sglang.launch_server --model-path m --enable-mixed-chunk\n",
+            3,
+        ),
+        (
+            "Dockerfile",
+            "FROM lmsysorg/sglang:v0.5.16-cu129\nCMD python3 -m sglang.launch_server --enable-mixed-chunk\n",
+            1,
+        ),
+        (
+            "run.sh",
+            '#!/bin/sh\nuv pip install "sglang[all]==0.5.16"\npython -m sglang.launch_server --enable-mixed-chunk\n',
+            2,
+        ),
+    ],
+)
+def test_a_deploy_file_is_judged_at_the_release_it_pins(tmp_path, ranged, name, text, line):
+    """The incident's range holds 0.5.16, not the manual's 0.5.22: only the pinned release finds it, and
+    the report says which line pinned it, in text, JSON and SARIF; --version still wins."""
+    (tmp_path / name).write_text(text, "utf-8")
+    r = scan(name, bundle=ranged, cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "  release: SGLang 0.5.16, pinned by `" in r.stdout and f"` at {name}:{line}\n" in r.stdout
+    assert "APPLIES   t-ranged" in r.stdout
+    out = json.loads(scan("--format", "json", name, bundle=ranged, cwd=tmp_path).stdout)
+    (command,) = out["commands"]
+    assert command["release"]["version"] == "0.5.16" and command["release"]["source"] == f"{name}:{line}"
+    sarif = json.loads(scan("--format", "sarif", name, bundle=ranged, cwd=tmp_path).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["properties"] == {"sglangRelease": "0.5.16", "releaseSource": f"{name}:{line}"}
+    assert "Checked at SGLang 0.5.16, pinned by `" in result["message"]["text"]
+    given = scan("--version", "0.5.22", "--format", "json", name, bundle=ranged, cwd=tmp_path)
+    assert given.returncode == 0, given.stdout + given.stderr
+    assert json.loads(given.stdout)["commands"][0]["release"] == {
+        "version": "0.5.22",
+        "source": "--version",
+        "pin": None,
+    }
+
+
+def test_a_tag_that_pins_nothing_leaves_the_release_assumed(tmp_path, ranged):
+    (tmp_path / "deploy.yaml").write_text(K8S.replace("{image}", "lmsysorg/sglang:latest"), "utf-8")
+    r = scan("--format", "json", "deploy.yaml", bundle=ranged, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (command,) = json.loads(r.stdout)["commands"]
+    assert command["release"] == {"version": MINI["version"], "source": "assumed", "pin": None}
+    assert command["incidents"] == []
+
+
+def test_a_release_the_manual_does_not_list_gives_one_note(tmp_path, ranged):
+    """0.5.99 was never released: the file's commands are checked at the manual's release, with one note
+    for the pin however many commands it covers."""
+    launch = "python -m sglang.launch_server --model-path m --enable-mixed-chunk\n"
+    (tmp_path / "run.sh").write_text("pip install sglang==0.5.99\n" + launch + launch.replace(" m ", " n "), "utf-8")
+    r = scan("run.sh", bundle=ranged, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("run.sh:") == 3  # two commands and the note
+    notes = [n for n in r.stdout.splitlines() if "0.5.99" in n]
+    assert notes == [
+        "Note: run.sh:1: `sglang==0.5.99` pins SGLang 0.5.99, which is not a release the "
+        f"manual lists; its commands are checked at {MINI['version']}, the release the manual describes"
+    ]
+    assert "release:" not in r.stdout

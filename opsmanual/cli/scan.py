@@ -9,6 +9,10 @@ with the exposure engine, and reports each command's incidents with its file and
 0 when nothing applies, 1 when an incident applies (or, with --fail-on may-apply, may apply), 2 on bad
 input (a path that cannot be read, a named file that is not what its name says, a bad ignore file).
 
+Without --version, each SGLang command is checked at the release its file pins (an SGLang image tag, a
+``pip install sglang==X``; opsmanual/engines/scan.py, release_pins), when data/releases.yaml lists it,
+and the report names the file and line the release came from.
+
 An ignore file (by default .sglang-exposure-ignore.yaml in the current folder, when there is one;
 schema data/exposure-ignore.schema.json) lists incidents not to report, each with a reason and an
 expiry date; an entry past its date stops ignoring, and the scan says so.
@@ -257,9 +261,9 @@ def helm_template(path: str, text: str) -> int | None:
 
 def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[dict]) -> dict:
     """Every launch command of every file, checked; what was skipped and why."""
-    from opsmanual.engines.scan import ScanError, find_commands
+    from opsmanual.engines.scan import ScanError, find_commands, release_pins
 
-    report: dict = {"commands": [], "skipped": [], "files": 0}
+    report: dict = {"commands": [], "skipped": [], "files": 0, "release_notes": []}
     for path, named in files:
         shown = _shown(path)
         template = None
@@ -287,9 +291,14 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
                 f"fill in left undecided{HELM_RENDER}"
             )
         report["files"] += 1
+        pins = release_pins(path, text) if found and not version else []
         for line, command in found:
             # --version names the SGLang release: a router's or Miles' command is checked without it
-            given = version if version and engine.parse(command)["program"] in ("sglang", "engine", "bench") else None
+            sglang = engine.parse(command)["program"] in ("sglang", "engine", "bench")
+            given = version if version and sglang else None
+            release = _release_of(engine, version, pins, line, shown, report["release_notes"]) if sglang else None
+            if release is not None and release["source"] not in ("--version", "assumed"):
+                given = release["version"]
             out = engine.check(command, gpu=gpu, version=given)
             results: list[dict] = []
             ignored: list[dict] = []
@@ -297,9 +306,54 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
                 e = ignoring(ignore, r["id"], shown)
                 (ignored if e else results).append(dict(r, ignored=e) if e else r)
             report["commands"].append(
-                {"file": shown, "line": line, "command": command, "out": out, "results": results, "ignored": ignored}
+                {
+                    "file": shown,
+                    "line": line,
+                    "command": command,
+                    "out": out,
+                    "results": results,
+                    "ignored": ignored,
+                    "release": release,
+                }
             )
     return report
+
+
+def _release_of(engine, version: str | None, pins: list[dict], line: int, shown: str, notes: list[str]) -> dict | None:
+    """The SGLang release an SGLang command of a deploy file is checked at, and where it comes from:
+    --version when given; else what the file pins for that command (an image tag, a pip pin), when
+    data/releases.yaml lists that release; the manual's release, assumed, otherwise. A pin to a release
+    the manual does not list gives one note per pin."""
+    from opsmanual.engines.exposure import version_parts
+    from opsmanual.engines.scan import pinned_release
+    from opsmanual.text.versions import compare
+
+    if version:
+        return {"version": version[1:] if version[0] == "v" else version, "source": "--version", "pin": None}
+    assumed = {"version": engine.version, "source": "assumed", "pin": None}
+    pin = pinned_release(pins, line)
+    if pin is None:
+        return assumed
+    where = f"{shown}:{pin['line']}"
+    known = (engine.releases.get("sglang") or {}).get("versions") or []
+    if version_parts(pin["release"]) is None or not any(compare(pin["release"], k) == 0 for k in known):
+        note = (
+            f"{where}: `{pin['written']}` pins SGLang {pin['release']}, which is not a release the manual lists; "
+            f"its commands are checked at {engine.version}, the release the manual describes"
+        )
+        if note not in notes:
+            notes.append(note)
+        return assumed
+    return {"version": pin["release"], "source": where, "pin": pin["written"]}
+
+
+def release_words(release: dict | None) -> str | None:
+    """Where the release a command is checked at comes from, in a sentence; None when it is assumed."""
+    if release is None or release["source"] == "assumed":
+        return None
+    if release["source"] == "--version":
+        return f"SGLang {release['version']}, from --version"
+    return f"SGLang {release['version']}, pinned by `{release['pin']}` at {release['source']}"
 
 
 def _counts(report: dict) -> tuple[int, int]:
@@ -314,6 +368,8 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
         out = c["out"]
         head = c["command"] if len(c["command"]) <= 160 else c["command"][:157] + "..."
         lines.append(f"{c['file']}:{c['line']}: {head}")
+        if release_words(c.get("release")) and c["release"]["source"] != "--version":
+            lines.append(f"  release: {release_words(c['release'])}")
         if out["error"]:
             lines.append(f"  cannot check: {out['error']}")
             continue
@@ -372,6 +428,7 @@ def json_report(report: dict, base: str, notes: list[str]) -> dict:
                 for r in c["ignored"]
             ],
             "notes": out["notes"],
+            "release": _release_json(c.get("release")),
         }
         commands.append(item)
     applies, may = _counts(report)
@@ -388,6 +445,13 @@ def _uri(shown: str) -> str:
     from urllib.parse import quote
 
     return quote(shown, safe="/")
+
+
+def _release_json(release: dict | None) -> dict | None:
+    """The SGLang release a command was checked at and where it came from: "--version", the file:line
+    that pins it (with the pin as written), or "assumed" (the manual's release); None for a router's or
+    Miles' command."""
+    return dict(release) if release is not None else None
 
 
 def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dict:
@@ -415,6 +479,8 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
                 text += f" Cannot decide: {'; '.join(r['undecided'])}."
             if r.get("add"):
                 text += f" To decide: {'; '.join(actions(r))}."
+            if release_words(c.get("release")):
+                text += f" Checked at {release_words(c['release'])}."
             result = {
                 "ruleId": r["id"],
                 "ruleIndex": index[r["id"]],
@@ -429,6 +495,11 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
                     }
                 ],
             }
+            if c.get("release") and c["release"]["source"] != "assumed":
+                result["properties"] = {
+                    "sglangRelease": c["release"]["version"],
+                    "releaseSource": c["release"]["source"],
+                }
             if r.get("ignored"):
                 result["suppressions"] = [{"kind": "external", "justification": r["ignored"]["reason"]}]
             results.append(result)
@@ -546,6 +617,7 @@ def main(argv: list[str], load_bundle, root: str) -> int:
             if probe["error"]:
                 raise UsageError(probe["error"])
         report = scan(engine, files, gpu=opts["gpu"], version=opts["version"], ignore=ignore)
+        notes += report["release_notes"]
     except UsageError as err:
         return common.fail("exposure scan", str(err))
     base = common.base_url(opts["site_url"])

@@ -34,6 +34,10 @@ ADD = {
         "cli": "write the options the file or variable sets into the command",
         "page": "write the options the file or variable sets into the command",
     },
+    "runtime": {
+        "cli": "answer the questions about the running server that no command shows",
+        "page": "answer the questions about the running server that no command shows",
+    },
 }
 
 # How many incidents an answer lists; the others that may apply (those with the least evidence) are
@@ -142,6 +146,7 @@ MESSAGES = {
     "model_trait": "{who} {name}: {trait} ({family})",
     "model_no_trait": "{who} {name} ({families}): no {trait}",
     "model_unlisted": "{who} {name} is not in the manual's model list",
+    "model_no_quant": "{who} {name}: the name shows no {trait}",
     "model_family": "{who} {name}: family {family}",
     "model_family_not": "{who} {name}: family {families}, not {wanted}",
     # deployment
@@ -160,6 +165,8 @@ MESSAGES = {
     "multi_nodes": "multi-node: {flag}",
     "multi_opaque": "{nodes} and {addr} are not given, but {opaque} may set them",
     "single_node": "a single node ({nodes} is not above 1 and {addr} is not given)",
+    # what only the running server shows
+    "runtime": "no command shows it: {question}",
     # the check as a whole
     "not_a_version": "`{given}` is not a version number such as {version}",
     "no_release": "{product} has no release {given}; its releases run from {first} to {last}",
@@ -374,7 +381,8 @@ WORDS: dict[str, Any] = {
         "applies": "Incidents that apply ({n})",
         "may": "Incidents that may apply ({n})",
         "may_explain": "Each of these needs something the command does not say: a GPU, a version, a model the manual "
-        "does not list, or a setting decided at run time. Those with more conditions confirmed come first.",
+        "does not list, a setting decided at run time, or a fact of the running server that no command shows "
+        "(another process on the GPU, the load, the prompts). Those with more conditions confirmed come first.",
         "findings": "About the command itself",
         "assumed": "Assumed",
         "unchecked": "Not checkable from a command ({n})",

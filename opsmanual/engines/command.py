@@ -847,7 +847,7 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
                 return True
             if mode == "run":
                 m = _re().match(
-                    r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)"
+                    r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
                     r"(?:[-_].*)?$",
                     words[j],
                 )

@@ -1,6 +1,7 @@
 """Am I exposed? The engine that checks a launch command against the incidents' exposure
 conditions: an incident applies (every condition holds, the version is in its range), may apply
-(nothing is false, but something the command leaves out decides), or is left out.
+(nothing is false, but something the command leaves out decides, or a ``runtime`` condition asks
+what no command shows), or is left out.
 
 The conditions are the ``exposure`` blocks of data/incidents.yaml; their vocabulary is documented
 on the About page. Everything the check needs is one JSON *bundle* (opsmanual/render/bundle.py):
@@ -439,6 +440,8 @@ def _model_leaf(c: dict, ctx: Context):
         carriers = [e for e in entries if trait in e["traits"]]
         if carriers:
             return T, say("model_trait", who=who, name=name, trait=words, family=carriers[0]["family"])
+        if trait in QUANT_TRAITS and not entries:  # a weight format needs a signal: no name shows none
+            return F, say("model_no_quant", who=who, name=name, trait=words)
         deciding = entries if trait in QUANT_TRAITS else families
         if deciding:
             return F, say(
@@ -581,6 +584,13 @@ def _deployment_leaf(c: dict, ctx: Context):
     return F, say("single_node", nodes=nodes_name, addr=addr_name)
 
 
+def _runtime_leaf(c: dict, ctx: Context):
+    """A fact of the running server that no command shows (another process on the GPU, the transport
+    in use, the load, the prompts): never true from the command, so the incident can at most "may apply",
+    with the question whose answer decides it."""
+    return U, say("runtime", question=c["question"]), "runtime"
+
+
 def _program_leaf(want: str, ctx: Context):
     return (
         (T, say("is_program", program=PROGRAM_WORDS[want]))
@@ -596,6 +606,7 @@ LEAVES: dict[str, Callable[..., tuple]] = {
     "gpu": _gpu_leaf,
     "model": _model_leaf,
     "deployment": _deployment_leaf,
+    "runtime": _runtime_leaf,
 }  # each takes the condition's value
 
 

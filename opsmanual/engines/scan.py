@@ -495,3 +495,161 @@ def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[i
     if len(found) > MAX_COMMANDS:
         raise ScanError(f"more than {MAX_COMMANDS:,} launch commands in one file")
     return found
+
+
+# --------------------------------------------------------------------------- the release a file pins
+
+_RELEASE = r"v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
+
+
+def image_release(ref: str) -> str | None:
+    """The SGLang release an image reference pins: ``lmsysorg/sglang:v0.5.9-cu129`` -> ``0.5.9``,
+    ``...:v0.5.10rc0-cu126`` -> ``0.5.10rc0``. None for a tag that names no release (``latest``, ``dev``,
+    a nightly), for no tag at all, and for an image that is not SGLang's (its last name is not ``sglang``)."""
+    import re
+
+    ref = ref.strip().strip("'\"").split("@", 1)[0]
+    name, colon, tag = ref.rsplit("/", 1)[-1].partition(":")
+    if not colon or name.lower() != "sglang":
+        return None
+    m = re.fullmatch(_RELEASE + r"(?:[-_].*)?", tag)
+    return m.group(1) if m else None
+
+
+def _pip_pins(text: str) -> list[tuple[int, str, str]]:
+    """(line, release, as written) of each ``pip install sglang==X`` (``"sglang[all]==X"``, ``uv pip
+    install``, ``python -m pip install``) in a file's text; a range (``>=``) pins nothing."""
+    import re
+
+    pin = re.compile(r"""(?<![\w.\-/])sglang(?:\[[^\]\s]*\])?\s*==\s*""" + _RELEASE + r"(?![\w.])")
+    out = []
+    for k, line in enumerate(text.split("\n")):
+        if "sglang" not in line or "install" not in line or "pip" not in line:
+            continue
+        if line.lstrip().startswith("#"):
+            continue
+        for m in pin.finditer(line):
+            out.append((k + 1, m.group(1), m.group(0).replace(" ", "")))
+    return out
+
+
+def _yaml_images(text: str) -> list[dict]:
+    """Each ``image:`` of a YAML file that pins an SGLang release, with the lines of the mapping that holds
+    it (a Kubernetes container, a compose service): the commands inside it run that image."""
+    import yaml
+    from yaml import MappingNode, ScalarNode, SequenceNode
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    out: list[dict] = []
+    seen: set[int] = set()
+    try:
+        for doc in yaml.compose_all(text, Loader=loader):
+            stack = [doc] if doc is not None else []
+            while stack:
+                n = stack.pop()
+                if id(n) in seen:
+                    continue
+                seen.add(id(n))
+                if len(seen) > MAX_NODES:
+                    return out
+                if isinstance(n, MappingNode):
+                    for k, v in n.value:
+                        if isinstance(k, ScalarNode) and k.value == "image" and isinstance(v, ScalarNode):
+                            release = image_release(str(v.value))
+                            if release is not None:
+                                out.append(
+                                    {
+                                        "line": v.start_mark.line + 1,
+                                        "release": release,
+                                        "written": str(v.value).strip(),
+                                        "start": n.start_mark.line + 1,
+                                        "end": n.end_mark.line + 1,
+                                        "kind": "image",
+                                    }
+                                )
+                    stack.extend(v for _, v in n.value)
+                elif isinstance(n, SequenceNode):
+                    stack.extend(n.value)
+    except (yaml.YAMLError, RecursionError):
+        return out
+    return out
+
+
+def _dockerfile_images(text: str) -> list[dict]:
+    """The SGLang release each stage's ``FROM`` pins, over the lines of that stage (a stage built ``FROM``
+    an earlier one inherits its pin)."""
+    out: list[dict] = []
+    stages: dict[str, dict] = {}
+    froms = [(line, instr.strip()) for line, instr in logical_lines(text) if instr.strip()[:5].upper() == "FROM "]
+    for n, (line, instr) in enumerate(froms):
+        rest = instr[5:]
+        words = [w for w in rest.split() if not w.startswith("--")]
+        if not words:
+            continue
+        end = froms[n + 1][0] - 1 if n + 1 < len(froms) else 1 << 30
+        parent = stages.get(words[0].lower())
+        release = image_release(words[0])
+        pin = (
+            {"line": line, "release": release, "written": words[0], "kind": "image"}
+            if release is not None
+            else (dict(parent) if parent else None)
+        )
+        if len(words) >= 3 and words[1].lower() == "as" and pin is not None:
+            stages[words[2].lower()] = pin
+        if pin is not None:
+            out.append(dict(pin, start=line, end=end))
+    return out
+
+
+def _shell_images(text: str) -> list[dict]:
+    """The image of each ``docker run`` / ``podman run`` line that pins an SGLang release: it pins the
+    command of that line only."""
+    out = []
+    for line, t in logical_lines(text):
+        if "docker" not in t and "podman" not in t:
+            continue
+        for w in t.split():
+            release = image_release(w)
+            if release is not None:
+                out.append({"line": line, "release": release, "written": w.strip("'\""), "kind": "image"})
+                out[-1].update(start=line, end=line)
+                break
+    return out
+
+
+def release_pins(name: str, text: str, kind: str | None = None) -> list[dict]:
+    """Every place a deploy file pins the SGLang release: image references (a YAML ``image:``, a
+    Dockerfile ``FROM``, a ``docker run`` line) and ``pip install sglang==X``. Each pin has its line,
+    release, the text as written and the lines it covers (start, end). Never raises."""
+    kind = kind or kind_of(name) or "shell"
+    if kind == "yaml":
+        pins = _yaml_images(text)
+    elif kind == "dockerfile":
+        pins = _dockerfile_images(text)
+    else:
+        pins = _shell_images(text)
+    for line, release, written in _pip_pins(text):
+        # an install covers what runs after it; in YAML the order of keys is no order of running
+        pins.append(
+            {
+                "line": line,
+                "release": release,
+                "written": written,
+                "kind": "pip",
+                "start": 1 if kind == "yaml" else line,
+                "end": 1 << 30,
+            }
+        )
+    return pins
+
+
+def pinned_release(pins: list[dict], line: int) -> dict | None:
+    """The pin that decides the release of the command on ``line``: of the pins whose lines cover it, an
+    install (it replaces the image's package) before an image, then the nearest before the command, else
+    the first after it. None when no pin covers it."""
+    cover = [p for p in pins if p["start"] <= line <= p["end"]]
+    if not cover:
+        return None
+    kinds = [p for p in cover if p["kind"] == "pip"] or cover
+    before = [p for p in kinds if p["line"] <= line]
+    return max(before, key=lambda p: p["line"]) if before else min(kinds, key=lambda p: p["line"])

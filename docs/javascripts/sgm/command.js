@@ -1198,7 +1198,7 @@ function recognize(words, env, result, args, depth = 0) {
         return true;
       }
       if (mode === "run") {
-        const m = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:\.post[0-9]+)?)(?:[-_].*)?$/.exec(words[j].t);
+        const m = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)(?:[-_].*)?$/.exec(words[j].t);
         if (m) result.image = { name: words[j].t, version: m[1] };
       }
       let rest = words.slice(j + 1);

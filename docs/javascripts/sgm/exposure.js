@@ -373,6 +373,7 @@ function modelLeaf(c, ctx) {
     const words = w.traits[trait];
     const carriers = entries.filter((e) => e.traits.includes(trait));
     if (carriers.length) return [T, say(w, "model_trait", { who, name, trait: words, family: carriers[0].family })];
+    if (QUANT_TRAITS.includes(trait) && !entries.length) return [F, say(w, "model_no_quant", { who, name, trait: words })];  // a weight format needs a signal
     const deciding = QUANT_TRAITS.includes(trait) ? entries : families;
     if (deciding.length) {
       const shown = (families.length ? families : entries).map((e) => e.family).join(w.messages.list);
@@ -490,6 +491,12 @@ function programLeaf(c, ctx) {
     : [F, say(w, "not_program", { program: w.programs[want] })];
 }
 
+// A fact of the running server that no command shows: never true from the command, so the incident can at
+// most "may apply", with the question whose answer decides it.
+function runtimeLeaf(c, ctx) {
+  return [U, say(ctx.w, "runtime", { question: c.question }), "runtime"];
+}
+
 const LEAVES = {
   program: (c, ctx) => programLeaf(c, ctx),
   flag: (c, ctx) => flagLeaf(c.flag, ctx),
@@ -497,6 +504,7 @@ const LEAVES = {
   gpu: (c, ctx) => gpuLeaf(c.gpu, ctx),
   model: (c, ctx) => modelLeaf(c.model, ctx),
   deployment: (c, ctx) => deploymentLeaf(c.deployment, ctx),
+  runtime: (c, ctx) => runtimeLeaf(c.runtime, ctx),
 };
 
 const NONE = Object.freeze([]);
