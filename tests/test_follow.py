@@ -184,16 +184,100 @@ def test_a_line_longer_than_the_cap_is_searched_in_its_head_and_memory_stays_bou
     assert [m.entry.id for m in matched] == ["sglang-10608"] and lines[0][1]
 
 
-def test_follow_refuses_a_directory(tmp_path):
+def _loop(path) -> None:
+    """``path`` made a link to itself: a name that even root cannot open (Too many levels of symbolic links)."""
+    link = path.parent / (path.name + ".loop")
+    os.symlink(path.name, link)
+    os.replace(link, path)
+
+
+@pytest.mark.parametrize("kind", ["directory", "FIFO", "character device", "loop"])
+def test_follow_refuses_a_name_that_is_not_a_regular_file(tmp_path, kind):
+    """Named on the command line, what is not a regular file that can be read stops the command at once
+    with one line: nothing is opened that could block (a FIFO) or never end (/dev/zero)."""
+    path = tmp_path / "server.log"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "character device":
+        path = "/dev/zero"
+    else:
+        _loop(path)
     result = subprocess.run(
-        [sys.executable, "-m", "macros.triage", "--follow", str(tmp_path)],
+        [sys.executable, "-m", "macros.triage", "--follow", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=PATIENCE,
     )
-    assert result.returncode == 2 and result.stderr.strip().endswith("is a directory")
-    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"triage: {path}: ") and "Traceback" not in result.stderr
+    said = "cannot be read: Too many levels of symbolic links" if kind == "loop" else f"is a {kind}"
+    assert said in lines[0], lines[0]
+
+
+def test_a_name_that_stops_leading_to_a_regular_file_is_said_once_and_the_others_are_followed(expected, tmp_path):
+    """A followed log whose name comes to lead to a loop of links, a FIFO (no writer: opening it for
+    reading would wait for one), a folder and /dev/zero, in turn: each is said once, however often the
+    name is looked at, while the other log goes on being followed; the regular file that takes the name
+    back is read from its start."""
+    hit = LOG_LINES[next(n for n, found in enumerate(expected) if found)]
+    a, b = tmp_path / "a.log", tmp_path / "b.log"
+    a.write_text("", "utf-8")
+    b.write_text("", "utf-8")
+    follower = Follower(a, b)
+
+    def said(f, what) -> int:
+        return sum(f"a.log: {what}" in e for e in f.err)
+
+    def b_goes_on(times: int = 2) -> None:
+        """Lines written to b.log, each waited for: the watch has looked at a.log again meanwhile."""
+        for _ in range(times):
+            with b.open("a", encoding="utf-8") as handle:
+                handle.write(hit + "\n")
+            count = len(follower.out) + 1
+            follower.wait_for(
+                "b.log's next line", lambda f, count=count: len(f.out) >= count and f.out[-1]["file"] == str(b)
+            )
+
+    states = [
+        ("loop of links", lambda: _loop(a), "cannot be read: Too many levels of symbolic links"),
+        ("FIFO", lambda: (os.mkfifo(tmp_path / "fifo"), os.replace(tmp_path / "fifo", a)), "is a FIFO"),
+        ("folder", lambda: (a.unlink(), a.mkdir()), "is a directory"),
+    ]
+    if os.path.exists("/dev/zero"):
+        states.append(("/dev/zero", lambda: (a.rmdir(), os.symlink("/dev/zero", a)), "is a character device"))
+    try:
+        follower.wait_for("following both files", lambda f: sum("from its end" in e for e in f.err) == 2)
+        with a.open("a", encoding="utf-8") as handle:
+            handle.write(hit + "\n")
+        follower.wait_for("a.log's line", lambda f: len(f.out) == 1)
+        for name, swap, note in states:
+            swap()
+            follower.wait_for(f"the note on the {name}", lambda f, note=note: said(f, note) >= 1)
+            b_goes_on()
+        (tmp_path / "new").write_text(hit + "\n", "utf-8")
+        if a.is_symlink():
+            os.replace(tmp_path / "new", a)
+        else:
+            a.rmdir()
+            os.replace(tmp_path / "new", a)
+        follower.wait_for("a.log read again", lambda f: f.out[-1]["file"] == str(a))
+        b_goes_on(1)
+        assert follower.proc.poll() is None, "".join(follower.err)
+    finally:
+        follower.stop()
+    notes = "".join(follower.err)
+    for name, _swap, note in states:
+        assert said(follower, note) == 1, (name, notes)
+    if states[-1][0] == "/dev/zero":  # replaced in one step: the name never went missing in between
+        assert said(follower, "a regular file again; reading it from its start") == 1, notes
+    assert sum("a.log:" in e and "reading it from its start" in e for e in follower.err) == 1, notes
+    assert "truncated" not in notes and "Traceback" not in notes, notes
+    assert [(r["file"], r["line"]) for r in follower.out if r["file"] == str(a)] == [(str(a), None), (str(a), 1)]
+    assert sum(r["file"] == str(b) for r in follower.out) == 2 * len(states) + 1
 
 
 def test_from_start_needs_follow():
