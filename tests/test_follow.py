@@ -184,14 +184,19 @@ def test_a_line_longer_than_the_cap_is_searched_in_its_head_and_memory_stays_bou
     assert [m.entry.id for m in matched] == ["sglang-10608"] and lines[0][1]
 
 
-def _loop(path) -> None:
-    """``path`` made a link to itself: a name that even root cannot open (Too many levels of symbolic links)."""
-    link = path.parent / (path.name + ".loop")
-    os.symlink(path.name, link)
+def _link(path, target) -> None:
+    """``path`` made a link to ``target`` in one step."""
+    link = path.parent / (path.name + ".link")
+    os.symlink(target, link)
     os.replace(link, path)
 
 
-@pytest.mark.parametrize("kind", ["directory", "FIFO", "character device", "loop"])
+def _loop(path) -> None:
+    """``path`` made a link to itself: a name that even root cannot open (Too many levels of symbolic links)."""
+    _link(path, path.name)
+
+
+@pytest.mark.parametrize("kind", ["directory", "FIFO", "character device", "loop", "/proc"])
 def test_follow_refuses_a_name_that_is_not_a_regular_file(tmp_path, kind):
     """Named on the command line, what is not a regular file that can be read stops the command at once
     with one line: nothing is opened that could block (a FIFO) or never end (/dev/zero)."""
@@ -202,6 +207,8 @@ def test_follow_refuses_a_name_that_is_not_a_regular_file(tmp_path, kind):
         os.mkfifo(path)
     elif kind == "character device":
         path = "/dev/zero"
+    elif kind == "/proc":
+        path = "/proc/self/status"  # a regular file of size 0, whatever it holds
     else:
         _loop(path)
     result = subprocess.run(
@@ -214,13 +221,15 @@ def test_follow_refuses_a_name_that_is_not_a_regular_file(tmp_path, kind):
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert lines[0].startswith(f"triage: {path}: ") and "Traceback" not in result.stderr
-    said = "cannot be read: Too many levels of symbolic links" if kind == "loop" else f"is a {kind}"
+    said = {"loop": "cannot be read: Too many levels of symbolic links", "/proc": "is a /proc or /sys file"}.get(
+        kind, f"is a {kind}"
+    )
     assert said in lines[0], lines[0]
 
 
 def test_a_name_that_stops_leading_to_a_regular_file_is_said_once_and_the_others_are_followed(expected, tmp_path):
     """A followed log whose name comes to lead to a loop of links, a FIFO (no writer: opening it for
-    reading would wait for one), a folder and /dev/zero, in turn: each is said once, however often the
+    reading would wait for one), a folder, /dev/zero and a /proc file, in turn: each is said once, however often the
     name is looked at, while the other log goes on being followed; the regular file that takes the name
     back is read from its start."""
     hit = LOG_LINES[next(n for n, found in enumerate(expected) if found)]
@@ -249,6 +258,7 @@ def test_a_name_that_stops_leading_to_a_regular_file_is_said_once_and_the_others
     ]
     if os.path.exists("/dev/zero"):
         states.append(("/dev/zero", lambda: (a.rmdir(), os.symlink("/dev/zero", a)), "is a character device"))
+        states.append(("/proc file", lambda: _link(a, "/proc/self/status"), "is a /proc or /sys file"))
     try:
         follower.wait_for("following both files", lambda f: sum("from its end" in e for e in f.err) == 2)
         with a.open("a", encoding="utf-8") as handle:
@@ -272,7 +282,7 @@ def test_a_name_that_stops_leading_to_a_regular_file_is_said_once_and_the_others
     notes = "".join(follower.err)
     for name, _swap, note in states:
         assert said(follower, note) == 1, (name, notes)
-    if states[-1][0] == "/dev/zero":  # replaced in one step: the name never went missing in between
+    if states[-1][0] == "/proc file":  # replaced in one step: the name never went missing in between
         assert said(follower, "a regular file again; reading it from its start") == 1, notes
     assert sum("a.log:" in e and "reading it from its start" in e for e in follower.err) == 1, notes
     assert "truncated" not in notes and "Traceback" not in notes, notes

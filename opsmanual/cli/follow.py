@@ -10,12 +10,13 @@ the old file is read to its end and the new file is read from its start. When th
 (truncation, ``copytruncate``), it is read again from its start. A file that does not exist yet, or
 has gone, is waited for. Standard input (``-``) is read until it closes.
 
-Only regular files are read: a name is looked at before it is opened, and what was opened is looked at
-again. A file named on the command line that is a directory, a FIFO, a device or unreadable stops
-the command at once (status 2); a name that comes to lead to one while it is followed (a FIFO or a
-folder put in its place, a link to /dev/zero, a rotated-in file that may not be read) is said once on
-standard error, and said once again when a regular file takes the name back and is read from its
-start. The other files are followed all along: nothing waits on one file.
+Only regular files are read: a name is looked at before it is opened, and what was opened is looked
+at again. A name on the command line that leads to a directory, a FIFO, a device, a /proc or /sys
+file, or nothing that may be read stops the command at once (status 2). A name that comes to lead
+to one while it is followed (a FIFO or a folder put in its place, a link to /dev/zero, a rotated-in
+file that may not be read) is said once on standard error, and once again when a regular file takes
+the name back and is read from its start. The other files are followed all along: nothing waits on
+one file.
 
 Files are polled every 20 ms, so a line is printed within tens of milliseconds of being written.
 Memory stays flat: a file is read 64 KiB at a time, an unfinished line is kept up to 1 MiB (a longer
@@ -66,6 +67,8 @@ def _kind(mode: int) -> str | None:
     return "not a regular file"
 
 
+# Files whose size is 0 or a page whatever they hold: each look would find them "truncated".
+_PSEUDO = ("/proc/", "/sys/")
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO swapped in cannot block the open
 
 
@@ -104,6 +107,8 @@ class _File:
             return None, f"cannot be read: {err.strerror}"
         if kind:
             return None, f"is {kind}, not a regular file"
+        if os.path.realpath(self.path).startswith(_PSEUDO):
+            return None, "is a /proc or /sys file, whose size does not tell what it holds, not a log"
         try:
             fd = os.open(self.path, _OPEN_FLAGS)
         except FileNotFoundError:
@@ -122,6 +127,14 @@ class _File:
 
     def _open(self, from_start: bool, first: bool = False) -> bool:
         fd, why = self._lookup()
+        if fd is not None:
+            try:
+                st = os.fstat(fd)
+                end = os.lseek(fd, 0, os.SEEK_END) if first and not from_start else 0
+                tail = os.pread(fd, min(TAIL, end), end - min(TAIL, end)) if end else b""
+            except OSError as err:
+                os.close(fd)
+                fd, why = None, f"cannot be read: {err.strerror}"
         if fd is None:
             if why is None:
                 self._say("missing", "does not exist (yet); waiting for it")
@@ -131,12 +144,9 @@ class _File:
             else:
                 self._say(why, self._waiting(why))
             return False
-        st = os.fstat(fd)
-        self.fd, self.ident, self.tail = fd, (st.st_dev, st.st_ino), b""
+        self.fd, self.ident, self.tail = fd, (st.st_dev, st.st_ino), tail
         self.splitter.reset()
         if first and not from_start:
-            end = os.lseek(fd, 0, os.SEEK_END)
-            self.tail = os.pread(fd, min(TAIL, end), end - min(TAIL, end))
             self.line = None
         else:
             self.line = 0
