@@ -311,3 +311,28 @@ def test_from_start_reads_what_the_file_holds(expected, tmp_path):
     finally:
         follower.stop()
     _same(_got(follower.out), wanted)
+
+
+def test_a_rotated_file_is_read_to_its_end_before_the_new_one_however_much_it_holds(tmp_path):
+    """The old file holds several reading shares (TURN bytes) not yet read when it is renamed, most of
+    them one long line (clipped: the shares after its head give no line): each look reads one more share
+    of it, and only at its end does the reading go on to the new file."""
+    from opsmanual.cli.follow import TURN, _File
+
+    log = tmp_path / "server.log"
+    log.write_text("", "utf-8")
+    notes: list[str] = []
+    followed = _File(str(log), "server.log", False, notes.append)
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write("x" * (4 * TURN) + "\nlast line of the old file\n")
+    log.rename(tmp_path / "server.log.1")
+    log.write_text("first line of the new file\n", "utf-8")
+    lines: list[tuple[bytes, bool]] = []
+    for _ in range(20):  # five shares of the old file, then the new file: a few looks, each bounded
+        lines += followed.read() or followed.check()
+        if lines and lines[-1][0] == b"first line of the new file":
+            break
+    followed.close()
+    assert [(line[:1], clipped) for line, clipped in lines] == [(b"x", True), (b"l", False), (b"f", False)]
+    assert [line for line, _ in lines[1:]] == [b"last line of the old file", b"first line of the new file"]
+    assert notes == ["server.log: replaced; reading it from its start"]

@@ -82,6 +82,7 @@ class _File:
         self.line: int | None = None  # the number of the last line read, when the reading began at the start
         self.splitter = LineSplitter(LINE_MAX)
         self.tail = b""  # the last bytes read, as they were read
+        self.more = False  # the last read stopped at TURN bytes, before the end of the file
         self.state: str | None = None  # what was last said of a path that is not being read; None when read
         self._open(from_start, first=True)
 
@@ -174,6 +175,7 @@ class _File:
             total += len(data)
             self.tail = (self.tail + data)[-TAIL:]
             lines += self.splitter.feed(data)
+        self.more = total >= TURN  # stopped at its share, not at the end of what the file holds
         return lines
 
     def _rewritten(self) -> bool:
@@ -213,7 +215,10 @@ class _File:
             self._say(why, self._waiting(why))
             return []
         if (st.st_dev, st.st_ino) != self.ident:
-            rest = self.read() + self.splitter.flush()
+            rest = self.read()
+            if self.more:  # the old file is read to its end, a share at each look, before the new one
+                return rest
+            rest += self.splitter.flush()
             os.close(self.fd)
             self.fd = None
             self.state = None
