@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 
 import pytest
 import yaml
@@ -336,3 +337,47 @@ def test_a_rotated_file_is_read_to_its_end_before_the_new_one_however_much_it_ho
     assert [(line[:1], clipped) for line, clipped in lines] == [(b"x", True), (b"l", False), (b"f", False)]
     assert [line for line, _ in lines[1:]] == [b"last line of the old file", b"first line of the new file"]
     assert notes == ["server.log: replaced; reading it from its start"]
+
+
+def test_an_idle_watch_sleeps_between_looks_and_says_each_state_once(manual, tmp_path, monkeypatch):
+    """Counted, not timed: the watch runs a fixed number of looks while one name goes through a FIFO, a
+    folder and a link to /dev/zero and another file stays idle. Each look ends in the poll's sleep (the
+    loop never spins), and each state is said once however many looks see it."""
+    import opsmanual.cli.follow as follow_module
+
+    idle, name = tmp_path / "idle.log", tmp_path / "swapped.log"
+    idle.write_text("", "utf-8")
+    name.write_text("", "utf-8")
+    steps = {
+        20: lambda: (os.mkfifo(tmp_path / "fifo"), os.replace(tmp_path / "fifo", name)),
+        60: lambda: (name.unlink(), name.mkdir()),
+        100: lambda: (name.rmdir(), os.symlink("/dev/zero", name)),
+        140: name.unlink,
+    }
+    looks, sleeps, notes = [0], [0], []
+
+    def until() -> bool:
+        looks[0] += 1
+        if looks[0] in steps:
+            steps[looks[0]]()
+        return looks[0] >= 180
+
+    counted = types.SimpleNamespace(sleep=lambda _seconds: sleeps.__setitem__(0, sleeps[0] + 1))
+    monkeypatch.setattr(follow_module, "time", counted)
+    follow_module.follow(
+        [str(idle), str(name)],
+        ["idle.log", "swapped.log"],
+        Matcher(manual.ordered, manual.guidance),
+        lambda *args: pytest.fail(f"no line was written: {args}"),
+        notes.append,
+        until=until,
+    )
+    assert sleeps[0] == looks[0] - 1  # every look but the last (which ends the watch) sleeps
+    assert notes == [
+        "following idle.log from its end",
+        "following swapped.log from its end",
+        "swapped.log: is a FIFO (named pipe), not a regular file; waiting for a regular file of that name",
+        "swapped.log: is a directory, not a regular file; waiting for a regular file of that name",
+        "swapped.log: is a character device, not a regular file; waiting for a regular file of that name",
+        "swapped.log: does not exist (yet); waiting for it",
+    ], notes
