@@ -381,3 +381,52 @@ def test_an_idle_watch_sleeps_between_looks_and_says_each_state_once(manual, tmp
         "swapped.log: is a character device, not a regular file; waiting for a regular file of that name",
         "swapped.log: does not exist (yet); waiting for it",
     ], notes
+
+
+def test_a_rotated_in_file_that_may_not_be_read_is_said_once_and_read_when_it_may(manual, tmp_path, monkeypatch):
+    """A rotated-in file without read permission (the tests run as root, which reads anything, so the
+    refusal is the one the system would give to anyone else: EACCES from open) is said once over many
+    looks, and read from its start once it may be read."""
+    import opsmanual.cli.follow as follow_module
+
+    log = tmp_path / "server.log"
+    log.write_text("", "utf-8")
+    hit = next(line for line in LOG_LINES if match_line(Matcher(manual.ordered, manual.guidance), line.encode()))
+    refused = [False]
+    real_open = os.open
+
+    def open_(path, flags, *args, **kwargs):
+        if refused[0] and os.fspath(path) == str(log):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    def rotate() -> None:
+        log.rename(tmp_path / "server.log.1")
+        log.write_text(hit + "\n", "utf-8")
+        refused[0] = True
+
+    steps = {10: rotate, 60: lambda: refused.__setitem__(0, False)}
+    looks, notes, printed = [0], [], []
+
+    def until() -> bool:
+        looks[0] += 1
+        if looks[0] in steps:
+            steps[looks[0]]()
+        return looks[0] >= 100
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(follow_module, "time", types.SimpleNamespace(sleep=lambda _seconds: None))
+    follow_module.follow(
+        [str(log)],
+        ["server.log"],
+        Matcher(manual.ordered, manual.guidance),
+        lambda label, line, text, clipped, matches: printed.append((label, line, text)),
+        notes.append,
+        until=until,
+    )
+    assert notes == [
+        "following server.log from its end",
+        "server.log: cannot be read: Permission denied; waiting for a regular file of that name",
+        "server.log: a regular file again; reading it from its start",
+    ], notes
+    assert printed == [("server.log", 1, hit)], printed
