@@ -4,7 +4,11 @@ The site requests nothing outside its own origin, and the policy says so to the 
 styles, images, fonts, workers and fetches come from the site's origin only, and no plugin, frame or
 form target elsewhere is allowed. The theme writes a few small inline scripts into every page (its
 colour palette, its storage scope); each is allowed by its SHA-256 hash, so no other inline script
-(text that slipped through as markup) can run. Builder-neutral: HTML in, HTML out."""
+(text that slipped through as markup) can run. Builder-neutral: HTML in, HTML out.
+
+Under ``mkdocs serve`` only, each page is served with one more script, MkDocs' live reload, written
+in after the build: :func:`allow_inserted_script` adds that script's hash, and no other, to the page
+as it is served (opsmanual/builders/mkdocs_build.py, ``on_serve``). A built page never holds either."""
 
 from __future__ import annotations
 
