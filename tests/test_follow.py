@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 
 import pytest
 import yaml
@@ -184,16 +185,110 @@ def test_a_line_longer_than_the_cap_is_searched_in_its_head_and_memory_stays_bou
     assert [m.entry.id for m in matched] == ["sglang-10608"] and lines[0][1]
 
 
-def test_follow_refuses_a_directory(tmp_path):
+def _link(path, target) -> None:
+    """``path`` made a link to ``target`` in one step."""
+    link = path.parent / (path.name + ".link")
+    os.symlink(target, link)
+    os.replace(link, path)
+
+
+def _loop(path) -> None:
+    """``path`` made a link to itself: a name that even root cannot open (Too many levels of symbolic links)."""
+    _link(path, path.name)
+
+
+@pytest.mark.parametrize("kind", ["directory", "FIFO", "character device", "loop", "/proc"])
+def test_follow_refuses_a_name_that_is_not_a_regular_file(tmp_path, kind):
+    """Named on the command line, what is not a regular file that can be read stops the command at once
+    with one line: nothing is opened that could block (a FIFO) or never end (/dev/zero)."""
+    path = tmp_path / "server.log"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "character device":
+        path = "/dev/zero"
+    elif kind == "/proc":
+        path = "/proc/self/status"  # a regular file of size 0, whatever it holds
+    else:
+        _loop(path)
     result = subprocess.run(
-        [sys.executable, "-m", "macros.triage", "--follow", str(tmp_path)],
+        [sys.executable, "-m", "macros.triage", "--follow", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=PATIENCE,
     )
-    assert result.returncode == 2 and result.stderr.strip().endswith("is a directory")
-    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"triage: {path}: ") and "Traceback" not in result.stderr
+    said = {"loop": "cannot be read: Too many levels of symbolic links", "/proc": "is a /proc or /sys file"}.get(
+        kind, f"is a {kind}"
+    )
+    assert said in lines[0], lines[0]
+
+
+def test_a_name_that_stops_leading_to_a_regular_file_is_said_once_and_the_others_are_followed(expected, tmp_path):
+    """A followed log whose name comes to lead to a loop of links, a FIFO (no writer: opening it for
+    reading would wait for one), a folder, /dev/zero and a /proc file, in turn: each is said once, however often the
+    name is looked at, while the other log goes on being followed; the regular file that takes the name
+    back is read from its start."""
+    hit = LOG_LINES[next(n for n, found in enumerate(expected) if found)]
+    a, b = tmp_path / "a.log", tmp_path / "b.log"
+    a.write_text("", "utf-8")
+    b.write_text("", "utf-8")
+    follower = Follower(a, b)
+
+    def said(f, what) -> int:
+        return sum(f"a.log: {what}" in e for e in f.err)
+
+    def b_goes_on(times: int = 2) -> None:
+        """Lines written to b.log, each waited for: the watch has looked at a.log again meanwhile."""
+        for _ in range(times):
+            with b.open("a", encoding="utf-8") as handle:
+                handle.write(hit + "\n")
+            count = len(follower.out) + 1
+            follower.wait_for(
+                "b.log's next line", lambda f, count=count: len(f.out) >= count and f.out[-1]["file"] == str(b)
+            )
+
+    states = [
+        ("loop of links", lambda: _loop(a), "cannot be read: Too many levels of symbolic links"),
+        ("FIFO", lambda: (os.mkfifo(tmp_path / "fifo"), os.replace(tmp_path / "fifo", a)), "is a FIFO"),
+        ("folder", lambda: (a.unlink(), a.mkdir()), "is a directory"),
+    ]
+    if os.path.exists("/dev/zero"):
+        states.append(("/dev/zero", lambda: (a.rmdir(), os.symlink("/dev/zero", a)), "is a character device"))
+        states.append(("/proc file", lambda: _link(a, "/proc/self/status"), "is a /proc or /sys file"))
+    try:
+        follower.wait_for("following both files", lambda f: sum("from its end" in e for e in f.err) == 2)
+        with a.open("a", encoding="utf-8") as handle:
+            handle.write(hit + "\n")
+        follower.wait_for("a.log's line", lambda f: len(f.out) == 1)
+        for name, swap, note in states:
+            swap()
+            follower.wait_for(f"the note on the {name}", lambda f, note=note: said(f, note) >= 1)
+            b_goes_on()
+        (tmp_path / "new").write_text(hit + "\n", "utf-8")
+        if a.is_symlink():
+            os.replace(tmp_path / "new", a)
+        else:
+            a.rmdir()
+            os.replace(tmp_path / "new", a)
+        follower.wait_for("a.log read again", lambda f: f.out[-1]["file"] == str(a))
+        b_goes_on(1)
+        assert follower.proc.poll() is None, "".join(follower.err)
+    finally:
+        follower.stop()
+    notes = "".join(follower.err)
+    for name, _swap, note in states:
+        assert said(follower, note) == 1, (name, notes)
+    if states[-1][0] == "/proc file":  # replaced in one step: the name never went missing in between
+        assert said(follower, "a regular file again; reading it from its start") == 1, notes
+    assert sum("a.log:" in e and "reading it from its start" in e for e in follower.err) == 1, notes
+    assert "truncated" not in notes and "Traceback" not in notes, notes
+    assert [(r["file"], r["line"]) for r in follower.out if r["file"] == str(a)] == [(str(a), None), (str(a), 1)]
+    assert sum(r["file"] == str(b) for r in follower.out) == 2 * len(states) + 1
 
 
 def test_from_start_needs_follow():
@@ -217,3 +312,121 @@ def test_from_start_reads_what_the_file_holds(expected, tmp_path):
     finally:
         follower.stop()
     _same(_got(follower.out), wanted)
+
+
+def test_a_rotated_file_is_read_to_its_end_before_the_new_one_however_much_it_holds(tmp_path):
+    """The old file holds several reading shares (TURN bytes) not yet read when it is renamed, most of
+    them one long line (clipped: the shares after its head give no line): each look reads one more share
+    of it, and only at its end does the reading go on to the new file."""
+    from opsmanual.cli.follow import TURN, _File
+
+    log = tmp_path / "server.log"
+    log.write_text("", "utf-8")
+    notes: list[str] = []
+    followed = _File(str(log), "server.log", False, notes.append)
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write("x" * (4 * TURN) + "\nlast line of the old file\n")
+    log.rename(tmp_path / "server.log.1")
+    log.write_text("first line of the new file\n", "utf-8")
+    lines: list[tuple[bytes, bool]] = []
+    for _ in range(20):  # five shares of the old file, then the new file: a few looks, each bounded
+        lines += followed.read() or followed.check()
+        if lines and lines[-1][0] == b"first line of the new file":
+            break
+    followed.close()
+    assert [(line[:1], clipped) for line, clipped in lines] == [(b"x", True), (b"l", False), (b"f", False)]
+    assert [line for line, _ in lines[1:]] == [b"last line of the old file", b"first line of the new file"]
+    assert notes == ["server.log: replaced; reading it from its start"]
+
+
+def test_an_idle_watch_sleeps_between_looks_and_says_each_state_once(manual, tmp_path, monkeypatch):
+    """Counted, not timed: the watch runs a fixed number of looks while one name goes through a FIFO, a
+    folder and a link to /dev/zero and another file stays idle. Each look ends in the poll's sleep (the
+    loop never spins), and each state is said once however many looks see it."""
+    import opsmanual.cli.follow as follow_module
+
+    idle, name = tmp_path / "idle.log", tmp_path / "swapped.log"
+    idle.write_text("", "utf-8")
+    name.write_text("", "utf-8")
+    steps = {
+        20: lambda: (os.mkfifo(tmp_path / "fifo"), os.replace(tmp_path / "fifo", name)),
+        60: lambda: (name.unlink(), name.mkdir()),
+        100: lambda: (name.rmdir(), os.symlink("/dev/zero", name)),
+        140: name.unlink,
+    }
+    looks, sleeps, notes = [0], [0], []
+
+    def until() -> bool:
+        looks[0] += 1
+        if looks[0] in steps:
+            steps[looks[0]]()
+        return looks[0] >= 180
+
+    counted = types.SimpleNamespace(sleep=lambda _seconds: sleeps.__setitem__(0, sleeps[0] + 1))
+    monkeypatch.setattr(follow_module, "time", counted)
+    follow_module.follow(
+        [str(idle), str(name)],
+        ["idle.log", "swapped.log"],
+        Matcher(manual.ordered, manual.guidance),
+        lambda *args: pytest.fail(f"no line was written: {args}"),
+        notes.append,
+        until=until,
+    )
+    assert sleeps[0] == looks[0] - 1  # every look but the last (which ends the watch) sleeps
+    assert notes == [
+        "following idle.log from its end",
+        "following swapped.log from its end",
+        "swapped.log: is a FIFO (named pipe), not a regular file; waiting for a regular file of that name",
+        "swapped.log: is a directory, not a regular file; waiting for a regular file of that name",
+        "swapped.log: is a character device, not a regular file; waiting for a regular file of that name",
+        "swapped.log: does not exist (yet); waiting for it",
+    ], notes
+
+
+def test_a_rotated_in_file_that_may_not_be_read_is_said_once_and_read_when_it_may(manual, tmp_path, monkeypatch):
+    """A rotated-in file without read permission (the tests run as root, which reads anything, so the
+    refusal is the one the system would give to anyone else: EACCES from open) is said once over many
+    looks, and read from its start once it may be read."""
+    import opsmanual.cli.follow as follow_module
+
+    log = tmp_path / "server.log"
+    log.write_text("", "utf-8")
+    hit = next(line for line in LOG_LINES if match_line(Matcher(manual.ordered, manual.guidance), line.encode()))
+    refused = [False]
+    real_open = os.open
+
+    def open_(path, flags, *args, **kwargs):
+        if refused[0] and os.fspath(path) == str(log):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    def rotate() -> None:
+        log.rename(tmp_path / "server.log.1")
+        log.write_text(hit + "\n", "utf-8")
+        refused[0] = True
+
+    steps = {10: rotate, 60: lambda: refused.__setitem__(0, False)}
+    looks, notes, printed = [0], [], []
+
+    def until() -> bool:
+        looks[0] += 1
+        if looks[0] in steps:
+            steps[looks[0]]()
+        return looks[0] >= 100
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(follow_module, "time", types.SimpleNamespace(sleep=lambda _seconds: None))
+    follow_module.follow(
+        [str(log)],
+        ["server.log"],
+        Matcher(manual.ordered, manual.guidance),
+        lambda label, line, text, clipped, matches: printed.append((label, line, text)),
+        notes.append,
+        until=until,
+    )
+    assert notes == [
+        "following server.log from its end",
+        "server.log: cannot be read: Permission denied; waiting for a regular file of that name",
+        "server.log: a regular file again; reading it from its start",
+    ], notes
+    assert printed == [("server.log", 1, hit)], printed

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
+
+from opsmanual.render import csp
 
 PAGES = [
     "",
@@ -65,3 +68,36 @@ def test_an_unknown_incident_address_points_to_the_finder(browser, server):
     page.wait_for_selector(".sgm-finder[data-ready]")
     assert page.input_value(".sgm-finder__q") == "sglang-999999"
     page.close()
+
+
+def _script_src(html: str) -> list[str]:
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert policy, "no policy"
+    return next(d.split()[1:] for d in policy.group(1).split(";") if d.split()[0] == "script-src")
+
+
+@pytest.mark.parametrize("page", ["index.html", "incidents/index.html", "about/index.html", "404.html"])
+def test_a_built_page_allows_its_own_inline_scripts_and_nothing_else(built, page):
+    """The policy a build writes allows the site's origin and the hash of each inline script the page
+    holds, no more: the live-reload script `mkdocs serve` allows (tests/test_serve.py) is not there."""
+    html = (built / page).read_text("utf-8")
+    assert _script_src(html) == ["'self'", *csp.inline_hashes(html)]
+    assert "livereload" not in html
+
+
+def test_a_served_page_allows_the_one_script_written_into_it():
+    """What `mkdocs serve` does to each page it serves, allowed: one inline script written into a page,
+    its hash only; two scripts, a script with a source, or a page without a policy: nothing changes."""
+    page = csp.with_policy("<html><head></head><body><script>theme()</script></body></html>")
+    served = page.replace("</body>", "<script>reload(1)</script></body>")
+    allowed = csp.allow_inserted_script(page, served)
+    assert _script_src(allowed) == ["'self'", *csp.inline_hashes(served)[::-1]]
+    assert allowed.replace(" " + csp.inline_hashes(served)[1], "", 1) == served
+    for other in (
+        page.replace("</body>", "<script>reload(1)</script><script>more()</script></body>"),
+        page.replace("</body>", '<script src="/livereload.js"></script></body>'),
+        page.replace("<script>theme()</script>", ""),
+    ):
+        assert csp.allow_inserted_script(page, other) == other
+    bare = "<html><head></head><body></body></html>"
+    assert csp.allow_inserted_script(bare, bare.replace("</body>", "<script>x()</script></body>")).count("sha256") == 0

@@ -64,6 +64,34 @@ def served(tmp_path_factory):
         server.wait(timeout=30)
 
 
+def test_the_live_reload_script_runs_under_the_pages_policy(served, browser):
+    """`mkdocs serve` writes its live-reload script into each page it serves; the page's own policy
+    applies (bypass_csp=False) and lets that script run: no policy error on the console."""
+    _, url, server = served
+    context = browser.new_context(bypass_csp=False)
+    context.add_init_script(
+        "window.__violations = []; document.addEventListener('securitypolicyviolation',"
+        " (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        for path in ("", "incidents/sglang-36889/"):
+            said = lambda m: m.text == "Enabled live reload" or m.type == "error"  # the script ran, or was blocked
+            with page.expect_console_message(said, timeout=120_000) as first:
+                page.goto(url + path)
+            assert first.value.text == "Enabled live reload", (path, first.value.text)
+            page.wait_for_load_state("load")
+            policy = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
+            assert policy and "script-src 'self' 'sha256-" in policy
+            assert page.evaluate("window.__violations") == [] and errors == [], (path, errors)
+    finally:
+        context.close()
+    assert server.poll() is None
+
+
 def _edit(path, old: str, new: str) -> None:
     text = path.read_text("utf-8")
     assert old in text, f"{path}: {old!r} not found"

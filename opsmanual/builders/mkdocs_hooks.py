@@ -76,3 +76,7 @@ def on_post_build(config):
 
 def on_build_error(error):
     _build().on_build_error()
+
+
+def on_serve(server, config, builder):
+    return _build().on_serve(server)

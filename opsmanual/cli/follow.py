@@ -10,6 +10,14 @@ the old file is read to its end and the new file is read from its start. When th
 (truncation, ``copytruncate``), it is read again from its start. A file that does not exist yet, or
 has gone, is waited for. Standard input (``-``) is read until it closes.
 
+Only regular files are read: a name is looked at before it is opened, and what was opened is looked
+at again. A name on the command line that leads to a directory, a FIFO, a device, a /proc or /sys
+file, or nothing that may be read stops the command at once (status 2). A name that comes to lead
+to one while it is followed (a FIFO or a folder put in its place, a link to /dev/zero, a rotated-in
+file that may not be read) is said once on standard error, and once again when a regular file takes
+the name back and is read from its start. The other files are followed all along: nothing waits on
+one file.
+
 Files are polled every 20 ms, so a line is printed within tens of milliseconds of being written.
 Memory stays flat: a file is read 64 KiB at a time, an unfinished line is kept up to 1 MiB (a longer
 one is searched in its first 1 MiB and printed clipped), standard input passes through a queue of at
@@ -38,7 +46,30 @@ STDIN_BLOCKS = 64  # blocks of standard input waiting to be matched, at most
 
 
 class FollowError(Exception):
-    """A file that cannot be followed at all (a directory, or one that may not be read)."""
+    """A file that cannot be followed at all, named on the command line: a directory, a FIFO, a device,
+    or one that may not be read."""
+
+
+def _kind(mode: int) -> str | None:
+    """What a path that is not a regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+# Files whose size is 0 or a page whatever they hold: each look would find them "truncated".
+_PSEUDO = ("/proc/", "/sys/")
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO swapped in cannot block the open
 
 
 class _File:
@@ -51,37 +82,79 @@ class _File:
         self.line: int | None = None  # the number of the last line read, when the reading began at the start
         self.splitter = LineSplitter(LINE_MAX)
         self.tail = b""  # the last bytes read, as they were read
-        self.missing_said = False
+        self.more = False  # the last read stopped at TURN bytes, before the end of the file
+        self.state: str | None = None  # what was last said of a path that is not being read; None when read
         self._open(from_start, first=True)
 
-    def _open(self, from_start: bool, first: bool = False) -> bool:
+    def _say(self, state: str, message: str) -> None:
+        """``message`` once for each change of the path's state, however many times it is looked at."""
+        if state != self.state:
+            self.note(f"{self.label}: {message}")
+            self.state = state
+
+    @staticmethod
+    def _waiting(why: str) -> str:
+        return f"{why}; waiting for a regular file of that name"
+
+    def _lookup(self) -> tuple[int | None, str | None]:
+        """The path opened, if it is a regular file that can be read; else why not (None: it does not exist).
+        The path is looked at before it is opened, and what was opened is looked at again (a FIFO or
+        a directory may have taken the name in between): only a regular file is ever read."""
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            kind = _kind(os.stat(self.path).st_mode)
         except FileNotFoundError:
-            if not self.missing_said:
-                self.note(f"{self.label}: does not exist (yet); waiting for it")
-                self.missing_said = True
-            return False
-        except IsADirectoryError:
-            raise FollowError(f"{self.label}: is a directory") from None
+            return None, None
         except OSError as err:
-            if first:
-                raise FollowError(f"{self.label}: cannot read: {err.strerror}") from None
-            return False
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
+            return None, f"cannot be read: {err.strerror}"
+        if kind:
+            return None, f"is {kind}, not a regular file"
+        if os.path.realpath(self.path).startswith(_PSEUDO):
+            return None, "is a /proc or /sys file, whose size does not tell what it holds, not a log"
+        try:
+            fd = os.open(self.path, _OPEN_FLAGS)
+        except FileNotFoundError:
+            return None, None
+        except OSError as err:
+            return None, f"cannot be read: {err.strerror}"
+        try:
+            kind = _kind(os.fstat(fd).st_mode)
+        except OSError as err:
             os.close(fd)
-            raise FollowError(f"{self.label}: is a directory")
-        self.fd, self.ident, self.tail = fd, (st.st_dev, st.st_ino), b""
-        if first and not from_start and stat.S_ISREG(st.st_mode):
-            end = os.lseek(fd, 0, os.SEEK_END)
-            self.tail = os.pread(fd, min(TAIL, end), end - min(TAIL, end))
+            return None, f"cannot be read: {err.strerror}"
+        if kind:
+            os.close(fd)
+            return None, f"is {kind}, not a regular file"
+        return fd, None
+
+    def _open(self, from_start: bool, first: bool = False) -> bool:
+        fd, why = self._lookup()
+        if fd is not None:
+            try:
+                st = os.fstat(fd)
+                end = os.lseek(fd, 0, os.SEEK_END) if first and not from_start else 0
+                tail = os.pread(fd, min(TAIL, end), end - min(TAIL, end)) if end else b""
+            except OSError as err:
+                os.close(fd)
+                fd, why = None, f"cannot be read: {err.strerror}"
+        if fd is None:
+            if why is None:
+                self._say("missing", "does not exist (yet); waiting for it")
+            elif first:
+                pipe = "; a pipe can be followed on standard input (triage --follow - < PIPE)" if "FIFO" in why else ""
+                raise FollowError(f"{self.label}: {why}{pipe}")
+            else:
+                self._say(why, self._waiting(why))
+            return False
+        self.fd, self.ident, self.tail = fd, (st.st_dev, st.st_ino), tail
+        self.splitter.reset()
+        if first and not from_start:
             self.line = None
         else:
             self.line = 0
-            if not first or self.missing_said:
-                self.note(f"{self.label}: {'appeared' if self.missing_said else 'replaced'}; reading it from its start")
-        self.missing_said = False
+            if not first or self.state is not None:
+                how = {None: "replaced", "missing": "appeared"}.get(self.state, "a regular file again")
+                self.note(f"{self.label}: {how}; reading it from its start")
+        self.state = None
         return True
 
     def read(self) -> list[tuple[bytes, bool]]:
@@ -102,6 +175,7 @@ class _File:
             total += len(data)
             self.tail = (self.tail + data)[-TAIL:]
             lines += self.splitter.feed(data)
+        self.more = total >= TURN  # stopped at its share, not at the end of what the file holds
         return lines
 
     def _rewritten(self) -> bool:
@@ -134,22 +208,33 @@ class _File:
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            if not self.missing_said:
-                self.note(f"{self.label}: has gone; waiting for a file of that name")
-                self.missing_said = True
+            self._say("missing", "has gone; waiting for a file of that name")
             return []
-        except OSError:
+        except OSError as err:  # the name leads nowhere now (a loop of links, a folder that may not be searched)
+            why = f"cannot be read: {err.strerror}"
+            self._say(why, self._waiting(why))
             return []
         if (st.st_dev, st.st_ino) != self.ident:
-            rest = self.read() + self.splitter.flush()
+            rest = self.read()
+            if self.more:  # the old file is read to its end, a share at each look, before the new one
+                return rest
+            rest += self.splitter.flush()
             os.close(self.fd)
             self.fd = None
-            self.missing_said = False
+            self.state = None
             self._open(from_start=True)
             return rest
+        self.state = None  # the name leads to the file being read again
         if stat.S_ISREG(st.st_mode) and st.st_size < os.lseek(self.fd, 0, os.SEEK_CUR):
             self._restart()
         return []
+
+    def fail(self, err: OSError) -> None:
+        """The file went wrong under the reading: let it go, say so once, and wait for its name to lead
+        to a regular file again (the other files are followed all along)."""
+        self.close()
+        why = f"cannot be read: {err.strerror}"
+        self._say(why, self._waiting(why))
 
     def close(self) -> None:
         if self.fd is not None:
@@ -239,12 +324,16 @@ def follow(
     while True:
         busy = False
         for s in files:
-            lines = s.read()
-            if lines:
-                busy = True
-                handle(s, lines)
-            else:
-                handle(s, s.check())
+            try:
+                lines = s.read()
+                if lines:
+                    busy = True
+                else:
+                    lines = s.check()
+            except OSError as err:
+                s.fail(err)
+                continue
+            handle(s, lines)
         live = [p for p in pipes if not p.done]
         for p in live:
             lines = p.read(0 if (busy or len(live) > 1 or files) else POLL)
