@@ -46,6 +46,21 @@ def help_text(doc: str | None, usage: str) -> str:
     return (doc or "").strip().split("\n\n")[0] + "\n\n" + usage
 
 
+def help_page(usage: str, summary: str, options, exits, examples) -> str:
+    """What a command's -h prints: its usage, what it does, every option, its exit status and an
+    example. ``options`` and ``exits`` are (name, meaning) pairs; ``examples`` are command lines."""
+
+    def table(rows) -> str:
+        width = max(len(name) for name, _ in rows)
+        return "\n".join(f"  {name.ljust(width)}  {meaning}" for name, meaning in rows)
+
+    return (
+        f"{usage}\n\n{summary}\n\noptions:\n{table(options)}\n\nexit status:\n{table(exits)}\n\n"
+        + ("examples:\n" if len(examples) > 1 else "example:\n")
+        + "\n".join(f"  {e}" for e in examples)
+    )
+
+
 def check_choice(name: str, value: object, allowed) -> None:
     """UsageError when ``allowed`` does not hold option ``name``'s ``value``: "--format takes text, json
     or sarif, not 'xml'"."""
@@ -66,6 +81,7 @@ def parse_options(
     stop_at_word: bool = False,
     unknown_hint: str = "",
     choices: dict | None = None,
+    help: str | None = None,  # what -h prints, when the command gives its whole help page
 ) -> list[str]:
     """Read ``argv`` into ``opts`` and return the words that are not options.
 
@@ -83,7 +99,7 @@ def parse_options(
         if a == "--":
             return words + argv[i + 1 :]
         if a in ("-h", "--help"):
-            raise SystemExit(print(help_text(doc, usage)) or 0)
+            raise SystemExit(print(help if help is not None else help_text(doc, usage)) or 0)
         if a in flags:
             key, value = flags[a]
             opts[key] = value

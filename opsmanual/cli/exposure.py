@@ -166,16 +166,67 @@ def load_bundle(project: str = ROOT) -> dict:
     return result
 
 
-USAGE = (
-    "usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
-    "[--fail-on applies|may-apply] [--site-url URL] -- COMMAND...\n"
-    "       python -m macros.exposure [options] -     (the command on standard input)"
-)
-# The usage a one-line error ends with.
-SHORT_USAGE = (
-    "usage: python -m macros.exposure [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
-    "-- COMMAND..., or - to read it from standard input"
-)
+def prog() -> str:
+    """The command as it was run, for its usage line: `sglang-manual exposure`, or the shim's name."""
+    return common.prog("exposure", "python -m macros.exposure")
+
+
+def usage() -> str:
+    return (
+        f"usage: {prog()} [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
+        "[--fail-on applies|may-apply] [--site-url URL] -- COMMAND...\n"
+        f"       {prog()} [options] -     (the command on standard input)\n"
+        f"       {prog()} scan [options] PATH...     (every launch command in deploy files; scan --help)"
+    )
+
+
+def short_usage() -> str:
+    """The usage a one-line error ends with."""
+    return (
+        f"usage: {prog()} [--gpu NAME] [--version X.Y.Z] [--model-config PATH] [--json] "
+        "-- COMMAND..., or - to read it from standard input"
+    )
+
+
+OPTIONS = [
+    (
+        "--gpu NAME",
+        "the GPU the command runs on (H100, H200, L4, GB200, ...; data/gpus.yaml); unset, GPU conditions stay undecided",
+    ),
+    ("--version X.Y.Z", "the SGLang release it runs (default: the release the manual describes)"),
+    ("--model-config PATH", "the model's config.json, for the traits its name does not show (FP8, FP4, layer types)"),
+    ("--json", "print every incident's verdict as JSON"),
+    ("--fail-on applies|may-apply", "what makes the exit status 1 (default: applies)"),
+    ("--site-url URL", "the manual's address in the links (default: $SITE_URL, else http://127.0.0.1:8000/)"),
+    ("--project DIR", "another checkout of the manual to read the data from (for tests)"),
+    (
+        "--bundle FILE",
+        "an exposure bundle (exposure.json) to check against instead of the data (for tests and benchmarks)",
+    ),
+    ("-h, --help", "this help"),
+]
+EXITS = [
+    ("0", "no incident applies"),
+    ("1", "at least one incident applies (with --fail-on may-apply: applies or may apply)"),
+    ("2", "bad input: a command that cannot be read, an unknown GPU, a release SGLang never had"),
+]
+
+
+def help_page() -> str:
+    return common.help_page(
+        usage(),
+        "Checks a launch command against every incident's exposure conditions: an incident applies\n"
+        "(every condition holds and the release is in its range), may apply (something the command\n"
+        "cannot show decides, and the answer says what), or does not apply. Those that apply come\n"
+        "first, each with what to do, why, and its page.",
+        OPTIONS,
+        EXITS,
+        [
+            f"{prog()} --gpu H100 -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2",
+            f"echo 'python -m sglang.launch_server --model-path Qwen/Qwen3-8B' | {prog()} --json -",
+            f"{prog()} scan --format sarif deploy/ > exposure.sarif",
+        ],
+    )
 
 
 class _Json:
@@ -214,7 +265,8 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
         valued,
         {"--json": ("json", True)},
         doc=__doc__,
-        usage=USAGE,
+        usage=usage(),
+        help=help_page(),
         stop_at_word=True,  # the command's own options follow its first word
         unknown_hint="; put the command after --",
         choices={"--fail-on": FAIL_ON},
@@ -384,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         if not words:
             raise UsageError("no command given")
     except UsageError as err:
-        return common.fail("exposure", f"{err} ({SHORT_USAGE})")
+        return common.fail("exposure", f"{err} ({short_usage()})")
     model_traits = None
     try:
         if opts["model_config"]:

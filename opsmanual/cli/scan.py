@@ -528,10 +528,57 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
 
 # --------------------------------------------------------------------------- the command
 
-SCAN_USAGE = (
-    "usage: python -m macros.exposure scan [--gpu NAME] [--version X.Y.Z] [--format text|json|sarif] "
-    "[--fail-on applies|may-apply] [--ignore-file FILE] PATH..."
-)
+
+def prog() -> str:
+    """The command as it was run, for its usage line: `sglang-manual scan`, or the shim's name."""
+    return common.prog("scan", "python -m macros.exposure scan")
+
+
+def usage() -> str:
+    return (
+        f"usage: {prog()} [--gpu NAME] [--version X.Y.Z] [--format text|json|sarif] "
+        "[--fail-on applies|may-apply] [--ignore-file FILE] PATH..."
+    )
+
+
+OPTIONS = [
+    ("--gpu NAME", "the GPU the commands run on (data/gpus.yaml); unset, GPU conditions stay undecided"),
+    ("--version X.Y.Z", "the SGLang release for every file, over what the files pin (image tags, pip pins)"),
+    ("--format text|json|sarif", "the report's form: text (default), JSON, or SARIF 2.1.0 for code scanning"),
+    ("--json", "the same as --format json"),
+    ("--fail-on applies|may-apply", "what makes the exit status 1 (default: applies)"),
+    (
+        "--ignore-file FILE",
+        "incidents not to report, each with a reason and an expiry (default: "
+        ".sglang-exposure-ignore.yaml here, when there is one)",
+    ),
+    ("--today YYYY-MM-DD", "the date the ignore entries' expiry is judged on (default: today)"),
+    ("--site-url URL", "the manual's address in the links (default: $SITE_URL, else http://127.0.0.1:8000/)"),
+    ("--project DIR", "another checkout of the manual to read the data from (for tests)"),
+    ("--bundle FILE", "an exposure bundle (exposure.json) to check against (for tests and benchmarks)"),
+    ("-h, --help", "this help"),
+]
+EXITS = [
+    ("0", "no incident applies to any command found"),
+    ("1", "an incident applies to a command (with --fail-on may-apply: applies or may apply)"),
+    (
+        "2",
+        "bad input: a path that cannot be read, a named file that is not what its name says, a bad "
+        "ignore file or option",
+    ),
+]
+
+
+def help_page() -> str:
+    return common.help_page(
+        usage(),
+        "Finds the launch commands in Kubernetes manifests, docker-compose files, Dockerfiles, shell and\n"
+        "Slurm scripts and SkyPilot task files, checks each at the SGLang release its file pins, and\n"
+        "reports each command's incidents at its file and line: a gate for CI.",
+        OPTIONS,
+        EXITS,
+        [f"{prog()} --gpu H100 deploy/", f"{prog()} --format sarif --fail-on may-apply k8s/ > exposure.sarif"],
+    )
 
 
 def options(argv: list[str]) -> tuple[dict, list[str]]:
@@ -558,7 +605,7 @@ def options(argv: list[str]) -> tuple[dict, list[str]]:
         "--today": "today",
     }
     flags = {"--json": ("format", "json")}
-    paths = common.parse_options(argv, opts, valued, flags, doc=__doc__, usage=SCAN_USAGE)
+    paths = common.parse_options(argv, opts, valued, flags, doc=__doc__, usage=usage(), help=help_page())
     common.check_choice("--format", opts["format"], ("text", "json", "sarif"))  # the last one given counts
     common.check_choice("--fail-on", opts["fail_on"], FAIL_ON)
     if not paths:
@@ -597,7 +644,7 @@ def main(argv: list[str], load_bundle, root: str) -> int:
         today = _today(opts["today"]) if opts["today"] is not None else datetime.date.today().isoformat()
         files, notes = collect(paths)
     except UsageError as err:
-        return common.fail("exposure scan", f"{err} ({SCAN_USAGE[7:]})")
+        return common.fail("exposure scan", f"{err} ({usage()[7:]})")
     try:
         bundle = common.read_json(opts["bundle"]) if opts["bundle"] else load_bundle(opts["project"] or root)
         engine = Engine(bundle)

@@ -223,8 +223,19 @@ def _follow(manual, args, base: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    name = common.prog("triage", "python -m macros.triage")
     parser = argparse.ArgumentParser(
-        prog="python -m macros.triage", description="Find the manual's incidents in log files (- reads standard input)."
+        prog=name,
+        description="Find the manual's incidents in log files (- reads standard input): each line of a log\n"
+        "that an incident prints, with what to do and the incident's page.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit status:\n"
+        "  0  a line of at least one incident was found (with --follow: the watch ended)\n"
+        "  1  no line of any incident\n"
+        "  2  bad input: a file that cannot be read, a bad option, the manual's data broken\n\n"
+        f"examples:\n  {name} /var/log/sglang/server.log\n"
+        f"  kubectl logs deploy/sglang | {name} --json -\n"
+        f"  {name} --follow /var/log/sglang/server.log",
     )
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
