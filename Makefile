@@ -41,7 +41,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	@# the package itself, editable: .venv/bin/triage, exposure and generate (pyproject.toml)
+	@# the package itself, editable: .venv/bin/sglang-manual, the manual's commands (pyproject.toml)
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 

@@ -78,7 +78,7 @@ def test_without_script_the_page_gives_the_command_line(built):
     soup = parsed(built / "check" / "index.html")
     nojs = soup.select_one(".sgm-check__nojs")
     assert not nojs.has_attr("hidden") and "needs JavaScript" in nojs.get_text()
-    assert "python -m macros.exposure" in nojs.get_text()
+    assert "sglang-manual exposure" in nojs.get_text()
     assert soup.select_one(".sgm-check__form").has_attr("hidden")
     for field in ("sgm-check-cmd", "sgm-check-gpu", "sgm-check-version"):
         assert soup.select_one(f'label[for="{field}"]') is not None, field
