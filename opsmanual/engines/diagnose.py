@@ -30,6 +30,8 @@ from urllib.parse import quote
 
 from opsmanual.engines.exposure import Engine as ExposureEngine
 from opsmanual.engines.exposure import describe_range
+from opsmanual.text.regex import compile as compile_pattern
+from opsmanual.text.regex import re2
 from opsmanual.text.versions import compare, in_range, version_parts
 from opsmanual.text.words import fold, stems
 
@@ -51,15 +53,24 @@ _ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._+/:\-][A-Za-z0-9]+)*")  # _TOKEN o
 _CASED = re.compile(r"\\.|[A-Z]")
 
 
-def _rx(rule: dict, multiline: bool = False) -> re.Pattern:
-    flags = re.ASCII | (re.IGNORECASE if "i" in rule.get("flags", "") else 0) | (re.MULTILINE if multiline else 0)
-    return re.compile(rule["re"], flags)
+def _rx(rule: dict, multiline: bool = False):
+    """A rule of the bundle, compiled with RE2 (opsmanual/text/regex.py): its time is linear in the
+    text whatever the report holds. Python's re (ASCII) only where the RE2 wheel is missing; the
+    rules' shapes (unambiguous, bounded repeats; tests/test_diagnose.py) keep it and the browser's
+    RegExp from backtracking far."""
+    flags = ("i" if "i" in rule.get("flags", "") else "") + ("m" if multiline else "")
+    if re2 is not None:
+        return re2.compile(f"(?{flags}){rule['re']}" if flags else rule["re"])
+    return re.compile(
+        rule["re"], re.ASCII | (re.IGNORECASE if "i" in flags else 0) | (re.MULTILINE if multiline else 0)
+    )
 
 
 def _rx_lower(rule: dict, multiline: bool = False) -> re.Pattern | None:
     """A case-insensitive rule written in lower case, as a case-sensitive regex for the text in ASCII
-    lower case: the same matches at the same places, several times faster. None for other rules."""
-    if "i" not in rule.get("flags", ""):
+    lower case: the same matches at the same places, several times faster with Python's re. None for
+    other rules, and where RE2 runs the rules."""
+    if re2 is not None or "i" not in rule.get("flags", ""):
         return None
     for m in _CASED.finditer(rule["re"]):
         if m.group(0)[0] != "\\" or m.group(0)[1] in "xuUN":  # a capital, or a character by its code
@@ -156,12 +167,13 @@ class Diagnoser:
                     names[key] = g
         self.gpu_by_name = names
         alternatives = sorted(names, key=lambda k: (-len(k), k))
+        # on the text in ASCII lower case (as diagnose.js's flag i without u): the name is group 1,
+        # its neighbours are not letters or digits
         self.gpu_any = (
-            re.compile(
-                r"(?<![A-Za-z0-9])(?:"
+            compile_pattern(
+                r"(?:^|[^a-z0-9])("
                 + "|".join("[-_ ]+".join(re.escape(p) for p in k.split(" ")) for k in alternatives)
-                + r")(?![A-Za-z0-9])",
-                re.IGNORECASE | re.ASCII,
+                + r")(?:[^a-z0-9]|$)"
             )
             if alternatives
             else None
@@ -171,7 +183,7 @@ class Diagnoser:
     def _pattern(p: dict) -> tuple:
         if p.get("literal") is not None:
             return p["literal"], None, bool(p.get("generic"))
-        return p.get("fixed") or "", re.compile(p["regex"]), bool(p.get("generic"))
+        return p.get("fixed") or "", compile_pattern(p["regex"]), bool(p.get("generic"))
 
     # ------------------------------------------------------------------ reading the report
 
@@ -253,11 +265,12 @@ class Diagnoser:
     def _gpu_in(self, text: str) -> dict | None:
         if self.gpu_any is None:
             return None
-        m = self.gpu_any.search(text)
+        m = self.gpu_any.search(text.translate(_ASCII_LOWER))
         if not m:
             return None
-        g = self.gpu_by_name[_norm_name(m.group(0))]
-        return {"id": g["id"], "name": g["name"], "written": m.group(0), "memory_gb": g.get("memory_gb")}
+        written = text[m.start(1) : m.end(1)]
+        g = self.gpu_by_name[_norm_name(written)]
+        return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
 
     def _commands(self, lines: list[str], body: str, starts: list[int]) -> list[str]:
         out: list[str] = []

@@ -32,6 +32,15 @@ export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
 }
 
+/* `text` without the backticks at its ends (Python's strip("`")): a loop, since /`+$/ tries every
+   backtick of a long run. */
+function stripTicks(text) {
+  let start = 0, end = text.length;
+  while (start < end && text[start] === "`") start += 1;
+  while (end > start && text[end - 1] === "`") end -= 1;
+  return text.slice(start, end);
+}
+
 function clip(line, size = 200) {
   const text = line.trim();
   return text.length <= size ? text : `${text.slice(0, size - 1)}…`;
@@ -228,7 +237,7 @@ export class Diagnoser {
       if (before.trim() && !ASSIGNMENTS.test(before)) {
         head = head.slice(before.length).replace(/^[ \t;&|(`'"]+/, "");
       }
-      const command = [head, ...parts.slice(1)].join("\n").trim().replace(/^`+|`+$/g, "").trim();
+      const command = stripTicks([head, ...parts.slice(1)].join("\n").trim()).trim();
       if (command && !out.includes(command)) out.push(command);
       n = k + 1;
     }
