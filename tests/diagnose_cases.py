@@ -34,6 +34,19 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "padded": "".join(
+        line + " " * 1500 + "\n"
+        for line in [
+            "sglang",
+            "sglang router",
+            "sglang: 0.5.18",
+            "GPU 0: NVIDIA H100 80GB HBM3",
+            "|   0  NVIDIA A100-SXM4-80GB" + " " * 1500 + "On  |",
+            "python -m sglang.launch_server --model-path Qwen/Qwen3-8B " + "`" * 300,
+            "model_path='" * 100,
+            "RuntimeError: the widget failed",
+        ]
+    ),
 }
 
 

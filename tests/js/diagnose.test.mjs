@@ -53,3 +53,35 @@ test("an unknown report gets the link and a draft", { skip: !engine }, () => {
   assert.equal(out.answer, "not a known incident");
   assert.match(out.report.draft, /symptom: "ValueError: the frobnicator refused the widget configuration"/);
 });
+
+test("a padded 1 MB report costs the regexes a bounded number of passes over it", { skip: !engine }, () => {
+  // Each rule's shape keeps one search linear in its text (tests/test_diagnose.py); this counts the
+  // characters the engine hands its regexes, so no step searches the report again for each line.
+  const cut = engine.rules.maxLine;
+  const pad = " ".repeat(cut - 40);
+  const lines = ["sglang" + pad, "GPU 0: NVIDIA H100 80GB HBM3" + pad + "x", "|   0  NVIDIA " + pad,
+    "python -m sglang.launch_server " + "`".repeat(cut - 40), "sglang router" + pad, "\t".repeat(cut)];
+  const report = Array(Math.floor(engine.rules.maxChars / (lines.length * cut))).fill(lines).flat().join("\n")
+    + "\nsglang: 0.5.18\n";
+  const exec = RegExp.prototype.exec;
+  let examined = 0;
+  let calls = 0;
+  RegExp.prototype.exec = function count(text) {
+    const from = this.global || this.sticky ? this.lastIndex : 0;
+    const m = exec.call(this, text);
+    calls += 1;
+    examined += (m ? m.index + m[0].length : String(text).length) - from;  // from where it starts to where it ends
+    return m;
+  };
+  let out;
+  try {
+    out = engine.diagnose(report);
+  } finally {
+    RegExp.prototype.exec = exec;
+  }
+  assert.ok(report.length > engine.rules.maxChars * 0.9);
+  assert.ok(calls > 0);
+  assert.ok(examined < 64 * report.length, `${examined} characters examined for a report of ${report.length}`);
+  assert.match(out.facts.gpu.name, /H100/);
+  assert.equal(out.facts.versions.sglang, "0.5.18");
+});
