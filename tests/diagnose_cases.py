@@ -34,6 +34,8 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "controls": 'sglang: 0.5.18\nRuntimeError: the "widget"\x7f\x85\ufffe\x01\x9b\ufeff config: \\x41 # failed to load\n'
+    "- failed to load the widget configuration\n",
     "padded": "".join(
         line + " " * 1500 + "\n"
         for line in [

@@ -484,3 +484,61 @@ def test_the_engine_reads_padded_reports_like_the_plain_ones(engine):
     facts = engine.diagnose(report + "\nsglang: 0.5.18\n")["facts"]
     assert "H100" in facts["gpu"]["name"]
     assert facts["versions"]["sglang"] == "0.5.18"
+
+
+# --------------------------------------------------------------------------- the draft entry is YAML
+
+DRAFT_LINES = [
+    "RuntimeError: the widget\x7fconfig failed to load",  # DEL
+    "RuntimeError: the widget\ufffeconfig failed to load",
+    "RuntimeError: the widget\uffffconfig failed to load",
+    "RuntimeError: the widget\x85config failed to load",  # NEL, a line break to YAML 1.1
+    "RuntimeError: the widget\x01\x08\x0b\x0c\x1b[31mconfig failed to load",  # C0 controls
+    "RuntimeError: the widget\x80\x9b\x9fconfig failed to load",  # C1 controls
+    "RuntimeError: the widget\ufeffconfig \u00a0failed to load",
+    "RuntimeError: the \"widget\" config and 'its' value failed to load",
+    "RuntimeError: key: value # the widget failed to load",
+    "RuntimeError: C:\\widget\\x41 \\u0041 failed to load",
+    "RuntimeError: the widget\tconfig failed to load 😀",
+    *(f"{c} failed to load the widget configuration" for c in "-?*&!%@|>'\"#:{}[],`"),
+    "failed to load the widget configuration: ",
+]
+
+
+@pytest.mark.parametrize("line", DRAFT_LINES, ids=[ascii(s)[:40] for s in DRAFT_LINES])
+def test_the_draft_entry_is_yaml_for_any_error_line(tmp_path, bundle_files, line):
+    """The draft that `diagnose` offers reads back, with yaml.safe_load, as the error line it read,
+    in the JSON answer and in the text the command prints."""
+    path = tmp_path / "report.txt"
+    path.write_text("sglang: 0.5.18\n" + line + "\n", "utf-8")
+    bundles = (
+        "--bundle",
+        str(bundle_files / "diagnose.json"),
+        "--exposure-bundle",
+        str(bundle_files / "exposure.json"),
+    )
+    done = _run("--json", *bundles, str(path))
+    assert done.returncode == 1, done.stderr
+    answer = json.loads(done.stdout)[-1]
+    error = answer["facts"]["errors"][0]["text"]
+    assert error.strip("\x85") in line, (error, line)
+    entry = yaml.safe_load(answer["report"]["draft"])[0]
+    assert entry["symptom"] == error
+    assert entry["log_examples"] == [error]
+    assert entry["log_patterns"][0]["literal"] == error
+    assert entry["name"] == error[:60]
+    done = _run(*bundles, str(path))
+    text = done.stdout.decode("utf-8")
+    draft = text.split("A draft entry for data/incidents.yaml:\n", 1)[1]
+    assert yaml.safe_load(draft)[0]["symptom"] == error
+
+
+def test_the_draft_entry_escapes_lone_surrogates(engine):
+    """A pasted report (the browser's engine gives the same draft) may hold half a surrogate pair."""
+    out = engine.diagnose("RuntimeError: the widget \ud800 config \udfff failed to load\n")
+    error = out["facts"]["errors"][0]["text"]
+    assert error == "RuntimeError: the widget \ufffd config \ufffd failed to load"
+    assert yaml.safe_load(out["report"]["draft"])[0]["symptom"] == error
+    from opsmanual.engines.diagnose import _q
+
+    assert yaml.safe_load(_q("a\ud800b\udfff")) == "a\ud800b\udfff"

@@ -23,7 +23,6 @@ answer alike. No I/O: the command line is opsmanual/cli/diagnose.py.
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import re
 from urllib.parse import quote
@@ -31,9 +30,13 @@ from urllib.parse import quote
 from opsmanual.engines.exposure import Engine as ExposureEngine
 from opsmanual.engines.exposure import describe_range
 from opsmanual.text.regex import compile as compile_pattern
-from opsmanual.text.regex import re2
 from opsmanual.text.versions import compare, in_range, version_parts
 from opsmanual.text.words import fold, stems
+
+try:
+    import re2
+except ImportError:  # no wheel for this platform: Python's re (opsmanual/text/regex.py)
+    re2 = None
 
 FORMAT = "sgm-diagnose/1"
 ANSWER_KNOWN = "a known incident"
@@ -102,12 +105,17 @@ def _uri(text: str) -> str:
     return quote(text, safe="-_.!~*'()")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python str, half a pair (as JSON "\\ud800" reads)
+
+
 def normalise(text: str) -> str:
     """The report as both engines read it: no byte-order mark, \\n line breaks, the line and paragraph
-    separators as spaces, cut at the bundle's limit."""
+    separators as spaces, half a surrogate pair as U+FFFD (a pasted report may hold one; RE2 reads
+    UTF-8), cut at the bundle's limit."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
+    return _SURROGATE.sub("\ufffd", text)
 
 
 class Diagnoser:
@@ -678,9 +686,17 @@ class Diagnoser:
         return None
 
 
+# What a YAML double-quoted string must escape (as diagnose.js yamlString()): the quote, the
+# backslash, C0 and C1 controls and DEL, the characters YAML 1.1 reads as line breaks (NEL, U+2028,
+# U+2029), U+FEFF, U+FFFE, U+FFFF and half a surrogate pair.
+_YAML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]')
+_YAML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
 def _q(text: str) -> str:
-    """A YAML (JSON) string, as JSON.stringify writes it."""
-    return json.dumps(text, ensure_ascii=False)
+    """A YAML double-quoted string that reads back as ``text`` whatever it holds: JSON.stringify's
+    escapes, and \\uXXXX for every character YAML does not take as it is."""
+    return '"' + _YAML_ESCAPE.sub(lambda m: _YAML_SHORT.get(m.group()) or f"\\u{ord(m.group()):04x}", text) + '"'
 
 
 def _number(value) -> str:

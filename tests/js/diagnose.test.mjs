@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import test from "node:test";
 
-import { Diagnoser, fill, looksLikeReport, normalise } from "../../docs/javascripts/sgm/diagnose.js";
+import { Diagnoser, fill, looksLikeReport, normalise, yamlString } from "../../docs/javascripts/sgm/diagnose.js";
 
 test("fill replaces each named field", () => {
   assert.equal(fill("log line {line}: {text}", { line: 3, text: "x {y}" }), "log line 3: x {y}");
@@ -14,6 +14,16 @@ test("fill replaces each named field", () => {
 
 test("normalise removes the byte-order mark and unifies line breaks", () => {
   assert.equal(normalise("\ufeffa\r\nb\rc\u2028d"), "a\nb\nc d");
+});
+
+test("normalise puts U+FFFD for half a surrogate pair and keeps whole pairs", () => {
+  assert.equal(normalise("a\ud800b\udfffc\ud83d\ude00"), "a\ufffdb\ufffdc\ud83d\ude00");
+});
+
+test("yamlString escapes what YAML does not take as it is", () => {
+  assert.equal(yamlString('a"b\\c\td\u007fe\u0085f\ufffeg\u009bh\ud800'),
+    '"a\\"b\\\\c\\td\\u007fe\\u0085f\\ufffeg\\u009bh\\ud800"');
+  assert.equal(yamlString("é 中 😀 - ? : #"), '"é 中 😀 - ? : #"');
 });
 
 test("a report is several lines; a query is not", () => {

@@ -55,11 +55,25 @@ function isVersion(text) {
   }
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /* The report as both engines read it: no byte-order mark, \n line breaks, the line and paragraph
-   separators as spaces. */
+   separators as spaces, half a surrogate pair as U+FFFD. */
 export function normalise(text) {
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
-  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ");
+  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ").replace(LONE_SURROGATE, "\ufffd");
+}
+
+/* What a YAML double-quoted string must escape (as diagnose.py _q()): the quote, the backslash, C0
+   and C1 controls and DEL, the characters YAML 1.1 reads as line breaks (NEL, U+2028, U+2029),
+   U+FEFF, U+FFFE, U+FFFF and half a surrogate pair. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it escapes
+const YAML_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const YAML_SHORT = { "\"": "\\\"", "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
+
+/* A YAML double-quoted string that reads back as `text` whatever it holds. */
+export function yamlString(text) {
+  return `"${text.replace(YAML_ESCAPE, (ch) => YAML_SHORT[ch] || `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
 }
 
 /* The first index whose start is after `at`, less one: the line that holds character `at`. */
@@ -567,7 +581,7 @@ export class Diagnoser {
         ["version", versions.sglang || ""], ["hardware", hardware], ["sources", sources]];
       url = this.bundle.report + fields.filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
     }
-    const q = (s) => JSON.stringify(s);
+    const q = yamlString;
     const values = { symptom: q(symptom || "TODO"), name: q(symptom.slice(0, 60) || "TODO"),
       hardware: hardware ? `[${q(hardware)}]` : "[]" };
     const d = this.bundle.draft;
