@@ -105,6 +105,8 @@ def _uri(text: str) -> str:
     return quote(text, safe="-_.!~*'()")
 
 
+# What diagnose.js's trim() takes off a line's ends (str.strip() takes others: U+001C-U+001F, NEL).
+SPACE = " \t\n\v\f\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python str, half a pair (as JSON "\\ud800" reads)
 
 
@@ -297,16 +299,18 @@ class Diagnoser:
             parts = [lines[n]]
             k = n
             while (
-                parts[-1].rstrip().endswith("\\") and k + 1 < len(lines) and len(parts) < self.rules["maxCommandLines"]
+                parts[-1].rstrip(SPACE).endswith("\\")
+                and k + 1 < len(lines)
+                and len(parts) < self.rules["maxCommandLines"]
             ):
                 k += 1
                 parts.append(lines[k])
             head = self.command_prompt.sub("", parts[0], count=1)
             before = head[: max(0, m.start() - (len(parts[0]) - len(head)))]
-            if before.strip() and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
+            if before.strip(SPACE) and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
                 head = head[len(before) :]
                 head = head.lstrip(" \t;&|(`'\"")
-            command = "\n".join([head, *parts[1:]]).strip().strip("`").strip()
+            command = "\n".join([head, *parts[1:]]).strip(SPACE).strip("`").strip(SPACE)
             if command and command not in out:
                 out.append(command)
             n = k + 1
@@ -318,7 +322,7 @@ class Diagnoser:
         limit = self.rules["maxErrorLines"]
 
         def add(n: int, line: str) -> None:
-            core = self.prefix.sub("", line, count=1).strip()
+            core = self.prefix.sub("", line, count=1).strip(SPACE)
             if len(re.findall(r"[A-Za-z]{2,}", core)) < 2 or len(core) < 12:
                 return
             if len(found) < limit and all(e["text"] != core for e in found):
@@ -336,7 +340,7 @@ class Diagnoser:
                 if line[:1] in (" ", "\t"):
                     continue
                 in_tb = False
-                if self.exception_line.search(line.strip()):
+                if self.exception_line.search(line.strip(SPACE)):
                     add(n, line)
                     continue
             errorish = (
@@ -344,9 +348,9 @@ class Diagnoser:
                 if lowered is not None and self.errorish_lower
                 else self.errorish.search(line)
             )
-            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or errorish:
+            if self.exception_line.search(self.prefix.sub("", line, count=1).strip(SPACE)) or errorish:
                 add(n, line)
-            if n == last and self.exception_line.search(line.strip()):
+            if n == last and self.exception_line.search(line.strip(SPACE)):
                 add(n, line)
         return found
 
@@ -705,7 +709,7 @@ def _number(value) -> str:
 
 
 def _clip(line: str, size: int = 200) -> str:
-    line = line.strip()
+    line = line.strip(SPACE)
     return line if len(line) <= size else line[: size - 1] + "…"
 
 
