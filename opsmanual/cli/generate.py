@@ -241,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             generate(check_target(args.folder, Path(ROOT)))
     except Refused as err:
-        print(f"generate: {err}", file=sys.stderr)
-        return 2
+        from opsmanual.cli.common import fail
+
+        return fail("generate", str(err))  # control characters in a folder's name escaped on a terminal
     except ManualError as err:
         print(err.report(), file=sys.stderr)
         return 2
