@@ -34,6 +34,23 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "controls": 'sglang: 0.5.18\nRuntimeError: the "widget"\x7f\x85\ufffe\x01\x9b\ufeff config: \\x41 # failed to load\n'
+    "- failed to load the widget configuration\n"
+    "\x1cValueError: the widget failed to load at its ends\x85\n"
+    "\u3000ValueError: the gadget failed to load at its ends\ufeff\x1f\n",
+    "padded": "".join(
+        line + " " * 1500 + "\n"
+        for line in [
+            "sglang",
+            "sglang router",
+            "sglang: 0.5.18",
+            "GPU 0: NVIDIA H100 80GB HBM3",
+            "|   0  NVIDIA A100-SXM4-80GB" + " " * 1500 + "On  |",
+            "python -m sglang.launch_server --model-path Qwen/Qwen3-8B " + "`" * 300,
+            "model_path='" * 100,
+            "RuntimeError: the widget failed",
+        ]
+    ),
 }
 
 

@@ -46,6 +46,7 @@ def test_reads_versions_gpu_command_model_phase(engine):
     assert facts["versions"]["torch"] == "2.8.0+cu128"
     assert facts["versions"]["cuda"] == "12.8"
     assert "H100" in facts["gpu"]["name"]
+    assert facts["versions"]["sglang"] == "0.5.18"
     assert facts["memory"] == 79.11
     assert len(facts["commands"]) == 1 and "--enable-hierarchical-cache" in facts["commands"][0]
     assert facts["model"] == "deepseek-ai/DeepSeek-R1"
@@ -290,3 +291,254 @@ def test_no_message_is_typed_in_the_browser():
             fixed = max(re.split(r"\{\w+\}", text), key=len).strip()  # the longest piece without a placeholder
             if len(fixed) > 12:
                 assert fixed not in source, (js, text)
+
+
+# --------------------------------------------------------------------------- linear time on any report
+
+_PROBES = [chr(n) for n in range(32, 127)] + ["\t", "\n", "\u00a0", "\u00e9", "\u017f", "\u4e2d"]
+BOUNDED = 32  # a repeat this short may hold another, or follow one that takes the same characters
+PAIR = 20_000  # two adjacent repeats that take the same characters: at most this many splits between them
+
+
+def _chars(op, arg, fold: bool) -> frozenset:
+    """The probe characters one single-character item takes."""
+    from opsmanual.data.patterns import sre_modules
+
+    c, _ = sre_modules()
+
+    def one(ch: str) -> bool:
+        o = ord(ch)
+        if op is c.LITERAL:
+            return o == arg
+        if op is c.NOT_LITERAL:
+            return o != arg
+        if op is c.ANY:
+            return ch != "\n"
+        negate = bool(arg) and arg[0][0] is c.NEGATE
+        inside = False
+        for kind, v in arg[1:] if negate else arg:
+            if kind is c.LITERAL:
+                inside |= o == v
+            elif kind is c.RANGE:
+                inside |= v[0] <= o <= v[1]
+            elif kind is c.CATEGORY:
+                word = ch.isascii() and (ch.isalnum() or ch == "_")
+                digit = ch.isascii() and ch.isdigit()
+                space = ch in " \t\n\r\f\v"
+                inside |= {
+                    c.CATEGORY_DIGIT: digit,
+                    c.CATEGORY_NOT_DIGIT: not digit,
+                    c.CATEGORY_WORD: word,
+                    c.CATEGORY_NOT_WORD: not word,
+                    c.CATEGORY_SPACE: space,
+                    c.CATEGORY_NOT_SPACE: not space,
+                }[v]
+        return inside != negate
+
+    def folded(ch: str) -> bool:
+        return one(ch) or (fold and (one(ch.lower()[:1]) or one(ch.upper()[:1])))
+
+    return frozenset(ch for ch in _PROBES if folded(ch))
+
+
+def linear_problem(regex: str, fold: bool = False) -> str | None:
+    """Why a backtracking engine (the browser's RegExp) could take more than linear time on a line
+    for ``regex``, or None: two repeats in a row, with only optional items between, that can take the
+    same characters ([ \\t]*:?[ \\t]*, .+?[ \\t]*); a repeat inside an unbounded repeat; a rule not
+    anchored with ^ whose unbounded repeat can take a character a match starts with (each start would
+    scan the rest of the line); a class that takes a line break (a match would span lines)."""
+    from opsmanual.data.patterns import sre_modules
+
+    c, parser = sre_modules()
+    problems: list[str] = []
+    unbounded: list[frozenset] = []
+
+    def walk(items):
+        """(nullable, first characters, repeats that may take the first / last character as
+        (characters, most)) of a sequence, and its inner repeats' most."""
+        nullable, first, first_reps, last_reps, inner = True, set(), [], [], False
+        for op, arg in items:
+            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+                chars = _chars(op, arg, fold)
+                if "\n" in chars:
+                    problems.append(f"an item takes a line break: {regex}")
+                item = (False, set(chars), [], [], False)
+            elif op is c.AT:
+                item = (True, set(), [], [], False)
+            elif op is c.SUBPATTERN:
+                item = walk(arg[3])
+            elif op is c.BRANCH:
+                parts = [walk(b) for b in arg[1]]
+                item = (
+                    any(p[0] for p in parts),
+                    set().union(*(p[1] for p in parts)),
+                    [r for p in parts for r in p[2]],
+                    [r for p in parts for r in p[3]],
+                    any(p[4] for p in parts),
+                )
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                lo, hi, body = arg
+                b = walk(body)
+                most = float("inf") if hi == c.MAXREPEAT else hi
+                if hi > 1:
+                    if b[4] and most > BOUNDED:
+                        problems.append(f"a repeat inside an unbounded repeat: {regex}")
+                    if most == float("inf"):
+                        unbounded.append(frozenset(b[1]))
+                    last = set().union(*(r[0] for r in b[3])) if b[3] else set()
+                    if most > BOUNDED and (last & b[1] or any(r[0] & b[1] for r in b[3])):
+                        problems.append(f"a repeat whose turns can end in more than one place: {regex}")
+                    item = (
+                        lo == 0 or b[0],
+                        b[1],
+                        [(frozenset(b[1]), most), *b[2]],
+                        [(frozenset(b[1]), most), *b[3]],
+                        True,
+                    )
+                else:
+                    item = (lo == 0 or b[0], b[1], b[2], b[3], b[4])
+            else:
+                problems.append(f"{op} is not expected in a rule: {regex}")
+                continue
+            i_null, i_first, i_first_reps, i_last_reps, i_inner = item
+            for chars, most in last_reps:
+                for chars2, most2 in i_first_reps:
+                    if chars & chars2 and most * most2 > PAIR:
+                        problems.append(f"two repeats in a row take the same characters: {regex}")
+            if nullable:
+                first |= i_first
+                first_reps = first_reps + i_first_reps
+            last_reps = i_last_reps + (last_reps if i_null else [])
+            nullable = nullable and i_null
+            inner = inner or i_inner
+        return nullable, first, first_reps, last_reps, inner
+
+    tree = list(parser.parse(regex))
+    _, first, _, _, _ = walk(tree)
+    anchored = bool(tree) and tree[0] == (c.AT, c.AT_BEGINNING)
+    if not anchored:
+        for chars in unbounded:
+            if chars & first:
+                problems.append(f"an unbounded repeat takes a character a match starts with: {regex}")
+    return problems[0] if problems else None
+
+
+def _rules():
+    """Every regex rule of the diagnosis bundle, as (name, rule)."""
+    from opsmanual.data import diagnosis
+
+    named = [("commandStart", diagnosis.COMMAND_START), ("commandPrompt", diagnosis.COMMAND_PROMPT)]
+    named += [("errorish", diagnosis.ERRORISH), ("traceback", diagnosis.TRACEBACK)]
+    named += [("exceptionLine", diagnosis.EXCEPTION_LINE), ("linePrefix", diagnosis.LINE_PREFIX)]
+    named += [("exposureGeneric", diagnosis.EXPOSURE_GENERIC)]
+    for name, rules in [
+        ("versions", diagnosis.VERSIONS),
+        ("gpuLines", diagnosis.GPU_LINES),
+        ("gpuMemory", diagnosis.GPU_MEMORY),
+        ("modelLines", diagnosis.MODEL_LINES),
+        ("phases", diagnosis.PHASES),
+    ]:
+        named += [(f"{name}[{n}]", rule) for n, rule in enumerate(rules)]
+    return named
+
+
+@pytest.mark.parametrize("name, rule", _rules(), ids=[n for n, _ in _rules()])
+def test_every_rule_runs_in_linear_time_in_both_engines(name, rule):
+    """RE2 compiles each rule as Python runs it (linear in the report whatever it holds), and its
+    shape keeps the browser's backtracking RegExp linear in the line too."""
+    import re2
+
+    from opsmanual.engines.diagnose import _rx
+
+    flags = "i" if "i" in rule.get("flags", "") else ""
+    re2.compile(f"(?{flags}m){rule['re']}")
+    assert isinstance(_rx(rule, True), re2._Regexp), name
+    assert linear_problem(rule["re"], fold=bool(flags)) is None, name
+
+
+@pytest.mark.parametrize(
+    "regex",
+    [
+        r"\bsglang(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?v?(\d+\.\d+\.\d+)",  # spaces after "sglang"
+        r"^[ \t]*GPU [\d,]+:[ \t]*(.+?)[ \t]*$",  # padded check_env GPU line
+        r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|]*?)[ \t]+(?:On|Off)[ \t]+\|",  # padded nvidia-smi row
+        r"(?:^|[ \t])python[ \t]+(?:\S+[ \t]+)*?-m",  # a repeat inside an unbounded repeat
+        r"model_path='([^']+)'",  # each start scans the rest of the line (and across lines)
+        r"--model[= ]+([^ \t\\]+)",
+        r"(?:[a-z]+ )+x",
+    ],
+)
+def test_the_shape_check_refuses_the_slow_rules(regex):
+    assert linear_problem(regex) is not None
+
+
+def test_the_engine_reads_padded_reports_like_the_plain_ones(engine):
+    """A 1 MB report of padded version, GPU and nvidia-smi lines (each cut at the line limit) is read,
+    and the padding changes nothing the engine finds."""
+    from opsmanual.data.diagnosis import MAX_CHARS, MAX_LINE
+
+    pad = " " * (MAX_LINE - 40)
+    lines = ["sglang" + pad, "GPU 0: NVIDIA H100 80GB HBM3" + pad + "x", "|   0  NVIDIA " + pad, "`" * MAX_LINE]
+    report = "\n".join(lines * (MAX_CHARS // (4 * MAX_LINE)))
+    assert len(report) > MAX_CHARS * 0.9
+    facts = engine.diagnose(report + "\nsglang: 0.5.18\n")["facts"]
+    assert "H100" in facts["gpu"]["name"]
+    assert facts["versions"]["sglang"] == "0.5.18"
+
+
+# --------------------------------------------------------------------------- the draft entry is YAML
+
+DRAFT_LINES = [
+    "RuntimeError: the widget\x7fconfig failed to load",  # DEL
+    "RuntimeError: the widget\ufffeconfig failed to load",
+    "RuntimeError: the widget\uffffconfig failed to load",
+    "RuntimeError: the widget\x85config failed to load",  # NEL, a line break to YAML 1.1
+    "RuntimeError: the widget\x01\x08\x0b\x0c\x1b[31mconfig failed to load",  # C0 controls
+    "RuntimeError: the widget\x80\x9b\x9fconfig failed to load",  # C1 controls
+    "RuntimeError: the widget\ufeffconfig \u00a0failed to load",
+    "RuntimeError: the \"widget\" config and 'its' value failed to load",
+    "RuntimeError: key: value # the widget failed to load",
+    "RuntimeError: C:\\widget\\x41 \\u0041 failed to load",
+    "RuntimeError: the widget\tconfig failed to load 😀",
+    *(f"{c} failed to load the widget configuration" for c in "-?*&!%@|>'\"#:{}[],`"),
+    "failed to load the widget configuration: ",
+]
+
+
+@pytest.mark.parametrize("line", DRAFT_LINES, ids=[ascii(s)[:40] for s in DRAFT_LINES])
+def test_the_draft_entry_is_yaml_for_any_error_line(tmp_path, bundle_files, line):
+    """The draft that `diagnose` offers reads back, with yaml.safe_load, as the error line it read,
+    in the JSON answer and in the text the command prints."""
+    path = tmp_path / "report.txt"
+    path.write_text("sglang: 0.5.18\n" + line + "\n", "utf-8")
+    bundles = (
+        "--bundle",
+        str(bundle_files / "diagnose.json"),
+        "--exposure-bundle",
+        str(bundle_files / "exposure.json"),
+    )
+    done = _run("--json", *bundles, str(path))
+    assert done.returncode == 1, done.stderr
+    answer = json.loads(done.stdout)[-1]
+    error = answer["facts"]["errors"][0]["text"]
+    assert error.strip("\x85") in line, (error, line)
+    entry = yaml.safe_load(answer["report"]["draft"])[0]
+    assert entry["symptom"] == error
+    assert entry["log_examples"] == [error]
+    assert entry["log_patterns"][0]["literal"] == error
+    assert entry["name"] == error[:60]
+    done = _run(*bundles, str(path))
+    text = done.stdout.decode("utf-8")
+    draft = text.split("A draft entry for data/incidents.yaml:\n", 1)[1]
+    assert yaml.safe_load(draft)[0]["symptom"] == error
+
+
+def test_the_draft_entry_escapes_lone_surrogates(engine):
+    """A pasted report (the browser's engine gives the same draft) may hold half a surrogate pair."""
+    out = engine.diagnose("RuntimeError: the widget \ud800 config \udfff failed to load\n")
+    error = out["facts"]["errors"][0]["text"]
+    assert error == "RuntimeError: the widget \ufffd config \ufffd failed to load"
+    assert yaml.safe_load(out["report"]["draft"])[0]["symptom"] == error
+    from opsmanual.engines.diagnose import _q
+
+    assert yaml.safe_load(_q("a\ud800b\udfff")) == "a\ud800b\udfff"

@@ -136,3 +136,22 @@ def test_no_script_runs_and_titles_read_as_written(browser, poisoned_server, pat
     assert "Part " + PAYLOAD in nav or path == ""  # the home page may collapse the parts
     assert page.query_selector("img[src=x], img[onerror]") is None
     context.close()
+
+
+def test_the_footer_links_name_their_page_as_written(poisoned):
+    """The "Next" and "Previous" links' aria-label reads the title a reader sees (escaped once: a
+    title with < or & reads as "<" or "&", not "&lt;" or "&amp;lt;")."""
+    from bs4 import BeautifulSoup
+
+    out, _ = poisoned
+    seen = 0
+    for path in sorted(out.rglob("*.html")):
+        html = path.read_text("utf-8")
+        if "md-footer__link" not in html:
+            continue
+        for link in BeautifulSoup(html, "html.parser").select("a.md-footer__link"):
+            direction = " ".join(link.select_one(".md-footer__direction").get_text().split())
+            title = " ".join(link.select_one(".md-ellipsis").get_text().split())
+            assert link["aria-label"] == f"{direction}: {title}", path.relative_to(out)
+            seen += "&" in title or "<" in title
+    assert seen, "no footer link named a title with < or &"

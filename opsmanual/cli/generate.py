@@ -11,16 +11,25 @@ module is the project's own (macros/__init__.py), which reads the data from the 
 ``--finish`` runs the checks and the Content-Security-Policy that MkDocs' hooks run on each page
 (opsmanual/site/postbuild.py).
 
+OUT must be a missing folder, an empty one, or a tree generate wrote itself: it writes its marker
+(.sglang-manual-generated) first, and replaces only a folder that holds it. Anything else (a folder
+of other files, a file, the project, its docs/ or a folder holding the project or the current
+folder) is refused in one line, and nothing is written or deleted.
+
 Exit status: 0 when done, 2 with one line per problem.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shutil
 import sys
+import tempfile
 from functools import partial
 from pathlib import Path
+from typing import NoReturn
 
 from opsmanual import ROOT
 from opsmanual.data.errors import ManualError, Problem
@@ -41,20 +50,102 @@ def _with_description(text: str, description: str) -> str:
     return text[:close] + line + text[close:]
 
 
-def generate(out: Path, project: Path = Path(ROOT)) -> None:
-    """Write the generated tree for the project at ``project`` into ``out``: into a fresh folder
-    beside it, moved into place only when whole."""
-    fresh = out.with_name(out.name + ".new")
-    if fresh.exists():
-        shutil.rmtree(fresh)
+MARKER = ".sglang-manual-generated"  # written first into every tree `generate` writes
+MARKER_TEXT = (
+    "This folder was written by `generate` (opsmanual/cli/generate.py) of the SGLang operations manual.\n"
+    "`generate` replaces it whole when it is given this folder again; it writes into no other folder\n"
+    "that holds anything.\n"
+)
+INPUTS = ("data", "macros", "opsmanual", "includes", "overrides")  # what the tree is made from
+
+
+class Refused(Exception):
+    """OUT is not a folder `generate` may write: one line, exit status 2, nothing written."""
+
+
+def _within(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or lies under it (both absolute and normalised)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _is_marked(folder: Path) -> bool:
+    """``folder`` holds the marker `generate` writes first, as a plain file with its text."""
+    marker = folder / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return False
     try:
+        with open(marker, "rb") as f:
+            return f.read(len(MARKER_TEXT) + 1) == MARKER_TEXT.encode()
+    except OSError:
+        return False
+
+
+def check_target(given: str, project: Path, cwd: str | None = None) -> Path:
+    """The folder ``given`` names, absolute, when `generate` may write it: missing, empty, or a tree
+    it wrote itself (its marker). Raises Refused with one line otherwise: a file, a symbolic link,
+    the current folder or one that holds it, the project or one that holds it, a folder the tree is
+    made from, or a folder of anything else."""
+    if not given.strip():
+        raise Refused("give the folder to write the generated tree into")
+    out = os.path.abspath(given)
+    real = os.path.realpath(out)
+    here = os.path.realpath(cwd or os.getcwd())
+    root = os.path.realpath(project)
+    if _within(here, real):
+        raise Refused(f"{given}: is the current folder or holds it; give a new or empty folder elsewhere")
+    if _within(root, real):
+        raise Refused(f"{given}: is the manual's project folder or holds it; give a new or empty folder")
+    if not (project / "mkdocs.yml").is_file() or not (project / "data").is_dir():
+        raise Refused(
+            f"{root}: is not the manual's project folder (no mkdocs.yml and data/); run generate from a checkout of the manual"
+        )
+    from opsmanual.site.config import read
+
+    docs = os.path.realpath(read(project / "mkdocs.yml").docs_dir)
+    for source in (docs, *(os.path.join(root, name) for name in INPUTS)):
+        if _within(real, source):
+            raise Refused(
+                f"{given}: is inside the project's {os.path.relpath(source, root)}/, which the tree is made from; give a folder outside it"
+            )
+    path = Path(out)
+    if path.is_symlink():
+        raise Refused(f"{given}: is a symbolic link; give the folder itself")
+    if path.exists() and not path.is_dir():
+        raise Refused(f"{given}: is not a folder; give a new or empty folder")
+    if path.is_dir() and any(path.iterdir()) and not _is_marked(path):
+        raise Refused(
+            f"{given}: holds files generate did not write (no {MARKER}); give a new or empty folder, or one generate wrote"
+        )
+    return path
+
+
+def generate(out: Path, project: Path = Path(ROOT)) -> None:
+    """Write the generated tree for the project at ``project`` into ``out`` (checked by
+    :func:`check_target`): into a fresh folder beside it, marked first and moved into place only when
+    whole. An earlier tree in ``out`` (marked) is moved aside and removed; nothing else is."""
+    out = Path(os.path.abspath(out))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".new", dir=out.parent))
+    try:
+        (fresh / MARKER).write_text(MARKER_TEXT, "utf-8")
         _write(fresh, project)
     except BaseException:
-        shutil.rmtree(fresh, ignore_errors=True)
+        if _is_marked(fresh):
+            shutil.rmtree(fresh, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                fresh.rmdir()
         raise
-    if out.exists():
-        shutil.rmtree(out)
+    if not out.exists():
+        fresh.rename(out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    out.rename(old)  # onto the empty folder just made: out (empty, or marked) is aside, whole
     fresh.rename(out)
+    if _is_marked(old):
+        shutil.rmtree(old)
+    else:
+        old.rmdir()  # was empty; anything that came since stays, and this says so
 
 
 def _write(out: Path, project: Path) -> None:
@@ -128,10 +219,17 @@ def _write(out: Path, project: Path) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """A usage mistake in one line (argparse prints the usage above it)."""
+        self.exit(2, f"{self.prog}: {message}; usage: generate FOLDER, or generate --finish SITE\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="generate", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="generate", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "folder", help="where to write the generated tree (emptied first), or with --finish the built site to finish"
+        "folder",
+        help="where to write the generated tree (a new or empty folder, or one generate wrote), or with --finish the built site to finish",
     )
     parser.add_argument("--finish", action="store_true", help="run the pass over a built site's pages")
     args = parser.parse_args(argv)
@@ -141,7 +239,11 @@ def main(argv: list[str] | None = None) -> int:
 
             finish_site(Path(args.folder))
         else:
-            generate(Path(args.folder))
+            generate(check_target(args.folder, Path(ROOT)))
+    except Refused as err:
+        from opsmanual.cli.common import fail
+
+        return fail("generate", str(err))  # control characters in a folder's name escaped on a terminal
     except ManualError as err:
         print(err.report(), file=sys.stderr)
         return 2

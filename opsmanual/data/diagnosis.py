@@ -3,10 +3,14 @@ memory, a launch command, the model, errors and the phase of a server's life. Bo
 (opsmanual/engines/diagnose.py and docs/javascripts/sgm/diagnose.js) take these rules from the
 diagnosis bundle (opsmanual/render/diagnose.py), so they are written once, here.
 
-Every regex is in the subset Python's ``re`` and JavaScript's ``RegExp`` (with the ``u`` flag) read
-alike: no inline flags, no possessive quantifiers, no ``\\Z``; flags are given apart ("i" for case).
-Each is tried on one line at a time (a match never spans lines). A case-insensitive rule is best
-written in lower case: the Python engine then runs it, faster, on the report in lower case. The
+Every regex is in the subset Python's ``re``, RE2 and JavaScript's ``RegExp`` (with the ``u`` flag)
+read alike: no inline flags, no possessive quantifiers, no lookaround, no ``\\Z``, no ``\\s``/``\\S``
+(write ``[ \\t]``); flags are given apart ("i" for case). Each is tried on one line at a time (a match
+never spans lines: no class takes a line break). Python runs them with RE2, in time linear in the
+report; the browser's RegExp backtracks, so each is written to keep it linear too (tests/test_diagnose.py
+checks every rule): no two repeats in a row (optional items between) that can take the same
+character, no repeat inside an unbounded repeat, and in a rule not anchored with ``^``, no unbounded
+repeat that can take a character a match starts with (bound it instead, ``{0,400}``). The
 wording they look for is what SGLang and its tools print:
 ``python -m sglang.check_env`` (``sglang: 0.5.4``, ``GPU 0,1: NVIDIA H100 80GB HBM3``,
 ``PyTorch: 2.8.0+cu128``), ``pip freeze`` (``sglang==0.5.4``), ``nvidia-smi``'s table, PyTorch's
@@ -30,7 +34,7 @@ VERSIONS: list[dict[str, Any]] = [
     {
         "product": "torch",
         "flags": "i",
-        "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)",
+        "re": r"^[ \t]*(?:pytorch|torch)[ \t]*(?::|==)[ \t]*(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]{1,40})?)",
     },
     {"product": "cuda", "re": r"cuda version:?[ \t]*(\d+\.\d+)", "flags": "i"},
     {"product": "cuda", "re": r"cuda compilation tools, release (\d+\.\d+)", "flags": "i"},
@@ -38,17 +42,17 @@ VERSIONS: list[dict[str, Any]] = [
     {
         "product": "sglang-router",
         "flags": "i",
-        "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*" + _V,
+        "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?" + _V,
     },
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
-    {"product": "sglang", "re": r"\bsglang(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},
-    {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?" + _V, "flags": "i"},
+    {"product": "sglang", "re": r"\bsglang(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
+    {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
     {
         "product": "torch",
         "flags": "i",
-        "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*`?(\d+\.\d+\.\d+(?:\+[a-z0-9]+)?)",
+        "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?(\d+\.\d+\.\d+(?:\+[a-z0-9]{1,40})?)",
     },
-    {"product": "cuda", "re": r"\bcuda(?:[ \t]+version)?[ \t]*(?::|==|=)?[ \t]*(1\d\.\d)\b", "flags": "i"},
+    {"product": "cuda", "re": r"\bcuda(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?(1\d\.\d)\b", "flags": "i"},
     {"product": "cuda", "re": r"\+cu(1\d)(\d)\b", "flags": "i"},
 ]
 PRODUCTS = ["sglang", "sglang-router", "miles", "torch", "cuda"]
@@ -62,8 +66,8 @@ PRODUCT_LABELS = {
 
 # The GPU: a line that names it, in the order tried (group 1 is the name).
 GPU_LINES: list[dict[str, Any]] = [
-    {"re": r"^[ \t]*GPU [\d,]+:[ \t]*(.+?)[ \t]*$", "flags": ""},  # check_env
-    {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|]*?)[ \t]+(?:On|Off)[ \t]+\|", "flags": ""},  # nvidia-smi
+    {"re": r"^[ \t]*GPU [\d,]+:[ \t]*([^ \t\n].*)$", "flags": ""},  # check_env
+    {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|\n]*?)[ \t](?:On|Off)[ \t]+\|", "flags": ""},  # nvidia-smi
     {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},  # nvidia-smi -L
 ]
 # The memory of one GPU, in GiB (group 1), in the order tried.
@@ -76,19 +80,19 @@ GPU_MEMORY: list[dict[str, Any]] = [
 COMMAND_START = {
     "flags": "",
     "re": (
-        r"(?:^|[ \t;&|(`\x27\x22])(?:(?:python3?|uv run python3?|torchrun)[ \t]+(?:\S+[ \t]+)*?-m[ \t]+"
+        r"(?:^|[ \t;&|(`\x27\x22])(?:(?:python3?|uv run python3?|torchrun)[ \t](?:[^\n]{0,400}?[ \t])?-m[ \t]{1,16}"
         r"(?:sglang\.launch_server|sglang_router\.launch_router|sglang_router\.launch_server|sglang\.bench_serving)\b"
-        r"|sglang[ \t]+serve\b|docker[ \t]+run\b)"
+        r"|sglang[ \t]{1,16}serve\b|docker[ \t]{1,16}run\b)"
     ),
 }
-COMMAND_PROMPT = {"re": r"^[ \t]*(?:[$#>+][ \t]+|\w+@[\w.-]+:[^$#]*[$#][ \t]+)", "flags": ""}
+COMMAND_PROMPT = {"re": r"^[ \t]*(?:[$#>+][ \t]+|\w+@[\w.-]+:[^$#\n]*[$#][ \t]+)", "flags": ""}
 MAX_COMMANDS = 4
 MAX_COMMAND_LINES = 200
 
 # The model when no command names it: SGLang's server_args line, or a "model:" line.
 MODEL_LINES: list[dict[str, Any]] = [
-    {"re": r"model_path='([^']+)'", "flags": ""},
-    {"re": r"--model(?:-path)?[= ]+([^ \t\\]+)", "flags": ""},
+    {"re": r"model_path='([^'\n]{1,400})'", "flags": ""},
+    {"re": r"--model(?:-path)?[= ]{1,16}([^ \t\\=\n][^ \t\\\n]{0,400})", "flags": ""},
     {
         "flags": "i",
         "re": r"^[ \t]*(?:model|model name|model path)[ \t]*[:=][ \t]*`?([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`?[ \t]*$",
@@ -207,8 +211,8 @@ EXCEPTION_LINE = {"re": r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warn
 LINE_PREFIX = {
     "flags": "",
     "re": (
-        r"^(?:\[[^\]]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*[ \t]*"
-        r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*)+"
+        r"^(?:\[[^\]\n]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,][^ \t\n]*[ \t]*"
+        r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*){1,8}"
     ),
 }
 MAX_ERROR_LINES = 8
@@ -261,7 +265,7 @@ MESSAGES = {
     "factError": "Error (line {line}): {text}",
 }
 # Reasons of the exposure check that say nothing specific of an incident (the program, a version).
-EXPOSURE_GENERIC = {"re": r"^(?:the command is|(?:SGLang|sglang-router|Miles) \S*\d)", "flags": ""}
+EXPOSURE_GENERIC = {"re": r"^(?:the command is|(?:SGLang|sglang-router|Miles) [^ \t\n]*\d)", "flags": ""}
 # The draft entry for data/incidents.yaml: {symptom}, {name}, {hardware} are JSON strings; a line with
 # {symptom} in the "logged" part is left out when the report has no error line.
 DRAFT = [

@@ -23,15 +23,20 @@ answer alike. No I/O: the command line is opsmanual/cli/diagnose.py.
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import re
 from urllib.parse import quote
 
 from opsmanual.engines.exposure import Engine as ExposureEngine
 from opsmanual.engines.exposure import describe_range
+from opsmanual.text.regex import compile as compile_pattern
 from opsmanual.text.versions import compare, in_range, version_parts
 from opsmanual.text.words import fold, stems
+
+try:
+    import re2
+except ImportError:  # no wheel for this platform: Python's re (opsmanual/text/regex.py)
+    re2 = None
 
 FORMAT = "sgm-diagnose/1"
 ANSWER_KNOWN = "a known incident"
@@ -51,15 +56,24 @@ _ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._+/:\-][A-Za-z0-9]+)*")  # _TOKEN o
 _CASED = re.compile(r"\\.|[A-Z]")
 
 
-def _rx(rule: dict, multiline: bool = False) -> re.Pattern:
-    flags = re.ASCII | (re.IGNORECASE if "i" in rule.get("flags", "") else 0) | (re.MULTILINE if multiline else 0)
-    return re.compile(rule["re"], flags)
+def _rx(rule: dict, multiline: bool = False):
+    """A rule of the bundle, compiled with RE2 (opsmanual/text/regex.py): its time is linear in the
+    text whatever the report holds. Python's re (ASCII) only where the RE2 wheel is missing; the
+    rules' shapes (unambiguous, bounded repeats; tests/test_diagnose.py) keep it and the browser's
+    RegExp from backtracking far."""
+    flags = ("i" if "i" in rule.get("flags", "") else "") + ("m" if multiline else "")
+    if re2 is not None:
+        return re2.compile(f"(?{flags}){rule['re']}" if flags else rule["re"])
+    return re.compile(
+        rule["re"], re.ASCII | (re.IGNORECASE if "i" in flags else 0) | (re.MULTILINE if multiline else 0)
+    )
 
 
 def _rx_lower(rule: dict, multiline: bool = False) -> re.Pattern | None:
     """A case-insensitive rule written in lower case, as a case-sensitive regex for the text in ASCII
-    lower case: the same matches at the same places, several times faster. None for other rules."""
-    if "i" not in rule.get("flags", ""):
+    lower case: the same matches at the same places, several times faster with Python's re. None for
+    other rules, and where RE2 runs the rules."""
+    if re2 is not None or "i" not in rule.get("flags", ""):
         return None
     for m in _CASED.finditer(rule["re"]):
         if m.group(0)[0] != "\\" or m.group(0)[1] in "xuUN":  # a capital, or a character by its code
@@ -91,12 +105,19 @@ def _uri(text: str) -> str:
     return quote(text, safe="-_.!~*'()")
 
 
+# What diagnose.js's trim() takes off a line's ends (str.strip() takes others: U+001C-U+001F, NEL).
+SPACE = " \t\n\v\f\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python str, half a pair (as JSON "\\ud800" reads)
+
+
 def normalise(text: str) -> str:
     """The report as both engines read it: no byte-order mark, \\n line breaks, the line and paragraph
-    separators as spaces, cut at the bundle's limit."""
+    separators as spaces, half a surrogate pair as U+FFFD (a pasted report may hold one; RE2 reads
+    UTF-8), cut at the bundle's limit."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
+    return _SURROGATE.sub("\ufffd", text)
 
 
 class Diagnoser:
@@ -156,12 +177,13 @@ class Diagnoser:
                     names[key] = g
         self.gpu_by_name = names
         alternatives = sorted(names, key=lambda k: (-len(k), k))
+        # on the text in ASCII lower case (as diagnose.js's flag i without u): the name is group 1,
+        # its neighbours are not letters or digits
         self.gpu_any = (
-            re.compile(
-                r"(?<![A-Za-z0-9])(?:"
+            compile_pattern(
+                r"(?:^|[^a-z0-9])("
                 + "|".join("[-_ ]+".join(re.escape(p) for p in k.split(" ")) for k in alternatives)
-                + r")(?![A-Za-z0-9])",
-                re.IGNORECASE | re.ASCII,
+                + r")(?:[^a-z0-9]|$)"
             )
             if alternatives
             else None
@@ -171,7 +193,7 @@ class Diagnoser:
     def _pattern(p: dict) -> tuple:
         if p.get("literal") is not None:
             return p["literal"], None, bool(p.get("generic"))
-        return p.get("fixed") or "", re.compile(p["regex"]), bool(p.get("generic"))
+        return p.get("fixed") or "", compile_pattern(p["regex"]), bool(p.get("generic"))
 
     # ------------------------------------------------------------------ reading the report
 
@@ -253,11 +275,12 @@ class Diagnoser:
     def _gpu_in(self, text: str) -> dict | None:
         if self.gpu_any is None:
             return None
-        m = self.gpu_any.search(text)
+        m = self.gpu_any.search(text.translate(_ASCII_LOWER))
         if not m:
             return None
-        g = self.gpu_by_name[_norm_name(m.group(0))]
-        return {"id": g["id"], "name": g["name"], "written": m.group(0), "memory_gb": g.get("memory_gb")}
+        written = text[m.start(1) : m.end(1)]
+        g = self.gpu_by_name[_norm_name(written)]
+        return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
 
     def _commands(self, lines: list[str], body: str, starts: list[int]) -> list[str]:
         out: list[str] = []
@@ -276,16 +299,18 @@ class Diagnoser:
             parts = [lines[n]]
             k = n
             while (
-                parts[-1].rstrip().endswith("\\") and k + 1 < len(lines) and len(parts) < self.rules["maxCommandLines"]
+                parts[-1].rstrip(SPACE).endswith("\\")
+                and k + 1 < len(lines)
+                and len(parts) < self.rules["maxCommandLines"]
             ):
                 k += 1
                 parts.append(lines[k])
             head = self.command_prompt.sub("", parts[0], count=1)
             before = head[: max(0, m.start() - (len(parts[0]) - len(head)))]
-            if before.strip() and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
+            if before.strip(SPACE) and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
                 head = head[len(before) :]
                 head = head.lstrip(" \t;&|(`'\"")
-            command = "\n".join([head, *parts[1:]]).strip().strip("`").strip()
+            command = "\n".join([head, *parts[1:]]).strip(SPACE).strip("`").strip(SPACE)
             if command and command not in out:
                 out.append(command)
             n = k + 1
@@ -297,7 +322,7 @@ class Diagnoser:
         limit = self.rules["maxErrorLines"]
 
         def add(n: int, line: str) -> None:
-            core = self.prefix.sub("", line, count=1).strip()
+            core = self.prefix.sub("", line, count=1).strip(SPACE)
             if len(re.findall(r"[A-Za-z]{2,}", core)) < 2 or len(core) < 12:
                 return
             if len(found) < limit and all(e["text"] != core for e in found):
@@ -315,7 +340,7 @@ class Diagnoser:
                 if line[:1] in (" ", "\t"):
                     continue
                 in_tb = False
-                if self.exception_line.search(line.strip()):
+                if self.exception_line.search(line.strip(SPACE)):
                     add(n, line)
                     continue
             errorish = (
@@ -323,9 +348,9 @@ class Diagnoser:
                 if lowered is not None and self.errorish_lower
                 else self.errorish.search(line)
             )
-            if self.exception_line.search(self.prefix.sub("", line, count=1).strip()) or errorish:
+            if self.exception_line.search(self.prefix.sub("", line, count=1).strip(SPACE)) or errorish:
                 add(n, line)
-            if n == last and self.exception_line.search(line.strip()):
+            if n == last and self.exception_line.search(line.strip(SPACE)):
                 add(n, line)
         return found
 
@@ -665,9 +690,17 @@ class Diagnoser:
         return None
 
 
+# What a YAML double-quoted string must escape (as diagnose.js yamlString()): the quote, the
+# backslash, C0 and C1 controls and DEL, the characters YAML 1.1 reads as line breaks (NEL, U+2028,
+# U+2029), U+FEFF, U+FFFE, U+FFFF and half a surrogate pair.
+_YAML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]')
+_YAML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
 def _q(text: str) -> str:
-    """A YAML (JSON) string, as JSON.stringify writes it."""
-    return json.dumps(text, ensure_ascii=False)
+    """A YAML double-quoted string that reads back as ``text`` whatever it holds: JSON.stringify's
+    escapes, and \\uXXXX for every character YAML does not take as it is."""
+    return '"' + _YAML_ESCAPE.sub(lambda m: _YAML_SHORT.get(m.group()) or f"\\u{ord(m.group()):04x}", text) + '"'
 
 
 def _number(value) -> str:
@@ -676,7 +709,7 @@ def _number(value) -> str:
 
 
 def _clip(line: str, size: int = 200) -> str:
-    line = line.strip()
+    line = line.strip(SPACE)
     return line if len(line) <= size else line[: size - 1] + "…"
 
 

@@ -32,6 +32,15 @@ export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
 }
 
+/* `text` without the backticks at its ends (Python's strip("`")): a loop, since /`+$/ tries every
+   backtick of a long run. */
+function stripTicks(text) {
+  let start = 0, end = text.length;
+  while (start < end && text[start] === "`") start += 1;
+  while (end > start && text[end - 1] === "`") end -= 1;
+  return text.slice(start, end);
+}
+
 function clip(line, size = 200) {
   const text = line.trim();
   return text.length <= size ? text : `${text.slice(0, size - 1)}…`;
@@ -46,11 +55,25 @@ function isVersion(text) {
   }
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /* The report as both engines read it: no byte-order mark, \n line breaks, the line and paragraph
-   separators as spaces. */
+   separators as spaces, half a surrogate pair as U+FFFD. */
 export function normalise(text) {
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
-  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ");
+  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ").replace(LONE_SURROGATE, "\ufffd");
+}
+
+/* What a YAML double-quoted string must escape (as diagnose.py _q()): the quote, the backslash, C0
+   and C1 controls and DEL, the characters YAML 1.1 reads as line breaks (NEL, U+2028, U+2029),
+   U+FEFF, U+FFFE, U+FFFF and half a surrogate pair. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it escapes
+const YAML_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const YAML_SHORT = { "\"": "\\\"", "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
+
+/* A YAML double-quoted string that reads back as `text` whatever it holds. */
+export function yamlString(text) {
+  return `"${text.replace(YAML_ESCAPE, (ch) => YAML_SHORT[ch] || `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
 }
 
 /* The first index whose start is after `at`, less one: the line that holds character `at`. */
@@ -228,7 +251,7 @@ export class Diagnoser {
       if (before.trim() && !ASSIGNMENTS.test(before)) {
         head = head.slice(before.length).replace(/^[ \t;&|(`'"]+/, "");
       }
-      const command = [head, ...parts.slice(1)].join("\n").trim().replace(/^`+|`+$/g, "").trim();
+      const command = stripTicks([head, ...parts.slice(1)].join("\n").trim()).trim();
       if (command && !out.includes(command)) out.push(command);
       n = k + 1;
     }
@@ -558,7 +581,7 @@ export class Diagnoser {
         ["version", versions.sglang || ""], ["hardware", hardware], ["sources", sources]];
       url = this.bundle.report + fields.filter(([, v]) => v).map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
     }
-    const q = (s) => JSON.stringify(s);
+    const q = yamlString;
     const values = { symptom: q(symptom || "TODO"), name: q(symptom.slice(0, 60) || "TODO"),
       hardware: hardware ? `[${q(hardware)}]` : "[]" };
     const d = this.bundle.draft;
