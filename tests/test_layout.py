@@ -161,12 +161,13 @@ def test_a_diagnosed_report_fits_the_page(view, server):
 
 
 def test_the_local_address_line_is_quiet_and_short(view, server):
-    """The line a site built for this machine shows above the header: smaller than the text, and at
-    most two lines on a phone, so that it does not push the page's first screen down."""
+    """The line a site built for this machine shows in the footer: smaller than the text, at most two
+    lines on a phone, and below the page's content, so that it never pushes the first screen down."""
     kind, page = view
     page.goto(server)
-    line = box(page, ".md-banner .sgm-local")
-    size = page.eval_on_selector(".md-banner .sgm-local", "el => parseFloat(getComputedStyle(el).fontSize)")
+    line = box(page, ".md-footer .sgm-local")
+    assert line["y"] >= box(page, ".md-content")["bottom"] - 1
+    size = page.eval_on_selector(".md-footer .sgm-local", "el => parseFloat(getComputedStyle(el).fontSize)")
     body = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.md-typeset')).fontSize)")
     lines = line["height"] / (size * 1.4)
     assert size < body and lines <= 2.2, (kind, size, body, line)

@@ -31,7 +31,7 @@ def test_which_addresses_are_this_machines(url, shown):
 
 
 def note(html: str):
-    return BeautifulSoup(html, "html.parser").select_one(".md-banner .sgm-local")
+    return BeautifulSoup(html, "html.parser").select_one(".md-footer .sgm-local")
 
 
 @pytest.mark.parametrize("page", ["", "incidents/", "incidents/sglang-36889/", "part-2/2-3-retraction/", "logs/"])
@@ -48,4 +48,4 @@ def test_a_site_published_elsewhere_says_nothing_about_local_links(tmp_path):
     assert result.returncode == 0, result.stderr
     for page in ("index.html", "incidents/index.html", "incidents/sglang-36889/index.html"):
         html = (out / page).read_text("utf-8")
-        assert note(html) is None and "md-banner" not in html, page
+        assert note(html) is None and "sgm-local" not in html, page
