@@ -34,6 +34,7 @@ def pred(**kw) -> br.Predicate:
     base = dict(
         incident="sglang-1",
         product="sglang",
+        kind="bug",
         since="0.1.0",
         description="the socket is bound",
         file="sglang/srt/*.py",
@@ -50,6 +51,7 @@ def test_bisection_finds_the_window_and_checks_both_sides(tmp_path):
     w = br.Wheels(wheels(tmp_path, code), fetch=False)
     rng = br.bisect(pred(anchor="0.2.0.post1"), RELEASES, w)
     assert (rng["introduced"], rng["fixed"]) == ("0.2.0", "0.3.0")
+    assert rng["kind"] == "bug"  # the predicate's kind travels with its range
     ev = rng["evidence"]
     assert (ev["holds_first"], ev["holds_last"]) == ("0.2.0", "0.3.0rc0")
     assert {"0.1.1", "0.2.0", "0.3.0rc0", "0.3.0"} <= set(ev["checked"])
@@ -118,6 +120,7 @@ def router_pred(**kw) -> br.Predicate:
     base = dict(
         incident="sglang-10608",
         product="sglang-router",
+        kind="bug",
         since="0.1.5",
         anchor="0.1.9",
         description="the PD router keeps its own tree",
@@ -205,6 +208,7 @@ def test_the_data_is_rewritten_in_place_and_deterministically(tmp_path):
     found = {
         ("sglang-1", "sglang"): {
             "product": "sglang",
+            "kind": "feature",
             "introduced": "0.2.0",
             "fixed": "0.3.0",
             "evidence": {
@@ -236,18 +240,26 @@ def test_the_data_is_rewritten_in_place_and_deterministically(tmp_path):
         ("- {incident: a}\n", "entry 1: an entry names incident and product"),
         ("- {incident: a, product: sglang, reason: x, since: '0.1'}\n", "entry 1 (a): an entry with reason has only"),
         (
-            "- {incident: a, product: miles, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "- {incident: a, product: miles, kind: bug, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
             "product must be one of sglang, sglang-router",
         ),
         (
-            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{match: '('}]}\n",
+            "- {incident: a, product: sglang, kind: bug, since: '0.1', description: d, file: f, holds: [{match: '('}]}\n",
             "holds[0]: not a regular expression",
         ),
         (
-            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{no_match: x}]}\n",
+            "- {incident: a, product: sglang, kind: bug, since: '0.1', description: d, file: f, holds: [{no_match: x}]}\n",
             "one test must match in `file`",
         ),
         ("- {incident: a, product: sglang, since: '0.1', colour: red}\n", "unknown key(s) colour"),
+        (
+            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "entry 1 (a): missing kind",
+        ),
+        (
+            "- {incident: a, product: sglang, kind: maybe, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "kind must be one of bug, feature, not 'maybe'",
+        ),
         ("- [\n", "not valid YAML"),
     ],
 )
@@ -263,3 +275,4 @@ def test_the_committed_predicates_load_and_name_each_incident_once():
     preds = br.load_predicates()
     assert len({(p.incident, p.product) for p in preds}) == len(preds)
     assert all(p.reason or p.since for p in preds)
+    assert all(p.reason or p.kind in br.KINDS for p in preds)

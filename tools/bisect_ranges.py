@@ -50,6 +50,10 @@ The predicates file
 
     - incident: sglang-19953          # the incident's id
       product: sglang                 # sglang | sglang-router (miles only with reason)
+      kind: bug                       # bug: the predicate is the cause (or the missing fix) the story
+                                      # names, with the incident's own conditions, so the range is the
+                                      # bug's; feature: it only shows that the feature the failure needs
+                                      # exists, and the failure needs more than the release
       since: "0.4.0"                  # earliest release searched
       anchor: "0.5.9"                 # optional: a release where it holds
       description: >-                 # reader words: what holds in the affected releases
@@ -75,6 +79,7 @@ The evidence written
 
     versions:
       - product: sglang
+        kind: bug
         introduced: "0.5.4"
         fixed: "0.5.10"
         evidence:
@@ -109,7 +114,8 @@ DATA = ROOT / "data"
 PREDICATES = Path(__file__).resolve().parent / "range_predicates.yaml"
 PACKAGES = {"sglang": "sglang", "sglang-router": "sglang-router"}
 SDIST_ONLY = {"sglang-router"}  # products whose wheels hold compiled code: read the source archive
-KEYS = {"incident", "product", "since", "anchor", "description", "file", "holds", "reason"}
+KEYS = {"incident", "product", "kind", "since", "anchor", "description", "file", "holds", "reason"}
+KINDS = ("bug", "feature")  # the predicate marks the bug and its fix | only that the feature it needs exists
 
 
 class Refused(Exception):
@@ -288,6 +294,7 @@ class Wheels:
 class Predicate:
     incident: str
     product: str
+    kind: str | None = None
     since: str | None = None
     anchor: str | None = None
     description: str = ""
@@ -353,9 +360,11 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
             if set(entry) - {"incident", "product", "reason"} or not str(entry["reason"]).strip():
                 raise Refused(f"{where}: an entry with reason has only incident, product and reason")
         else:
-            missing = {"since", "description", "file", "holds"} - set(entry)
+            missing = {"kind", "since", "description", "file", "holds"} - set(entry)
             if missing:
                 raise Refused(f"{where}: missing {', '.join(sorted(missing))}")
+            if entry["kind"] not in KINDS:
+                raise Refused(f"{where}: kind must be one of {', '.join(KINDS)}, not {entry['kind']!r}")
             holds = entry["holds"]
             if not isinstance(holds, list) or not holds:
                 raise Refused(f"{where}: holds is a list of tests")
@@ -444,7 +453,7 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
         raise Refused(f"{pred.incident}: a boundary did not verify; run with --verify")
     last = order[end - 1] if end is not None else order[-1]
     path, line = pred.where(wheels.release(pred.product, last))
-    rng: dict = {"product": pred.product, "introduced": order[first]}
+    rng: dict = {"product": pred.product, "kind": pred.kind, "introduced": order[first]}
     if end is not None:
         rng["fixed"] = order[end]
     else:
@@ -469,6 +478,8 @@ def range_lines(rng: dict, indent: int) -> list[str]:
     pad = " " * indent
     lines = [f"{pad}- product: {rng['product']}"]
     inner = pad + "  "
+    if rng.get("kind"):
+        lines.append(f"{inner}kind: {rng['kind']}")
     for key in ("introduced", "fixed", "last_affected"):
         if key in rng:
             lines.append(f"{inner}{key}: {_q(rng[key])}")
@@ -557,7 +568,8 @@ def note(found: dict[tuple[str, str], dict]) -> str:
         ev = r["evidence"]
         end = f"fixed {r['fixed']}" if "fixed" in r else f"last affected {r['last_affected']} (still holds)"
         out.append(
-            f"- **{ident}** ({product}): introduced {r['introduced']}, {end}. Predicate: {ev['predicate']}; "
+            f"- **{ident}** ({product}, {r['kind']}): introduced {r['introduced']}, {end}. "
+            f"Predicate: {ev['predicate']}; "
             f"holds {ev['holds_first']} to {ev['holds_last']} in `{ev['file']}`"
             + (f" (line {ev['line']} at {ev['holds_last']})" if "line" in ev else "")
             + f"; releases checked: {', '.join(ev['checked'])}."

@@ -8,6 +8,9 @@ ranges of PyPI versions. Miles is not published on PyPI: its entry names no pack
 evidence ``tools/bisect_ranges.py`` found (the predicate over the release code, the releases it
 held for, the releases checked) goes in ``database_specific``; an unknown range has no ``ranges``,
 its ``versions`` are the releases where it was seen, and its ``database_specific`` gives the reason.
+A known range's ``kind`` says what its evidence marks: ``bug`` (the code the story names as the
+cause, so the range is the bug's) or ``feature`` (only the feature the failure runs through); the
+page says it in words, and ``database_specific`` carries it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from opsmanual.data.loader import labels
 from opsmanual.data.model import Incident
 
 PRODUCT_LABELS = labels("product")
+KIND_LABELS = labels("range_kind")  # what a known range's evidence marks, in readers' words
 PYPI = {"sglang": "sglang", "sglang-router": "sglang-router"}  # products published on PyPI, by package name
 
 
@@ -46,7 +50,7 @@ def osv_affected(incident: Incident) -> list[dict[str, Any]]:
                 if key in r:
                     events.append({key: r[key]})
             entry["ranges"] = [{"type": "ECOSYSTEM", "events": events}]
-            entry["database_specific"] = {"product": product, **dict(r.get("evidence") or {})}
+            entry["database_specific"] = {"product": product, "kind": r["kind"], **dict(r.get("evidence") or {})}
         out.append(entry)
     return out
 
@@ -61,6 +65,8 @@ def affected_view(incident: Incident) -> dict[str, Any]:
             "product": PRODUCT_LABELS[product],
             "package": PYPI.get(product),
             "unknown": bool(r.get("unknown")),
+            "kind": r.get("kind"),
+            "kind_words": KIND_LABELS[r["kind"]] if r.get("kind") else None,
             "introduced": r.get("introduced"),
             "fixed": r.get("fixed"),
             "last_affected": r.get("last_affected"),
