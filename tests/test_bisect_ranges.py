@@ -276,3 +276,29 @@ def test_the_committed_predicates_load_and_name_each_incident_once():
     assert len({(p.incident, p.product) for p in preds}) == len(preds)
     assert all(p.reason or p.since for p in preds)
     assert all(p.reason or p.kind in br.KINDS for p in preds)
+
+
+def test_a_range_in_no_published_release_is_written_with_its_reason(tmp_path, capsys):
+    """`unaffected: true` with a reason: the code at fault is in no published release. The tool writes it
+    as such (not as unknown), and refuses it without a reason or with a value other than true."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "- {incident: sglang-2, product: sglang, unaffected: true, reason: Only between 0.4.0 and 0.5.0}\n",
+        encoding="utf-8",
+    )
+    data = tmp_path / "incidents.yaml"
+    data.write_text(DATA, encoding="utf-8")
+    argv = ["--predicates", str(path), "--offline", "--wheels", str(tmp_path), "--data", str(data)]
+    assert br.main(argv) == 0
+    (second,) = yaml.safe_load(data.read_text(encoding="utf-8"))[1]["exposure"]["versions"]
+    assert second == {"product": "sglang", "unaffected": True, "reason": "Only between 0.4.0 and 0.5.0"}
+    assert br.main([*argv, "--note", str(tmp_path / "note.md")]) == 0
+    assert "Only between 0.4.0 and 0.5.0" in (tmp_path / "note.md").read_text(encoding="utf-8")
+    for bad, message in [
+        ("- {incident: a, product: sglang, unaffected: true}\n", "entry 1 (a): unaffected needs a reason"),
+        ("- {incident: a, product: sglang, unaffected: yes please, reason: r}\n", "unaffected is true"),
+    ]:
+        path.write_text(bad, encoding="utf-8")
+        assert br.main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "Traceback" not in err and message in err

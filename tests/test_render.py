@@ -204,8 +204,8 @@ def test_every_known_range_has_a_kind_and_an_unknown_one_none(incidents):
     from opsmanual.data.loader import labels
 
     ranges = [r for i in incidents for r in (i.exposure or {}).get("versions") or ()]
-    assert {r["kind"] for r in ranges if not r.get("unknown")} <= set(labels("range_kind"))
-    assert not any("kind" in r for r in ranges if r.get("unknown"))
+    assert {r["kind"] for r in ranges if "introduced" in r} <= set(labels("range_kind"))
+    assert not any("kind" in r for r in ranges if "introduced" not in r)
     assert any(r.get("kind") == "bug" for r in ranges) and any(r.get("kind") == "feature" for r in ranges)
 
 
@@ -218,6 +218,24 @@ def test_an_unknown_range_shows_its_reason_and_where_it_was_seen(incidents, site
     assert [c.get_text() for c in block.select("dd code")] == r["seen"]
     assert block.select_one(".sgm-affected__evidence") is None
     assert block.select_one(".sgm-affected__kind") is None
+
+
+def test_a_range_no_published_release_has_says_so_on_the_page_and_in_the_export(incidents, site):
+    import json
+
+    from opsmanual.render.exports import to_json
+
+    inc = by_id(incidents, "sglang-19953")
+    none = {"product": "sglang-router", "unaffected": True, "reason": "Only in builds between 0.1.9 and 0.2.0"}
+    bare = replace(inc, exposure=dict(inc.exposure, versions=[none]))
+    block = _affected(bare, site).select_one("section.sgm-affected")
+    said = block.select_one(".sgm-affected__unaffected")
+    assert said is not None and said.get_text(" ", strip=True) == "No published release"
+    assert block.select_one(".sgm-affected__reason").get_text(" ", strip=True) == f"Where it was: {none['reason']}"
+    assert block.select_one(".sgm-affected__kind") is None and block.select_one(".sgm-affected__unknown") is None
+    (entry,) = json.loads(to_json([bare], site))["incidents"][0]["affected"]
+    assert entry["versions"] == [] and "ranges" not in entry
+    assert entry["database_specific"] == {"product": "sglang-router", "unaffected": True, "reason": none["reason"]}
 
 
 def test_an_incident_no_launch_setting_triggers_says_so(incidents, site):

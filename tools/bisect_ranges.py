@@ -69,7 +69,9 @@ The predicates file
       reason: Another user's processes held memory on the second GPU; no release's code decides it
 
 An entry with ``reason`` keeps the range unknown (``seen`` releases already in the data are
-kept) and writes the reason, one line for readers. Regular expressions are run by Python's
+kept) and writes the reason, one line for readers. With ``unaffected: true`` as well, the code at
+fault is known to be in no published release (it lived only between two releases): the range is
+written as ``unaffected: true`` with the reason, which says where the code was. Regular expressions are run by Python's
 ``re`` on the file's text (``(?s)`` lets ``.`` cross lines); they are data read by maintainers,
 never incident text from readers.
 
@@ -114,7 +116,7 @@ DATA = ROOT / "data"
 PREDICATES = Path(__file__).resolve().parent / "range_predicates.yaml"
 PACKAGES = {"sglang": "sglang", "sglang-router": "sglang-router"}
 SDIST_ONLY = {"sglang-router"}  # products whose wheels hold compiled code: read the source archive
-KEYS = {"incident", "product", "kind", "since", "anchor", "description", "file", "holds", "reason"}
+KEYS = {"incident", "product", "kind", "since", "anchor", "description", "file", "holds", "reason", "unaffected"}
 KINDS = ("bug", "feature")  # the predicate marks the bug and its fix | only that the feature it needs exists
 
 
@@ -301,6 +303,7 @@ class Predicate:
     file: str = ""
     holds: list = field(default_factory=list)
     reason: str | None = None
+    unaffected: bool = False
 
     def evaluate(self, release: Release) -> bool:
         for test in self.holds:
@@ -356,9 +359,14 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         if (entry["incident"], entry["product"]) in seen:
             raise Refused(f"{where}: a second entry for the same incident and product")
         seen.add((entry["incident"], entry["product"]))
+        if "unaffected" in entry:
+            if "reason" not in entry:
+                raise Refused(f"{where}: unaffected needs a reason (where the code at fault was)")
+            if entry["unaffected"] is not True:
+                raise Refused(f"{where}: unaffected is true or absent, not {entry['unaffected']!r}")
         if "reason" in entry:
-            if set(entry) - {"incident", "product", "reason"} or not str(entry["reason"]).strip():
-                raise Refused(f"{where}: an entry with reason has only incident, product and reason")
+            if set(entry) - {"incident", "product", "reason", "unaffected"} or not str(entry["reason"]).strip():
+                raise Refused(f"{where}: an entry with reason has only incident, product, reason and unaffected")
         else:
             missing = {"kind", "since", "description", "file", "holds"} - set(entry)
             if missing:
@@ -488,6 +496,9 @@ def range_lines(rng: dict, indent: int) -> list[str]:
         if rng.get("seen"):
             lines.append(f"{inner}seen: [{', '.join(_q(v) for v in rng['seen'])}]")
         lines.append(f"{inner}reason: {_q(rng['reason'])}")
+    if rng.get("unaffected"):
+        lines.append(f"{inner}unaffected: true")
+        lines.append(f"{inner}reason: {_q(rng['reason'])}")
     ev = rng.get("evidence")
     if ev:
         lines.append(f"{inner}evidence:")
@@ -557,11 +568,12 @@ def _rewrite_versions(block: list[str], ident: str, wanted: dict[str, dict]) -> 
 
 def note(found: dict[tuple[str, str], dict]) -> str:
     """The ranges as a Markdown list, for a release note or a closing comment."""
-    known = [(k, r) for k, r in sorted(found.items()) if not r.get("unknown")]
+    known = [(k, r) for k, r in sorted(found.items()) if r.get("evidence")]
     unknown = [(k, r) for k, r in sorted(found.items()) if r.get("unknown")]
+    unaffected = [(k, r) for k, r in sorted(found.items()) if r.get("unaffected")]
     out = [
         "# Affected ranges from the release code\n",
-        f"{len(known)} ranges found; {len(unknown)} left unknown.\n",
+        f"{len(known)} ranges found; {len(unknown)} left unknown; {len(unaffected)} in no published release.\n",
         "## Ranges found\n",
     ]
     for (ident, product), r in known:
@@ -576,6 +588,9 @@ def note(found: dict[tuple[str, str], dict]) -> str:
         )
     out.append("\n## Left unknown\n")
     for (ident, product), r in unknown:
+        out.append(f"- **{ident}** ({product}): {r['reason']}")
+    out.append("\n## In no published release\n")
+    for (ident, product), r in unaffected:
         out.append(f"- **{ident}** ({product}): {r['reason']}")
     return "\n".join(out) + "\n"
 
@@ -616,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
             if pred.reason:
                 found[(pred.incident, pred.product)] = {
                     "product": pred.product,
-                    "unknown": True,
+                    "unaffected" if pred.unaffected else "unknown": True,
                     "reason": " ".join(str(pred.reason).split()),
                 }
                 continue

@@ -432,11 +432,11 @@ def _covered(ranges: list[dict[str, Any]], program: str, known: Facts, site: Sit
     product = LIST_PRODUCT[program]
     mine = [r for r in ranges if r.get("product") == product]
     covered: set[str | None] = set()
-    if not mine or any(r.get("unknown") for r in mine):
+    if not mine or any(r.get("unknown") or r.get("unaffected") for r in mine):
         newest = max(lists, key=version_key) if lists else None
         covered.add(site.version if site.version in lists and product == "sglang" else newest)
     for r in mine:
-        if r.get("unknown"):
+        if r.get("unknown") or r.get("unaffected"):
             continue
         lo = version_key(r.get("introduced", "0"))
         for v in lists:

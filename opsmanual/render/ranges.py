@@ -8,6 +8,7 @@ ranges of PyPI versions. Miles is not published on PyPI: its entry names no pack
 evidence ``tools/bisect_ranges.py`` found (the predicate over the release code, the releases it
 held for, the releases checked) goes in ``database_specific``; an unknown range has no ``ranges``,
 its ``versions`` are the releases where it was seen, and its ``database_specific`` gives the reason.
+A range whose code is in no published release (``unaffected``) has an empty ``versions`` list.
 A known range's ``kind`` says what its evidence marks: ``bug`` (the code the story names as the
 cause, so the range is the bug's) or ``feature`` (only the feature the failure runs through); the
 page says it in words, and ``database_specific`` carries it.
@@ -38,7 +39,10 @@ def osv_affected(incident: Incident) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {}
         if product in PYPI:
             entry["package"] = {"ecosystem": "PyPI", "name": PYPI[product]}
-        if r.get("unknown"):
+        if r.get("unaffected"):  # no published release has the code: OSV's way is an empty versions list
+            entry["versions"] = []
+            entry["database_specific"] = {"product": product, "unaffected": True, "reason": r["reason"]}
+        elif r.get("unknown"):
             if r.get("seen"):
                 entry["versions"] = list(r["seen"])
             entry["database_specific"] = {"product": product, "unknown": True}
@@ -65,6 +69,7 @@ def affected_view(incident: Incident) -> dict[str, Any]:
             "product": PRODUCT_LABELS[product],
             "package": PYPI.get(product),
             "unknown": bool(r.get("unknown")),
+            "unaffected": bool(r.get("unaffected")),
             "kind": r.get("kind"),
             "kind_words": KIND_LABELS[r["kind"]] if r.get("kind") else None,
             "introduced": r.get("introduced"),
