@@ -34,6 +34,7 @@ def pred(**kw) -> br.Predicate:
     base = dict(
         incident="sglang-1",
         product="sglang",
+        kind="bug",
         since="0.1.0",
         description="the socket is bound",
         file="sglang/srt/*.py",
@@ -50,6 +51,7 @@ def test_bisection_finds_the_window_and_checks_both_sides(tmp_path):
     w = br.Wheels(wheels(tmp_path, code), fetch=False)
     rng = br.bisect(pred(anchor="0.2.0.post1"), RELEASES, w)
     assert (rng["introduced"], rng["fixed"]) == ("0.2.0", "0.3.0")
+    assert rng["kind"] == "bug"  # the predicate's kind travels with its range
     ev = rng["evidence"]
     assert (ev["holds_first"], ev["holds_last"]) == ("0.2.0", "0.3.0rc0")
     assert {"0.1.1", "0.2.0", "0.3.0rc0", "0.3.0"} <= set(ev["checked"])
@@ -118,6 +120,7 @@ def router_pred(**kw) -> br.Predicate:
     base = dict(
         incident="sglang-10608",
         product="sglang-router",
+        kind="bug",
         since="0.1.5",
         anchor="0.1.9",
         description="the PD router keeps its own tree",
@@ -205,6 +208,7 @@ def test_the_data_is_rewritten_in_place_and_deterministically(tmp_path):
     found = {
         ("sglang-1", "sglang"): {
             "product": "sglang",
+            "kind": "feature",
             "introduced": "0.2.0",
             "fixed": "0.3.0",
             "evidence": {
@@ -236,18 +240,26 @@ def test_the_data_is_rewritten_in_place_and_deterministically(tmp_path):
         ("- {incident: a}\n", "entry 1: an entry names incident and product"),
         ("- {incident: a, product: sglang, reason: x, since: '0.1'}\n", "entry 1 (a): an entry with reason has only"),
         (
-            "- {incident: a, product: miles, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "- {incident: a, product: miles, kind: bug, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
             "product must be one of sglang, sglang-router",
         ),
         (
-            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{match: '('}]}\n",
+            "- {incident: a, product: sglang, kind: bug, since: '0.1', description: d, file: f, holds: [{match: '('}]}\n",
             "holds[0]: not a regular expression",
         ),
         (
-            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{no_match: x}]}\n",
+            "- {incident: a, product: sglang, kind: bug, since: '0.1', description: d, file: f, holds: [{no_match: x}]}\n",
             "one test must match in `file`",
         ),
         ("- {incident: a, product: sglang, since: '0.1', colour: red}\n", "unknown key(s) colour"),
+        (
+            "- {incident: a, product: sglang, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "entry 1 (a): missing kind",
+        ),
+        (
+            "- {incident: a, product: sglang, kind: maybe, since: '0.1', description: d, file: f, holds: [{match: x}]}\n",
+            "kind must be one of bug, feature, not 'maybe'",
+        ),
         ("- [\n", "not valid YAML"),
     ],
 )
@@ -263,3 +275,30 @@ def test_the_committed_predicates_load_and_name_each_incident_once():
     preds = br.load_predicates()
     assert len({(p.incident, p.product) for p in preds}) == len(preds)
     assert all(p.reason or p.since for p in preds)
+    assert all(p.reason or p.kind in br.KINDS for p in preds)
+
+
+def test_a_range_in_no_published_release_is_written_with_its_reason(tmp_path, capsys):
+    """`unaffected: true` with a reason: the code at fault is in no published release. The tool writes it
+    as such (not as unknown), and refuses it without a reason or with a value other than true."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "- {incident: sglang-2, product: sglang, unaffected: true, reason: Only between 0.4.0 and 0.5.0}\n",
+        encoding="utf-8",
+    )
+    data = tmp_path / "incidents.yaml"
+    data.write_text(DATA, encoding="utf-8")
+    argv = ["--predicates", str(path), "--offline", "--wheels", str(tmp_path), "--data", str(data)]
+    assert br.main(argv) == 0
+    (second,) = yaml.safe_load(data.read_text(encoding="utf-8"))[1]["exposure"]["versions"]
+    assert second == {"product": "sglang", "unaffected": True, "reason": "Only between 0.4.0 and 0.5.0"}
+    assert br.main([*argv, "--note", str(tmp_path / "note.md")]) == 0
+    assert "Only between 0.4.0 and 0.5.0" in (tmp_path / "note.md").read_text(encoding="utf-8")
+    for bad, message in [
+        ("- {incident: a, product: sglang, unaffected: true}\n", "entry 1 (a): unaffected needs a reason"),
+        ("- {incident: a, product: sglang, unaffected: yes please, reason: r}\n", "unaffected is true"),
+    ]:
+        path.write_text(bad, encoding="utf-8")
+        assert br.main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "Traceback" not in err and message in err

@@ -174,8 +174,8 @@ def test_every_range_carries_evidence_or_a_reason(incidents):
     ranges = list(_configuration_ranges(incidents))
     assert ranges
     for inc, r in ranges:
-        if r.get("unknown"):
-            assert r.get("reason", "").strip(), f"{inc.id}: an unknown range says why in reason"
+        if r.get("unknown") or r.get("unaffected"):
+            assert r.get("reason", "").strip(), f"{inc.id}: an unknown or unaffected range says why in reason"
             assert "evidence" not in r, inc.id
         else:
             assert "evidence" in r, f"{inc.id}: a known range carries the evidence tools/bisect_ranges.py found"
@@ -231,7 +231,8 @@ def test_the_predicates_file_names_each_configuration_range(incidents):
     for inc, r in _configuration_ranges(incidents):
         p = preds.get((inc.id, r["product"]))
         assert p is not None, f"{inc.id} ({r['product']}) has no entry in tools/range_predicates.yaml"
-        if r.get("unknown"):
+        if r.get("unknown") or r.get("unaffected"):
             assert p.reason and " ".join(p.reason.split()) == r["reason"], inc.id
+            assert p.unaffected == bool(r.get("unaffected")), inc.id
         else:
             assert not p.reason and " ".join(p.description.split()) == r["evidence"]["predicate"], inc.id

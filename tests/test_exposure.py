@@ -883,3 +883,28 @@ def test_a_release_is_in_a_range_from_introduced_to_before_fixed_or_up_to_last_a
         "last_affected": ["0.4.9", "0.5.0rc1", "0.5.0", "0.5.2"],
         "open": ["0.5.0", "0.5.2", "0.5.2.post1", "0.5.3rc1", "0.5.3", "0.5.4"],
     }
+
+
+def test_a_range_no_published_release_has_never_applies_in_either_engine(tmp_path):
+    """An incident whose code is in no published release (`unaffected: true`): no version is inside its
+    range, and both engines say it does not apply, with or without a version, in the same words."""
+    from opsmanual.text.versions import in_range
+
+    none = {"product": "sglang", "unaffected": True, "reason": "Only in builds between two releases"}
+    assert not any(in_range(v, none) for v in ("0", "0.4.0", "0.5.22", "99"))
+    b = dict(MINI)
+    b["incidents"] = [
+        dict(ONE, exposure=dict(ONE["exposure"], versions=[{"product": "sglang", "unaffected": True}])),
+        dict(MAYBE, exposure=dict(MAYBE["exposure"], versions=[{"product": "sglang", "unaffected": True}])),
+    ]
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-mixed-chunk"
+    items = [{"command": command, "gpu": "H100", "version": v} for v in ("0.5.22", None)]
+    engine = Engine(b)
+    outs = [engine.check(it["command"], gpu=it["gpu"], version=it["version"]) for it in items]
+    for out in outs:
+        assert out["results"] == [] and sorted(out["does_not_apply"]) == ["t-maybe", "t-one"], out
+    ours = [check_view(out) for out in outs]
+    if NODE is None:
+        pytest.skip("node is not installed")
+    theirs = [t["check"] for t in browser_engine(tmp_path, b, items)]
+    assert json.loads(json.dumps(ours)) == theirs

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import markdown
+import pytest
 import yaml
 from bs4 import BeautifulSoup
 
@@ -186,6 +187,28 @@ def test_a_known_range_shows_introduced_fixed_and_the_evidence(incidents, site):
     assert marked[0] == ev["holds_first"] and marked[-1] == ev["holds_last"]
 
 
+@pytest.mark.parametrize("kind", ["bug", "feature"])
+def test_a_known_range_says_in_words_whether_it_marks_the_bug_or_only_the_feature(incidents, site, kind):
+    from opsmanual.data.loader import labels
+
+    inc, r = next((i, r) for i in incidents for r in (i.exposure or {}).get("versions") or () if r.get("kind") == kind)
+    block = _affected(inc, site).select_one(f'section.sgm-affected [data-product="{labels("product")[r["product"]]}"]')
+    said = block.select_one(".sgm-affected__kind")
+    assert said is not None and said["data-kind"] == kind
+    assert said.get_text(" ", strip=True) == labels("range_kind")[kind]
+    # the words come before the releases they qualify
+    assert said.find_next("dl") is block.select_one(".sgm-affected__events")
+
+
+def test_every_known_range_has_a_kind_and_an_unknown_one_none(incidents):
+    from opsmanual.data.loader import labels
+
+    ranges = [r for i in incidents for r in (i.exposure or {}).get("versions") or ()]
+    assert {r["kind"] for r in ranges if "introduced" in r} <= set(labels("range_kind"))
+    assert not any("kind" in r for r in ranges if "introduced" not in r)
+    assert any(r.get("kind") == "bug" for r in ranges) and any(r.get("kind") == "feature" for r in ranges)
+
+
 def test_an_unknown_range_shows_its_reason_and_where_it_was_seen(incidents, site):
     inc = by_id(incidents, "sglang-26248")
     r = inc.exposure["versions"][0]
@@ -194,6 +217,25 @@ def test_an_unknown_range_shows_its_reason_and_where_it_was_seen(incidents, site
     assert block.select_one(".sgm-affected__reason").get_text() == f"Why not known: {r['reason']}"
     assert [c.get_text() for c in block.select("dd code")] == r["seen"]
     assert block.select_one(".sgm-affected__evidence") is None
+    assert block.select_one(".sgm-affected__kind") is None
+
+
+def test_a_range_no_published_release_has_says_so_on_the_page_and_in_the_export(incidents, site):
+    import json
+
+    from opsmanual.render.exports import to_json
+
+    inc = by_id(incidents, "sglang-19953")
+    none = {"product": "sglang-router", "unaffected": True, "reason": "Only in builds between 0.1.9 and 0.2.0"}
+    bare = replace(inc, exposure=dict(inc.exposure, versions=[none]))
+    block = _affected(bare, site).select_one("section.sgm-affected")
+    said = block.select_one(".sgm-affected__unaffected")
+    assert said is not None and said.get_text(" ", strip=True) == "No published release"
+    assert block.select_one(".sgm-affected__reason").get_text(" ", strip=True) == f"Where it was: {none['reason']}"
+    assert block.select_one(".sgm-affected__kind") is None and block.select_one(".sgm-affected__unknown") is None
+    (entry,) = json.loads(to_json([bare], site))["incidents"][0]["affected"]
+    assert entry["versions"] == [] and "ranges" not in entry
+    assert entry["database_specific"] == {"product": "sglang-router", "unaffected": True, "reason": none["reason"]}
 
 
 def test_an_incident_no_launch_setting_triggers_says_so(incidents, site):
@@ -232,6 +274,7 @@ def test_the_json_export_gives_osv_affected(incidents, site):
         {"type": "ECOSYSTEM", "events": [{"introduced": r["introduced"]}, {"fixed": r["fixed"]}]}
     ]
     assert known[0]["database_specific"]["evidence"] == r["evidence"]
+    assert known[0]["database_specific"]["kind"] == r["kind"]
     still = next(i for i in incidents if any("last_affected" in v for v in (i.exposure or {}).get("versions", [])))
     events = records[still.id]["affected"][0]["ranges"][0]["events"]
     assert events == [{"introduced": still.exposure["versions"][0]["introduced"]}]

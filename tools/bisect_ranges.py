@@ -50,6 +50,10 @@ The predicates file
 
     - incident: sglang-19953          # the incident's id
       product: sglang                 # sglang | sglang-router (miles only with reason)
+      kind: bug                       # bug: the predicate is the cause (or the missing fix) the story
+                                      # names, with the incident's own conditions, so the range is the
+                                      # bug's; feature: it only shows that the feature the failure needs
+                                      # exists, and the failure needs more than the release
       since: "0.4.0"                  # earliest release searched
       anchor: "0.5.9"                 # optional: a release where it holds
       description: >-                 # reader words: what holds in the affected releases
@@ -65,7 +69,9 @@ The predicates file
       reason: Another user's processes held memory on the second GPU; no release's code decides it
 
 An entry with ``reason`` keeps the range unknown (``seen`` releases already in the data are
-kept) and writes the reason, one line for readers. Regular expressions are run by Python's
+kept) and writes the reason, one line for readers. With ``unaffected: true`` as well, the code at
+fault is known to be in no published release (it lived only between two releases): the range is
+written as ``unaffected: true`` with the reason, which says where the code was. Regular expressions are run by Python's
 ``re`` on the file's text (``(?s)`` lets ``.`` cross lines); they are data read by maintainers,
 never incident text from readers.
 
@@ -75,6 +81,7 @@ The evidence written
 
     versions:
       - product: sglang
+        kind: bug
         introduced: "0.5.4"
         fixed: "0.5.10"
         evidence:
@@ -109,7 +116,8 @@ DATA = ROOT / "data"
 PREDICATES = Path(__file__).resolve().parent / "range_predicates.yaml"
 PACKAGES = {"sglang": "sglang", "sglang-router": "sglang-router"}
 SDIST_ONLY = {"sglang-router"}  # products whose wheels hold compiled code: read the source archive
-KEYS = {"incident", "product", "since", "anchor", "description", "file", "holds", "reason"}
+KEYS = {"incident", "product", "kind", "since", "anchor", "description", "file", "holds", "reason", "unaffected"}
+KINDS = ("bug", "feature")  # the predicate marks the bug and its fix | only that the feature it needs exists
 
 
 class Refused(Exception):
@@ -288,12 +296,14 @@ class Wheels:
 class Predicate:
     incident: str
     product: str
+    kind: str | None = None
     since: str | None = None
     anchor: str | None = None
     description: str = ""
     file: str = ""
     holds: list = field(default_factory=list)
     reason: str | None = None
+    unaffected: bool = False
 
     def evaluate(self, release: Release) -> bool:
         for test in self.holds:
@@ -349,13 +359,20 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         if (entry["incident"], entry["product"]) in seen:
             raise Refused(f"{where}: a second entry for the same incident and product")
         seen.add((entry["incident"], entry["product"]))
+        if "unaffected" in entry:
+            if "reason" not in entry:
+                raise Refused(f"{where}: unaffected needs a reason (where the code at fault was)")
+            if entry["unaffected"] is not True:
+                raise Refused(f"{where}: unaffected is true or absent, not {entry['unaffected']!r}")
         if "reason" in entry:
-            if set(entry) - {"incident", "product", "reason"} or not str(entry["reason"]).strip():
-                raise Refused(f"{where}: an entry with reason has only incident, product and reason")
+            if set(entry) - {"incident", "product", "reason", "unaffected"} or not str(entry["reason"]).strip():
+                raise Refused(f"{where}: an entry with reason has only incident, product, reason and unaffected")
         else:
-            missing = {"since", "description", "file", "holds"} - set(entry)
+            missing = {"kind", "since", "description", "file", "holds"} - set(entry)
             if missing:
                 raise Refused(f"{where}: missing {', '.join(sorted(missing))}")
+            if entry["kind"] not in KINDS:
+                raise Refused(f"{where}: kind must be one of {', '.join(KINDS)}, not {entry['kind']!r}")
             holds = entry["holds"]
             if not isinstance(holds, list) or not holds:
                 raise Refused(f"{where}: holds is a list of tests")
@@ -444,7 +461,7 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
         raise Refused(f"{pred.incident}: a boundary did not verify; run with --verify")
     last = order[end - 1] if end is not None else order[-1]
     path, line = pred.where(wheels.release(pred.product, last))
-    rng: dict = {"product": pred.product, "introduced": order[first]}
+    rng: dict = {"product": pred.product, "kind": pred.kind, "introduced": order[first]}
     if end is not None:
         rng["fixed"] = order[end]
     else:
@@ -469,6 +486,8 @@ def range_lines(rng: dict, indent: int) -> list[str]:
     pad = " " * indent
     lines = [f"{pad}- product: {rng['product']}"]
     inner = pad + "  "
+    if rng.get("kind"):
+        lines.append(f"{inner}kind: {rng['kind']}")
     for key in ("introduced", "fixed", "last_affected"):
         if key in rng:
             lines.append(f"{inner}{key}: {_q(rng[key])}")
@@ -476,6 +495,9 @@ def range_lines(rng: dict, indent: int) -> list[str]:
         lines.append(f"{inner}unknown: true")
         if rng.get("seen"):
             lines.append(f"{inner}seen: [{', '.join(_q(v) for v in rng['seen'])}]")
+        lines.append(f"{inner}reason: {_q(rng['reason'])}")
+    if rng.get("unaffected"):
+        lines.append(f"{inner}unaffected: true")
         lines.append(f"{inner}reason: {_q(rng['reason'])}")
     ev = rng.get("evidence")
     if ev:
@@ -546,24 +568,29 @@ def _rewrite_versions(block: list[str], ident: str, wanted: dict[str, dict]) -> 
 
 def note(found: dict[tuple[str, str], dict]) -> str:
     """The ranges as a Markdown list, for a release note or a closing comment."""
-    known = [(k, r) for k, r in sorted(found.items()) if not r.get("unknown")]
+    known = [(k, r) for k, r in sorted(found.items()) if r.get("evidence")]
     unknown = [(k, r) for k, r in sorted(found.items()) if r.get("unknown")]
+    unaffected = [(k, r) for k, r in sorted(found.items()) if r.get("unaffected")]
     out = [
         "# Affected ranges from the release code\n",
-        f"{len(known)} ranges found; {len(unknown)} left unknown.\n",
+        f"{len(known)} ranges found; {len(unknown)} left unknown; {len(unaffected)} in no published release.\n",
         "## Ranges found\n",
     ]
     for (ident, product), r in known:
         ev = r["evidence"]
         end = f"fixed {r['fixed']}" if "fixed" in r else f"last affected {r['last_affected']} (still holds)"
         out.append(
-            f"- **{ident}** ({product}): introduced {r['introduced']}, {end}. Predicate: {ev['predicate']}; "
+            f"- **{ident}** ({product}, {r['kind']}): introduced {r['introduced']}, {end}. "
+            f"Predicate: {ev['predicate']}; "
             f"holds {ev['holds_first']} to {ev['holds_last']} in `{ev['file']}`"
             + (f" (line {ev['line']} at {ev['holds_last']})" if "line" in ev else "")
             + f"; releases checked: {', '.join(ev['checked'])}."
         )
     out.append("\n## Left unknown\n")
     for (ident, product), r in unknown:
+        out.append(f"- **{ident}** ({product}): {r['reason']}")
+    out.append("\n## In no published release\n")
+    for (ident, product), r in unaffected:
         out.append(f"- **{ident}** ({product}): {r['reason']}")
     return "\n".join(out) + "\n"
 
@@ -604,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
             if pred.reason:
                 found[(pred.incident, pred.product)] = {
                     "product": pred.product,
-                    "unknown": True,
+                    "unaffected" if pred.unaffected else "unknown": True,
                     "reason": " ".join(str(pred.reason).split()),
                 }
                 continue

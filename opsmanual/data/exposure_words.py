@@ -76,6 +76,7 @@ MESSAGES = {
     "range_all": "every release",
     "range_from": "{intro} and later",
     "range_paren": "({range})",
+    "range_none": "(no published release)",
     "version_none": "no {label} version given",
     "version_shown": "{label} {version}{tag}",
     "version_seen": "{shown} is a version where it was seen",
@@ -83,6 +84,7 @@ MESSAGES = {
     "version_seen_on": " (seen on {versions})",
     "version_in": "{shown} is in the affected range {range}",
     "version_out": "{shown} is outside the affected range {range}",
+    "version_unaffected": "no published {label} release is affected",
     # values compared with a condition
     "code": "`{text}`",
     "or": " or ",

@@ -49,13 +49,15 @@ def schema() -> dict[str, Any]:
 
 
 def labels(field: str) -> dict[str, str]:
-    """How a reader names each value of ``status``, of a source's ``kind`` or of a version range's
-    ``product``: the schema's ``x-labels``, in the order of its ``enum``."""
+    """How a reader names each value of ``status``, of a source's ``kind``, of a version range's
+    ``product`` or of its ``kind`` (``range_kind``: what the range's evidence marks): the schema's
+    ``x-labels``, in the order of its ``enum``."""
     defs = schema()["$defs"]
     where = {
         "status": defs["incident"]["properties"]["status"],
         "kind": defs["source"]["properties"]["kind"],
         "product": defs["version_range"]["properties"]["product"],
+        "range_kind": defs["version_range"]["properties"]["kind"],
     }[field]
     named = where["x-labels"]
     return {value: named[value] for value in where["enum"]}
@@ -430,11 +432,11 @@ def _covered(ranges: list[dict[str, Any]], program: str, known: Facts, site: Sit
     product = LIST_PRODUCT[program]
     mine = [r for r in ranges if r.get("product") == product]
     covered: set[str | None] = set()
-    if not mine or any(r.get("unknown") for r in mine):
+    if not mine or any(r.get("unknown") or r.get("unaffected") for r in mine):
         newest = max(lists, key=version_key) if lists else None
         covered.add(site.version if site.version in lists and product == "sglang" else newest)
     for r in mine:
-        if r.get("unknown"):
+        if r.get("unknown") or r.get("unaffected"):
             continue
         lo = version_key(r.get("introduced", "0"))
         for v in lists:

@@ -553,7 +553,11 @@ class Diagnoser:
                 if any(compare(v, s) == 0 for s in r.get("seen") or []):
                     inside_any = fill(self.msg["versionSeen"], version=shown)
                 continue
-            what = describe_range(r) if r.get("introduced", "0") != "0" else f"({describe_range(r)})"
+            what = (
+                describe_range(r)
+                if r.get("introduced", "0") != "0" or r.get("unaffected")
+                else f"({describe_range(r)})"
+            )
             if in_range(v, r):
                 inside_any = fill(self.msg["versionIn"], version=shown, range=what)
             elif outside is None:

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 
 def describe_range(r: dict) -> str:
+    if r.get("unaffected"):
+        return say("range_none")
     intro = r.get("introduced", "0")
     if "fixed" in r:
         return (
@@ -72,6 +74,8 @@ def describe_range(r: dict) -> str:
 def _version_leaf(r: dict, ctx: Context):
     product = r["product"]
     label = PRODUCT_LABEL[product]
+    if r.get("unaffected"):  # the code is in no published release: whatever the version, it is not there
+        return F, say("version_unaffected", label=label), "version"
     v = ctx.versions.get(product)
     if v is None:
         return U, say("version_none", label=label), "version"
@@ -664,6 +668,7 @@ def _versions(ranges: list, ctx: Context):
             r.get("fixed"),
             r.get("last_affected"),
             r.get("unknown"),
+            r.get("unaffected"),
             tuple(r.get("seen") or ()),
         )
         leaf = ctx.version_cache.get(key)

@@ -15,6 +15,7 @@ Ranges follow OSV's meaning, which scanners act on:
 - a range with ``fixed`` or an earlier ``last_affected`` is written as it is;
 - ``versions`` lists the product's released versions inside the range, as OSV recommends, so that
   a tool can answer "is this version affected?" without ordering versions itself;
+- a range whose code is in no published release names its package with an empty ``versions`` list;
 - a range whose releases are not known names its package only with the versions where it was seen;
   with none, it has no ``affected`` entry (an entry with a package and no versions or ranges means
   nothing to a scanner), and ``database_specific.unknown_ranges`` says why;
@@ -80,6 +81,10 @@ def affected_entry(r: Mapping[str, Any], releases: Releases) -> dict[str, Any] |
         "package": {"ecosystem": "PyPI", "name": PYPI[product], "purl": f"pkg:pypi/{PYPI[product]}"}
     }
     specific: dict[str, Any] = {"product": product}
+    if r.get("unaffected"):  # the code is in no published release: OSV's way is an empty versions list
+        entry["versions"] = []
+        entry["database_specific"] = {"product": product, "unaffected": True, "reason": r["reason"]}
+        return entry
     if r.get("kind"):
         specific["kind"] = r["kind"]
     if r.get("unknown") or not ("fixed" in r or "last_affected" in r or "introduced" in r):

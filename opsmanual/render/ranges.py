@@ -1,5 +1,10 @@
 """An incident's affected releases, for its page (what OSV.dev shows at the top of an entry). The
-same ranges in OSV's own shape, for the JSON export and the OSV records, are in render/osv.py."""
+same ranges in OSV's own shape, for the JSON export and the OSV records, are in render/osv.py.
+
+A known range's ``kind`` says what its evidence marks: ``bug`` (the code the story names as the
+cause, so the range is the bug's) or ``feature`` (only the feature the failure runs through); the
+page says it in words. A range whose code is in no published release is ``unaffected``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from opsmanual.data.model import Incident
 from opsmanual.render.osv import PYPI
 
 PRODUCT_LABELS = labels("product")
+KIND_LABELS = labels("range_kind")  # what a known range's evidence marks, in readers' words
 
 
 def _ranges(incident: Incident) -> list[dict[str, Any]]:
@@ -27,6 +33,9 @@ def affected_view(incident: Incident) -> dict[str, Any]:
             "product": PRODUCT_LABELS[product],
             "package": PYPI.get(product),
             "unknown": bool(r.get("unknown")),
+            "unaffected": bool(r.get("unaffected")),
+            "kind": r.get("kind"),
+            "kind_words": KIND_LABELS[r["kind"]] if r.get("kind") else None,
             "introduced": r.get("introduced"),
             "fixed": r.get("fixed"),
             "last_affected": r.get("last_affected"),

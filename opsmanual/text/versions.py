@@ -89,7 +89,10 @@ def compare(a: str, b: str) -> int:
 
 def in_range(version: str, r: dict[str, Any]) -> bool:
     """Whether release ``version`` is inside the affected range ``r``: from ``introduced`` (default
-    "0"), and before ``fixed`` or up to ``last_affected`` when the range names one."""
+    "0"), and before ``fixed`` or up to ``last_affected`` when the range names one. A range marked
+    ``unaffected`` (the code is in no published release) holds none."""
+    if r.get("unaffected"):
+        return False
     inside = compare(version, r.get("introduced", "0")) >= 0
     if inside and "fixed" in r:
         return compare(version, r["fixed"]) < 0

@@ -477,10 +477,10 @@ export class Diagnoser {
         continue;
       }
       const lo = r.introduced ?? "0";
-      let inside = cmpVersion(v, lo) >= 0;
+      let inside = !r.unaffected && cmpVersion(v, lo) >= 0;
       if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
       else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
-      const what = lo !== "0" ? describeRange(r, this.exposure.words) : `(${describeRange(r, this.exposure.words)})`;
+      const what = lo !== "0" || r.unaffected ? describeRange(r, this.exposure.words) : `(${describeRange(r, this.exposure.words)})`;
       if (inside) insideAny = fill(this.msg.versionIn, { version: shown, range: what });
       else if (outside === null) outside = fill(this.msg.versionOut, { version: shown, range: what });
     }

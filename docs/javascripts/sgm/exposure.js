@@ -62,6 +62,7 @@ export const cmpVersion = (a, b) => Math.sign(cmpKey(versionKey(a), versionKey(b
 const say = (w, key, values) => fill(w.messages[key], values || {});
 
 export function describeRange(r, w) {
+  if (r.unaffected) return say(w, "range_none");
   const intro = r.introduced ?? "0";
   if (hasOwn(r, "fixed")) {
     return intro === "0" ? say(w, "range_before", { fixed: r.fixed }) : say(w, "range_from_before", { intro, fixed: r.fixed });
@@ -77,6 +78,8 @@ function versionLeaf(r, ctx) {
   const w = ctx.w;
   const product = r.product;
   const label = w.products[product];
+  /* the code is in no published release: whatever the version, it is not there */
+  if (r.unaffected) return [F, say(w, "version_unaffected", { label }), "version"];
   const v = ctx.versions[product];
   if (v === undefined) return [U, say(w, "version_none", { label }), "version"];
   const shown = say(w, "version_shown", { label, version: v, tag: ctx.versionTags[product] || "" });
