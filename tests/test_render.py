@@ -235,6 +235,7 @@ def test_a_range_no_published_release_has_says_so_on_the_page_and_in_the_export(
     assert block.select_one(".sgm-affected__kind") is None and block.select_one(".sgm-affected__unknown") is None
     (entry,) = json.loads(to_json([bare], site))["incidents"][0]["affected"]
     assert entry["versions"] == [] and "ranges" not in entry
+    assert entry["package"]["name"] == "sglang-router"
     assert entry["database_specific"] == {"product": "sglang-router", "unaffected": True, "reason": none["reason"]}
 
 
