@@ -226,7 +226,21 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="generate", description=__doc__.split("\n\n")[0])
+    from opsmanual.cli import common
+
+    name = common.prog("generate", "generate")
+    parser = _Parser(
+        prog=name,
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit status:\n"
+        "  0  the tree was written (with --finish: the built pages were finished)\n"
+        "  1  not used\n"
+        "  2  bad input: a folder it did not write, the manual's data broken, a folder it cannot write\n\n"
+        f"examples:\n  SITE_URL=https://manual.example/ {name} /tmp/tree\n"
+        "  .venv/bin/zensical build -f /tmp/tree/mkdocs.yml\n"
+        f"  {name} --finish /tmp/tree/site",
+    )
     parser.add_argument(
         "folder",
         help="where to write the generated tree (a new or empty folder, or one generate wrote), or with --finish the built site to finish",
