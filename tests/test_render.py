@@ -187,6 +187,44 @@ def test_a_known_range_shows_introduced_fixed_and_the_evidence(incidents, site):
     assert marked[0] == ev["holds_first"] and marked[-1] == ev["holds_last"]
 
 
+def test_a_range_still_open_in_the_newest_release_reads_not_fixed_yet(incidents, site):
+    """"Last affected 0.5.23 (no later release without it)" was a double negative for "not fixed yet":
+    a range that ends at the newest release says that no release fixes it; one that ends earlier says
+    its last affected release."""
+    inc, r = next(
+        (i, r) for i in incidents for r in (i.exposure or {}).get("versions") or () if r.get("last_affected")
+    )
+    newest = {r["product"]: (r["last_affected"], "0.1")}
+    body = soup(render.incident_page(inc, site, (inc,), releases=newest).body)
+    shown = body.select_one(".sgm-affected__open")
+    assert shown is not None
+    assert shown.get_text().split() == f"Not yet: still in {r['last_affected']}, the newest release".split()
+    assert shown.find_previous("dt").get_text() == "Fixed"
+    later = {r["product"]: ("99.0", r["last_affected"])}
+    body = soup(render.incident_page(inc, site, (inc,), releases=later).body)
+    assert body.select_one(".sgm-affected__open") is None
+    assert "the releases after it were not checked" in body.select_one(".sgm-affected__events").get_text()
+    assert "no later release without it" not in body.get_text()
+
+
+def test_the_evidence_names_the_nearest_releases_checked_without_it_and_how_releases_are_chosen(incidents, site):
+    inc = by_id(incidents, "sglang-19953")
+    ev = inc.exposure["versions"][0]["evidence"]
+    block = _affected(inc, site).select_one(".sgm-affected__evidence")
+    text = block.p.get_text(" ", strip=True)
+    assert ", and not in" not in text
+    checked = ev["checked"]
+    after = checked[checked.index(ev["holds_last"]) + 1]
+    assert f"The nearest later release checked, {after}, does not have it." in text
+    assert "halving the gap" in block.select_one("details").get_text()
+
+
+def test_a_correction_tag_says_it_opens(incidents, site):
+    inc = next(i for i in incidents if i.corrections and i.corrections[0].field in ("symptom", "cause", "fix"))
+    summary = soup(render.card(inc, site, "")).select_one("details.sgm-correction summary")
+    assert summary.get_text(" ", strip=True) == "corrected why?"
+
+
 @pytest.mark.parametrize("kind", ["bug", "feature"])
 def test_a_known_range_says_in_words_whether_it_marks_the_bug_or_only_the_feature(incidents, site, kind):
     from opsmanual.data.loader import labels

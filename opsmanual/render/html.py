@@ -679,10 +679,12 @@ def incident_page(
     incidents: Iterable[Incident] = (),
     stories: Iterable[Story] = (),
     checks: Iterable[Checks] = (),
+    releases: Mapping[str, tuple[str, ...]] | None = None,
 ) -> IncidentPage:
     """An incident's own page: its card, its stories as each section tells them (``stories``), the
     checks of those sections (``checks``), and, with ``incidents`` (all of them), related incidents
-    and the previous and the next."""
+    and the previous and the next. ``releases`` (each product's, newest first) tells a range still
+    open in the newest release from one that ended."""
     incidents = incidents if isinstance(incidents, tuple) and incidents else tuple(incidents) or (incident,)
     base = relative_root(site.incident_url(incident.id))
     links = Links(site, base)
@@ -709,7 +711,7 @@ def incident_page(
         links=links,
         site=site,
         card=Markup(card(incident, site, base)),
-        affected=Markup(affected(incident)),
+        affected=Markup(affected(incident, releases)),
         told=told,
         stories=_stories_here(incident, stories, site),
         checks=_checks_here(incident, checks, site, links),
@@ -720,13 +722,13 @@ def incident_page(
     return IncidentPage(meta, story_heading(incident), body)
 
 
-def affected(incident: Incident) -> str:
+def affected(incident: Incident, releases: Mapping[str, tuple[str, ...]] | None = None) -> str:
     """The incident's affected releases, as OSV.dev shows them at the top of an entry: each product's
     range (introduced, fixed or last affected) with the evidence from the release code, or why the
     range is not known, or why no launch setting triggers the incident."""
     from opsmanual.render.ranges import affected_view
 
-    return _render("affected.html", view=affected_view(incident))
+    return _render("affected.html", view=affected_view(incident, releases))
 
 
 def _stories_here(incident: Incident, stories: Iterable[Story], site: Site) -> list[dict[str, Any]]:

@@ -8,11 +8,12 @@ page says it in words. A range whose code is in no published release is ``unaffe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from opsmanual.data.loader import labels
 from opsmanual.data.model import Incident
-from opsmanual.render.osv import PYPI
+from opsmanual.render.osv import PYPI, is_open
 
 PRODUCT_LABELS = labels("product")
 KIND_LABELS = labels("range_kind")  # what a known range's evidence marks, in readers' words
@@ -23,8 +24,10 @@ def _ranges(incident: Incident) -> list[dict[str, Any]]:
     return list(exposure.get("versions") or [])
 
 
-def affected_view(incident: Incident) -> dict[str, Any]:
-    """What the page's affected-versions block shows: each range in readers' terms."""
+def affected_view(incident: Incident, releases: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
+    """What the page's affected-versions block shows: each range in readers' terms. ``releases`` (each
+    product's, newest first) tells whether a range's last affected release is the newest one: then
+    no release fixes it yet."""
     exposure = incident.exposure or {}
     views = []
     for r in _ranges(incident):
@@ -39,6 +42,7 @@ def affected_view(incident: Incident) -> dict[str, Any]:
             "introduced": r.get("introduced"),
             "fixed": r.get("fixed"),
             "last_affected": r.get("last_affected"),
+            "open": bool(r.get("last_affected")) and is_open(r, releases or {}),
             "seen": list(r.get("seen") or ()),
             "reason": r.get("reason"),
             "evidence": None,

@@ -72,7 +72,7 @@ def incident_pages(state: BuildState) -> list[GeneratedPage]:
     pages = []
     for inc in state.incidents:
         page = render.incident_page(inc, site, state.incidents, stories=state.stories_of(inc),
-                                    checks=state.checks_of(inc))
+                                    checks=state.checks_of(inc), releases=releases(state))
         pages.append(GeneratedPage(f"{site.table_url}{inc.id}.md", {**page.meta, **INCIDENT_PAGE_META},
                                    str(page.title), page.body))
     return pages
