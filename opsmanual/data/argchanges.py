@@ -2,9 +2,11 @@
 the options it removed, renamed (the old name now an alias of another option, or another option
 setting the same field), deprecated, or whose default it changed. Pure: lists in, plain dicts out.
 ``sglang-manual upgrade`` (opsmanual/engines/upgrade.py) and the per-release known-issues pages
-(opsmanual/render/releases.py) both read them."""
+(opsmanual/render/releases.py) both read them, and whether a release is inside an incident's ranges."""
 
 from __future__ import annotations
+
+from opsmanual.text.versions import compare, in_range
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the upgrade command starts fast
 if TYPE_CHECKING:
@@ -70,3 +72,20 @@ def step(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def affected(ranges: list[dict[str, Any]], product: str, version: str) -> bool | None:
+    """Whether ``version`` of ``product`` is inside one of the incident's ranges: None when no range
+    is about the product, or a range is unknown and none holds it."""
+    mine = [r for r in ranges if r.get("product") == product]
+    if not mine:
+        return None
+    unknown = False
+    for r in mine:
+        if r.get("unknown"):
+            if any(compare(version, s) == 0 for s in r.get("seen") or ()):
+                return True
+            unknown = True
+        elif in_range(version, r):
+            return True
+    return None if unknown else False

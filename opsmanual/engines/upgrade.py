@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import itertools
 
-from opsmanual.data.argchanges import DEPRECATED, REMOVED, RENAMED, step
-from opsmanual.text.versions import compare, in_range, version_key, version_parts
+from opsmanual.data.argchanges import DEPRECATED, REMOVED, RENAMED, affected, step
+from opsmanual.text.versions import compare, version_key, version_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
 if TYPE_CHECKING:
@@ -61,23 +61,6 @@ def upgrade_data(manual: Any, facts: Any) -> dict[str, Any]:
         "incidents": incidents,
         "args": facts.arglists,
     }
-
-
-def affected(ranges: list[dict[str, Any]], product: str, version: str) -> bool | None:
-    """Whether ``version`` of ``product`` is inside one of the incident's ranges: None when no range
-    is about the product, or a range is unknown and none holds it."""
-    mine = [r for r in ranges if r.get("product") == product]
-    if not mine:
-        return None
-    unknown = False
-    for r in mine:
-        if r.get("unknown"):
-            if any(compare(version, s) == 0 for s in r.get("seen") or ()):
-                return True
-            unknown = True
-        elif in_range(version, r):
-            return True
-    return None if unknown else False
 
 
 def describe(r: dict[str, Any]) -> str:
