@@ -88,3 +88,17 @@ def test_a_list_of_its_own_that_differs_from_the_history_is_named(tmp_path):
     with pytest.raises(ManualError) as err:
         facts(data)
     assert "data/sglang-args-0.5.9.json" in str(err.value) and "args-history/sglang.json" in str(err.value)
+
+
+def test_the_exposure_bundle_ships_only_the_lists_with_a_file_of_their_own():
+    # page weight: exposure.json must not grow by every release's list
+    from opsmanual.data.loader import load_manual
+    from opsmanual.render.bundle import bundle
+
+    manual = load_manual(ROOT)
+    shipped = bundle(manual)["args"]
+    own = {p.name.split("-args-")[0]: set() for p in DATA.glob("*-args-*.json")}
+    for p in DATA.glob("*-args-*.json"):
+        own[p.name.split("-args-")[0]].add(p.name.split("-args-")[1].removesuffix(".json"))
+    assert {program: set(lists) for program, lists in shipped.items()} == own
+    assert len(manual.facts.arglists["sglang"]) > len(shipped["sglang"])
