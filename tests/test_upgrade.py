@@ -159,3 +159,21 @@ def test_help_lists_every_option_the_exit_codes_and_an_example():
         [sys.executable, "-m", "opsmanual", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert "upgrade" in listing.stdout
+
+
+def test_a_new_default_is_named_for_an_option_the_command_leaves_out_not_for_one_it_sets(lists):
+    before = {a["name"]: a for a in lists["0.5.9"]["arguments"]}
+    after = {a["name"]: a for a in lists["0.5.10rc0"]["arguments"]}
+    changed = sorted(
+        n
+        for n, a in before.items()
+        if n in after and after[n]["default"] != a["default"] and a["type"] == after[n]["type"] and a["nargs"] != 0
+    )
+    assert changed
+    name = changed[0]
+    left_out, _ = items("--from", "0.5.9", "--to", "0.5.10rc0", "--", *SERVER)
+    (item,) = [i for i in left_out if i["kind"] == "flag" and i["flag"] == name]
+    assert item["change"] == "default-changed" and item["release"] == "0.5.10rc0"
+    assert str(before[name]["default"]) in item["why"]
+    given, _ = items("--from", "0.5.9", "--to", "0.5.10rc0", "--", *SERVER, name, str(after[name]["default"]))
+    assert name not in {i.get("flag") for i in given}

@@ -135,7 +135,7 @@ def _text(result: dict, base: str, a: str, b: str, with_command: bool) -> str:
             lines.append(f"    {base}{i['path']}")
     changed = [i for i in items if i["kind"] == "flag"]
     if changed:
-        lines.append("Options of the command that changed:" if with_command else f"Options of {a} that changed by {b}:")
+        lines.append("Options that change for the command:" if with_command else f"Options of {a} that changed by {b}:")
         for i in changed:
             lines.append(f"  {i['change'].upper():<15} {i['flag']}  ({i['release']}): {i['why']}")
     ends = sum(1 for i in items if i["kind"] == "incident" and i["change"] == ENDS)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 
-from opsmanual.data.argchanges import DEPRECATED, REMOVED, RENAMED, affected, step
+from opsmanual.data.argchanges import DEFAULT_CHANGED, DEPRECATED, REMOVED, RENAMED, affected, step
 from opsmanual.text.versions import compare, version_key, version_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
@@ -168,10 +168,11 @@ def flag_why(c: dict[str, Any], release: str, label: str) -> str:
     if c["change"] == DEPRECATED:
         hint = f"; write `{instead}`" if instead else "; plan to remove it"
         return f"{label} {release} deprecates `{flag}`{hint}"
-    return (
-        f"{label} {release} changes the default of `{flag}` from {_value(c.get('old'))} to {_value(c.get('new'))}; "
-        "give it explicitly to keep the old behaviour"
-    )
+    old = c.get("old")
+    keep = "give it explicitly to keep the old behaviour"
+    if old is not None and not isinstance(old, (bool, list, dict)):
+        keep = f"write `{flag} {old}` to keep the old behaviour"
+    return f"{label} {release} changes the default of `{flag}` from {_value(old)} to {_value(c.get('new'))}; {keep}"
 
 
 def flags(
@@ -183,9 +184,10 @@ def flags(
     written: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The options changed between ``a`` and ``b`` in ``program``'s lists (the list name: sglang,
-    sglang-bench, sglang-router): of ``used`` (the options a command writes, by their name at ``a``;
-    ``written``: name -> how the command writes it, an alias or abbreviation), else of every option
-    ``a`` has; each with the first release in (a, b] where it changed."""
+    sglang-bench, sglang-router), each with the first release in (a, b] where it changed: with
+    ``used`` (the options a command writes, by their name at ``a``; ``written``: name -> how the
+    command writes it, an alias or abbreviation), those of them removed, renamed or deprecated, and
+    the new defaults of the options it leaves out; else every option of ``a`` that changed."""
     written = written or {}
     lists = data["args"].get(program) or {}
     versions = [v for v in sorted(lists, key=version_key) if compare(v, a) >= 0 and compare(v, b) <= 0]
@@ -197,12 +199,15 @@ def flags(
     out = []
     for older, newer in itertools.pairwise(versions):
         for c in step(lists[older], lists[newer]):
-            origin = c["flag"]
+            origin: str | None = c["flag"]
+            unset = False  # an option the command leaves out: only a new default changes its run
             if tracked is not None:
                 origin = next((k for k, now in tracked.items() if now == c["flag"]), None)
-                if origin is None:
-                    continue
-            shown = written.get(origin, origin)
+                if origin is None and c["change"] == DEFAULT_CHANGED:
+                    origin, unset = c["flag"], True
+                elif origin is None or c["change"] == DEFAULT_CHANGED:
+                    continue  # an option the command does not use, or one it sets itself
+            shown = written.get(origin, origin) if origin is not None else c["flag"]
             item = {
                 "kind": "flag",
                 "change": c["change"],
@@ -215,9 +220,11 @@ def flags(
             }
             if shown != c["flag"]:
                 item["why"] = f"`{shown}` stands for `{c['flag']}` by then: " + item["why"]
+            if unset:
+                item["why"] += " (the command leaves it at its default)"
             out.append(item)
             if tracked is not None and c["change"] in (REMOVED, RENAMED):
-                tracked[origin] = c.get("instead") if c["change"] == RENAMED else None
+                tracked[shown if origin is None else origin] = c.get("instead") if c["change"] == RENAMED else None
     return out
 
 
