@@ -257,11 +257,13 @@ class Facts:
 
     @cached_property
     def options(self) -> dict[str, dict[str, frozenset[str]]]:
-        """List name -> {version: frozenset of option names and aliases}."""
+        """List name -> {version: frozenset of option names and aliases}, for the lists with a file of
+        their own (the ones the exposure check ships, which exposure conditions are checked against)."""
         return {
             program: {
                 version: frozenset(o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
                 for version, listed in lists.items()
+                if version in self.bundled.get(program, ())
             }
             for program, lists in self.arglists.items()
         }
