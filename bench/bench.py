@@ -859,6 +859,21 @@ def bench_exposure_cli(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     )
 
 
+def bench_upgrade_cli(tmp: Path, count: int, runs: int) -> tuple[float, str]:
+    """`upgrade` from 0.5.9 to 0.5.22 with the exposure benchmark's command: two exposure checks (one at
+    each release) and the command's options followed through every release's argument list."""
+    project = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+    run([PY, "-m", "compileall", "-q", str(ROOT / "macros"), str(ROOT / "opsmanual")])
+    cmd = [PY, "-m", "opsmanual", "upgrade", "--project", str(project), "--from", "0.5.9", "--to", "0.5.22"]
+    cmd += ["--", *EXPOSURE_COMMAND]
+    run(cmd, ok=(0, 1))  # the first run builds the caches
+    times = sorted(best(lambda: run(cmd, ok=(0, 1)), 1) for _ in range(max(runs, 15)))
+    return times[0] * 1000, (
+        f"{count} incidents, 0.5.9 to 0.5.22 with a command: best {times[0] * 1000:.1f} ms, "
+        f"median {times[len(times) // 2] * 1000:.1f} ms"
+    )
+
+
 EXPOSURE_PAGE = """<!doctype html><meta charset="utf-8"><title>exposure bench</title>
 <script type="module">
 import { Engine } from "./exposure.js";
@@ -1189,6 +1204,15 @@ BENCHES = {
         50.0,
         " ms",
         lambda tmp, smoke, runs, args: bench_exposure_cli(tmp, 20 if smoke else 1000, runs),
+    ),
+    "upgrade-cli": Bench(
+        "upgrade CLI, whole process, 1,000 incidents",
+        "`python -m opsmanual upgrade --from 0.5.9 --to 0.5.22` on one launch command, 1,000 synthetic incidents",
+        "200 ms for the whole process (best of 15)",
+        "<=",
+        200.0,
+        " ms",
+        lambda tmp, smoke, runs, args: bench_upgrade_cli(tmp, 20 if smoke else 1000, runs),
     ),
     "exposure-js": Bench(
         "exposure check in Chromium, 1,000 incidents (median)",

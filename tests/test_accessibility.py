@@ -17,6 +17,8 @@ PAGES = {
     "check": "check/?cmd=python+-m+sglang.launch_server+--model-path+Qwen%2FQwen3-Next-80B-A3B-Instruct+--tp+2"
     "+--max-running-requests+8+--mem-fraction-statc+0.8&gpu=NVIDIA+L4",
     "check refused": "check/?cmd=echo+hello",
+    "releases": "releases/",
+    "release": "releases/0.5.14/",
 }
 
 

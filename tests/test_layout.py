@@ -15,6 +15,8 @@ PAGES = {
     "check": "check/",
     "about": "about/",
     "errors": "errors/",
+    "releases": "releases/",
+    "release": "releases/0.5.22/",
 }
 
 

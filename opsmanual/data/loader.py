@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
@@ -250,16 +250,22 @@ class Facts:
     gpu_entries: tuple[dict[str, Any], ...]  # the entries of data/gpus.yaml, as plain mappings
     models: tuple[dict[str, Any], ...]  # the entries of data/models.yaml
     releases: dict[str, dict[str, Any]]  # product -> {"source", "listed", "versions"} (newest first)
-    # list name -> {version: the argument list as tools/gen_args.py writes it}
+    # list name -> {version: the argument list as tools/gen_args.py writes it}: every release's, from
+    # data/args-history/ and the lists of their own in data/
     arglists: dict[str, dict[str, dict[str, Any]]]
+    # list name -> the versions with a file of their own in data/ (<list>-args-<version>.json): the
+    # lists the exposure bundle carries to the browser
+    bundled: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @cached_property
     def options(self) -> dict[str, dict[str, frozenset[str]]]:
-        """List name -> {version: frozenset of option names and aliases}."""
+        """List name -> {version: frozenset of option names and aliases}, for the lists with a file of
+        their own (the ones the exposure check ships, which exposure conditions are checked against)."""
         return {
             program: {
                 version: frozenset(o for a in listed["arguments"] for o in [a["name"], *(a.get("aliases") or [])])
                 for version, listed in lists.items()
+                if version in self.bundled.get(program, ())
             }
             for program, lists in self.arglists.items()
         }
@@ -289,9 +295,41 @@ class Facts:
         return None
 
 
+HISTORY_DIR = "args-history"  # data/args-history/<list>.json: every release's list, as changes (tools/args_history.py)
+
+
+def unfold_history(history: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each release's argument list from a history file (tools/args_history.py), as
+    tools/gen_args.py wrote it: version -> {program, version, source, arguments}."""
+    program = {v: k for k, v in {"sglang": "sglang", "bench": "sglang-bench", "router": "sglang-router"}.items()}.get(
+        history["program"], history["program"]
+    )
+    out: dict[str, dict[str, Any]] = {}
+    now: dict[str, dict[str, Any]] = {}
+    for entry in history["releases"]:
+        if "arguments" in entry:
+            now = {a["name"]: a for a in entry["arguments"]}
+        else:
+            now = dict(now)
+            for name in entry.get("removed") or ():
+                if name not in now:
+                    raise KeyError(f"{entry['version']} removes {name}, which the release before it lacks")
+                del now[name]
+            for arg in [*(entry.get("added") or ()), *(entry.get("changed") or ())]:
+                now[arg["name"]] = arg
+        out[entry["version"]] = {
+            "program": program,
+            "version": entry["version"],
+            "source": entry["source"],
+            "arguments": [now[n] for n in sorted(now)],
+        }
+    return out
+
+
 def facts(data_dir: Path) -> Facts:
     """Read (once per state of the files) and check the data exposure conditions refer to."""
     names = sorted(p.name for p in data_dir.glob("*-args-*.json")) + [n for n, _ in FACT_SCHEMAS]
+    names += sorted(f"{HISTORY_DIR}/{p.name}" for p in (data_dir / HISTORY_DIR).glob("*.json"))
     stamp = tuple(
         (n, (data_dir / n).stat().st_mtime_ns, (data_dir / n).stat().st_size) for n in names if (data_dir / n).exists()
     )
@@ -399,6 +437,34 @@ def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
             )
             continue
         arglists.setdefault(program, {})[version] = listed
+    bundled = {program: frozenset(lists) for program, lists in arglists.items()}
+    for path in sorted((data_dir / HISTORY_DIR).glob("*.json")):
+        shown = f"data/{HISTORY_DIR}/{path.name}"
+        try:
+            history = read_json(path, shown)
+            validate.check(history, ROOT / "data" / "args-history.schema.json", shown)
+            program = history["program"]
+            if path.stem != program:
+                raise ManualError([Problem(shown, None, None, f"the file of {program}'s lists must be {program}.json")])
+            unfolded = unfold_history(history)
+        except ManualError as err:
+            problems.extend(err.problems)
+            continue
+        except KeyError as err:
+            problems.append(Problem(shown, None, None, f"{err.args[0]}; generate it again with tools/args_history.py"))
+            continue
+        mine = arglists.setdefault(program, {})
+        for version, listed in unfolded.items():
+            if version in mine and mine[version]["arguments"] != listed["arguments"]:
+                problems.append(
+                    Problem(
+                        f"data/{program}-args-{version}.json",
+                        None,
+                        None,
+                        f"its arguments differ from {version}'s in {shown}; generate both again from the release",
+                    )
+                )
+            mine.setdefault(version, listed)
     if problems:
         raise ManualError(problems)
     return Facts(
@@ -406,6 +472,7 @@ def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
         models=tuple(plain_data(m) for m in content.get("models.yaml") or []),
         releases=plain_data(releases),
         arglists=arglists,
+        bundled=bundled,
     )
 
 

@@ -76,6 +76,13 @@ def bundle(manual: Manual, data_dir: str | Path | None = None) -> dict[str, Any]
 
         facts = read_facts(Path(data_dir) if data_dir is not None else Path(ROOT) / "data")
     gpus, models, releases = facts.gpu_entries, facts.models, facts.releases
+    # the lists with a file of their own in data/, not every release's (data/args-history/): the
+    # browser's check parses a command by one list, and every release's would weigh megabytes
+    shipped = {
+        program: {v: listed for v, listed in lists.items() if v in facts.bundled.get(program, ())}
+        for program, lists in facts.arglists.items()
+    }
+    shipped = {program: lists for program, lists in shipped.items() if lists}
     args = {
         program: {
             version: {
@@ -85,7 +92,7 @@ def bundle(manual: Manual, data_dir: str | Path | None = None) -> dict[str, Any]
             }
             for version, listed in lists.items()
         }
-        for program, lists in facts.arglists.items()
+        for program, lists in shipped.items()
     }
     site = manual.site
     return {
@@ -115,6 +122,6 @@ def bundle(manual: Manual, data_dir: str | Path | None = None) -> dict[str, Any]
             for m in models
         ],
         "releases": {p: {"versions": list(e["versions"])} for p, e in releases.items()},
-        "renames": renames(facts.arglists),  # options renamed between listed releases
+        "renames": renames(shipped),  # options renamed between listed releases
         "words": bundle_words(),  # the verdicts, headline, hints and page labels (opsmanual/data/exposure_words.py)
     }

@@ -78,6 +78,30 @@ def incident_pages(state: BuildState) -> list[GeneratedPage]:
     return pages
 
 
+def release_pages(state: BuildState) -> list[GeneratedPage]:
+    """The known issues of each SGLang release (opsmanual/render/releases.py): /releases/ and
+    /releases/<version>/; none for a manual loaded without its release facts."""
+    from opsmanual.render import releases as known_issues
+
+    facts = state.manual.facts
+    if facts is None:
+        return []
+    made = [known_issues.index_page(state.incidents, state.site, facts)]
+    made += [known_issues.release_page(v, state.incidents, state.site, facts) for v in known_issues.versions(facts)]
+    return [GeneratedPage(p.path, p.meta, p.title, p.body) for p in made]
+
+
+def release_feeds(state: BuildState, site_name: str) -> list[GeneratedFile]:
+    """An Atom feed per release line, beside the release pages (releases/0.5.atom)."""
+    from opsmanual.render import releases as known_issues
+
+    facts = state.manual.facts
+    if facts is None:
+        return []
+    return [GeneratedFile(path, text)
+            for path, text in known_issues.feeds(state.incidents, state.site, facts, site_name).items()]
+
+
 def _json(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -127,6 +151,7 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     # One OSV record per incident under osv/, and osv/all.zip with them all (render/osv.py).
     out += [GeneratedFile(path, content)
             for path, content in osv.files(state.incidents, site, releases(state), state.redirects)]
+    out += release_feeds(state, site_name)
     return out
 
 
@@ -164,4 +189,5 @@ def nav(state: BuildState) -> list:
 def plan(state: BuildState, site_name: str) -> Plan:
     """Every page and file the site adds to docs/, and its navigation (``site_name``: the site's
     name, which the feed carries)."""
-    return Plan(nav=nav(state), pages=tuple(incident_pages(state)), files=tuple(files(state, site_name)))
+    return Plan(nav=nav(state), pages=(*incident_pages(state), *release_pages(state)),
+                files=tuple(files(state, site_name)))
