@@ -188,12 +188,10 @@ def test_a_known_range_shows_introduced_fixed_and_the_evidence(incidents, site):
 
 
 def test_a_range_still_open_in_the_newest_release_reads_not_fixed_yet(incidents, site):
-    """"Last affected 0.5.23 (no later release without it)" was a double negative for "not fixed yet":
+    """ "Last affected 0.5.23 (no later release without it)" was a double negative for "not fixed yet":
     a range that ends at the newest release says that no release fixes it; one that ends earlier says
     its last affected release."""
-    inc, r = next(
-        (i, r) for i in incidents for r in (i.exposure or {}).get("versions") or () if r.get("last_affected")
-    )
+    inc, r = next((i, r) for i in incidents for r in (i.exposure or {}).get("versions") or () if r.get("last_affected"))
     newest = {r["product"]: (r["last_affected"], "0.1")}
     body = soup(render.incident_page(inc, site, (inc,), releases=newest).body)
     shown = body.select_one(".sgm-affected__open")
