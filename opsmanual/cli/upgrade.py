@@ -41,6 +41,7 @@ def _usage() -> str:
         "  --model-config PATH  the model's config.json (decides model conditions)\n"
         "  --json               a JSON list of items {kind, change, id or flag, release, why, url}\n"
         "  --site-url URL       the manual's address for the links ($SITE_URL)\n"
+        "  --project DIR        another checkout of the manual to read the data from (for tests and benchmarks)\n"
         "  -- COMMAND...        the launch command; - reads it from standard input\n\n"
         f"{EXIT_CODES}\n\n"
         f"example:\n  {p} --from 0.5.9 --to 0.5.22 -- python -m sglang.launch_server "
