@@ -290,3 +290,89 @@ def test_no_message_is_typed_in_the_browser():
             fixed = max(re.split(r"\{\w+\}", text), key=len).strip()  # the longest piece without a placeholder
             if len(fixed) > 12:
                 assert fixed not in source, (js, text)
+
+
+# --------------------------------------------------------------------------- evidence, verdicts, order
+
+BACKGROUND = ROOT / "tests" / "diagnose_background"
+
+
+def _words_alone(result: dict) -> bool:
+    return all(w.startswith(("your words:", "your GPU:")) for w in result["why"])
+
+
+def test_environment_dumps_are_quiet(engine):
+    """Real collect_env / nvidia-smi / nvidia-smi -q text from an H200 machine: no error line (the lscpu
+    "Vulnerability ... abort" line is none), no incident related by words alone."""
+    for name in ("h200-env.txt", "h200-nvidia-smi-q.txt"):
+        out = engine.diagnose((BACKGROUND / name).read_text("utf-8"))
+        assert out["facts"]["errors"] == [], (name, out["facts"]["errors"])
+        assert not [r["id"] for r in out["results"] if _words_alone(r)], name
+        assert out["answer"] == "not a known incident"
+
+
+def test_a_real_oom_opens_with_its_guidance(engine):
+    out = engine.diagnose((BACKGROUND / "h200-oom-alloc.txt").read_text("utf-8"))
+    assert out["first"]["kind"] == "guidance" and out["first"]["id"] == "cuda-out-of-memory"
+    assert out["guidance"][0]["id"] == "cuda-out-of-memory"
+    assert len([r for r in out["results"] if r["verdict"] == "related"]) <= 3
+    assert not [r["id"] for r in out["results"] if _words_alone(r)]
+
+
+def test_paths_urls_and_hex_are_no_evidence(engine):
+    noise = (
+        '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/hicache_storage.py", line 3, in f\n'
+        "see https://github.com/sgl-project/sglang/issues/hicache-deterministic-inference\n"
+        "request 9f2c1e7a0b5d4c3e8f1a2b3c4d5e6f70 at 0x7f3ab2c4\n"
+    )
+    _points, words = engine._words(engine._prose(noise.split("\n")))
+    shown = {w for ws in words for w in ws}
+    assert not shown & {"hicache", "deterministic", "inference", "storage", "9f2c1e7a0b5d4c3e8f1a2b3c4d5e6f70"}, shown
+
+
+def test_a_cut_command_proves_no_flag_absent(engine):
+    """A command cut off in the report (or a flag stated in the prose) never gives "... is not given"."""
+    command = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 \\\n"
+    for text in (
+        "Outputs differ between runs.\n" + command,
+        "Deterministic inference is on (--enable-deterministic-inference) but outputs differ.\n"
+        + command.replace(" \\\n", "\n"),
+    ):
+        out = engine.diagnose(text)
+        reasons = [w for r in out["results"] for w in r["why"]]
+        assert not [w for w in reasons if "`--enable-deterministic-inference` is not given" in w], reasons
+
+
+def test_at_most_three_related(engine):
+    for case in yaml.safe_load(REPORTS.read_text("utf-8")):
+        out = engine.diagnose(case["text"])
+        assert len([r for r in out["results"] if r["verdict"] == "related"]) <= 3, case["url"]
+
+
+def test_a_match_opens_with_its_workaround_or_fix(engine):
+    out = engine.diagnose(
+        "Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n"
+    )
+    first = out["first"]
+    assert first["id"] == out["results"][0]["id"] and first["kind"] in ("workaround", "fix") and first["text"]
+
+
+def test_background_words_are_up_to_date():
+    """data/diagnose-background.yaml is what tools/diagnose_background.py makes of its corpus."""
+    done = subprocess.run(
+        [sys.executable, "tools/diagnose_background.py", "--check"], cwd=ROOT, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, "run .venv/bin/python tools/diagnose_background.py"
+    words = set(yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))["words"])
+    assert {"usr", "traceback", "true"} <= words and not {"hicache", "deterministic", "nccl"} & words
+
+
+def test_the_command_opens_with_what_to_do_first():
+    """Text and JSON: the action (here the out-of-memory guidance, with each phase's advice when the phase
+    is not told) comes before the facts and the incidents."""
+    path = str(BACKGROUND / "h200-oom-alloc.txt")
+    text = _run(path).stdout.decode().splitlines()
+    assert text[1].startswith("What to do first (common error, PyTorch ran out of GPU memory):"), text[:3]
+    assert text.index("Read from the report (correct it if it is wrong):") > 2
+    items = json.loads(_run("--json", path).stdout)
+    assert items[0]["kind"] == "action" and items[0]["id"] == "cuda-out-of-memory" and items[0]["steps"]

@@ -235,6 +235,9 @@ WEIGHTS = {
     "strongText": 30,  # text points that, with a launch condition that holds, make strong evidence
     "related": 12,  # a total from which an incident is shown as related
     "shown": 10,  # incidents listed at most
+    "relatedMax": 3,  # incidents listed as related at most (after those that match)
+    "relatedWords": 20,  # text points from which words alone (with the GPU) make an incident related ...
+    "relatedWordsMin": 2,  # ... when there are at least this many different words
     "words": 4,  # words shown in one incident's reasons
 }
 
@@ -245,6 +248,7 @@ MESSAGES = {
     "possibleLine": "log line {line}, which several incidents print: {text}",
     "hardware": "your GPU: {gpu}",
     "words": "your words: {words}",
+    "phaseAdvice": "{label}: {advice}",
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
@@ -315,3 +319,33 @@ LABELS = {
     "loading": "Reading your report…",
     "failed": "The diagnosis could not load; the rows below still match the log lines.",
 }
+
+# --------------------------------------------------------------------------- evidence an expert accepts
+# A line of an environment dump (python -m torch.utils.collect_env or sglang.check_env, lscpu, pip freeze,
+# nvidia-smi and nvidia-smi -q): never an error line, and its words are no evidence. Bounded repeats only.
+ENV_LINE = {
+    "flags": "",
+    "re": "|".join(
+        [
+            r"^[ \t]*Vulnerability [^:]{1,80}:",  # lscpu, in collect_env
+            r"^[ \t]*[A-Za-z][\w .()/+-]{0,80}:[ \t]{2,}\S",  # "Key:     value" (aligned columns)
+            r"^[ \t]*[A-Za-z][\w .()/+-]{0,80}[ \t]{2,}:[ \t]",  # nvidia-smi -q: "Key      : value"
+            r"^[ \t]*(?:\[(?:pip3?|conda)\][ \t]+)?[A-Za-z0-9][\w.-]{0,80}(?:==|[ \t]+@[ \t]+)\S{1,200}[ \t]*$",  # pip
+            r"^[ \t]*\|.{0,400}\|[ \t]*$",  # nvidia-smi's table
+            r"^[ \t]*\+[-=+]{3,}",
+            r"^[ \t]*[A-Za-z][\w .()/+-]{0,80}:[ \t]*(?:True|False|N/A|None|Could not collect|No|Yes)[ \t]*$",  # "Key: True"
+            r"^[ \t]*[A-Za-z][\w ()+-]{0,60}(?:version|Version|platform|used to build| OS|configuration):[ \t]",
+            r"^[ \t]{4,}[A-Z][A-Za-z0-9]{0,40}(?:[ \t][A-Z][A-Za-z0-9]{0,40}){0,8}[ \t]*$",  # nvidia-smi -q's headings
+            r"^=+[ \t]*NVSMI LOG[ \t]*=+",
+        ]
+    ),
+}
+# Text that is an address, not words: URLs (a path's tokens are left out as whole tokens).
+URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,2000}"}
+# A token that is a number written in hex (an address, a request id, a hash).
+HEX = {"flags": "", "re": r"^(?:0x[0-9a-f]+|(?=[0-9a-f]{6,}$)[a-f]*\d[0-9a-f]*)$"}
+# A reason of the exposure check that rests on a flag being absent: no proof when the command is cut
+# off, or when the report names the flag elsewhere.
+ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not given"}
+# A command cut off: its last line ends with a backslash, three dots or an ellipsis.
+CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
@@ -49,6 +50,15 @@ def _field_texts(inc: Incident) -> dict[str, str]:
     }
 
 
+def _action(inc: Incident) -> dict[str, Any] | None:
+    """What to do first about an incident: its workaround, else its fix, with the releases that fix it."""
+    text = inc.workaround or (inc.fix if inc.fix and inc.fix != "not recorded" else None)
+    versions = [value for kind, value in inc.fixed_in if kind == "version"]
+    if not text and not versions:
+        return None
+    return {"kind": "workaround" if inc.workaround else "fix", "text": text, "fixedIn": versions}
+
+
 def _term(token: str) -> bool:
     return (
         token not in STOP_WORDS
@@ -59,15 +69,17 @@ def _term(token: str) -> bool:
     )
 
 
-def terms(incidents: list[Incident]) -> dict[str, list[list[int]]]:
+def terms(incidents: list[Incident], background: frozenset[str] = frozenset()) -> dict[str, list[list[int]]]:
     """For each word of the incidents' text, the incidents (by position) it tells and its weight in
-    each: the boost of the best field it is in times how rare it is among the incidents, in tenths."""
+    each: the boost of the best field it is in times how rare it is among the incidents, in tenths.
+    A background word (one that real environment dumps, tracebacks and healthy logs hold whatever went
+    wrong: data/diagnose-background.yaml) tells none."""
     best: list[dict[str, float]] = []
     for inc in incidents:
         here: dict[str, float] = {}
         for field, text in _field_texts(inc).items():
             for token in tokenize(text):
-                if _term(token):
+                if _term(token) and token not in background:
                     here[token] = max(here.get(token, 0.0), FIELDS[field])
         best.append(here)
     count = len(incidents)
@@ -92,6 +104,7 @@ def diagnose_bundle(
     site: Site,
     phase_labels: dict[str, str],
     guidance_url: Callable[[str], str] | None = None,
+    background: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
     ordered = list(incidents)
@@ -107,6 +120,7 @@ def diagnose_bundle(
                 "status": i.status,
                 "path": site.incident_url(i.id),
                 "hardware": list(i.hardware),
+                "action": _action(i),
             }
             for i in ordered
         ],
@@ -131,7 +145,7 @@ def diagnose_bundle(
             }
             for g in guidance
         ],
-        "terms": terms(ordered),
+        "terms": terms(ordered, background),
         "rules": {
             "versions": rules.VERSIONS,
             "products": rules.PRODUCTS,
@@ -155,6 +169,11 @@ def diagnose_bundle(
             "stopWords": sorted(STOP_WORDS),
             "weights": rules.WEIGHTS,
             "exposureGeneric": rules.EXPOSURE_GENERIC,
+            "envLine": rules.ENV_LINE,
+            "url": rules.URL,
+            "hex": rules.HEX,
+            "absentReason": rules.ABSENT_REASON,
+            "cutCommand": rules.CUT_COMMAND,
         },
         "messages": rules.MESSAGES,
         "labels": rules.LABELS,
@@ -164,8 +183,11 @@ def diagnose_bundle(
 
 def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
+    from opsmanual import ROOT
+    from opsmanual.data.background import load_background
     from opsmanual.render.html import PHASE_LABELS, by_part
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
-    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url)
+    background = load_background(Path(ROOT) / "data")
+    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url, background)

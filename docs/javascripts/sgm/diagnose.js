@@ -87,6 +87,11 @@ export class Diagnoser {
     this.exceptionLine = rx(r.exceptionLine);
     this.prefix = rx(r.linePrefix);
     this.genericReason = rx(r.exposureGeneric);
+    this.envLine = rx(r.envLine);
+    this.url = rx(r.url, false, true);
+    this.hex = rx(r.hex);
+    this.absentReason = rx(r.absentReason);
+    this.cutCommand = rx(r.cutCommand);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
        ["g", guidance position], or ["m", guidance position, phase] */
     this.patterns = [];
@@ -248,6 +253,10 @@ export class Diagnoser {
     for (let n = 0; n < lines.length; n++) {
       if (found.length >= limit) break;
       const line = lines[n];
+      if (this.envLine.test(line)) {
+        inTb = false;
+        continue;
+      }
       if (this.traceback.test(line.replace(this.prefix, ""))) {
         inTb = true;
         continue;
@@ -328,6 +337,7 @@ export class Diagnoser {
     const count = this.incidents.length;
     const score = new Array(count).fill(0);
     const strong = new Array(count).fill(false);
+    const other = new Array(count).fill(false);  // evidence besides words and the GPU: a log line, a launch condition, the version
     const why = Array.from({ length: count }, () => []);
     const min = (set) => Math.min(...set);
 
@@ -336,7 +346,7 @@ export class Diagnoser {
     for (const [n, found] of [...certain].sort((a, b) => a[0] - b[0])) {
       const k = Math.min(found.size, w.certainLines);
       score[n] += w.certain + w.certainMore * (k - 1);
-      strong[n] = true;
+      strong[n] = other[n] = true;
       const line = min(found);
       why[n].push(fill(msg.certainLine, { line: line + 1, text: clip(lines[line]) }) +
         (found.size > 1 ? fill(msg.certainMore, { more: found.size - 1 }) : ""));
@@ -344,18 +354,20 @@ export class Diagnoser {
     for (const [n, found] of [...possible].sort((a, b) => a[0] - b[0])) {
       if (certain.has(n)) continue;
       score[n] += w.possible;
+      other[n] = true;
       const line = min(found);
       why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
     }
 
     /* 2. the launch command, the GPU and the versions */
-    const exposure = this.exposureOf(facts);
+    const exposure = this.exposureOf(facts, body);
     const versions = facts.versions;
     this.incidents.forEach((inc, n) => {
       const result = exposure.results.get(inc.id);
       if (result !== undefined) {
         const specific = result.why.filter((r) => !this.genericReason.test(r));
         if (specific.length) {
+          other[n] = true;
           score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
             : Math.min(w.mayApplyMax, w.mayApply * specific.length);
           why[n].push(...specific);
@@ -364,6 +376,7 @@ export class Diagnoser {
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
         score[n] += w.versionIn;
+        other[n] = true;
         why[n].push(reason);
       } else if (verdict === false) {
         score[n] += w.versionOut;
@@ -376,7 +389,7 @@ export class Diagnoser {
     });
 
     /* 3. the words */
-    const { points, words } = this.words(body);
+    const { points, words } = this.words(this.prose(lines));
     for (let n = 0; n < count; n++) {
       if (points[n]) {
         score[n] += points[n];
@@ -391,12 +404,14 @@ export class Diagnoser {
     this.incidents.forEach((inc, n) => {
       let verdict;
       if (strong[n] && score[n] > 0) verdict = "matches";
-      else if (score[n] >= w.related) verdict = "related";
-      else return;
+      else if (score[n] >= w.related && (other[n] || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin))) {
+        verdict = "related";
+      } else return;
       ranked.push([verdict === "matches" ? 0 : 1, -score[n], n, verdict]);
     });
     ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const results = ranked.slice(0, w.shown).map(([, , n, verdict]) => {
+    const kept = [...ranked.filter((x) => x[3] === "matches"), ...ranked.filter((x) => x[3] !== "matches").slice(0, w.relatedMax)];
+    const results = kept.slice(0, w.shown).map(([, , n, verdict]) => {
       const inc = this.incidents[n];
       return { id: inc.id, verdict, score: score[n], why: why[n], title: inc.title, name: inc.name, path: inc.path };
     });
@@ -411,13 +426,51 @@ export class Diagnoser {
     }
     facts.symptoms = symptoms;
     facts.commandNotes = exposure.notes;
-    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, facts, results, guidance };
+    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, first: this.first(results, guidance, known), facts, results, guidance };
     if (!known) out.report = this.report(facts, guidance);
     return out;
   }
 
+  /* What to do first: the matching incident's workaround or fix, else the advice of the first common
+     error for the phase read (its summary when the phase is not told); null when there is neither. */
+  first(results, guidance, known) {
+    if (known) {
+      const inc = this.incidents.find((i) => i.id === results[0].id);
+      const action = inc.action;
+      if (action) {
+        return { kind: action.kind, id: inc.id, title: inc.title, path: inc.path, text: action.text, fixedIn: action.fixedIn, steps: [] };
+      }
+    }
+    if (guidance.length) {
+      const g = guidance[0];
+      let steps = [];
+      if (!g.advice) {  // the phase is not told: the advice of each phase
+        const entry = this.bundle.guidance.find((e) => e.id === g.id);
+        steps = entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice }));
+      }
+      return { kind: "guidance", id: g.id, title: g.title, path: g.path, text: g.advice || g.summary, fixedIn: [], steps };
+    }
+    return null;
+  }
+
+  /* The report's text whose words can be evidence: no environment dump's lines, no URLs. */
+  prose(lines) {
+    return lines.filter((line) => !this.envLine.test(line)).map((line) => line.replace(this.url, " ")).join("\n");
+  }
+
+  /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
+     names the flag elsewhere (a flag stated in prose counts as given). */
+  unproven(reason, cut, command, body) {
+    const m = this.absentReason.exec(reason);
+    if (!m) return false;
+    if (cut) return true;
+    const flag = m[1].replace(/^`+|`+$/g, "");
+    if (!flag.startsWith("--")) return false;
+    return new RegExp(`${escapeRx(flag)}(?![A-Za-z0-9_-])`).test(body.split(command).join(""));
+  }
+
   /* The exposure check of each command read, merged: an incident's best result with its reasons. */
-  exposureOf(facts) {
+  exposureOf(facts, body) {
     const out = { results: new Map(), notes: [] };
     const gpu = facts.gpu ? facts.gpu.name : null;
     const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
@@ -432,7 +485,13 @@ export class Diagnoser {
         out.notes.push(fill(this.msg.notCommand, { error: checked ? checked.error : "" }));
         continue;
       }
-      for (const r of checked.results) {
+      const cut = this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
+      for (let r of checked.results) {
+        const why = r.why.filter((y) => !this.unproven(y, cut, command, body));
+        if (why.length !== r.why.length) {
+          if (!why.some((y) => !this.genericReason.test(y))) continue;
+          r = { ...r, why, result: "may apply" };
+        }
         const kept = out.results.get(r.id);
         if (kept === undefined || (kept.result !== "applies" && r.result === "applies")) out.results.set(r.id, r);
       }
@@ -481,9 +540,10 @@ export class Diagnoser {
     const seenForms = new Map();
     const tokens = new Set(fold(body).match(TOKEN) || []);  // each word once, in the order written
     for (const token of tokens) {
+      if (token.includes("/")) continue;  // a path: its parts are where a file lies, not what went wrong
       const parts = JOINER.test(token) ? [token, ...token.split(JOINER).filter(Boolean)] : [token];
       for (const t of parts) {
-        if (seenForms.has(t) || !isTerm(t, this.stop)) continue;
+        if (seenForms.has(t) || !isTerm(t, this.stop) || this.hex.test(t)) continue;
         for (const f of forms(t)) if (!seenForms.has(f)) seenForms.set(f, t);
       }
     }
