@@ -376,3 +376,14 @@ def test_the_command_opens_with_what_to_do_first():
     assert text.index("Read from the report (correct it if it is wrong):") > 2
     items = json.loads(_run("--json", path).stdout)
     assert items[0]["kind"] == "action" and items[0]["id"] == "cuda-out-of-memory" and items[0]["steps"]
+
+
+def test_the_held_out_reports_are_well_formed(engine):
+    """tests/diagnose_heldout.yaml: real threads, known ids, none in the development set; its numbers are
+    printed by tests/diagnose_measure.py, never asserted (nothing is tuned on it)."""
+    held = yaml.safe_load((ROOT / "tests" / "diagnose_heldout.yaml").read_text("utf-8"))
+    dev = {c["url"] for c in yaml.safe_load(REPORTS.read_text("utf-8"))}
+    known = {i["id"] for i in engine.bundle["incidents"]}
+    for c in held:
+        assert c["url"].startswith("https://github.com/sgl-project/sglang/issues/"), c["url"]
+        assert c["url"] not in dev and set(c["expect"]) <= known and c["text"].strip(), c["url"]

@@ -296,6 +296,11 @@ DRAFT_TAIL = [
 # The words of the diagnosis box on the incidents page (docs/javascripts/sgm/diagnosis-box.js).
 LABELS = {
     "heading": "Is this a known incident?",
+    "first": "What to do first",
+    "firstWorkaround": "its workaround",
+    "firstFix": "its fix",
+    "firstGuidance": "a common error",
+    "fixedIn": "Fixed in",
     "known": "Yes: an incident matches your report.",
     "unknown": "Not a known incident: nothing in your report is strong evidence for one.",
     "facts": "Read from your report (edit the report below if something is wrong):",
