@@ -354,3 +354,8 @@ HEX = {"flags": "", "re": r"^(?:0x[0-9a-f]+|(?=[0-9a-f]{6,}$)[a-f]*\d[0-9a-f]*)$
 ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not given"}
 # A command cut off: its last line ends with a backslash, three dots or an ellipsis.
 CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
+# A flag named in the prose (outside every launch command read): checked as given, in a launch command
+# made of those flags alone, which proves no other flag absent.
+PROSE_FLAG = {"flags": "", "re": r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12}(?![A-Za-z0-9_-])"}
+PROSE_COMMAND = "python -m sglang.launch_server"
+MAX_PROSE_FLAGS = 20

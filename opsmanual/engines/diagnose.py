@@ -133,6 +133,7 @@ class Diagnoser:
         self.hex = _rx(r["hex"])
         self.absent_reason = _rx(r["absentReason"])
         self.cut_command = _rx(r["cutCommand"])
+        self.prose_flag = _rx(r["proseFlag"])
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
         # ("g", guidance position) or ("m", guidance position, phase)
@@ -405,6 +406,7 @@ class Diagnoser:
         score = [0] * count
         strong = [False] * count
         other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
+        outside = [False] * count  # the reported release is outside the affected range
         why: list[list[str]] = [[] for _ in range(count)]
 
         # 1. log lines
@@ -447,6 +449,7 @@ class Diagnoser:
                 why[n].append(reason)
             elif verdict is False:
                 score[n] += w["versionOut"]
+                outside[n] = True
                 why[n].append(reason)
             if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
                 score[n] += w["hardware"]
@@ -460,12 +463,14 @@ class Diagnoser:
                 shown = ", ".join(words[n][: w["words"]])
                 why[n].append(fill(self.msg["words"], words=shown))
             result = exposure["results"].get(self.incidents[n]["id"])
-            if (
-                result is not None
-                and result["result"] == "applies"
-                and text_points[n] >= w["strongText"]
-                and any(not self.generic_reason.search(r) for r in result["why"])
-            ):
+            held = [
+                r
+                for r in (result["why"] if result is not None else [])
+                if not self.generic_reason.search(r) and not self.absent_reason.search(r)
+            ]
+            if held and text_points[n] >= w["strongText"] and not outside[n]:
+                # the mechanism: a launch condition of the incident that the report states (a flag given,
+                # the GPU, the model), in a release not outside its range, with its symptom's words
                 strong[n] = True
 
         ranked = []
@@ -550,7 +555,12 @@ class Diagnoser:
         out: dict = {"results": {}, "notes": []}
         gpu = facts["gpu"]["name"] if facts["gpu"] else None
         version = facts["versions"].get("sglang")
+        outside = body
         for command in facts["commands"]:
+            outside = outside.replace(command, "")
+        prose = list(dict.fromkeys(self.prose_flag.findall(outside)))[: self.rules["maxProseFlags"]]
+        stated = [self.rules["proseCommand"] + " " + " ".join(prose)] if prose else []
+        for command in [*facts["commands"], *stated]:
             checked = None
             tries = [(gpu, version), (gpu, None)] if version else [(gpu, None)]
             for g, v in tries:
@@ -558,9 +568,15 @@ class Diagnoser:
                 if not checked["error"]:
                     break
             if checked is None or checked["error"]:
+                if command in stated:
+                    continue
                 out["notes"].append(fill(self.msg["notCommand"], error=checked["error"] if checked else ""))
                 continue
-            cut = bool(self.cut_command.search(command)) or len(command.split("\n")) >= self.rules["maxCommandLines"]
+            cut = (
+                command in stated  # flags stated in the prose: what they leave out proves nothing
+                or bool(self.cut_command.search(command))
+                or len(command.split("\n")) >= self.rules["maxCommandLines"]
+            )
             for found in checked["results"]:
                 r = found
                 why = [y for y in r["why"] if not self._unproven(y, cut, command, body)]

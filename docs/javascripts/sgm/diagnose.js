@@ -92,6 +92,7 @@ export class Diagnoser {
     this.hex = rx(r.hex);
     this.absentReason = rx(r.absentReason);
     this.cutCommand = rx(r.cutCommand);
+    this.proseFlag = rx(r.proseFlag, false, true);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
        ["g", guidance position], or ["m", guidance position, phase] */
     this.patterns = [];
@@ -337,7 +338,8 @@ export class Diagnoser {
     const count = this.incidents.length;
     const score = new Array(count).fill(0);
     const strong = new Array(count).fill(false);
-    const other = new Array(count).fill(false);  // evidence besides words and the GPU: a log line, a launch condition, the version
+    const other = new Array(count).fill(false);
+    const outside = new Array(count).fill(false);  // the reported release is outside the affected range  // evidence besides words and the GPU: a log line, a launch condition, the version
     const why = Array.from({ length: count }, () => []);
     const min = (set) => Math.min(...set);
 
@@ -380,6 +382,7 @@ export class Diagnoser {
         why[n].push(reason);
       } else if (verdict === false) {
         score[n] += w.versionOut;
+        outside[n] = true;
         why[n].push(reason);
       }
       if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
@@ -396,8 +399,10 @@ export class Diagnoser {
         why[n].push(fill(msg.words, { words: words[n].slice(0, w.words).join(", ") }));
       }
       const result = exposure.results.get(this.incidents[n].id);
-      if (result !== undefined && result.result === "applies" && points[n] >= w.strongText
-          && result.why.some((r) => !this.genericReason.test(r))) strong[n] = true;
+      /* the mechanism: a launch condition of the incident that the report states (a flag given, the GPU,
+         the model), in a release not outside its range, with its symptom's words */
+      const held = result === undefined ? [] : result.why.filter((r) => !this.genericReason.test(r) && !this.absentReason.test(r));
+      if (held.length && points[n] >= w.strongText && !outside[n]) strong[n] = true;
     }
 
     const ranked = [];
@@ -474,7 +479,11 @@ export class Diagnoser {
     const out = { results: new Map(), notes: [] };
     const gpu = facts.gpu ? facts.gpu.name : null;
     const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
-    for (const command of facts.commands) {
+    let outside = body;
+    for (const command of facts.commands) outside = outside.split(command).join("");
+    const prose = [...new Set(outside.match(this.proseFlag) || [])].slice(0, this.rules.maxProseFlags);
+    const stated = prose.length ? [`${this.rules.proseCommand} ${prose.join(" ")}`] : [];
+    for (const command of [...facts.commands, ...stated]) {
       let checked = null;
       const tries = version ? [[gpu, version], [gpu, null]] : [[gpu, null]];
       for (const [g, v] of tries) {
@@ -482,10 +491,12 @@ export class Diagnoser {
         if (!checked.error) break;
       }
       if (checked === null || checked.error) {
+        if (stated.includes(command)) continue;
         out.notes.push(fill(this.msg.notCommand, { error: checked ? checked.error : "" }));
         continue;
       }
-      const cut = this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
+      const cut = stated.includes(command)  // flags stated in the prose: what they leave out proves nothing
+        || this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
       for (let r of checked.results) {
         const why = r.why.filter((y) => !this.unproven(y, cut, command, body));
         if (why.length !== r.why.length) {
