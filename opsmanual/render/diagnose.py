@@ -30,11 +30,24 @@ _LABEL = re.compile(r"^[a-z]{1,2}\d+$")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
 
 
-def _pattern(p: LogPattern) -> dict[str, Any]:
+def _pattern(p: LogPattern, shared: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
-    if getattr(p, "generic", False):
+    if getattr(p, "generic", False) or shared:
         out["generic"] = True
     return out
+
+
+def _finds(p: LogPattern, line: str) -> bool:
+    return p.literal in line if p.literal is not None else re.search(p.regex or "", line) is not None
+
+
+def _common_error_line(p: LogPattern, inc: Incident, guidance: list[Guidance]) -> bool:
+    """Whether an incident's log pattern only finds lines of a common error (data/guidance.yaml: a line it
+    prints, or a line that tells its phase, such as "Capture cuda graph failed"): such a line says that
+    something failed, not which incident it is, so a match through it is only "possible"."""
+    found = [x for x in ([p.literal] if p.literal is not None else []) + list(inc.log_examples) if _finds(p, x)]
+    marks = [m for g in guidance for m in (*g.lines, *(ph.when for ph in g.phases))]
+    return bool(found) and all(any(_finds(m, x) for m in marks) for x in found)
 
 
 def _field_texts(inc: Incident) -> dict[str, str]:
@@ -108,6 +121,7 @@ def diagnose_bundle(
 ) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
     ordered = list(incidents)
+    guidance = list(guidance)
     return {
         "format": rules.FORMAT,
         "version": site.version,
@@ -124,7 +138,11 @@ def diagnose_bundle(
             }
             for i in ordered
         ],
-        "patterns": [{"i": n, **_pattern(p)} for n, i in enumerate(ordered) for p in i.log_patterns],
+        "patterns": [
+            {"i": n, **_pattern(p, _common_error_line(p, i, guidance))}
+            for n, i in enumerate(ordered)
+            for p in i.log_patterns
+        ],
         "guidance": [
             {
                 "id": g.id,
