@@ -426,3 +426,13 @@ def test_a_line_a_common_error_prints_is_no_incident_s_own(engine):
         out = engine.diagnose(line + "\n")
         assert out["answer"] == "not a known incident", (line, [(r["id"], r["verdict"]) for r in out["results"]])
         assert out["guidance"], line
+
+
+def test_the_kind_of_failure_weighs_more_than_shared_words(engine):
+    """A report that tells a kind of failure (here a hang) brings the incidents whose own text tells the same
+    kind, with the reason; an environment dump tells no kind."""
+    out = engine.diagnose("With HiCache on, the server hangs on long prompts and every rank is stuck.\n")
+    kinds = [r for r in out["results"] if "the kind of failure: hang" in r["why"]]
+    assert kinds and kinds[0]["id"] == out["results"][0]["id"], [(r["id"], r["why"]) for r in out["results"]]
+    env = engine.diagnose((BACKGROUND / "h200-env.txt").read_text("utf-8"))
+    assert not [w for r in env["results"] for w in r["why"] if w.startswith("the kind of failure")]

@@ -235,6 +235,7 @@ WEIGHTS = {
     "strongText": 30,  # text points that, with a launch condition that holds, make strong evidence
     "related": 12,  # a total from which an incident is shown as related
     "shown": 10,  # incidents listed at most
+    "kind": 15,  # the report tells a kind of failure the incident's own text tells
     "relatedMax": 3,  # incidents listed as related at most (after those that match)
     "relatedWords": 20,  # text points from which words alone (with the GPU) make an incident related ...
     "relatedWordsMin": 2,  # ... when there are at least this many different words
@@ -249,6 +250,7 @@ MESSAGES = {
     "hardware": "your GPU: {gpu}",
     "words": "your words: {words}",
     "phaseAdvice": "{label}: {advice}",
+    "kind": "the kind of failure: {kind}",
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
@@ -359,3 +361,38 @@ CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
 PROSE_FLAG = {"flags": "", "re": r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12}(?![A-Za-z0-9_-])"}
 PROSE_COMMAND = "python -m sglang.launch_server"
 MAX_PROSE_FLAGS = 20
+# The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,
+# log lines) word it: a report and an incident of the same kind weigh more than shared words. Bounded.
+KINDS: list[dict[str, Any]] = [
+    {
+        "kind": "out of memory",
+        "flags": "i",
+        "re": r"out of memory|\boom\b|outofmemoryerror|memory allocation failed|not enough (?:gpu )?memory",
+    },
+    {
+        "kind": "hang",
+        "flags": "i",
+        "re": r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|deadlock|freez|stops? (?:responding|printing)|no response",
+    },
+    {
+        "kind": "wrong output",
+        "flags": "i",
+        "re": r"\bwrong\b|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch",
+    },
+    {
+        "kind": "refused start",
+        "flags": "i",
+        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named",
+    },
+    {"kind": "crash at capture", "flags": "i", "re": r"capture (?:cuda |prefill |decode )?graph failed|graph capture"},
+    {
+        "kind": "transfer failure",
+        "flags": "i",
+        "re": r"kvtransfer|transfer(?:ring)? fail|bootstrap (?:fail|timeout)|kv transfer",
+    },
+    {
+        "kind": "slow",
+        "flags": "i",
+        "re": r"\bslow|throughput (?:drop|fell|collapse)|latency (?:spike|grew|regress)|regress",
+    },
+]

@@ -134,6 +134,7 @@ class Diagnoser:
         self.absent_reason = _rx(r["absentReason"])
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
+        self.kinds = [(k["kind"], _rx(k)) for k in r["kinds"]]
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
         # ("g", guidance position) or ("m", guidance position, phase)
@@ -455,8 +456,15 @@ class Diagnoser:
                 score[n] += w["hardware"]
                 why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
 
-        # 3. the words
-        text_points, words = self._words(self._prose(lines))
+        # 3. the kind of failure, then the words
+        prose = self._prose(lines)
+        told = [kind for kind, rx in self.kinds if rx.search(prose)]
+        for n, inc in enumerate(self.incidents):
+            same = [k for k in told if k in inc["kinds"]]
+            if same:
+                score[n] += w["kind"]
+                why[n].append(fill(self.msg["kind"], kind=", ".join(same)))
+        text_points, words = self._words(prose)
         for n in range(count):
             if text_points[n]:
                 score[n] += text_points[n]

@@ -63,6 +63,14 @@ def _field_texts(inc: Incident) -> dict[str, str]:
     }
 
 
+def _kinds(inc: Incident) -> list[str]:
+    """The kinds of failure (opsmanual/data/diagnosis.py KINDS) the incident's own text tells."""
+    texts = _field_texts(inc)
+    text = "\n".join([texts["title"], texts["symptom"], texts["name"], texts["logs"]])
+    flags = re.ASCII | re.IGNORECASE
+    return [k["kind"] for k in rules.KINDS if re.search(k["re"], text, flags)]
+
+
 def _action(inc: Incident) -> dict[str, Any] | None:
     """What to do first about an incident: its workaround, else its fix, with the releases that fix it."""
     text = inc.workaround or (inc.fix if inc.fix and inc.fix != "not recorded" else None)
@@ -135,6 +143,7 @@ def diagnose_bundle(
                 "path": site.incident_url(i.id),
                 "hardware": list(i.hardware),
                 "action": _action(i),
+                "kinds": _kinds(i),
             }
             for i in ordered
         ],
@@ -192,6 +201,7 @@ def diagnose_bundle(
             "hex": rules.HEX,
             "absentReason": rules.ABSENT_REASON,
             "cutCommand": rules.CUT_COMMAND,
+            "kinds": rules.KINDS,
             "proseFlag": rules.PROSE_FLAG,
             "proseCommand": rules.PROSE_COMMAND,
             "maxProseFlags": rules.MAX_PROSE_FLAGS,

@@ -93,6 +93,7 @@ export class Diagnoser {
     this.absentReason = rx(r.absentReason);
     this.cutCommand = rx(r.cutCommand);
     this.proseFlag = rx(r.proseFlag, false, true);
+    this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
        ["g", guidance position], or ["m", guidance position, phase] */
     this.patterns = [];
@@ -391,8 +392,17 @@ export class Diagnoser {
       }
     });
 
-    /* 3. the words */
-    const { points, words } = this.words(this.prose(lines));
+    /* 3. the kind of failure, then the words */
+    const prose = this.prose(lines);
+    const told = this.kinds.filter(([, re]) => re.test(prose)).map(([kind]) => kind);
+    this.incidents.forEach((inc, n) => {
+      const same = told.filter((k) => inc.kinds.includes(k));
+      if (same.length) {
+        score[n] += w.kind;
+        why[n].push(fill(msg.kind, { kind: same.join(", ") }));
+      }
+    });
+    const { points, words } = this.words(prose);
     for (let n = 0; n < count; n++) {
       if (points[n]) {
         score[n] += points[n];
