@@ -396,3 +396,4 @@ KINDS: list[dict[str, Any]] = [
         "re": r"\bslow|throughput (?:drop|fell|collapse)|latency (?:spike|grew|regress)|regress",
     },
 ]
+KIND_LINES = 60  # lines of the report's prose read for the kind (its error lines are read too)

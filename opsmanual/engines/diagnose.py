@@ -134,7 +134,7 @@ class Diagnoser:
         self.absent_reason = _rx(r["absentReason"])
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
-        self.kinds = [(k["kind"], _rx(k)) for k in r["kinds"]]
+        self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
         # ("g", guidance position) or ("m", guidance position, phase)
@@ -458,7 +458,11 @@ class Diagnoser:
 
         # 3. the kind of failure, then the words
         prose = self._prose(lines)
-        told = [kind for kind, rx in self.kinds if rx.search(prose)]
+        # the kind is read in the report's opening prose and its error lines (a bounded text)
+        opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
+        told_in = opening + "\n" + "\n".join(e["text"] for e in facts["errors"])
+        told_lower = told_in.translate(_ASCII_LOWER)
+        told = [kind for kind, rx, lower in self.kinds if (lower.search(told_lower) if lower else rx.search(told_in))]
         for n, inc in enumerate(self.incidents):
             same = [k for k in told if k in inc["kinds"]]
             if same:

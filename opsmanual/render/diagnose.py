@@ -202,6 +202,7 @@ def diagnose_bundle(
             "absentReason": rules.ABSENT_REASON,
             "cutCommand": rules.CUT_COMMAND,
             "kinds": rules.KINDS,
+            "kindLines": rules.KIND_LINES,
             "proseFlag": rules.PROSE_FLAG,
             "proseCommand": rules.PROSE_COMMAND,
             "maxProseFlags": rules.MAX_PROSE_FLAGS,

@@ -394,7 +394,10 @@ export class Diagnoser {
 
     /* 3. the kind of failure, then the words */
     const prose = this.prose(lines);
-    const told = this.kinds.filter(([, re]) => re.test(prose)).map(([kind]) => kind);
+    /* the kind is read in the report's opening prose and its error lines (a bounded text) */
+    const opening = prose.split("\n", this.rules.kindLines).join("\n");
+    const toldIn = `${opening}\n${facts.errors.map((e) => e.text).join("\n")}`;
+    const told = this.kinds.filter(([, re]) => re.test(toldIn)).map(([kind]) => kind);
     this.incidents.forEach((inc, n) => {
       const same = told.filter((k) => inc.kinds.includes(k));
       if (same.length) {
