@@ -436,3 +436,23 @@ def test_the_kind_of_failure_weighs_more_than_shared_words(engine):
     assert kinds and kinds[0]["id"] == out["results"][0]["id"], [(r["id"], r["why"]) for r in out["results"]]
     env = engine.diagnose((BACKGROUND / "h200-env.txt").read_text("utf-8"))
     assert not [w for r in env["results"] for w in r["why"] if w.startswith("the kind of failure")]
+
+
+CRASH = (
+    "FlashInfer JIT build fails when the server starts.\n"
+    "[2026-01-02 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/flashinfer/jit/core.py", line 120, in build\n'
+    "RuntimeError: Ninja build failed. /usr/local/lib/python3.12/dist-packages/flashinfer/data/include/"
+    "flashinfer/utils.cuh:21:10: fatal error: cuda_runtime.h: No such file or directory\n"
+    "[2026-01-02 10:00:01] Received sigquit from a child process. It usually means the child failed.\n"
+)
+
+
+def test_generic_crash_lines_count_once_as_lines_not_again_as_words(engine):
+    """The scheduler's crash line and the SIGQUIT child-failed line are lines several incidents print: they
+    count as such, and their words (sigquit, child, usually, means) are no further evidence, so the
+    failure's own words (a missing CUDA header in a JIT build) decide the order."""
+    out = engine.diagnose(CRASH)
+    words = [w for r in out["results"] for w in r["why"] if w.startswith("your words:")]
+    assert not [w for w in words if any(x in w for x in ("sigquit", "child", "usually"))], words
+    assert out["results"][0]["id"] == "capture-l4-pip-toolchain", [(r["id"], r["why"]) for r in out["results"]]

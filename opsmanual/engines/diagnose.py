@@ -457,7 +457,10 @@ class Diagnoser:
                 why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
 
         # 3. the kind of failure, then the words
-        prose = self._prose(lines)
+        # lines several incidents or a common error print count as lines, not again as words
+        shared = {h for found in possible.values() for h in found}
+        shared.update(h for hits in guidance_hits.values() for h in hits)
+        prose = self._prose(lines, shared)
         # the kind is read in the report's opening prose and its error lines (a bounded text)
         opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
         told_in = opening + "\n" + "\n".join(e["text"] for e in facts["errors"])
@@ -648,9 +651,12 @@ class Diagnoser:
                 return True
         return False
 
-    def _prose(self, lines: list[str]) -> str:
-        """The report's text whose words can be evidence: no environment dump's lines, no URLs."""
-        kept = [self.url.sub(" ", line) for line in lines if not self.env_line.search(line)]
+    def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> str:
+        """The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the
+        lines in ``skip``."""
+        kept = [
+            self.url.sub(" ", line) for n, line in enumerate(lines) if n not in skip and not self.env_line.search(line)
+        ]
         return "\n".join(kept)
 
     def _words(self, body: str):

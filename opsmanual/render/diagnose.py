@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from opsmanual.data import diagnosis as rules
 from opsmanual.data.model import Guidance, Incident, LogPattern
 from opsmanual.data.site import Site
-from opsmanual.text.words import STOP_WORDS, tokenize
+from opsmanual.text.words import STOP_WORDS, stems, tokenize
 
 if TYPE_CHECKING:
     from opsmanual.data.loader import Manual
@@ -100,7 +100,7 @@ def terms(incidents: list[Incident], background: frozenset[str] = frozenset()) -
         here: dict[str, float] = {}
         for field, text in _field_texts(inc).items():
             for token in tokenize(text):
-                if _term(token) and token not in background:
+                if _term(token) and token not in background and not background.intersection(stems(token)):
                     here[token] = max(here.get(token, 0.0), FIELDS[field])
         best.append(here)
     count = len(incidents)

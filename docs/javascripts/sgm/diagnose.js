@@ -393,7 +393,11 @@ export class Diagnoser {
     });
 
     /* 3. the kind of failure, then the words */
-    const prose = this.prose(lines);
+    /* lines several incidents or a common error print count as lines, not again as words */
+    const shared = new Set();
+    for (const found of possible.values()) for (const h of found) shared.add(h);
+    for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
+    const prose = this.prose(lines, shared);
     /* the kind is read in the report's opening prose and its error lines (a bounded text) */
     const opening = prose.split("\n", this.rules.kindLines).join("\n");
     const toldIn = `${opening}\n${facts.errors.map((e) => e.text).join("\n")}`;
@@ -471,9 +475,11 @@ export class Diagnoser {
     return null;
   }
 
-  /* The report's text whose words can be evidence: no environment dump's lines, no URLs. */
-  prose(lines) {
-    return lines.filter((line) => !this.envLine.test(line)).map((line) => line.replace(this.url, " ")).join("\n");
+  /* The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the lines
+     in `skip`. */
+  prose(lines, skip = new Set()) {
+    return lines.filter((line, n) => !skip.has(n) && !this.envLine.test(line))
+      .map((line) => line.replace(this.url, " ")).join("\n");
   }
 
   /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
