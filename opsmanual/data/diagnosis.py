@@ -348,9 +348,25 @@ ENV_LINE = {
     ),
 }
 # Text that is an address, not words: URLs (a path's tokens are left out as whole tokens).
-URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,2000}"}
+URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,1000}"}
 # A token that is a number written in hex (an address, a request id, a hash).
-HEX = {"flags": "", "re": r"^(?:0x[0-9a-f]+|(?=[0-9a-f]{6,}$)[a-f]*\d[0-9a-f]*)$"}
+# (0x..., or six or more hex digits with at least one digit; no lookaround, so RE2 reads it too)
+HEX = {
+    "flags": "",
+    "re": "^(?:"
+    + "|".join(
+        [
+            r"0x[0-9a-f]+",
+            r"[0-9][0-9a-f]{5,}",
+            r"[a-f][0-9][0-9a-f]{4,}",
+            r"[a-f]{2}[0-9][0-9a-f]{3,}",
+            r"[a-f]{3}[0-9][0-9a-f]{2,}",
+            r"[a-f]{4}[0-9][0-9a-f]+",
+            r"[a-f]{5,}[0-9][0-9a-f]*",
+        ]
+    )
+    + ")$",
+}
 # A reason of the exposure check that rests on a flag being absent: no proof when the command is cut
 # off, or when the report names the flag elsewhere.
 ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not given"}
@@ -358,7 +374,8 @@ ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not given"}
 CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
 # A flag named in the prose (outside every launch command read): checked as given, in a launch command
 # made of those flags alone, which proves no other flag absent.
-PROSE_FLAG = {"flags": "", "re": r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12}(?![A-Za-z0-9_-])"}
+# (group 1 is the flag; the character before it is read, nothing after it: no lookaround)
+PROSE_FLAG = {"flags": "", "re": r"(?:^|[^A-Za-z0-9_-])(--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12})"}
 PROSE_COMMAND = "python -m sglang.launch_server"
 MAX_PROSE_FLAGS = 20
 # The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,

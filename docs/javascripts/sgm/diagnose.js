@@ -500,7 +500,7 @@ export class Diagnoser {
     const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
     let outside = body;
     for (const command of facts.commands) outside = outside.split(command).join("");
-    const prose = [...new Set(outside.match(this.proseFlag) || [])].slice(0, this.rules.maxProseFlags);
+    const prose = [...new Set(Array.from(outside.matchAll(this.proseFlag), (m) => m[1]))].slice(0, this.rules.maxProseFlags);
     const stated = prose.length ? [`${this.rules.proseCommand} ${prose.join(" ")}`] : [];
     for (const command of [...facts.commands, ...stated]) {
       let checked = null;
