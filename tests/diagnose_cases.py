@@ -58,6 +58,9 @@ def cases() -> list[dict]:
     reports = yaml.safe_load((ROOT / "tests" / "diagnose_reports.yaml").read_text("utf-8"))
     out = [{"name": r["url"], "text": r["text"]} for r in reports]
     out += [{"name": f"edge: {k}", "text": v} for k, v in EDGE.items()]
+    # real environment dumps and errors (tests/diagnose_background: an H200 machine's text)
+    for path in sorted((ROOT / "tests" / "diagnose_background").glob("h200-*.txt")):
+        out.append({"name": f"real: {path.name}", "text": path.read_text("utf-8")})
     return out
 
 

@@ -54,6 +54,27 @@ def test_reads_versions_gpu_command_model_phase(engine):
     assert facts["errors"][0]["line"] == 10
 
 
+def test_the_mechanism_stated_matches(engine):
+    """The incident's launch condition (the flag given), a release not outside its range and its symptom's
+    words: the report names it as the match; the same report from a release outside the range does not."""
+    out = engine.diagnose(REPORT)
+    assert out["answer"] == "a known incident" and out["results"][0]["id"] == "sglang-42465"
+    assert out["results"][0]["verdict"] == "matches"
+    assert out["first"]["id"] == "sglang-42465"
+    exp = engine.exposure_by_id["sglang-42465"] or {}
+    fixed = [r["fixed"] for r in exp.get("versions") or [] if r.get("product") == "sglang" and "fixed" in r]
+    if fixed:
+        later = engine.diagnose(REPORT.replace("sglang: 0.5.18", f"sglang: {fixed[0]}"))
+        assert not [r for r in later["results"] if r["id"] == "sglang-42465" and r["verdict"] == "matches"]
+
+
+def test_flags_stated_in_prose_count_as_given(engine):
+    out = engine.diagnose("Outputs still diverge with --enable-deterministic-inference on after a prefix cache hit.\n")
+    reasons = [w for r in out["results"] for w in r["why"]]
+    assert "`--enable-deterministic-inference` is given" in reasons, reasons
+    assert not [w for w in reasons if " is not given" in w], reasons
+
+
 def test_reasons_name_the_flag_and_words(engine):
     out = engine.diagnose(REPORT)
     hicache = next(r for r in out["results"] if r["id"] == "sglang-42465")
@@ -132,6 +153,11 @@ def test_measures_on_real_reports(engine):
         any(i in [r["id"] for r in engine.diagnose(c["text"])["results"][:3]] for i in c["expect"]) for c in related
     )
     unknown = sum(engine.diagnose(c["text"])["answer"] == "not a known incident" for c in unrelated)
+    named = 0
+    for c in related:
+        first = engine.diagnose(c["text"])["results"][:1]
+        named += bool(first) and first[0]["verdict"] == "matches" and first[0]["id"] in c["expect"]
+    assert named >= 0.15 * len(related), f"named as the match: {named} of {len(related)}"
     assert top3 >= 0.8 * len(related), f"{top3} of {len(related)}"
     assert unknown >= 0.75 * len(unrelated), f"{unknown} of {len(unrelated)}"
     held = [c for c in related if c["split"] == "hold"]
@@ -153,13 +179,14 @@ def test_command_json_agrees_with_the_engine(engine, tmp_path):
     path = tmp_path / "report.txt"
     path.write_text(REPORT, "utf-8")
     done = _run("--json", str(path))
-    assert done.returncode == 1, done.stderr
+    want = engine.diagnose(REPORT)
+    assert done.returncode == (0 if want["answer"] == "a known incident" else 1), done.stderr
     items = json.loads(done.stdout)
     incidents = [i for i in items if i["kind"] == "incident"]
     assert [(i["id"], i["verdict"], i["why"]) for i in incidents] == [
-        (r["id"], r["verdict"], r["why"]) for r in engine.diagnose(REPORT)["results"]
+        (r["id"], r["verdict"], r["why"]) for r in want["results"]
     ]
-    assert items[-1]["id"] == "answer" and items[-1]["verdict"] == "not a known incident"
+    assert items[-1]["id"] == "answer" and items[-1]["verdict"] == want["answer"]
 
 
 @pytest.mark.parametrize(
@@ -501,7 +528,9 @@ DRAFT_LINES = [
     "RuntimeError: C:\\widget\\x41 \\u0041 failed to load",
     "RuntimeError: the widget\tconfig failed to load 😀",
     *(f"{c} failed to load the widget configuration" for c in "-?*&!%@|>'\"#:{}[],`"),
-    "failed to load the widget configuration: ",
+    # ends in ": " (a mapping to YAML); not "...configuration: ", which collect_env's "GPU models and
+    # configuration:" line makes an environment line rather than an error
+    "failed to load the widget config: ",
 ]
 
 
@@ -542,3 +571,142 @@ def test_the_draft_entry_escapes_lone_surrogates(engine):
     from opsmanual.engines.diagnose import _q
 
     assert yaml.safe_load(_q("a\ud800b\udfff")) == "a\ud800b\udfff"
+
+
+# --------------------------------------------------------------------------- evidence, verdicts, order
+
+BACKGROUND = ROOT / "tests" / "diagnose_background"
+
+
+def _words_alone(result: dict) -> bool:
+    return all(w.startswith(("your words:", "your GPU:")) for w in result["why"])
+
+
+def test_environment_dumps_are_quiet(engine):
+    """Real collect_env / nvidia-smi / nvidia-smi -q text from an H200 machine: no error line (the lscpu
+    "Vulnerability ... abort" line is none), no incident related by words alone."""
+    for name in ("h200-env.txt", "h200-nvidia-smi-q.txt"):
+        out = engine.diagnose((BACKGROUND / name).read_text("utf-8"))
+        assert out["facts"]["errors"] == [], (name, out["facts"]["errors"])
+        assert not [r["id"] for r in out["results"] if _words_alone(r)], name
+        assert out["answer"] == "not a known incident"
+
+
+def test_a_real_oom_opens_with_its_guidance(engine):
+    out = engine.diagnose((BACKGROUND / "h200-oom-alloc.txt").read_text("utf-8"))
+    assert out["first"]["kind"] == "guidance" and out["first"]["id"] == "cuda-out-of-memory"
+    assert out["guidance"][0]["id"] == "cuda-out-of-memory"
+    assert len([r for r in out["results"] if r["verdict"] == "related"]) <= 3
+    assert not [r["id"] for r in out["results"] if _words_alone(r)]
+
+
+def test_paths_urls_and_hex_are_no_evidence(engine):
+    noise = (
+        '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/hicache_storage.py", line 3, in f\n'
+        "see https://github.com/sgl-project/sglang/issues/hicache-deterministic-inference\n"
+        "request 9f2c1e7a0b5d4c3e8f1a2b3c4d5e6f70 at 0x7f3ab2c4\n"
+    )
+    _points, words = engine._words(engine._prose(noise.split("\n")))
+    shown = {w for ws in words for w in ws}
+    assert not shown & {"hicache", "deterministic", "inference", "storage", "9f2c1e7a0b5d4c3e8f1a2b3c4d5e6f70"}, shown
+
+
+def test_a_cut_command_proves_no_flag_absent(engine):
+    """A command cut off in the report (or a flag stated in the prose) never gives "... is not given"."""
+    command = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 \\\n"
+    for text in (
+        "Outputs differ between runs.\n" + command,
+        "Deterministic inference is on (--enable-deterministic-inference) but outputs differ.\n"
+        + command.replace(" \\\n", "\n"),
+    ):
+        out = engine.diagnose(text)
+        reasons = [w for r in out["results"] for w in r["why"]]
+        assert not [w for w in reasons if "`--enable-deterministic-inference` is not given" in w], reasons
+
+
+def test_at_most_three_related(engine):
+    for case in yaml.safe_load(REPORTS.read_text("utf-8")):
+        out = engine.diagnose(case["text"])
+        assert len([r for r in out["results"] if r["verdict"] == "related"]) <= 3, case["url"]
+
+
+def test_a_match_opens_with_its_workaround_or_fix(engine):
+    out = engine.diagnose(
+        "Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n"
+    )
+    first = out["first"]
+    assert first["id"] == out["results"][0]["id"] and first["kind"] in ("workaround", "fix") and first["text"]
+
+
+def test_background_words_are_up_to_date():
+    """data/diagnose-background.yaml is what tools/diagnose_background.py makes of its corpus."""
+    done = subprocess.run(
+        [sys.executable, "tools/diagnose_background.py", "--check"], cwd=ROOT, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, "run .venv/bin/python tools/diagnose_background.py"
+    words = set(yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))["words"])
+    assert {"usr", "traceback", "true"} <= words and not {"hicache", "deterministic", "nccl"} & words
+
+
+def test_the_command_opens_with_what_to_do_first():
+    """Text and JSON: the action (here the out-of-memory guidance, with each phase's advice when the phase
+    is not told) comes before the facts and the incidents."""
+    path = str(BACKGROUND / "h200-oom-alloc.txt")
+    text = _run(path).stdout.decode().splitlines()
+    assert text[1].startswith("What to do first (common error, PyTorch ran out of GPU memory):"), text[:3]
+    assert text.index("Read from the report (correct it if it is wrong):") > 2
+    items = json.loads(_run("--json", path).stdout)
+    assert items[0]["kind"] == "action" and items[0]["id"] == "cuda-out-of-memory" and items[0]["steps"]
+
+
+def test_the_held_out_reports_are_well_formed(engine):
+    """tests/diagnose_heldout.yaml: real threads, known ids, none in the development set; its numbers are
+    printed by tests/diagnose_measure.py, never asserted (nothing is tuned on it)."""
+    held = yaml.safe_load((ROOT / "tests" / "diagnose_heldout.yaml").read_text("utf-8"))
+    dev = {c["url"] for c in yaml.safe_load(REPORTS.read_text("utf-8"))}
+    known = {i["id"] for i in engine.bundle["incidents"]}
+    for c in held:
+        assert c["url"].startswith("https://github.com/sgl-project/sglang/issues/"), c["url"]
+        assert c["url"] not in dev and set(c["expect"]) <= known and c["text"].strip(), c["url"]
+
+
+def test_a_line_a_common_error_prints_is_no_incident_s_own(engine):
+    """A line that a common error of data/guidance.yaml prints or is told by (a capture failure, a retraction)
+    says that something failed, not which incident: no incident matches through it alone."""
+    for line in (
+        "[2025-04-13 02:02:20 TP0] Capture cuda graph failed: CUDA out of memory.",
+        "[2025-03-07 21:49:33 TP13] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.1 -> 0.2",
+    ):
+        out = engine.diagnose(line + "\n")
+        assert out["answer"] == "not a known incident", (line, [(r["id"], r["verdict"]) for r in out["results"]])
+        assert out["guidance"], line
+
+
+def test_the_kind_of_failure_weighs_more_than_shared_words(engine):
+    """A report that tells a kind of failure (here a hang) brings the incidents whose own text tells the same
+    kind, with the reason; an environment dump tells no kind."""
+    out = engine.diagnose("With HiCache on, the server hangs on long prompts and every rank is stuck.\n")
+    kinds = [r for r in out["results"] if "the kind of failure: hang" in r["why"]]
+    assert kinds and kinds[0]["id"] == out["results"][0]["id"], [(r["id"], r["why"]) for r in out["results"]]
+    env = engine.diagnose((BACKGROUND / "h200-env.txt").read_text("utf-8"))
+    assert not [w for r in env["results"] for w in r["why"] if w.startswith("the kind of failure")]
+
+
+CRASH = (
+    "FlashInfer JIT build fails when the server starts.\n"
+    "[2026-01-02 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/flashinfer/jit/core.py", line 120, in build\n'
+    "RuntimeError: Ninja build failed. /usr/local/lib/python3.12/dist-packages/flashinfer/data/include/"
+    "flashinfer/utils.cuh:21:10: fatal error: cuda_runtime.h: No such file or directory\n"
+    "[2026-01-02 10:00:01] Received sigquit from a child process. It usually means the child failed.\n"
+)
+
+
+def test_generic_crash_lines_count_once_as_lines_not_again_as_words(engine):
+    """The scheduler's crash line and the SIGQUIT child-failed line are lines several incidents print: they
+    count as such, and their words (sigquit, child, usually, means) are no further evidence, so the
+    failure's own words (a missing CUDA header in a JIT build) decide the order."""
+    out = engine.diagnose(CRASH)
+    words = [w for r in out["results"] for w in r["why"] if w.startswith("your words:")]
+    assert not [w for w in words if any(x in w for x in ("sigquit", "child", "usually"))], words
+    assert out["results"][0]["id"] == "capture-l4-pip-toolchain", [(r["id"], r["why"]) for r in out["results"]]

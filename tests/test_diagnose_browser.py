@@ -103,3 +103,23 @@ def test_the_home_page_sends_a_report_to_the_finder(page, server, engine):
     page.wait_for_url("**/incidents/?log=*")
     page.wait_for_selector(".sgm-finder[data-diagnosed]")
     assert [g["id"] for g in shown_results(page)] == [r["id"] for r in out["results"]]
+
+
+def test_the_box_opens_with_what_to_do_first(page, server, engine):
+    """A real CUDA out-of-memory error: the box's first block after the answer is the guidance's advice,
+    before what was read and before any incident."""
+    text = (ROOT / "tests" / "diagnose_background" / "h200-oom-alloc.txt").read_text("utf-8")
+    out = engine.diagnose(text)
+    open_finder(page, server)
+    paste(page, ".sgm-finder__q", text)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    order = page.eval_on_selector_all(".sgm-diagnosis > *", "nodes => nodes.map(n => n.className)")
+    assert order[2].startswith("sgm-diagnosis__first"), order
+    first = page.text_content(".sgm-diagnosis__first")
+    assert out["first"]["title"] in first and len(page.query_selector_all(".sgm-diagnosis__first-steps li")) == len(
+        out["first"]["steps"]
+    )
+    names = [(o.split() or [""])[0] for o in order]
+    assert names.index("sgm-diagnosis__facts") < names.index("sgm-diagnosis__guidance")
+    if out["results"]:
+        assert names.index("sgm-diagnosis__guidance") < names.index("sgm-diagnosis__related-head")

@@ -96,9 +96,21 @@ def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
     return from_manual(manual, site), load_bundle(project)
 
 
+_FIRST = {"workaround": "its workaround", "fix": "its fix", "guidance": "common error"}
+
+
 def _text(out: dict, base: str) -> str:
     f = out["facts"]
-    lines = [f"Answer: {out['answer']}.", "", "Read from the report (correct it if it is wrong):"]
+    lines = [f"Answer: {out['answer']}."]
+    first = out.get("first")
+    if first:  # what to do first, before the evidence
+        lines.append(f"What to do first ({_FIRST[first['kind']]}, {first['title']}): {first['text'] or ''}".rstrip())
+        if first["fixedIn"]:
+            lines.append("    fixed in " + ", ".join(first["fixedIn"]))
+        lines.extend(f"    - {step}" for step in first["steps"])
+        if first["path"]:
+            lines.append(f"    {base}{first['path']}")
+    lines += ["", "Read from the report (correct it if it is wrong):"]
     labels = {
         "sglang": "SGLang",
         "sglang-router": "sglang-router",
@@ -143,7 +155,24 @@ def _text(out: dict, base: str) -> str:
 
 
 def _json(out: dict, base: str) -> list:
-    items: list[dict] = [
+    first = out.get("first")
+    items: list[dict] = (
+        [
+            {
+                "kind": "action",
+                "id": first["id"],
+                "verdict": first["kind"],
+                "why": [first["text"]] if first["text"] else [],
+                "fixed_in": first["fixedIn"],
+                "steps": first["steps"],
+                "title": first["title"],
+                "url": base + first["path"] if first["path"] else None,
+            }
+        ]
+        if first
+        else []
+    )
+    items += [
         {
             "kind": "incident",
             "id": r["id"],

@@ -239,6 +239,10 @@ WEIGHTS = {
     "strongText": 30,  # text points that, with a launch condition that holds, make strong evidence
     "related": 12,  # a total from which an incident is shown as related
     "shown": 10,  # incidents listed at most
+    "kind": 15,  # the report tells a kind of failure the incident's own text tells
+    "relatedMax": 3,  # incidents listed as related at most (after those that match)
+    "relatedWords": 20,  # text points from which words alone (with the GPU) make an incident related ...
+    "relatedWordsMin": 2,  # ... when there are at least this many different words
     "words": 4,  # words shown in one incident's reasons
 }
 
@@ -249,6 +253,8 @@ MESSAGES = {
     "possibleLine": "log line {line}, which several incidents print: {text}",
     "hardware": "your GPU: {gpu}",
     "words": "your words: {words}",
+    "phaseAdvice": "{label}: {advice}",
+    "kind": "the kind of failure: {kind}",
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
@@ -296,6 +302,11 @@ DRAFT_TAIL = [
 # The words of the diagnosis box on the incidents page (docs/javascripts/sgm/diagnosis-box.js).
 LABELS = {
     "heading": "Is this a known incident?",
+    "first": "What to do first",
+    "firstWorkaround": "its workaround",
+    "firstFix": "its fix",
+    "firstGuidance": "a common error",
+    "fixedIn": "Fixed in",
     "known": "Yes: an incident matches your report.",
     "unknown": "Not a known incident: nothing in your report is strong evidence for one.",
     "facts": "Read from your report (edit the report below if something is wrong):",
@@ -319,3 +330,91 @@ LABELS = {
     "loading": "Reading your report…",
     "failed": "The diagnosis could not load; the rows below still match the log lines.",
 }
+
+# --------------------------------------------------------------------------- evidence an expert accepts
+# A line of an environment dump (python -m torch.utils.collect_env or sglang.check_env, lscpu, pip freeze,
+# nvidia-smi and nvidia-smi -q): never an error line, and its words are no evidence. Bounded repeats only.
+ENV_LINE = {
+    "flags": "",
+    "re": "|".join(
+        [
+            r"^[ \t]*Vulnerability [^:]{1,80}:",  # lscpu, in collect_env
+            r"^[ \t]*[A-Za-z][\w .()/+-]{0,80}:[ \t]{2,}\S",  # "Key:     value" (aligned columns)
+            r"^[ \t]*[A-Za-z][\w .()/+-]{0,80}[ \t]{2,}:[ \t]",  # nvidia-smi -q: "Key      : value"
+            r"^[ \t]*(?:\[(?:pip3?|conda)\][ \t]+)?[A-Za-z0-9][\w.-]{0,80}(?:==|[ \t]+@[ \t]+)\S{1,200}[ \t]*$",  # pip
+            r"^[ \t]*\|.{0,400}\|[ \t]*$",  # nvidia-smi's table
+            r"^[ \t]*\+[-=+]{3,}",
+            r"^[ \t]*[A-Za-z][\w .()/+-]{0,80}:[ \t]*(?:True|False|N/A|None|Could not collect|No|Yes)[ \t]*$",  # "Key: True"
+            r"^[ \t]*[A-Za-z][\w ()+-]{0,60}(?:version|Version|platform|used to build| OS|configuration):[ \t]",
+            r"^[ \t]{4,}[A-Z][A-Za-z0-9]{0,40}(?:[ \t][A-Z][A-Za-z0-9]{0,40}){0,8}[ \t]*$",  # nvidia-smi -q's headings
+            r"^=+[ \t]*NVSMI LOG[ \t]*=+",
+        ]
+    ),
+}
+# Text that is an address, not words: URLs (a path's tokens are left out as whole tokens).
+URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,1000}"}
+# A token that is a number written in hex (an address, a request id, a hash).
+# (0x..., or six or more hex digits with at least one digit; no lookaround, so RE2 reads it too)
+HEX = {
+    "flags": "",
+    "re": "^(?:"
+    + "|".join(
+        [
+            r"0x[0-9a-f]+",
+            r"[0-9][0-9a-f]{5,}",
+            r"[a-f][0-9][0-9a-f]{4,}",
+            r"[a-f]{2}[0-9][0-9a-f]{3,}",
+            r"[a-f]{3}[0-9][0-9a-f]{2,}",
+            r"[a-f]{4}[0-9][0-9a-f]+",
+            r"[a-f]{5,}[0-9][0-9a-f]*",
+        ]
+    )
+    + ")$",
+}
+# A reason of the exposure check that rests on a flag being absent: no proof when the command is cut
+# off, or when the report names the flag elsewhere.
+ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not given"}
+# A command cut off: its last line ends with a backslash, three dots or an ellipsis.
+CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
+# A flag named in the prose (outside every launch command read): checked as given, in a launch command
+# made of those flags alone, which proves no other flag absent.
+# (group 1 is the flag; the character before it is read, nothing after it: no lookaround)
+PROSE_FLAG = {"flags": "", "re": r"(?:^|[^A-Za-z0-9_-])(--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12})"}
+PROSE_COMMAND = "python -m sglang.launch_server"
+MAX_PROSE_FLAGS = 20
+# The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,
+# log lines) word it: a report and an incident of the same kind weigh more than shared words. Bounded.
+KINDS: list[dict[str, Any]] = [
+    {
+        "kind": "out of memory",
+        "flags": "i",
+        "re": r"out of memory|\boom\b|outofmemoryerror|memory allocation failed|not enough (?:gpu )?memory",
+    },
+    {
+        "kind": "hang",
+        "flags": "i",
+        "re": r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|deadlock|freez|stops? (?:responding|printing)|no response",
+    },
+    {
+        "kind": "wrong output",
+        "flags": "i",
+        "re": r"\bwrong\b|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch",
+    },
+    {
+        "kind": "refused start",
+        "flags": "i",
+        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named",
+    },
+    {"kind": "crash at capture", "flags": "i", "re": r"capture (?:cuda |prefill |decode )?graph failed|graph capture"},
+    {
+        "kind": "transfer failure",
+        "flags": "i",
+        "re": r"kvtransfer|transfer(?:ring)? fail|bootstrap (?:fail|timeout)|kv transfer",
+    },
+    {
+        "kind": "slow",
+        "flags": "i",
+        "re": r"\bslow|throughput (?:drop|fell|collapse)|latency (?:spike|grew|regress)|regress",
+    },
+]
+KIND_LINES = 60  # lines of the report's prose read for the kind (its error lines are read too)

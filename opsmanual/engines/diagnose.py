@@ -134,6 +134,7 @@ class Diagnoser:
         self.w = r["weights"]
         self.stop = frozenset(r["stopWords"])
         self.incidents = bundle["incidents"]
+        self._index = {inc["id"]: n for n, inc in enumerate(self.incidents)}
         self.versions = [(v["product"], _rx(v, True), _rx_lower(v, True)) for v in r["versions"]]
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
@@ -148,6 +149,13 @@ class Diagnoser:
         self.exception_line = _rx(r["exceptionLine"])
         self.prefix = _rx(r["linePrefix"])
         self.generic_reason = _rx(r["exposureGeneric"])
+        self.env_line = _rx(r["envLine"])
+        self.url = _rx(r["url"])
+        self.hex = _rx(r["hex"])
+        self.absent_reason = _rx(r["absentReason"])
+        self.cut_command = _rx(r["cutCommand"])
+        self.prose_flag = _rx(r["proseFlag"])
+        self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
         # ("g", guidance position) or ("m", guidance position, phase)
@@ -333,6 +341,9 @@ class Diagnoser:
         for n, line in enumerate(lines):
             if len(found) >= limit:
                 break
+            if self.env_line.search(line):
+                in_tb = False
+                continue
             if self.traceback.search(self.prefix.sub("", line, count=1)):
                 in_tb = True
                 continue
@@ -420,6 +431,8 @@ class Diagnoser:
         count = len(self.incidents)
         score = [0] * count
         strong = [False] * count
+        other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
+        outside = [False] * count  # the reported release is outside the affected range
         why: list[list[str]] = [[] for _ in range(count)]
 
         # 1. log lines
@@ -427,7 +440,7 @@ class Diagnoser:
         for n, found in certain.items():
             k = min(len(found), w["certainLines"])
             score[n] += w["certain"] + w["certainMore"] * (k - 1)
-            strong[n] = True
+            strong[n] = other[n] = True
             line = min(found)
             why[n].append(
                 fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line]))
@@ -437,17 +450,19 @@ class Diagnoser:
             if n in certain:
                 continue
             score[n] += w["possible"]
+            other[n] = True
             line = min(found)
             why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
 
         # 2. the launch command, the GPU and the versions
-        exposure = self._exposure(facts)
+        exposure = self._exposure(facts, body)
         versions = facts["versions"]
         for n, inc in enumerate(self.incidents):
             result = exposure["results"].get(inc["id"])
             if result is not None:
                 specific = [r for r in result["why"] if not self.generic_reason.search(r)]
                 if specific:
+                    other[n] = True
                     if result["result"] == "applies":
                         score[n] += min(w["exposureMax"], w["exposure"] * len(specific))
                     else:
@@ -456,40 +471,62 @@ class Diagnoser:
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
                 score[n] += w["versionIn"]
+                other[n] = True
                 why[n].append(reason)
             elif verdict is False:
                 score[n] += w["versionOut"]
+                outside[n] = True
                 why[n].append(reason)
             if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
                 score[n] += w["hardware"]
                 why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
 
-        # 3. the words
-        text_points, words = self._words(body)
+        # 3. the kind of failure, then the words
+        # lines several incidents or a common error print count as lines, not again as words
+        shared = {h for found in possible.values() for h in found}
+        shared.update(h for hits in guidance_hits.values() for h in hits)
+        prose = self._prose(lines, shared)
+        # the kind is read in the report's opening prose and its error lines (a bounded text)
+        opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
+        told_in = opening + "\n" + "\n".join(e["text"] for e in facts["errors"])
+        told_lower = told_in.translate(_ASCII_LOWER)
+        told = [kind for kind, rx, lower in self.kinds if (lower.search(told_lower) if lower else rx.search(told_in))]
+        for n, inc in enumerate(self.incidents):
+            same = [k for k in told if k in inc["kinds"]]
+            if same:
+                score[n] += w["kind"]
+                why[n].append(fill(self.msg["kind"], kind=", ".join(same)))
+        text_points, words = self._words(prose)
         for n in range(count):
             if text_points[n]:
                 score[n] += text_points[n]
                 shown = ", ".join(words[n][: w["words"]])
                 why[n].append(fill(self.msg["words"], words=shown))
             result = exposure["results"].get(self.incidents[n]["id"])
-            if (
-                result is not None
-                and result["result"] == "applies"
-                and text_points[n] >= w["strongText"]
-                and any(not self.generic_reason.search(r) for r in result["why"])
-            ):
+            held = [
+                r
+                for r in (result["why"] if result is not None else [])
+                if not self.generic_reason.search(r) and not self.absent_reason.search(r)
+            ]
+            if held and text_points[n] >= w["strongText"] and not outside[n]:
+                # the mechanism: a launch condition of the incident that the report states (a flag given,
+                # the GPU, the model), in a release not outside its range, with its symptom's words
                 strong[n] = True
 
         ranked = []
         for n in range(count):
             if strong[n] and score[n] > 0:
                 verdict = "matches"
-            elif score[n] >= w["related"]:
+            elif score[n] >= w["related"] and (
+                other[n] or (text_points[n] >= w["relatedWords"] and len(words[n]) >= w["relatedWordsMin"])
+            ):
                 verdict = "related"
             else:
                 continue
             ranked.append((0 if verdict == "matches" else 1, -score[n], n, verdict))
         ranked.sort()
+        matching = [x for x in ranked if x[3] == "matches"]
+        ranked = matching + [x for x in ranked if x[3] != "matches"][: w["relatedMax"]]
         results = [
             {
                 "id": self.incidents[n]["id"],
@@ -509,6 +546,7 @@ class Diagnoser:
         facts["commandNotes"] = exposure["notes"]
         out = {
             "answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN,
+            "first": self._first(results, guidance, known),
             "facts": facts,
             "results": results,
             "guidance": guidance,
@@ -517,12 +555,52 @@ class Diagnoser:
             out["report"] = self._report(facts, guidance)
         return out
 
-    def _exposure(self, facts: dict) -> dict:
-        """The exposure check of each command read, merged: an incident's best result with its reasons."""
+    def _first(self, results: list[dict], guidance: list[dict], known: bool) -> dict | None:
+        """What to do first: the matching incident's workaround or fix, else the advice of the first common
+        error for the phase read (its summary when the phase is not told); None when there is neither."""
+        if known:
+            inc = self.incidents[self._index[results[0]["id"]]]
+            action = inc.get("action")
+            if action:
+                return {
+                    "kind": action["kind"],
+                    "id": inc["id"],
+                    "title": inc["title"],
+                    "path": inc["path"],
+                    "text": action["text"],
+                    "fixedIn": action["fixedIn"],
+                    "steps": [],
+                }
+        if guidance:
+            g = guidance[0]
+            steps = []
+            if not g["advice"]:  # the phase is not told: the advice of each phase
+                entry = next(e for e in self.bundle["guidance"] if e["id"] == g["id"])
+                steps = [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]
+            return {
+                "kind": "guidance",
+                "id": g["id"],
+                "title": g["title"],
+                "path": g["path"],
+                "text": g["advice"] or g["summary"],
+                "fixedIn": [],
+                "steps": steps,
+            }
+        return None
+
+    def _exposure(self, facts: dict, body: str) -> dict:
+        """The exposure check of each command read, merged: an incident's best result with its reasons.
+        A reason that rests on a flag being absent is dropped when the command is cut off or the report
+        names the flag elsewhere (a flag stated in prose counts as given)."""
         out: dict = {"results": {}, "notes": []}
         gpu = facts["gpu"]["name"] if facts["gpu"] else None
         version = facts["versions"].get("sglang")
+        outside = body
         for command in facts["commands"]:
+            outside = outside.replace(command, "")
+        prose = list(dict.fromkeys(self.prose_flag.findall(outside)))[: self.rules["maxProseFlags"]]
+        stated = [self.rules["proseCommand"] + " " + " ".join(prose)] if prose else []
+        for command in [*facts["commands"], *stated]:
             checked = None
             tries = [(gpu, version), (gpu, None)] if version else [(gpu, None)]
             for g, v in tries:
@@ -530,13 +608,38 @@ class Diagnoser:
                 if not checked["error"]:
                     break
             if checked is None or checked["error"]:
+                if command in stated:
+                    continue
                 out["notes"].append(fill(self.msg["notCommand"], error=checked["error"] if checked else ""))
                 continue
-            for r in checked["results"]:
+            cut = (
+                command in stated  # flags stated in the prose: what they leave out proves nothing
+                or bool(self.cut_command.search(command))
+                or len(command.split("\n")) >= self.rules["maxCommandLines"]
+            )
+            for found in checked["results"]:
+                r = found
+                why = [y for y in r["why"] if not self._unproven(y, cut, command, body)]
+                if len(why) != len(r["why"]):
+                    if not [y for y in why if not self.generic_reason.search(y)]:
+                        continue
+                    r = {**r, "why": why, "result": "may apply"}
                 kept = out["results"].get(r["id"])
                 if kept is None or (kept["result"] != "applies" and r["result"] == "applies"):
                     out["results"][r["id"]] = r
         return out
+
+    def _unproven(self, reason: str, cut: bool, command: str, body: str) -> bool:
+        m = self.absent_reason.search(reason)
+        if not m:
+            return False
+        if cut:
+            return True
+        flag = m.group(1).strip("`")
+        if not flag.startswith("--"):
+            return False
+        outside = body.replace(command, "")
+        return re.search(re.escape(flag) + r"(?![\w-])", outside, re.ASCII) is not None
 
     def _version(self, incident_id: str, versions: dict):
         exp = self.exposure_by_id.get(incident_id)
@@ -577,6 +680,14 @@ class Diagnoser:
                 return True
         return False
 
+    def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> str:
+        """The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the
+        lines in ``skip``."""
+        kept = [
+            self.url.sub(" ", line) for n, line in enumerate(lines) if n not in skip and not self.env_line.search(line)
+        ]
+        return "\n".join(kept)
+
     def _words(self, body: str):
         count = len(self.incidents)
         sums = [0] * count
@@ -585,9 +696,11 @@ class Diagnoser:
         folded = fold(body)
         # each word once, in the order written
         for token in dict.fromkeys((_ASCII_TOKEN if folded.isascii() else _TOKEN).findall(folded)):
+            if "/" in token:  # a path: its parts are where a file lies, not what went wrong
+                continue
             tokens = [token] + ([p for p in _JOINER.split(token) if p] if _JOINER.search(token) else [])
             for t in tokens:
-                if t in seen_forms or not _is_term(t, self.stop):
+                if t in seen_forms or not _is_term(t, self.stop) or self.hex.search(t):
                     continue
                 for f in _forms(t):
                     if f not in seen_forms:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
 from opsmanual.data.model import Guidance, Incident, LogPattern
 from opsmanual.data.site import Site
-from opsmanual.text.words import STOP_WORDS, tokenize
+from opsmanual.text.words import STOP_WORDS, stems, tokenize
 
 if TYPE_CHECKING:
     from opsmanual.data.loader import Manual
@@ -29,11 +30,24 @@ _LABEL = re.compile(r"^[a-z]{1,2}\d+$")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
 
 
-def _pattern(p: LogPattern) -> dict[str, Any]:
+def _pattern(p: LogPattern, shared: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
-    if getattr(p, "generic", False):
+    if getattr(p, "generic", False) or shared:
         out["generic"] = True
     return out
+
+
+def _finds(p: LogPattern, line: str) -> bool:
+    return p.literal in line if p.literal is not None else re.search(p.regex or "", line) is not None
+
+
+def _common_error_line(p: LogPattern, inc: Incident, guidance: list[Guidance]) -> bool:
+    """Whether an incident's log pattern only finds lines of a common error (data/guidance.yaml: a line it
+    prints, or a line that tells its phase, such as "Capture cuda graph failed"): such a line says that
+    something failed, not which incident it is, so a match through it is only "possible"."""
+    found = [x for x in ([p.literal] if p.literal is not None else []) + list(inc.log_examples) if _finds(p, x)]
+    marks = [m for g in guidance for m in (*g.lines, *(ph.when for ph in g.phases))]
+    return bool(found) and all(any(_finds(m, x) for m in marks) for x in found)
 
 
 def _field_texts(inc: Incident) -> dict[str, str]:
@@ -49,6 +63,23 @@ def _field_texts(inc: Incident) -> dict[str, str]:
     }
 
 
+def _kinds(inc: Incident) -> list[str]:
+    """The kinds of failure (opsmanual/data/diagnosis.py KINDS) the incident's own text tells."""
+    texts = _field_texts(inc)
+    text = "\n".join([texts["title"], texts["symptom"], texts["name"], texts["logs"]])
+    flags = re.ASCII | re.IGNORECASE
+    return [k["kind"] for k in rules.KINDS if re.search(k["re"], text, flags)]
+
+
+def _action(inc: Incident) -> dict[str, Any] | None:
+    """What to do first about an incident: its workaround, else its fix, with the releases that fix it."""
+    text = inc.workaround or (inc.fix if inc.fix and inc.fix != "not recorded" else None)
+    versions = [value for kind, value in inc.fixed_in if kind == "version"]
+    if not text and not versions:
+        return None
+    return {"kind": "workaround" if inc.workaround else "fix", "text": text, "fixedIn": versions}
+
+
 def _term(token: str) -> bool:
     return (
         token not in STOP_WORDS
@@ -59,15 +90,17 @@ def _term(token: str) -> bool:
     )
 
 
-def terms(incidents: list[Incident]) -> dict[str, list[list[int]]]:
+def terms(incidents: list[Incident], background: frozenset[str] = frozenset()) -> dict[str, list[list[int]]]:
     """For each word of the incidents' text, the incidents (by position) it tells and its weight in
-    each: the boost of the best field it is in times how rare it is among the incidents, in tenths."""
+    each: the boost of the best field it is in times how rare it is among the incidents, in tenths.
+    A background word (one that real environment dumps, tracebacks and healthy logs hold whatever went
+    wrong: data/diagnose-background.yaml) tells none."""
     best: list[dict[str, float]] = []
     for inc in incidents:
         here: dict[str, float] = {}
         for field, text in _field_texts(inc).items():
             for token in tokenize(text):
-                if _term(token):
+                if _term(token) and token not in background and not background.intersection(stems(token)):
                     here[token] = max(here.get(token, 0.0), FIELDS[field])
         best.append(here)
     count = len(incidents)
@@ -92,9 +125,11 @@ def diagnose_bundle(
     site: Site,
     phase_labels: dict[str, str],
     guidance_url: Callable[[str], str] | None = None,
+    background: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
     ordered = list(incidents)
+    guidance = list(guidance)
     return {
         "format": rules.FORMAT,
         "version": site.version,
@@ -107,10 +142,16 @@ def diagnose_bundle(
                 "status": i.status,
                 "path": site.incident_url(i.id),
                 "hardware": list(i.hardware),
+                "action": _action(i),
+                "kinds": _kinds(i),
             }
             for i in ordered
         ],
-        "patterns": [{"i": n, **_pattern(p)} for n, i in enumerate(ordered) for p in i.log_patterns],
+        "patterns": [
+            {"i": n, **_pattern(p, _common_error_line(p, i, guidance))}
+            for n, i in enumerate(ordered)
+            for p in i.log_patterns
+        ],
         "guidance": [
             {
                 "id": g.id,
@@ -131,7 +172,7 @@ def diagnose_bundle(
             }
             for g in guidance
         ],
-        "terms": terms(ordered),
+        "terms": terms(ordered, background),
         "rules": {
             "versions": rules.VERSIONS,
             "products": rules.PRODUCTS,
@@ -155,6 +196,16 @@ def diagnose_bundle(
             "stopWords": sorted(STOP_WORDS),
             "weights": rules.WEIGHTS,
             "exposureGeneric": rules.EXPOSURE_GENERIC,
+            "envLine": rules.ENV_LINE,
+            "url": rules.URL,
+            "hex": rules.HEX,
+            "absentReason": rules.ABSENT_REASON,
+            "cutCommand": rules.CUT_COMMAND,
+            "kinds": rules.KINDS,
+            "kindLines": rules.KIND_LINES,
+            "proseFlag": rules.PROSE_FLAG,
+            "proseCommand": rules.PROSE_COMMAND,
+            "maxProseFlags": rules.MAX_PROSE_FLAGS,
         },
         "messages": rules.MESSAGES,
         "labels": rules.LABELS,
@@ -164,8 +215,11 @@ def diagnose_bundle(
 
 def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
+    from opsmanual import ROOT
+    from opsmanual.data.background import load_background
     from opsmanual.render.html import PHASE_LABELS, by_part
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
-    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url)
+    background = load_background(Path(ROOT) / "data")
+    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url, background)

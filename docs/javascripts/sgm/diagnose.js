@@ -110,6 +110,13 @@ export class Diagnoser {
     this.exceptionLine = rx(r.exceptionLine);
     this.prefix = rx(r.linePrefix);
     this.genericReason = rx(r.exposureGeneric);
+    this.envLine = rx(r.envLine);
+    this.url = rx(r.url, false, true);
+    this.hex = rx(r.hex);
+    this.absentReason = rx(r.absentReason);
+    this.cutCommand = rx(r.cutCommand);
+    this.proseFlag = rx(r.proseFlag, false, true);
+    this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
        ["g", guidance position], or ["m", guidance position, phase] */
     this.patterns = [];
@@ -271,6 +278,10 @@ export class Diagnoser {
     for (let n = 0; n < lines.length; n++) {
       if (found.length >= limit) break;
       const line = lines[n];
+      if (this.envLine.test(line)) {
+        inTb = false;
+        continue;
+      }
       if (this.traceback.test(line.replace(this.prefix, ""))) {
         inTb = true;
         continue;
@@ -351,6 +362,8 @@ export class Diagnoser {
     const count = this.incidents.length;
     const score = new Array(count).fill(0);
     const strong = new Array(count).fill(false);
+    const other = new Array(count).fill(false);
+    const outside = new Array(count).fill(false);  // the reported release is outside the affected range  // evidence besides words and the GPU: a log line, a launch condition, the version
     const why = Array.from({ length: count }, () => []);
     const min = (set) => Math.min(...set);
 
@@ -359,7 +372,7 @@ export class Diagnoser {
     for (const [n, found] of [...certain].sort((a, b) => a[0] - b[0])) {
       const k = Math.min(found.size, w.certainLines);
       score[n] += w.certain + w.certainMore * (k - 1);
-      strong[n] = true;
+      strong[n] = other[n] = true;
       const line = min(found);
       why[n].push(fill(msg.certainLine, { line: line + 1, text: clip(lines[line]) }) +
         (found.size > 1 ? fill(msg.certainMore, { more: found.size - 1 }) : ""));
@@ -367,18 +380,20 @@ export class Diagnoser {
     for (const [n, found] of [...possible].sort((a, b) => a[0] - b[0])) {
       if (certain.has(n)) continue;
       score[n] += w.possible;
+      other[n] = true;
       const line = min(found);
       why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
     }
 
     /* 2. the launch command, the GPU and the versions */
-    const exposure = this.exposureOf(facts);
+    const exposure = this.exposureOf(facts, body);
     const versions = facts.versions;
     this.incidents.forEach((inc, n) => {
       const result = exposure.results.get(inc.id);
       if (result !== undefined) {
         const specific = result.why.filter((r) => !this.genericReason.test(r));
         if (specific.length) {
+          other[n] = true;
           score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
             : Math.min(w.mayApplyMax, w.mayApply * specific.length);
           why[n].push(...specific);
@@ -387,9 +402,11 @@ export class Diagnoser {
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
         score[n] += w.versionIn;
+        other[n] = true;
         why[n].push(reason);
       } else if (verdict === false) {
         score[n] += w.versionOut;
+        outside[n] = true;
         why[n].push(reason);
       }
       if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
@@ -398,28 +415,48 @@ export class Diagnoser {
       }
     });
 
-    /* 3. the words */
-    const { points, words } = this.words(body);
+    /* 3. the kind of failure, then the words */
+    /* lines several incidents or a common error print count as lines, not again as words */
+    const shared = new Set();
+    for (const found of possible.values()) for (const h of found) shared.add(h);
+    for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
+    const prose = this.prose(lines, shared);
+    /* the kind is read in the report's opening prose and its error lines (a bounded text) */
+    const opening = prose.split("\n", this.rules.kindLines).join("\n");
+    const toldIn = `${opening}\n${facts.errors.map((e) => e.text).join("\n")}`;
+    const told = this.kinds.filter(([, re]) => re.test(toldIn)).map(([kind]) => kind);
+    this.incidents.forEach((inc, n) => {
+      const same = told.filter((k) => inc.kinds.includes(k));
+      if (same.length) {
+        score[n] += w.kind;
+        why[n].push(fill(msg.kind, { kind: same.join(", ") }));
+      }
+    });
+    const { points, words } = this.words(prose);
     for (let n = 0; n < count; n++) {
       if (points[n]) {
         score[n] += points[n];
         why[n].push(fill(msg.words, { words: words[n].slice(0, w.words).join(", ") }));
       }
       const result = exposure.results.get(this.incidents[n].id);
-      if (result !== undefined && result.result === "applies" && points[n] >= w.strongText
-          && result.why.some((r) => !this.genericReason.test(r))) strong[n] = true;
+      /* the mechanism: a launch condition of the incident that the report states (a flag given, the GPU,
+         the model), in a release not outside its range, with its symptom's words */
+      const held = result === undefined ? [] : result.why.filter((r) => !this.genericReason.test(r) && !this.absentReason.test(r));
+      if (held.length && points[n] >= w.strongText && !outside[n]) strong[n] = true;
     }
 
     const ranked = [];
     this.incidents.forEach((inc, n) => {
       let verdict;
       if (strong[n] && score[n] > 0) verdict = "matches";
-      else if (score[n] >= w.related) verdict = "related";
-      else return;
+      else if (score[n] >= w.related && (other[n] || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin))) {
+        verdict = "related";
+      } else return;
       ranked.push([verdict === "matches" ? 0 : 1, -score[n], n, verdict]);
     });
     ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const results = ranked.slice(0, w.shown).map(([, , n, verdict]) => {
+    const kept = [...ranked.filter((x) => x[3] === "matches"), ...ranked.filter((x) => x[3] !== "matches").slice(0, w.relatedMax)];
+    const results = kept.slice(0, w.shown).map(([, , n, verdict]) => {
       const inc = this.incidents[n];
       return { id: inc.id, verdict, score: score[n], why: why[n], title: inc.title, name: inc.name, path: inc.path };
     });
@@ -434,17 +471,61 @@ export class Diagnoser {
     }
     facts.symptoms = symptoms;
     facts.commandNotes = exposure.notes;
-    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, facts, results, guidance };
+    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, first: this.first(results, guidance, known), facts, results, guidance };
     if (!known) out.report = this.report(facts, guidance);
     return out;
   }
 
+  /* What to do first: the matching incident's workaround or fix, else the advice of the first common
+     error for the phase read (its summary when the phase is not told); null when there is neither. */
+  first(results, guidance, known) {
+    if (known) {
+      const inc = this.incidents.find((i) => i.id === results[0].id);
+      const action = inc.action;
+      if (action) {
+        return { kind: action.kind, id: inc.id, title: inc.title, path: inc.path, text: action.text, fixedIn: action.fixedIn, steps: [] };
+      }
+    }
+    if (guidance.length) {
+      const g = guidance[0];
+      let steps = [];
+      if (!g.advice) {  // the phase is not told: the advice of each phase
+        const entry = this.bundle.guidance.find((e) => e.id === g.id);
+        steps = entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice }));
+      }
+      return { kind: "guidance", id: g.id, title: g.title, path: g.path, text: g.advice || g.summary, fixedIn: [], steps };
+    }
+    return null;
+  }
+
+  /* The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the lines
+     in `skip`. */
+  prose(lines, skip = new Set()) {
+    return lines.filter((line, n) => !skip.has(n) && !this.envLine.test(line))
+      .map((line) => line.replace(this.url, " ")).join("\n");
+  }
+
+  /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
+     names the flag elsewhere (a flag stated in prose counts as given). */
+  unproven(reason, cut, command, body) {
+    const m = this.absentReason.exec(reason);
+    if (!m) return false;
+    if (cut) return true;
+    const flag = m[1].replace(/^`+|`+$/g, "");
+    if (!flag.startsWith("--")) return false;
+    return new RegExp(`${escapeRx(flag)}(?![A-Za-z0-9_-])`).test(body.split(command).join(""));
+  }
+
   /* The exposure check of each command read, merged: an incident's best result with its reasons. */
-  exposureOf(facts) {
+  exposureOf(facts, body) {
     const out = { results: new Map(), notes: [] };
     const gpu = facts.gpu ? facts.gpu.name : null;
     const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
-    for (const command of facts.commands) {
+    let outside = body;
+    for (const command of facts.commands) outside = outside.split(command).join("");
+    const prose = [...new Set(Array.from(outside.matchAll(this.proseFlag), (m) => m[1]))].slice(0, this.rules.maxProseFlags);
+    const stated = prose.length ? [`${this.rules.proseCommand} ${prose.join(" ")}`] : [];
+    for (const command of [...facts.commands, ...stated]) {
       let checked = null;
       const tries = version ? [[gpu, version], [gpu, null]] : [[gpu, null]];
       for (const [g, v] of tries) {
@@ -452,10 +533,18 @@ export class Diagnoser {
         if (!checked.error) break;
       }
       if (checked === null || checked.error) {
+        if (stated.includes(command)) continue;
         out.notes.push(fill(this.msg.notCommand, { error: checked ? checked.error : "" }));
         continue;
       }
-      for (const r of checked.results) {
+      const cut = stated.includes(command)  // flags stated in the prose: what they leave out proves nothing
+        || this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
+      for (let r of checked.results) {
+        const why = r.why.filter((y) => !this.unproven(y, cut, command, body));
+        if (why.length !== r.why.length) {
+          if (!why.some((y) => !this.genericReason.test(y))) continue;
+          r = { ...r, why, result: "may apply" };
+        }
         const kept = out.results.get(r.id);
         if (kept === undefined || (kept.result !== "applies" && r.result === "applies")) out.results.set(r.id, r);
       }
@@ -504,9 +593,10 @@ export class Diagnoser {
     const seenForms = new Map();
     const tokens = new Set(fold(body).match(TOKEN) || []);  // each word once, in the order written
     for (const token of tokens) {
+      if (token.includes("/")) continue;  // a path: its parts are where a file lies, not what went wrong
       const parts = JOINER.test(token) ? [token, ...token.split(JOINER).filter(Boolean)] : [token];
       for (const t of parts) {
-        if (seenForms.has(t) || !isTerm(t, this.stop)) continue;
+        if (seenForms.has(t) || !isTerm(t, this.stop) || this.hex.test(t)) continue;
         for (const f of forms(t)) if (!seenForms.has(f)) seenForms.set(f, t);
       }
     }

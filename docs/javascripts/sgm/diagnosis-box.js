@@ -80,10 +80,31 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   row(L.errors, f.errors.length ? f.errors.map((e) => e.text) : "");
   row(L.symptoms, f.symptoms.join(", "));
 
-  /* The incidents, best first, each with its reasons. */
+  /* What to do first: the matching incident's workaround or fix, or the common error's advice. */
   const parts = [head, answer];
+  if (out.first) {
+    const first = el("div", `sgm-diagnosis__first sgm-diagnosis__first--${out.first.kind}`);
+    const kind = { workaround: L.firstWorkaround, fix: L.firstFix, guidance: L.firstGuidance }[out.first.kind];
+    const title = el("p", "sgm-diagnosis__first-title");
+    title.append(el("strong", "", `${L.first}`), ` (${kind}): `);
+    const link = el("a", "", out.first.title);
+    link.href = out.first.path ? `${root}${out.first.path}` : "#";
+    title.append(link);
+    first.append(title);
+    if (out.first.text) first.append(withCode(el("p", "sgm-diagnosis__first-text"), out.first.text));
+    if (out.first.steps.length) {
+      const steps = el("ul", "sgm-diagnosis__first-steps");
+      for (const step of out.first.steps) steps.append(withCode(el("li"), step));
+      first.append(steps);
+    }
+    if (out.first.fixedIn.length) first.append(el("p", "sgm-diagnosis__first-fixed", `${L.fixedIn} ${out.first.fixedIn.join(", ")}`));
+    parts.push(first);
+  }
+  const guidanceParts = [];
+  /* The incidents, best first, each with its reasons. */
+  const incidentParts = [];
   if (out.results.length) {
-    if (out.answer !== ANSWER_KNOWN) parts.push(el("p", "sgm-diagnosis__related-head", L.relatedHead));
+    if (out.answer !== ANSWER_KNOWN) incidentParts.push(el("p", "sgm-diagnosis__related-head", L.relatedHead));
     const list = el("ol", "sgm-diagnosis__results");
     for (const r of out.results) {
       const item = el("li", `sgm-diagnosis__result sgm-diagnosis__result--${r.verdict}`);
@@ -98,7 +119,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
       item.append(title, why);
       list.append(item);
     }
-    parts.push(list);
+    incidentParts.push(list);
   }
   for (const g of out.guidance) {
     const p = el("p", "sgm-diagnosis__guidance");
@@ -107,9 +128,12 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
     link.href = g.path ? `${root}${g.path}` : "#";
     p.append(link, " ");
     withCode(p, g.summary);
-    parts.push(p);
-    if (g.advice) parts.push(withCode(el("p", "sgm-diagnosis__advice", `${g.phaseLabel}: `), g.advice));
+    guidanceParts.push(p);
+    if (g.advice) guidanceParts.push(withCode(el("p", "sgm-diagnosis__advice", `${g.phaseLabel}: `), g.advice));
   }
+  /* A known incident's evidence before the common errors; for an unknown report, the common errors first. */
+  if (out.answer === ANSWER_KNOWN) parts.push(...incidentParts, ...guidanceParts);
+  else parts.push(...guidanceParts, ...incidentParts);
   if (out.report) {
     if (out.report.url) {
       const link = el("a", "sgm-diagnosis__report md-button", L.report);
@@ -139,8 +163,8 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
     }, { signal });
     edit.append(el("summary", "", L.text), area);
   }
-  /* What was read comes right after the answer, before the incidents. */
-  parts.splice(2, 0, facts);
+  /* What was read comes after what to do first, before the incidents. */
+  parts.splice(out.first ? 3 : 2, 0, facts);
   parts.push(edit);
   const active = document.activeElement;
   box.replaceChildren(...parts);
