@@ -99,3 +99,20 @@ def test_the_errors_page_shows_every_entry(built):
         assert sources == [c["source"] for c in entry["checks"]]
         prose = section.select("p, .sgm-guidance__checks li, .sgm-guidance__phases dd")
         assert not [t.get_text() for t in prose if "`" in t.get_text()], entry["id"]  # every `code` span closed
+
+
+def test_a_capture_failure_after_sglangs_capture_line_gets_the_capture_advice(tmp_path):
+    """SGLang's own line before capture (0.5.22 writes `Capture target decode CUDA graph begin.`,
+    older releases `Capture cuda graph begin.` as in sgl-project/sglang#1479), then the cuBLAS error
+    of pytorch/pytorch#99397: the phase is capture, and the advice names 0.5.22's flags."""
+    log = tmp_path / "capture.log"
+    log.write_text(
+        "[23:17:01 TP0] Capture cuda graph begin. This can take up to several minutes.\n"
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
+        "utf-8",
+    )
+    first = json.loads(manual("triage", "--json", str(log)).stdout)["matches"][0]
+    assert (first["id"], first["phase"]) == ("cuda-graph-capture-failed", "capture")
+    [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
+    assert guidance["phase"] == "capture"
+    assert "`--cuda-graph-max-bs-decode`" in guidance["why"][1] and "`--mem-fraction-static`" in guidance["why"][1]
