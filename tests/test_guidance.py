@@ -59,6 +59,16 @@ def test_triage_finds_the_entry_on_every_one_of_its_examples(entry, tmp_path):
     assert found[entry["id"]]["url"] == f"https://manual.example/errors/#{entry['id']}"
 
 
+def test_a_real_environment_dump_brings_no_guidance():
+    """nvidia-smi, collect_env (with its "Vulnerability ..." lines) and the device properties of a
+    healthy H200 hold no error: no common error may be named."""
+    done = manual("triage", "--json", str(LOGS / "h200-env.txt"))
+    assert done.returncode in (0, 1), done.stderr  # grep's statuses: 1 when nothing matches
+    assert [m["id"] for m in json.loads(done.stdout)["matches"] if m["kind"] == "guidance"] == []
+    out = manual("diagnose", "--json", str(LOGS / "h200-env.txt"))
+    assert [r["id"] for r in json.loads(out.stdout) if r["kind"] == "guidance"] == []
+
+
 @pytest.mark.parametrize(("name", "expected"), FIXTURES.items())
 def test_real_error_text_gets_its_guidance_first_from_triage(name, expected):
     done = manual("triage", "--json", str(LOGS / name))
@@ -116,3 +126,17 @@ def test_a_capture_failure_after_sglangs_capture_line_gets_the_capture_advice(tm
     [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
     assert guidance["phase"] == "capture"
     assert "`--cuda-graph-max-bs-decode`" in guidance["why"][1] and "`--mem-fraction-static`" in guidance["why"][1]
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURES.items())
+def test_the_finder_opens_a_pasted_real_error_with_its_guidance(page, server, name, expected):
+    from conftest import open_finder
+
+    open_finder(page, server)
+    page.evaluate("text => navigator.clipboard.writeText(text)", (LOGS / name).read_text("utf-8"))
+    page.focus(".sgm-finder__q")
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(".sgm-finder__guidance:not([hidden])")
+    title = next(e["title"] for e in ENTRIES if e["id"] == expected)
+    assert page.text_content(".sgm-finder__guidance-title").startswith(title)
+    assert f"errors/#{expected}" in page.get_attribute(".sgm-finder__guidance a", "href")
