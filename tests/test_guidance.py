@@ -140,3 +140,18 @@ def test_the_finder_opens_a_pasted_real_error_with_its_guidance(page, server, na
     title = next(e["title"] for e in ENTRIES if e["id"] == expected)
     assert page.text_content(".sgm-finder__guidance-title").startswith(title)
     assert f"errors/#{expected}" in page.get_attribute(".sgm-finder__guidance a", "href")
+
+
+def test_an_illegal_memory_access_while_serving_gets_the_serving_advice(tmp_path):
+    """A prefill batch line of sgl-project/sglang#18785, then the CUDA error that thread reports."""
+    log = tmp_path / "serving.log"
+    log.write_text(
+        "[2026-02-12 11:38:30 TP0 EP0] Prefill batch, #new-seq: 5, #new-token: 8192, #cached-token: 159453, "
+        "token usage: 0.13, #running-req: 22, #queue-req: 6, \n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+        "utf-8",
+    )
+    first = json.loads(manual("triage", "--json", str(log)).stdout)["matches"][0]
+    assert (first["id"], first["phase"]) == ("cuda-illegal-memory-access", "serving")
+    [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
+    assert guidance["phase"] == "serving" and "`Decode batch`" in guidance["why"][1]
