@@ -1,0 +1,157 @@
+"""The errors many incidents share (data/guidance.yaml): every entry is found by the triage command
+on its own examples, real error text (tests/guidance_logs/) gets the right entry first from
+`sglang-manual triage` and `sglang-manual diagnose`, and the errors page shows every entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "tests" / "guidance_logs"
+ENTRIES = yaml.safe_load((ROOT / "data" / "guidance.yaml").read_text("utf-8"))
+
+# Real error text and the entry it must bring first (sources in tests/guidance_logs/README.md).
+FIXTURES = {
+    "h200-oom-alloc.txt": "cuda-out-of-memory",
+    "capture-cublas.txt": "cuda-graph-capture-failed",
+    "rendezvous-timeout.txt": "distributed-rendezvous-timeout",
+    "nccl-duplicate-gpu.txt": "nccl-invalid-usage",
+}
+
+
+def manual(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "opsmanual", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SITE_URL": "https://manual.example/"},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_loader_accepts_every_entry(site, incidents):
+    from opsmanual.data.loader import load_guidance
+
+    loaded = load_guidance(ROOT / "data" / "guidance.yaml", site, incidents)
+    assert [g.id for g in loaded] == [e["id"] for e in ENTRIES]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+def test_triage_finds_the_entry_on_every_one_of_its_examples(entry, tmp_path):
+    """Each example on its own line, between lines that match nothing: the entry is reported with
+    one line per example, and its link goes to its anchor on the errors page."""
+    log = tmp_path / "examples.log"
+    log.write_text("".join(f"an ordinary line {k}\n{e}\n" for k, e in enumerate(entry["examples"])), "utf-8")
+    done = manual("triage", "--json", str(log))
+    assert done.returncode == 0, done.stderr
+    found = {m["id"]: m for m in json.loads(done.stdout)["matches"] if m["kind"] == "guidance"}
+    assert entry["id"] in found, sorted(found)
+    assert found[entry["id"]]["count"] == len(entry["examples"])
+    assert found[entry["id"]]["url"] == f"https://manual.example/errors/#{entry['id']}"
+
+
+def test_a_real_environment_dump_brings_no_guidance():
+    """nvidia-smi, collect_env (with its "Vulnerability ..." lines) and the device properties of a
+    healthy H200 hold no error: no common error may be named."""
+    done = manual("triage", "--json", str(LOGS / "h200-env.txt"))
+    assert done.returncode in (0, 1), done.stderr  # grep's statuses: 1 when nothing matches
+    assert [m["id"] for m in json.loads(done.stdout)["matches"] if m["kind"] == "guidance"] == []
+    out = manual("diagnose", "--json", str(LOGS / "h200-env.txt"))
+    assert [r["id"] for r in json.loads(out.stdout) if r["kind"] == "guidance"] == []
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURES.items())
+def test_real_error_text_gets_its_guidance_first_from_triage(name, expected):
+    done = manual("triage", "--json", str(LOGS / name))
+    assert done.returncode == 0, done.stderr
+    matches = json.loads(done.stdout)["matches"]
+    assert matches and (matches[0]["kind"], matches[0]["id"]) == ("guidance", expected), matches[:3]
+    text = manual("triage", str(LOGS / name)).stdout
+    assert text.startswith(f"{expected}  ")
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURES.items())
+def test_real_error_text_gets_its_guidance_first_from_diagnose(name, expected):
+    done = manual("diagnose", "--json", str(LOGS / name))
+    assert done.returncode in (0, 1), done.stderr  # grep's statuses: 1 when no incident matches
+    guidance = [r["id"] for r in json.loads(done.stdout) if r["kind"] == "guidance"]
+    assert guidance and guidance[0] == expected, guidance
+    text = manual("diagnose", str(LOGS / name)).stdout
+    common = [line for line in text.splitlines() if line.startswith("common error: ")]
+    title = next(e["title"] for e in ENTRIES if e["id"] == expected)
+    assert common and common[0].startswith(f"common error: {title} (line "), common
+    assert f"https://manual.example/errors/#{expected}" in common[0]
+
+
+def test_the_errors_page_shows_every_entry(built):
+    from conftest import parsed
+
+    page = parsed(built / "errors" / "index.html")
+    sections = {s["data-guidance"]: s for s in page.select("section.sgm-guidance")}
+    assert list(sections) == [e["id"] for e in ENTRIES]
+    listed = [a["href"] for a in page.select("nav.sgm-guidance-list a")]
+    assert listed == [f"#{e['id']}" for e in ENTRIES]
+    for entry in ENTRIES:
+        section = sections[entry["id"]]
+        assert section.h2["id"] == entry["id"]
+        shown = [li.get_text() for li in section.select(".sgm-guidance__examples code")]
+        assert shown == entry["examples"]
+        sources = [a["href"] for a in section.select("a.sgm-guidance__source")]
+        assert sources == [c["source"] for c in entry["checks"]]
+        prose = section.select("p, .sgm-guidance__checks li, .sgm-guidance__phases dd")
+        assert not [t.get_text() for t in prose if "`" in t.get_text()], entry["id"]  # every `code` span closed
+
+
+def test_a_capture_failure_after_sglangs_capture_line_gets_the_capture_advice(tmp_path):
+    """SGLang's own line before capture (0.5.22 writes `Capture target decode CUDA graph begin.`,
+    older releases `Capture cuda graph begin.` as in sgl-project/sglang#1479), then the cuBLAS error
+    of pytorch/pytorch#99397: the phase is capture, and the advice names 0.5.22's flags."""
+    log = tmp_path / "capture.log"
+    log.write_text(
+        "[23:17:01 TP0] Capture cuda graph begin. This can take up to several minutes.\n"
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n",
+        "utf-8",
+    )
+    first = json.loads(manual("triage", "--json", str(log)).stdout)["matches"][0]
+    assert (first["id"], first["phase"]) == ("cuda-graph-capture-failed", "capture")
+    [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
+    assert guidance["phase"] == "capture"
+    assert "`--cuda-graph-max-bs-decode`" in guidance["why"][1] and "`--mem-fraction-static`" in guidance["why"][1]
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURES.items())
+def test_the_finder_opens_a_pasted_real_error_with_its_guidance(page, server, name, expected):
+    from conftest import open_finder
+
+    open_finder(page, server)
+    page.evaluate("text => navigator.clipboard.writeText(text)", (LOGS / name).read_text("utf-8"))
+    page.focus(".sgm-finder__q")
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(".sgm-finder__guidance:not([hidden])")
+    title = next(e["title"] for e in ENTRIES if e["id"] == expected)
+    assert page.text_content(".sgm-finder__guidance-title").startswith(title)
+    assert f"errors/#{expected}" in page.get_attribute(".sgm-finder__guidance a", "href")
+
+
+def test_an_illegal_memory_access_while_serving_gets_the_serving_advice(tmp_path):
+    """A prefill batch line of sgl-project/sglang#18785, then the CUDA error that thread reports."""
+    log = tmp_path / "serving.log"
+    log.write_text(
+        "[2026-02-12 11:38:30 TP0 EP0] Prefill batch, #new-seq: 5, #new-token: 8192, #cached-token: 159453, "
+        "token usage: 0.13, #running-req: 22, #queue-req: 6, \n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+        "utf-8",
+    )
+    first = json.loads(manual("triage", "--json", str(log)).stdout)["matches"][0]
+    assert (first["id"], first["phase"]) == ("cuda-illegal-memory-access", "serving")
+    [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
+    assert guidance["phase"] == "serving" and "`Decode batch`" in guidance["why"][1]
