@@ -49,14 +49,20 @@ def schema() -> dict[str, Any]:
 
 
 def labels(field: str) -> dict[str, str]:
-    """How a reader names each value of ``status``, of a source's ``kind`` or of a version range's
-    ``product``: the schema's ``x-labels``, in the order of its ``enum``."""
-    defs = schema()["$defs"]
-    where = {
-        "status": defs["incident"]["properties"]["status"],
-        "kind": defs["source"]["properties"]["kind"],
-        "product": defs["version_range"]["properties"]["product"],
-    }[field]
+    """How a reader names each value of ``status``, of a source's ``kind``, of a version range's
+    ``product`` or of a guidance entry's ``phase`` (as a heading: "At start-up"): the schema's
+    ``x-labels``, in the order of its ``enum``. Every reader (the commands, the pages, the browser
+    through the bundles) takes its labels from here."""
+    if field == "phase":
+        phases = validate.load_schema(GUIDANCE_SCHEMA)["$defs"]["entry"]["properties"]["phases"]
+        where = phases["items"]["properties"]["phase"]
+    else:
+        defs = schema()["$defs"]
+        where = {
+            "status": defs["incident"]["properties"]["status"],
+            "kind": defs["source"]["properties"]["kind"],
+            "product": defs["version_range"]["properties"]["product"],
+        }[field]
     named = where["x-labels"]
     return {value: named[value] for value in where["enum"]}
 

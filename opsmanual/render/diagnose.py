@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
+from opsmanual.data.loader import labels
 from opsmanual.data.model import Guidance, Incident, LogPattern
 from opsmanual.data.site import Site
+from opsmanual.render.actions import action
 from opsmanual.text.words import STOP_WORDS, tokenize
 
 if TYPE_CHECKING:
@@ -106,6 +108,7 @@ def diagnose_bundle(
                 "title": i.title,
                 "status": i.status,
                 "path": site.incident_url(i.id),
+                "action": action(i),  # what to do, which the diagnosis leads each incident with
                 "hardware": list(i.hardware),
             }
             for i in ordered
@@ -144,7 +147,7 @@ def diagnose_bundle(
             "maxCommandLines": rules.MAX_COMMAND_LINES,
             "modelLines": rules.MODEL_LINES,
             "phases": rules.PHASES,
-            "phaseLabels": rules.PHASE_LABELS,
+            "phaseLabels": labels("phase"),  # data/guidance.schema.json's x-labels
             "errorish": rules.ERRORISH,
             "traceback": rules.TRACEBACK,
             "exceptionLine": rules.EXCEPTION_LINE,
@@ -164,8 +167,8 @@ def diagnose_bundle(
 
 def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
-    from opsmanual.render.html import PHASE_LABELS, by_part
+    from opsmanual.render.html import by_part
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
-    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url)
+    return diagnose_bundle(ordered, manual.guidance, site, labels("phase"), site.guidance_url)
