@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, open_finder, parsed
+from conftest import ROOT, copy_project, mkdocs_build, open_finder, parsed
 
 from opsmanual.data.loader import labels
 from opsmanual.render.actions import action, line, terminal_line, thread
@@ -174,6 +174,37 @@ def test_every_status_and_phase_label_shown_is_the_schemas(built):
     for g in diagnose["guidance"]:
         for p in g["phases"]:
             assert p["label"] == phases[p["phase"]]
+
+
+def test_a_label_changed_in_the_schema_is_what_the_command_and_the_pages_say(tmp_path, by_id):
+    """One table per state: rename a status and a phase in a copy's schemas, and triage and the built
+    pages name them so, with no other change."""
+    project = copy_project(tmp_path / "project")
+    schema = project / "data" / "incidents.schema.json"
+    text = schema.read_text("utf-8")
+    assert text.count('"closed-unfixed": "Closed, not fixed"') == 1
+    schema.write_text(text.replace('"closed-unfixed": "Closed, not fixed"', '"closed-unfixed": "Shut unmended"'))
+    guidance = project / "data" / "guidance.schema.json"
+    text = guidance.read_text("utf-8")
+    assert text.count('"serving": "While serving"') == 1
+    guidance.write_text(text.replace('"serving": "While serving"', '"serving": "In service"'))
+    closed = next(i for i in by_id.values() if i.status == "closed-unfixed" and i.log_examples)
+    log = tmp_path / "server.log"
+    log.write_text(closed.log_examples[0] + "\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "macros.triage", str(log)], cwd=project, capture_output=True, text=True, env=ENV
+    )
+    head = next(text for text in result.stdout.splitlines() if text.startswith(f"{closed.id}  "))
+    assert "[Shut unmended, section" in head, result.stdout + result.stderr
+    out = tmp_path / "site"
+    built = mkdocs_build(project, out)
+    assert built.returncode == 0, built.stdout + built.stderr
+    page = parsed(out / "incidents" / "index.html")
+    assert page.find("tr", id=closed.id).select_one(".sgm-status").get_text() == "Shut unmended"
+    phases = [dt.get_text() for dt in parsed(out / "errors" / "index.html").select("dl dt")]
+    assert "In service" in phases and "While serving" not in phases
+    bundle = json.loads((out / "diagnose.json").read_text("utf-8"))
+    assert bundle["rules"]["phaseLabels"]["serving"] == "In service"
 
 
 # ---- in Chromium: the browser shows the action Python made, word for word ----
