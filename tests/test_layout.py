@@ -174,3 +174,29 @@ def test_the_local_address_line_is_quiet_and_short(view, server):
     lines = line["height"] / (size * 1.4)
     assert size < body and lines <= 2.2, (kind, size, body, line)
     assert line["right"] <= page.viewport_size["width"] + 1
+
+
+def test_the_action_lines_fit_the_row_and_the_check(view, server):
+    """The line each answer leads with (what to do) stays inside its row and the check's verdict, with
+    its longest flags, at both widths."""
+    from urllib.parse import quote
+
+    kind, page = view
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --max-running-requests 8"
+    for url, holder in (
+        (f"check/?cmd={quote(command)}", ".sgm-check__item"),
+        ("incidents/?filter=eight+running+requests+mamba", ".sgm-results tr"),
+    ):
+        page.goto(server + url)
+        page.wait_for_selector(f"{holder} .sgm-action")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"{url} at {kind}: {overflow} px wider than the window"
+        content = box(page, ".md-content__inner")
+        lines = page.eval_on_selector_all(
+            f"{holder} .sgm-action",
+            "els => els.filter(e => e.offsetParent).map(e => { const r = e.getBoundingClientRect(); "
+            "return {x: r.x, right: r.right}; })",
+        )
+        assert lines, (url, kind)
+        for found in lines:
+            assert found["x"] >= content["x"] - 1 and found["right"] <= content["right"] + 1, (url, kind, found)

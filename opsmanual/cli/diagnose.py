@@ -30,6 +30,7 @@ from opsmanual import ROOT
 from opsmanual.cli import common
 from opsmanual.cli.common import STDIN, UsageError
 from opsmanual.data.diagnosis import MAX_CHARS
+from opsmanual.render.actions import terminal_line
 
 MAX_BYTES = 4 * MAX_CHARS  # a report of MAX_CHARS characters is at most this many bytes of UTF-8
 NL = b"\n"
@@ -138,6 +139,8 @@ def _text(out: dict, base: str) -> str:
         lines.append("No incident has evidence in this report.")
     for r in out["results"]:
         lines.append(f"{r['verdict']}: {r['id']}  {r['title']}  {base}{r['path']}")
+        if r.get("action"):
+            lines.append(f"    {terminal_line(r['action'])}")
         lines.extend(f"    - {w}" for w in r["why"])
     for g in out["guidance"]:
         lines.append("")
@@ -180,6 +183,7 @@ def _json(out: dict, base: str) -> list:
             "score": r["score"],
             "why": r["why"],
             "title": r["title"],
+            "action": r.get("action"),
             "url": base + r["path"],
         }
         for r in out["results"]
@@ -237,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         out = Diagnoser(bundle, exposure).diagnose(text)
+        actions = {  # the diagnosis bundle adds the releases that fix it (fixedIn) for its "What to do first"
+            i["id"]: {k: v for k, v in i["action"].items() if k != "fixedIn"} if i.get("action") else None
+            for i in bundle["incidents"]
+        }
+        for r in out["results"]:  # what to do, from the bundle (opsmanual/render/actions.py)
+            r["action"] = actions.get(r["id"])
     except Exception as err:
         return common.internal_error("diagnose", err, "report")
     from opsmanual.text.terminal import json_text

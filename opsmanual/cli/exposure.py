@@ -47,10 +47,12 @@ from opsmanual.engines.exposure import (
     to_decide,
     traits_from_config,
 )
+from opsmanual.render.actions import terminal_line
 
 # The code the cached bundle depends on: a change to any of them makes the cache stale.
 _BUNDLE_CODE = (
     os.path.join(ROOT, "opsmanual", "render", "bundle.py"),
+    os.path.join(ROOT, "opsmanual", "render", "actions.py"),
     os.path.join(ROOT, "opsmanual", "data", "exposure_words.py"),
     os.path.abspath(__file__),
 )
@@ -352,6 +354,8 @@ def _text_report(out: dict, base: str, opts: dict) -> str:
     for r in listed:
         head = "APPLIES " if r["result"] == APPLIES else "MAY APPLY"
         lines.append(f"{head} {r['id']}  {r['name']}: {r['title']}")
+        if r.get("action"):
+            lines.append(f"  {terminal_line(r['action'])}")
         lines.append(f"  why: {'; '.join(r['why'])}" if r["why"] else "  why: (no condition could be confirmed)")
         if r["undecided"]:
             lines.append(f"  cannot decide: {'; '.join(r['undecided'])}")

@@ -41,8 +41,9 @@ from pathlib import Path
 from opsmanual import ROOT
 from opsmanual.cli import common
 from opsmanual.data.errors import ManualError
-from opsmanual.data.loader import load_manual
+from opsmanual.data.loader import labels, load_manual
 from opsmanual.engines.logscan import SHOWN, Hit, Matcher, TriageError
+from opsmanual.render.actions import action, terminal_line
 
 
 def display_name(name: str) -> str:
@@ -112,6 +113,7 @@ def results(hits: list[Hit], site, base: str) -> list[dict]:
                 "name": h.incident.name,
                 "title": h.incident.title,
                 "status": h.incident.status,
+                "action": action(h.incident),
                 "sections": list(h.incident.sections),
                 "certain": h.certain,
                 "count": h.count if h.certain else h.possible,
@@ -124,12 +126,8 @@ def results(hits: list[Hit], site, base: str) -> list[dict]:
 
 def _text(results: list[dict], guidance) -> list[str]:
     lines = []
-    phases = {
-        "start-up": "at start-up",
-        "capture": "during CUDA graph capture",
-        "serving": "while serving",
-        "shutdown": "at shutdown",
-    }
+    statuses = labels("status")  # the schemas' x-labels, as the pages name each status and phase
+    phases = {phase: label[:1].lower() + label[1:] for phase, label in labels("phase").items()}
     for r in results:
         first = r["first"]
         clipped = f" [clipped to {SHOWN} characters of a longer line]" if first["clipped"] else ""
@@ -146,7 +144,8 @@ def _text(results: list[dict], guidance) -> list[str]:
         if not r["certain"]:
             many += " that several incidents print (possible, not certain)"
         where = ("section " if len(r["sections"]) == 1 else "sections ") + ", ".join(r["sections"])
-        lines.append(f"{r['id']}  {r['name']}: {r['title']}  [{r['status']}, {where}]")
+        lines.append(f"{r['id']}  {r['name']}: {r['title']}  [{statuses[r['status']]}, {where}]")
+        lines.append(f"  {terminal_line(r['action'])}")
         lines.append(f"  {r['count']} {many}; first at {first['file']}:{first['line']}: {first['text']}{clipped}")
         lines.append(f"  {r['url']}")
     return lines

@@ -162,12 +162,7 @@ PHASES: list[dict[str, Any]] = [
         ),
     },
 ]
-PHASE_LABELS = {
-    "start-up": "at start-up",
-    "capture": "during CUDA graph capture",
-    "serving": "while serving",
-    "shutdown": "at shutdown",
-}
+# The phases' labels are data/guidance.schema.json's x-labels (opsmanual/data/loader.labels("phase")).
 
 # Lines that read like errors (as the finder's log reading, docs/javascripts/sgm/logmatch.js).
 ERRORISH = {

@@ -558,19 +558,21 @@ class Diagnoser:
     def _first(self, results: list[dict], guidance: list[dict], known: bool) -> dict | None:
         """What to do first: the matching incident's workaround or fix, else the advice of the first common
         error for the phase read (its summary when the phase is not told); None when there is neither."""
-        if known:
-            inc = self.incidents[self._index[results[0]["id"]]]
-            action = inc.get("action")
-            if action:
-                return {
-                    "kind": action["kind"],
-                    "id": inc["id"],
-                    "title": inc["title"],
-                    "path": inc["path"],
-                    "text": action["text"],
-                    "fixedIn": action["fixedIn"],
-                    "steps": [],
-                }
+        inc = self.incidents[self._index[results[0]["id"]]] if known else None
+        action = inc.get("action") if inc else None
+        # An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
+        if inc and action and (action["kind"] not in ("none", "closed") or not guidance):
+            return {
+                "kind": "workaround" if action["kind"] == "workaround" else "fix",
+                "id": inc["id"],
+                "title": inc["title"],
+                "path": inc["path"],
+                "text": action["text"]
+                if action["kind"] in ("workaround", "upgrade")
+                else f"{action['label']}: {action['text']}",
+                "fixedIn": action["fixedIn"],
+                "steps": [],
+            }
         if guidance:
             g = guidance[0]
             steps = []

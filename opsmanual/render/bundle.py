@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from opsmanual import ROOT
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
 from opsmanual.data.exposure_words import bundle_words
+from opsmanual.render.actions import action
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -104,6 +105,7 @@ def bundle(manual: Manual, data_dir: str | Path | None = None) -> dict[str, Any]
                 "name": i.name,
                 "title": i.title,
                 "path": site.incident_url(i.id),
+                "action": action(i),  # what to do, which every answer leads with
                 "exposure": _engine_exposure(i.exposure),
             }
             for i in manual.incidents

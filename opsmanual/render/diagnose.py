@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
+from opsmanual.data.loader import labels
 from opsmanual.data.model import Guidance, Incident, LogPattern
 from opsmanual.data.site import Site
+from opsmanual.render.actions import action
 from opsmanual.text.words import STOP_WORDS, stems, tokenize
 
 if TYPE_CHECKING:
@@ -71,13 +73,10 @@ def _kinds(inc: Incident) -> list[str]:
     return [k["kind"] for k in rules.KINDS if re.search(k["re"], text, flags)]
 
 
-def _action(inc: Incident) -> dict[str, Any] | None:
-    """What to do first about an incident: its workaround, else its fix, with the releases that fix it."""
-    text = inc.workaround or (inc.fix if inc.fix and inc.fix != "not recorded" else None)
-    versions = [value for kind, value in inc.fixed_in if kind == "version"]
-    if not text and not versions:
-        return None
-    return {"kind": "workaround" if inc.workaround else "fix", "text": text, "fixedIn": versions}
+def _action(inc: Incident) -> dict[str, Any]:
+    """What to do about an incident, as every answer says it (opsmanual/render/actions.py), with the
+    releases that fix it for the diagnosis' "What to do first"."""
+    return {**action(inc), "fixedIn": [value for kind, value in inc.fixed_in if kind == "version"]}
 
 
 def _term(token: str) -> bool:
@@ -141,8 +140,8 @@ def diagnose_bundle(
                 "title": i.title,
                 "status": i.status,
                 "path": site.incident_url(i.id),
+                "action": _action(i),  # what to do, which the diagnosis leads each incident with
                 "hardware": list(i.hardware),
-                "action": _action(i),
                 "kinds": _kinds(i),
             }
             for i in ordered
@@ -185,7 +184,7 @@ def diagnose_bundle(
             "maxCommandLines": rules.MAX_COMMAND_LINES,
             "modelLines": rules.MODEL_LINES,
             "phases": rules.PHASES,
-            "phaseLabels": rules.PHASE_LABELS,
+            "phaseLabels": labels("phase"),  # data/guidance.schema.json's x-labels
             "errorish": rules.ERRORISH,
             "traceback": rules.TRACEBACK,
             "exceptionLine": rules.EXCEPTION_LINE,
@@ -217,9 +216,9 @@ def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
     from opsmanual import ROOT
     from opsmanual.data.background import load_background
-    from opsmanual.render.html import PHASE_LABELS, by_part
+    from opsmanual.render.html import by_part
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
     background = load_background(Path(ROOT) / "data")
-    return diagnose_bundle(ordered, manual.guidance, site, PHASE_LABELS, site.guidance_url, background)
+    return diagnose_bundle(ordered, manual.guidance, site, labels("phase"), site.guidance_url, background)

@@ -109,6 +109,22 @@ def status_badge(status: str) -> Markup:
     return Markup('<span class="sgm-status sgm-status--{0}">{1}</span>').format(status, STATUS_LABELS[status])
 
 
+def action_line(incident: Incident, href: str | None = None) -> Markup:
+    """What to do about ``incident`` (opsmanual/render/actions.py), as the line an answer leads with:
+    its label, its text, and a link to the thread to follow (else to ``href``) when there is nothing
+    else to do."""
+    from opsmanual.render.actions import action
+
+    act = action(incident)
+    text = inline(act["text"] or "")
+    url = act["url"] or (href if act["kind"] in ("none", "closed") else None)
+    if url:
+        text = Markup('<a href="{0}">{1}</a>').format(url, text)
+    return Markup('<span class="sgm-action sgm-action--{0}"><strong>{1}:</strong> {2}</span>').format(
+        act["kind"], act["label"], text
+    )
+
+
 def source_view(src: Source) -> dict[str, Any]:
     """What a source shows: its label, link and remark."""
     view = {"label": None, "url": None, "title": None, "path": None, "remark": None}
@@ -263,6 +279,7 @@ def _render(template: str, **context: Any) -> str:
         _env.get_template(template)
         .render(
             status_badge=status_badge,
+            action_line=action_line,
             source_view=source_view,
             chat_html=chat_html,
             chat_plain=chat_plain,
@@ -773,12 +790,7 @@ def home_search(site: Site, base: str) -> str:
     return _render("home_search.html", action=f"{base}{site.table_url}")
 
 
-PHASE_LABELS = {
-    "start-up": "At start-up",
-    "capture": "During CUDA graph capture",
-    "serving": "While serving",
-    "shutdown": "At shutdown",
-}
+PHASE_LABELS = labels("phase")  # data/guidance.schema.json names each phase for readers
 GUIDANCE_PAGE = "errors.md"  # the page that renders every entry of data/guidance.yaml
 
 

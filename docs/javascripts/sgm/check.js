@@ -3,6 +3,7 @@
    reads the form, runs the engine on the site's /exposure.json and writes the
    answer. The form's state lives in the address (?cmd=…&gpu=…&version=…), so
    an answer is a link to paste; opening it gives the same answer. */
+import { actionLine } from "./action.js";
 import { APPLIES, Engine, fill, headline, toDecide } from "./exposure.js";
 
 const PARAMS = ["cmd", "gpu", "version"];
@@ -63,6 +64,7 @@ function incidentItem(result, base, words) {
   inline(head, result.title);
   head.append(" ", el("span", "sgm-check__badge", words.verdicts[result.result]));
   item.append(head);
+  if (result.action) item.append(actionLine(result.action, base + result.path));
   if (result.why.length) item.append(reasonList(w.why, result.why, "sgm-check__why"));
   else item.append(el("p", "sgm-check__label", w.nothing_confirmed));
   if (result.undecided.length) item.append(reasonList(w.cannot_decide, result.undecided, "sgm-check__undecided"));

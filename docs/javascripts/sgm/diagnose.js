@@ -479,12 +479,12 @@ export class Diagnoser {
   /* What to do first: the matching incident's workaround or fix, else the advice of the first common
      error for the phase read (its summary when the phase is not told); null when there is neither. */
   first(results, guidance, known) {
-    if (known) {
-      const inc = this.incidents.find((i) => i.id === results[0].id);
-      const action = inc.action;
-      if (action) {
-        return { kind: action.kind, id: inc.id, title: inc.title, path: inc.path, text: action.text, fixedIn: action.fixedIn, steps: [] };
-      }
+    const inc = known ? this.incidents.find((i) => i.id === results[0].id) : null;
+    const action = inc ? inc.action : null;
+    // An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
+    if (inc && action && (!["none", "closed"].includes(action.kind) || !guidance.length)) {
+      const text = ["workaround", "upgrade"].includes(action.kind) ? action.text : `${action.label}: ${action.text}`;
+      return { kind: action.kind === "workaround" ? "workaround" : "fix", id: inc.id, title: inc.title, path: inc.path, text, fixedIn: action.fixedIn, steps: [] };
     }
     if (guidance.length) {
       const g = guidance[0];

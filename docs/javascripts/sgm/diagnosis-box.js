@@ -3,6 +3,7 @@
    incident with its reasons, and for an unknown report the related incidents, a prefilled report
    link and a draft entry. The finder imports this module, and it fetches diagnose.json and
    exposure.json, only when a report is pasted. Every word shown comes from the bundle. */
+import { actionLine } from "./action.js";
 import { ANSWER_KNOWN, Diagnoser } from "./diagnose.js";
 
 let loading = null;
@@ -45,6 +46,7 @@ export function loadingBox(box, labels) {
    when the reader corrects the report; `forget()` when they drop it. */
 export function renderDiagnosis(box, engine, out, { root, text, edited, forget, signal }) {
   const L = engine.bundle.labels;
+  const actions = new Map(engine.bundle.incidents.map((i) => [i.id, i.action]));
   const labels = engine.rules.productLabels;
   const f = out.facts;
   box.hidden = false;
@@ -116,7 +118,10 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
       title.append(link, " ", el("code", "sgm-diagnosis__id", r.id));
       const why = el("ul", "sgm-diagnosis__why");
       for (const w of r.why) why.append(withCode(el("li"), w));
-      item.append(title, why);
+      item.append(title);
+      const action = actions.get(r.id);
+      if (action) item.append(actionLine(action, link.href));
+      item.append(why);
       list.append(item);
     }
     incidentParts.push(list);

@@ -831,7 +831,7 @@ export class Engine {
         continue;
       }
       const item = {
-        id: inc.id, name: inc.name, title: inc.title, path: inc.path,
+        id: inc.id, name: inc.name, title: inc.title, path: inc.path, action: inc.action || null,
         result: value === T ? APPLIES : MAY_APPLY, why: dedupe(reasons), undecided: dedupe(undecidedReasons),
       };
       item.add = dedupe(item.undecided.filter((u) => ctx.hints.has(u)).map((u) => ctx.hints.get(u)));
