@@ -836,7 +836,7 @@ def exposure_project(tmp: Path, count: int) -> Path:
             "  sources:",
             "    - {kind: capture, path: capture/out/server-default.log}",
             "  exposure:",
-            "    versions: [{product: sglang, introduced: '0.5.16', fixed: '0.5.23'}]",
+            "    versions: [{product: sglang, introduced: '0.5.16', fixed: '0.5.23', kind: bug}]",
             f"    when: {when}",
         ]
     path = dest / "data" / "incidents.yaml"

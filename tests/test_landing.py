@@ -213,7 +213,7 @@ def test_a_declared_correction_shows_a_mark_that_opens_the_reason_and_the_source
             marks = card.select("details.sgm-correction")
             assert [m["data-field"] for m in marks] == [c.field for c in inc.corrections], inc.id
             for mark, correction in zip(marks, inc.corrections, strict=False):
-                assert mark.summary.get_text() == "corrected" and not mark.has_attr("open")
+                assert mark.summary.get_text(" ", strip=True) == "corrected why?" and not mark.has_attr("open")
                 body = text(mark.select_one(".sgm-correction__body"))
                 original = correction.index if isinstance(correction.index, str) else ", ".join(correction.index)
                 # The replaced wording is the index's, about how the manual was made: it stays in the data.
