@@ -5,6 +5,7 @@
     sglang-manual scan deploy/                    the launch commands of a deploy folder, as a CI gate
     sglang-manual diagnose report.txt             a whole bug report: what to do, and which incident
     sglang-manual generate OUT                    the site's tree for another builder (Zensical)
+    sglang-manual mcp                             the manual for assistants: an MCP server on stdio
 
 Each command is the module of the same job under opsmanual/cli/, imported only when it runs, so that
 `exposure` starts as fast as it does alone. `python -m macros.triage`, `macros.exposure` and
@@ -24,6 +25,7 @@ COMMANDS = {
     "scan": ("exposure", ("scan",), "check every launch command in deploy files (Kubernetes, compose, shell, ...)"),
     "diagnose": ("diagnose", (), "read a whole bug report: what to do first, and the incident it matches"),
     "generate": ("generate", (), "write the site's tree for a builder without MkDocs hooks (Zensical)"),
+    "mcp": ("mcp_server", (), "serve the manual to an assistant: an MCP server on standard input and output"),
 }
 
 EXIT_CODES = """exit status:
