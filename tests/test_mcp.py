@@ -177,3 +177,27 @@ def test_the_console_script_serves_too_and_a_bad_option_is_one_line():
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "--port" in done.stderr
+
+
+def test_the_assistants_page_configures_clients_with_a_command_that_serves():
+    """docs/assistants.md as written: each JSON block parses, and its command, run as a client runs it
+    (with the clone's .venv/bin on PATH, as the page says), lists the tools."""
+    import re
+
+    page = (ROOT / "docs" / "assistants.md").read_text("utf-8")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", page, re.S)]
+    servers = [b.get("mcpServers", b.get("servers"))["sglang-manual"] for b in blocks]
+    assert len(servers) >= 2 and "mcpServers" in blocks[0] and "servers" in blocks[1]
+    assert "llms.txt" in page
+    path = f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+    for entry in {json.dumps(s, sort_keys=True): s for s in servers}.values():
+        params = StdioServerParameters(command=entry["command"], args=entry["args"], env={**ENV, "PATH": path})
+
+        async def tools(params=params):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                return [t.name for t in (await session.list_tools()).tools]
+
+        assert "search" in anyio.run(tools)
+    claude = re.search(r"`claude mcp add sglang-manual -- (.*?)`", page)
+    assert claude and claude.group(1).split() == [servers[0]["command"], *servers[0]["args"]]
