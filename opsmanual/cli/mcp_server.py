@@ -279,9 +279,11 @@ def _version() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    opts: dict[str, str] = {"site_url": common.site_url()}
+    opts: dict[str, str] = {"site_url": common.site_url(), "project": ROOT}
+    # --project (another checkout's data) serves `make bench`, as the exposure command's does.
+    valued = {"--site-url": "site_url", "--project": "project"}
     try:
-        words = common.parse_options(argv, opts, {"--site-url": "site_url"}, {}, doc=__doc__, usage=USAGE)
+        words = common.parse_options(argv, opts, valued, {}, doc=__doc__, usage=USAGE)
         if words:
             raise UsageError(f"the server takes no words, not {words[0]!r}")
     except UsageError as err:
@@ -291,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    app = server(opts["site_url"], repo_url=os.environ.get("REPO_URL") or None)
+    app = server(opts["site_url"], project=opts["project"], repo_url=os.environ.get("REPO_URL") or None)
 
     async def serve() -> None:
         async with stdio_server() as (read, write):
