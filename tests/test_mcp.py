@@ -201,3 +201,27 @@ def test_the_assistants_page_configures_clients_with_a_command_that_serves():
         assert "search" in anyio.run(tools)
     claude = re.search(r"`claude mcp add sglang-manual -- (.*?)`", page)
     assert claude and claude.group(1).split() == [servers[0]["command"], *servers[0]["args"]]
+
+
+def test_the_server_writes_nothing(tmp_path):
+    """Every tool asked on a copy of the manual's data: not a file of the copy is added or changed
+    (the commands cache their bundles under .cache/; the server builds them in memory)."""
+    import shutil
+
+    for name in ("data", "docs"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+
+    def files():
+        return {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+
+    before = files()
+    calls = [
+        ("search", {"query": "graph capture crash"}),
+        ("incident", {"id": "sglang-36889"}),
+        ("triage", {"log": "torch.OutOfMemoryError: CUDA out of memory\n"}),
+        ("exposure", {"command": "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2"}),
+        ("diagnose", {"report": "CUDA graph capture failed"}),
+    ]
+    _, answers = ask(calls, command=[sys.executable, "-m", "opsmanual", "mcp", "--project", str(tmp_path)])
+    assert not any(error for error, _, _ in answers)
+    assert files() == before

@@ -110,19 +110,22 @@ class Manual:
     def __init__(self, project: str, site_url: str, repo_url: str | None) -> None:
         from pathlib import Path
 
-        from opsmanual.cli.diagnose import load_bundles
-        from opsmanual.cli.exposure import load_bundle
         from opsmanual.data.loader import load_manual
         from opsmanual.engines.diagnose import Diagnoser
         from opsmanual.engines.exposure import Engine
         from opsmanual.engines.logscan import Matcher
+        from opsmanual.render.bundle import bundle
+        from opsmanual.render.diagnose import from_manual
 
         self.base = common.base_url(site_url)
         self.manual = load_manual(Path(project))
         self.site = self.manual.site.with_addresses(site_url=self.base, repo_url=repo_url)
-        diagnosis, exposure = load_bundles(project, repo_url)
+        # The bundles the commands load (cli/diagnose.load_bundles, cli/exposure.load_bundle), built in
+        # memory from the same manual: the commands cache theirs under .cache/, the server writes nothing.
+        diagnosis = from_manual(self.manual, self.manual.site.with_addresses(site_url=None, repo_url=repo_url))
+        exposure = bundle(self.manual, Path(project) / "data")
         self.diagnoser = Diagnoser(diagnosis, exposure)
-        self.engine = Engine(load_bundle(project))
+        self.engine = Engine(exposure)
         self.matcher = Matcher(self.manual.ordered, self.manual.guidance)
         self.by_id = {i.id: i for i in self.manual.ordered}
         facts = self.manual.facts

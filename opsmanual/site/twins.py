@@ -111,7 +111,7 @@ class _Writer:
             return "\n".join(self.item(i) for i in self.incidents) + "\n"
         if name == "guidance":
             return "\n".join(self.guidance(g) for g in self.state.manual.guidance)
-        return f"(This part of the page is interactive: [open it on the site]({self.abs(page_url(src))}).)"
+        return f"(This part of the page is shown on the site only: [open the page]({self.abs(page_url(src))}).)"
 
     # ------------------------------------------------------------------ pieces
 
