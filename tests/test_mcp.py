@@ -225,3 +225,23 @@ def test_the_server_writes_nothing(tmp_path):
     _, answers = ask(calls, command=[sys.executable, "-m", "opsmanual", "mcp", "--project", str(tmp_path)])
     assert not any(error for error, _, _ in answers)
     assert files() == before
+
+
+@pytest.mark.skipif(not (ROOT / "opsmanual" / "cli" / "upgrade.py").exists(), reason="no upgrade command here")
+def test_the_upgrade_tool_answers_as_the_upgrade_command():
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2"
+    calls = [
+        ("upgrade", {"from": "0.5.9", "to": "0.5.22"}),
+        ("upgrade", {"from": "0.5.9", "to": "0.5.22", "command": command, "gpu": "H100"}),
+        ("upgrade", {"from": "0.5.22", "to": "0.5.9"}),
+    ]
+    tools, answers = ask(calls)
+    assert "upgrade" in {t.name for t in tools}
+    assert json.loads(answers[0][1])["results"] == cli(
+        "upgrade", "--json", "--from", "0.5.9", "--to", "0.5.22", stdin=""
+    )
+    expected = cli(
+        "upgrade", "--json", "--from", "0.5.9", "--to", "0.5.22", "--gpu", "H100", "--", *command.split(), stdin=""
+    )
+    assert json.loads(answers[1][1])["results"] == expected
+    assert answers[2][0] and "\n" not in answers[2][1]

@@ -104,6 +104,33 @@ TOOLS: dict[str, tuple[str, dict]] = {
 }
 
 
+def _has_upgrade() -> bool:
+    """Whether this checkout has the upgrade command (opsmanual/cli/upgrade.py), whose tool is then served."""
+    from importlib.util import find_spec
+
+    return find_spec("opsmanual.cli.upgrade") is not None
+
+
+if _has_upgrade():
+    TOOLS["upgrade"] = (
+        "Before moving SGLang from release `from` to release `to`: the incidents that end, begin or "
+        "continue, and the options that a release in between removed, renamed, deprecated or gave another "
+        "default; with `command` (and `gpu`, `model_config`), only what concerns that launch command.",
+        {
+            "type": "object",
+            "properties": {
+                "from": {**_TEXT, "description": "the SGLang release you run, such as 0.5.9"},
+                "to": {**_TEXT, "description": "the release you move to, such as 0.5.22"},
+                "command": {**_TEXT, "description": "the launch command (python -m sglang.launch_server ...)"},
+                "gpu": {**_TEXT, "description": "the GPU the command runs on"},
+                "model_config": {"type": "object", "description": "the model's config.json, as an object"},
+            },
+            "required": ["from", "to"],
+            "additionalProperties": False,
+        },
+    )
+
+
 class Manual:
     """The manual's data and engines, loaded on the first question and kept."""
 
@@ -126,6 +153,9 @@ class Manual:
         exposure = bundle(self.manual, Path(project) / "data")
         self.diagnoser = Diagnoser(diagnosis, exposure)
         self.engine = Engine(exposure)
+        self.exposure_bundle = exposure
+        self.project = project
+        self._upgrade: tuple[dict, dict] | None = None
         self.matcher = Matcher(self.manual.ordered, self.manual.guidance)
         self.by_id = {i.id: i for i in self.manual.ordered}
         facts = self.manual.facts
@@ -190,6 +220,45 @@ class Manual:
         if out["error"]:
             raise UsageError(out["error"])
         return {"results": _json_report(out, self.base)}
+
+    def upgrade(self, **args) -> dict:
+        """As `sglang-manual upgrade --json` answers (opsmanual/cli/upgrade.py), from data built in
+        memory as its load_data builds it (which caches it; the server writes nothing)."""
+        from opsmanual.engines.exposure import Engine, traits_from_config
+        from opsmanual.engines.upgrade import upgrade, upgrade_data
+
+        if self._upgrade is None:
+            from pathlib import Path
+
+            from opsmanual.data.loader import facts
+
+            data = upgrade_data(self.manual, self.manual.facts or facts(Path(self.project) / "data"))
+            self._upgrade = ({**self.exposure_bundle, "args": data["args"]}, data)
+        bundle, data = self._upgrade
+        command, config = args.get("command"), args.get("model_config")
+        if command is None and (args.get("gpu") or config):
+            raise UsageError("gpu and model_config describe a command; give the command too")
+        traits = {"source": "config.json", "traits": traits_from_config(config)} if config else None
+        result = upgrade(
+            data,
+            args["from"],
+            args["to"],
+            exposure=Engine(bundle) if command is not None else None,
+            command=command,
+            gpu=args.get("gpu"),
+            model_traits=traits,
+        )
+        if result["error"]:
+            raise UsageError(result["error"])
+        out = []  # the items as upgrade's --json prints them
+        for i in result["items"]:
+            item = {"kind": i["kind"], "change": i["change"]}
+            item["id" if i["kind"] == "incident" else "flag"] = i["id" if i["kind"] == "incident" else "flag"]
+            item.update(release=i["release"], why=i["why"], url=self.base + i["path"])
+            if i["kind"] == "flag":
+                item["instead"] = i.get("instead")
+            out.append(item)
+        return {"results": out}
 
     def diagnose(self, report: str) -> dict:
         from opsmanual.cli.diagnose import _json
