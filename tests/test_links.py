@@ -25,7 +25,7 @@ LINKCHECKER = Path(sys.executable).parent / "linkchecker"
 FAST = Path(__file__).resolve().parent / "linkchecker_run.py"  # LinkChecker without its quadratic link names
 
 
-def checked(url: str, threads: int | None = None, fast: bool = True) -> list[dict]:
+def checked(url: str, threads: int | None = None, fast: bool = True, extra: tuple[str, ...] = ()) -> list[dict]:
     """Every link LinkChecker checked under ``url`` (``--verbose``: the valid ones too), each with its
     URL, result, warning and validity. LinkChecker runs in an environment of its own: a fresh home
     (no user configuration, plugins or data), no proxy, and the C locale for its messages, so that
@@ -34,6 +34,7 @@ def checked(url: str, threads: int | None = None, fast: bool = True) -> list[dic
     cmd = [*program, "-f", str(CONFIG), "--no-status", "--verbose", "-o", "csv"]
     if threads is not None:
         cmd += ["--threads", str(threads)]
+    cmd += list(extra)  # such as --recursion-level=1: the links of one page, not the site behind them
     with tempfile.TemporaryDirectory(prefix="linkchecker-home-") as home:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),

@@ -63,8 +63,17 @@ def on_files(state: BuildState, files, config):
         content = page.source(block=partial(state.stash, page.path))
         files.append(File.generated(config, page.path, content=content, inclusion=InclusionLevel.NOT_IN_NAV))
     for generated in site_plan.files:
-        files.append(File.generated(config, generated.path, content=generated.content))
+        # a Markdown twin (index.html.md) is a file to publish as it is, not a page to render
+        kind = _Verbatim if generated.path.endswith(".md") else File
+        files.append(kind.generated(config, generated.path, content=generated.content))
     return files
+
+
+class _Verbatim(File):
+    """A generated file published byte for byte under its own name, whatever its suffix."""
+
+    def is_documentation_page(self) -> bool:
+        return False
 
 
 def on_page_markdown(state: BuildState, markdown: str, page, config):

@@ -9,7 +9,8 @@ and files of the plan (opsmanual/site/plan.py) and everything else docs/ holds. 
 the project's, with the navigation written out, the addresses resolved and no hooks; its macros
 module is the project's own (macros/__init__.py), which reads the data from the project folder.
 ``--finish`` runs the checks and the Content-Security-Policy that MkDocs' hooks run on each page
-(opsmanual/site/postbuild.py).
+(opsmanual/site/postbuild.py), and copies OUT/verbatim/ (the pages' Markdown twins, which Zensical
+would render as pages if they lay in OUT/docs/) into the built site.
 
 OUT must be a missing folder, an empty one, or a tree generate wrote itself: it writes its marker
 (.sglang-manual-generated) first, and replaces only a folder that holds it. Anything else (a folder
@@ -34,6 +35,7 @@ from typing import NoReturn
 from opsmanual import ROOT
 from opsmanual.data.errors import ManualError, Problem
 
+VERBATIM = "verbatim"  # OUT/verbatim/: the plan's files that --finish copies into OUT/site/ as they are
 MACROS_SHIM = "sgm_macros"  # the generated tree's macros module: it hands over to the project's
 
 
@@ -181,7 +183,9 @@ def _write(out: Path, project: Path) -> None:
         url = page_url(generated.path)
         target.write_text(generated.source(block=partial(links_from_source, url=url, src=generated.path)), "utf-8")
     for file in site_plan.files:
-        target = docs / file.path
+        # A Markdown twin would be rendered as a page if it lay in docs/: it waits beside the tree,
+        # and --finish puts it into the built site as it is.
+        target = (out / VERBATIM if file.path.endswith(".md") else docs) / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(file.content, bytes):
             target.write_bytes(file.content)
@@ -252,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
             from opsmanual.site.postbuild import finish_site
 
             finish_site(Path(args.folder))
+            verbatim = Path(args.folder).resolve().parent / VERBATIM
+            if verbatim.is_dir():
+                shutil.copytree(verbatim, args.folder, dirs_exist_ok=True)
         else:
             generate(check_target(args.folder, Path(ROOT)))
     except Refused as err:

@@ -6,6 +6,7 @@
     sglang-manual diagnose report.txt             a whole bug report: what to do, and which incident
     sglang-manual upgrade --from 0.5.9 --to 0.5.22 -- COMMAND   what a move ends, begins and breaks
     sglang-manual generate OUT                    the site's tree for another builder (Zensical)
+    sglang-manual mcp                             the manual for assistants: an MCP server on stdio
 
 Each command is the module of the same job under opsmanual/cli/, imported only when it runs, so that
 `exposure` starts as fast as it does alone. `python -m macros.triage`, `macros.exposure` and
@@ -26,6 +27,7 @@ COMMANDS = {
     "diagnose": ("diagnose", (), "read a whole bug report: what to do first, and the incident it matches"),
     "upgrade": ("upgrade", (), "before an upgrade: the incidents a move from release A to B ends, begins and breaks"),
     "generate": ("generate", (), "write the site's tree for a builder without MkDocs hooks (Zensical)"),
+    "mcp": ("mcp_server", (), "serve the manual to an assistant: an MCP server on standard input and output"),
 }
 
 EXIT_CODES = """exit status:

@@ -75,10 +75,17 @@ def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[st
             errors.append(str(err) if name == "-" else str(err).replace(name, label))
         except OSError as err:
             errors.append(f"{label}: cannot read: {err.strerror or err}")
+    return ranked(hits, shown), errors
+
+
+def ranked(hits: dict[str, Hit], shown: list[str]) -> list[Hit]:
+    """The hits of a scan of the inputs ``shown``, best evidence first: incidents whose own lines
+    occur, then the errors many incidents share, then the incidents such a line only makes possible
+    (the MCP server's `triage` tool ranks its log lines with it too)."""
     found = sorted((h for h in hits.values() if not h.is_guidance), key=lambda h: h.evidence(shown))
     shared = sorted((h for h in hits.values() if h.is_guidance), key=lambda h: h.evidence(shown))
     certain = [h for h in found if h.certain]
-    return certain + shared + [h for h in found if not h.certain], errors
+    return certain + shared + [h for h in found if not h.certain]
 
 
 from opsmanual.text.terminal import escape_controls  # noqa: E402

@@ -77,10 +77,15 @@ def urls(incident: Incident, site: Site) -> dict[str, Any]:
     }
 
 
+def record(incident: Incident, site: Site, releases: Releases | None = None) -> dict[str, Any]:
+    """One incident as incidents.json holds it (and as the MCP server's `incident` tool answers)."""
+    return _record(incident) | {"affected": osv.affected(incident, releases or {}), "urls": urls(incident, site)}
+
+
 def to_json(incidents: Iterable[Incident], site: Site, releases: Releases | None = None) -> str:
     """``releases``: each product's releases, newest first (data/releases.yaml), which decide whether a
     range is still open and which versions it holds (see render/osv.py)."""
-    records = [_record(i) | {"affected": osv.affected(i, releases or {}), "urls": urls(i, site)} for i in incidents]
+    records = [record(i, site, releases) for i in incidents]
     return json.dumps({"version": site.version, "incidents": records}, ensure_ascii=False, indent=1) + "\n"
 
 

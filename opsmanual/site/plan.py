@@ -152,6 +152,11 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     out += [GeneratedFile(path, content)
             for path, content in osv.files(state.incidents, site, releases(state), state.redirects)]
     out += release_feeds(state, site_name)
+    # llms.txt, llms-full.txt and a Markdown twin beside every page (site/twins.py): files, not pages.
+    if state.docs_dir is not None:
+        from opsmanual.site.twins import twins
+
+        out += [GeneratedFile(path, content) for path, content in twins(state, site_name)]
     return out
 
 

@@ -98,6 +98,7 @@ class BuildState:
     manual: Manual
     site: Site  # with this build's site_url and repo_url
     bench: dict | None = None  # the figures of the last `make bench`, if any
+    docs_dir: Path | None = None  # the hand-written pages (their Markdown twins are written from them)
     pages: dict[str, PageRecord] = field(default_factory=dict)
     stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
     checks: dict[str, Checks] = field(default_factory=dict)  # section -> its "What to check and do"
@@ -117,7 +118,7 @@ class BuildState:
         manual = load_manual(project, docs_dir)
         check_manual(manual)
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
-        state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"))
+        state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"), docs_dir=docs_dir)
         if markdown is not None:
             memo = _read_memo(project / MEMO)
             state._memo_path, state._memo_kept = project / MEMO, memo
