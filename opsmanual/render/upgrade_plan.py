@@ -34,6 +34,8 @@ WORDS: dict[str, Any] = {
         "deprecated": "deprecated",
         "default-changed": "default changed",
     },
+    "heading": "Moving from {a} to {b}",
+    "when": "in {release}",
     "summary": "From {a} to {b}: {ends} incident(s) end, {begins} begin, {continues} continue",
     "summary_command": "; {broken} option(s) of the command break",
     "nothing": "Nothing that the manual knows changes between {a} and {b} for this command.",
