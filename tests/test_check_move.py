@@ -157,3 +157,12 @@ def test_clearing_the_form_clears_the_releases_from_the_address(page, server):
     page.click(".sgm-check__clear")
     page.wait_for_selector(".sgm-move__result", state="hidden")
     assert "from=" not in page.url and "to=" not in page.url
+
+
+def test_a_link_to_a_release_sglang_never_had_says_so(page, server, engines):
+    open_check(page, server, "?from=0.5.99&to=0.5.22")
+    page.wait_for_selector(".sgm-move__error")
+    data, _ = engines
+    error = upgrade(data, "0.5.99", "0.5.22")["error"]
+    assert "SGLang has no release 0.5.99" in error
+    assert page.text_content(".sgm-move__error") == "Cannot answer: " + error.replace("`", "")

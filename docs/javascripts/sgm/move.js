@@ -213,7 +213,9 @@ export function mountMove(root, signal) {
   const params = new URLSearchParams(window.location.search);
   for (const p of PARAMS) {
     const want = params.get(p) || "";
-    if ([...fields[p].options].some((o) => o.value === want)) fields[p].value = want;
+    // a release the list lacks (an old link, a typo) is kept, so the answer can say what is wrong with it
+    if (want && ![...fields[p].options].some((o) => o.value === want)) fields[p].append(new Option(want, want));
+    fields[p].value = want;
   }
   // the check's own mount fills the command from the address too; whichever comes first
   if (!fields.cmd.value && params.get("cmd")) fields.cmd.value = params.get("cmd");
