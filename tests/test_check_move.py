@@ -166,3 +166,15 @@ def test_a_link_to_a_release_sglang_never_had_says_so(page, server, engines):
     error = upgrade(data, "0.5.99", "0.5.22")["error"]
     assert "SGLang has no release 0.5.99" in error
     assert page.text_content(".sgm-move__error") == "Cannot answer: " + error.replace("`", "")
+
+
+def test_a_plan_that_cannot_load_says_so_and_names_the_command_line(browser, server):
+    context = browser.new_context()
+    context.route("**/upgrade.json", lambda route: route.abort())
+    page = context.new_page()
+    open_check(page, server, "?from=0.5.9&to=0.5.22")
+    page.wait_for_function("document.querySelector('.sgm-move__status').textContent.includes('could not be loaded')")
+    status = page.text_content(".sgm-move__status")
+    assert "upgrade.json" in status and "sglang-manual upgrade --from A --to B" in status
+    assert page.is_hidden(".sgm-move__result")
+    context.close()

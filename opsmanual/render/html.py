@@ -576,6 +576,7 @@ def check_form(site: Site, base: str, facts: Facts) -> str:
         versions=list(facts.versions("sglang")),
         move_from=_older_release(facts.versions("sglang"), site.version),
         pick=MOVE_WORDS["pick"],
+        move_failed=MOVE_WORDS["failed"],
         loading=WORDS["page"]["loading"],
         failed=WORDS["page"]["failed"],
     )

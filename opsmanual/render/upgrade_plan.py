@@ -42,7 +42,10 @@ WORDS: dict[str, Any] = {
     "release_page": "known issues of {release}",
     "error": "Cannot answer: ",
     "pick": "Pick both releases: the one you run and the one you move to.",
-    "cli": "The same answer on the command line:",
+    "failed": (
+        "The release data ({url}) could not be loaded: {error}. From a clone of the manual's repository,"
+        " sglang-manual upgrade --from A --to B -- COMMAND gives the same answer."
+    ),
 }
 
 
