@@ -17,6 +17,8 @@ PAGES = {
     "check": "check/?cmd=python+-m+sglang.launch_server+--model-path+Qwen%2FQwen3-Next-80B-A3B-Instruct+--tp+2"
     "+--max-running-requests+8+--mem-fraction-statc+0.8&gpu=NVIDIA+L4",
     "check refused": "check/?cmd=echo+hello",
+    "check move": "check/?from=0.5.9&to=0.5.22&cmd=python+-m+sglang.launch_server+--model-path+Qwen%2FQwen3-8B"
+    "+--disaggregation-decode-tp+2",
     "releases": "releases/",
     "release": "releases/0.5.14/",
 }
@@ -44,6 +46,8 @@ def test_no_serious_or_critical_violation(browser, server, name, scheme):
         page.wait_for_selector(".sgm-finder[data-ready]")
     if "check" in name:
         page.wait_for_selector(".sgm-check__result:not([hidden])")
+    if "move" in name:
+        page.wait_for_selector(".sgm-move__result:not([hidden]) .sgm-move__item")
     wanted = "slate" if scheme == "dark" else "default"
     assert page.get_attribute("body", "data-md-color-scheme") == wanted
     violations = axe(page)

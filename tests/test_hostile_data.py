@@ -109,6 +109,7 @@ def poisoned_server(poisoned):
         "incidents/capture-oom-concurrency-32/",
         "about/",
         "check/",
+        "check/?from=0.5.0rc0&to=0.5.22",
         "how-fast/",
         "incidents/",
     ],

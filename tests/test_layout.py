@@ -4,6 +4,8 @@ readable, and the incident table does not jump while the finder starts (cumulati
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 
 WIDTHS = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -200,3 +202,22 @@ def test_the_action_lines_fit_the_row_and_the_check(view, server):
         assert lines, (url, kind)
         for found in lines:
             assert found["x"] >= content["x"] - 1 and found["right"] <= content["right"] + 1, (url, kind, found)
+
+
+def test_the_move_fields_sit_under_their_labels_and_the_answer_fits(view, server):
+    """ "I am moving from A to B": each release field under its label and wide enough to read, and the
+    answer (long option names, long sentences) inside the window, at both widths."""
+    kind, page = view
+    command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --disaggregation-decode-tp 2 --tp 2"
+    page.goto(server + "check/?" + urlencode({"from": "0.5.9", "to": "0.5.22", "cmd": command}))
+    page.wait_for_selector(".sgm-move__result:not([hidden]) .sgm-move__item")
+    content = box(page, ".md-content__inner")
+    for field in ("sgm-move-from", "sgm-move-to"):
+        label, control = box(page, f'label[for="{field}"]'), box(page, f"#{field}")
+        assert label["bottom"] <= control["y"] + 1, (kind, field, label, control)
+        assert control["width"] >= 160 and control["height"] >= 24, (kind, field, control)
+        assert control["right"] <= content["right"] + 1, (kind, field, control, content)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"check with a move at {kind}: {overflow} px wider than the window"
+    answer = box(page, ".sgm-move__result")
+    assert answer["right"] <= content["right"] + 1, (kind, answer, content)

@@ -20,6 +20,7 @@ PAGES = [
     "how-fast/",
     "incidents/no-such-incident/",
     "check/?cmd=sglang+serve+Qwen%2FQwen3-8B+--tp+2",
+    "check/?from=0.5.9&to=0.5.22&cmd=sglang+serve+Qwen%2FQwen3-8B+--tp+2",
 ]
 
 

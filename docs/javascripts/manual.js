@@ -15,6 +15,7 @@ import { mountCopy } from "./sgm/copy.js";
 const COMPONENTS = [
   { selector: ".sgm-finder", load: () => import("./sgm/finder.js"), mount: "mountFinder" },
   { selector: ".sgm-check", load: () => import("./sgm/check.js"), mount: "mountCheck" },
+  { selector: ".sgm-move", load: () => import("./sgm/move.js"), mount: "mountMove" },
   { selector: ".sgm-home-search__form", load: () => import("./sgm/home.js"), mount: "mountHome" },
 ];
 

@@ -567,19 +567,33 @@ def finder_data(
     }
 
 
+def _older_release(versions: Iterable[str], version: str) -> str:
+    """A final release older than ``version`` (``versions`` newest first) for the upgrade example: the
+    fifth before it, else the oldest."""
+    listed = list(versions)
+    after = listed[listed.index(version) + 1 :] if version in listed else listed
+    older = [v for v in after if v.replace(".", "").isdigit()]
+    return older[min(4, len(older) - 1)] if older else version
+
+
 def check_form(site: Site, base: str, facts: Facts) -> str:
     """The "Check a launch command" form, which suggests the GPUs and SGLang releases the facts
     know (newest release first). Without script it shows the command-line check instead."""
     from opsmanual.data.exposure_words import WORDS
+    from opsmanual.render.upgrade_plan import WORDS as MOVE_WORDS
 
     gpus = sorted({g["name"] for g in facts.gpu_entries}, key=str.lower)
     return _render(
         "check.html",
         base=base,
         bundle_url=f"{base}exposure.json",
+        plan_url=f"{base}upgrade.json",
         version=site.version,
         gpus=gpus,
         versions=list(facts.versions("sglang")),
+        move_from=_older_release(facts.versions("sglang"), site.version),
+        pick=MOVE_WORDS["pick"],
+        move_failed=MOVE_WORDS["failed"],
         loading=WORDS["page"]["loading"],
         failed=WORDS["page"]["failed"],
     )

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 REDIRECTS = "redirects.json"  # old id -> the id that now tells the incident, fetched by anchors.js when needed
 EXPOSURE_BUNDLE = "exposure.json"  # what the "Check a launch command" page runs its engine on
 DIAGNOSE_BUNDLE = "diagnose.json"  # what the finder diagnoses a pasted report with (with exposure.json)
+UPGRADE_PLAN = "upgrade.json"  # what the check page's "I am moving from A to B" adds to exposure.json
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,13 @@ def exposure_bundle(state: BuildState) -> str:
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
+def upgrade_plan(state: BuildState) -> str:
+    """The upgrade form's plan (opsmanual/render/upgrade_plan.py), as compact JSON."""
+    from opsmanual.render.upgrade_plan import upgrade_plan as plan_of
+
+    return json.dumps(plan_of(state.manual), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def diagnose_bundle(state: BuildState) -> str:
     """The diagnosis engine's bundle (opsmanual/render/diagnose.py), as compact JSON."""
     from opsmanual.render.diagnose import from_manual
@@ -143,6 +151,7 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         # load_manual always reads data/metrics.yaml
         GeneratedFile(operations.ALERT_RULES, operations.alert_rules(cast("Metrics", state.manual.metrics), site)),
         GeneratedFile(DIAGNOSE_BUNDLE, diagnose_bundle(state)),
+        GeneratedFile(UPGRADE_PLAN, upgrade_plan(state)),
     ]
     # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
     finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
