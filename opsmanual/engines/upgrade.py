@@ -255,16 +255,20 @@ def upgrade(
         return {"items": [], "program": None, "error": str(err)}
     if command is None or exposure is None:
         return {"items": incidents(data, a, b, product) + flags(data, a, b), "program": None, "error": None}
+    from opsmanual.engines.command import ARGS_PROGRAM
+
     keep: dict[str, set[str]] = {}
     program = None
+    first = exposure.parse(command, a)
+    # The move names SGLang releases: a router's (or Miles') command is checked without a release of its own.
+    own = LIST_PRODUCT.get(ARGS_PROGRAM.get(first.get("program") or "sglang", "sglang")) in (None, product)
     for v in (a, b):
-        out = exposure.check(command, version=v, gpu=gpu, model_traits=model_traits)
+        out = exposure.check(command, version=v if own else None, gpu=gpu, model_traits=model_traits)
         if out["error"]:
             return {"items": [], "program": None, "error": out["error"]}
         program = out["program"]
         keep[v] = {r["id"] for r in out["results"]}
-    parsed = exposure.parse(command, a)
-    from opsmanual.engines.command import ARGS_PROGRAM
+    parsed = first
 
     listed = ARGS_PROGRAM.get(program or "sglang", "sglang")
     known = {name: entry for name, entry in parsed["flags"].items() if not entry.get("unknown")}

@@ -336,13 +336,17 @@ export function upgrade(data, a, b, { exposure = null, command = null, gpu = nul
   }
   const keep = {};
   let program = null;
+  const first = exposure.parse(command, a);
+  // The move names SGLang releases: a router's (or Miles') command is checked without a release of its own.
+  const ownList = LIST_PRODUCT[ARGS_PROGRAM[first.program || "sglang"] ?? "sglang"];
+  const own = ownList === undefined || ownList === product;
   for (const v of [a, b]) {
-    const out = exposure.check(command, { gpu, version: v, model_traits: modelTraits });
+    const out = exposure.check(command, { gpu, version: own ? v : null, model_traits: modelTraits });
     if (out.error) return { items: [], program: null, error: out.error };
     program = out.program;
     keep[v] = new Set(out.results.map((r) => r.id));
   }
-  const parsed = exposure.parse(command, a);
+  const parsed = first;
   const listed = ARGS_PROGRAM[program || "sglang"] ?? "sglang";
   const known = Object.entries(parsed.flags).filter(([, entry]) => !entry.unknown);
   let items = incidents(data, a, b, product, keep);
