@@ -126,7 +126,8 @@ def test_the_finder_and_search_stay_inert(browser, hostile_server):
     page.click(".sgm-copy__chat >> nth=0")
     page.keyboard.press("s")  # Material's search
     page.keyboard.type("pwned")
-    page.wait_for_timeout(1500)
+    # the search answered: its results (the hostile text among them) are on the page
+    page.wait_for_selector(".md-search-result__meta:has-text('matching document')")
     assert page.evaluate("window.__pwned") is None and not dialogs
     context.close()
 
