@@ -297,6 +297,20 @@ def page(browser):
     assert not errors, errors
 
 
+def page_timers_run(page, ms: int) -> None:
+    """Return once every timer the page set to run within ``ms`` has run, and two frames after: waited
+    for in the page's own event loop, which runs its timers in the order they are due, so a loaded
+    machine makes it later, never too early (a wait in the test's process could end first)."""
+    page.evaluate(
+        """ms => {
+        window.__timersRun = false;
+        setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(() => { window.__timersRun = true; })), ms);
+        }""",
+        ms,
+    )
+    page.wait_for_function("() => window.__timersRun === true")  # bounded, as every wait of a page
+
+
 def open_finder(page, server, query=""):
     """Open the incidents page (with an optional query string) and wait until the finder has
     mounted and its rows answer the address it was opened with (the answer comes from a worker,

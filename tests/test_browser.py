@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from conftest import open_finder
+from conftest import open_finder, page_timers_run
 
 from opsmanual.render import html as render
 
@@ -138,7 +138,7 @@ def test_after_instant_navigations_one_click_copies_once_and_slash_focuses_once(
     assert page.evaluate("document.querySelectorAll('.sgm-finder').length") == 1
     page.locator("#sglang-36889 .sgm-copy__chat").click()
     page.wait_for_function("window.__copies > 0")
-    page.wait_for_timeout(300)  # any piled-up listener would have copied by now
+    page_timers_run(page, 300)  # any piled-up listener would have copied by now
     assert page.evaluate("window.__copies") == 1
     page.click("h1")
     page.keyboard.press("/")
@@ -166,7 +166,7 @@ def test_leaving_the_finder_leaves_no_highlight_address_write_or_landing_mark_be
       document.querySelector('#sglang-8463 a[href*="2-3-retraction"]').click();
     }""")
     page.wait_for_url("**/part-2/2-3-retraction/#sglang-8463")
-    page.wait_for_timeout(400)  # any timer or frame of the finder left running would have run by now
+    page_timers_run(page, 400)  # any timer or frame of the finder left running has run (its address: 150 ms)
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
     assert page.evaluate("location.search") == ""
     assert not page.evaluate("CSS.highlights.has('sgm-hit')")
