@@ -14,7 +14,7 @@ Whichever way it reads pages (``--plain``: LinkChecker's own way, unchanged), ev
 - keeps the user it was started as. LinkChecker started as root changes its effective user to
   nobody once it has read its configuration, and only then lists its plugins (AnchorCheck, which
   checks anchors, among them) in its installed package. When the project, and so its .venv, lies
-  under a folder nobody may not enter (``mktemp -d`` makes one, mode 0700), Python's pkgutil lists
+  under a folder the user nobody cannot enter (``mktemp -d`` makes one, mode 0700), pkgutil lists
   no plugin there, without a word, and LinkChecker checks no anchor at all. The runs here crawl
   only a server the tests start on 127.0.0.1 (or the manual's own site, for ``make linkcheck``).
 - stops with status 2 and one line on stderr if a plugin the configuration enables did not load,
