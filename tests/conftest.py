@@ -238,18 +238,28 @@ class _Browser:
     """Chromium, whose pages ignore the site's Content-Security-Policy unless a test asks for it
     (bypass_csp=False): the policy forbids eval, which Playwright's string predicates use, and the
     other tests must show that text stays inert without the policy's help. tests/test_offline.py
-    checks the policy itself."""
+    checks the policy itself. Every wait in its pages and contexts (for a selector, a condition, a
+    navigation) is bounded by PATIENCE_MS, a bound and not a pace: the whole suite loads the machine
+    (builds beside browsers), and Playwright's own 30 s can pass before a loaded page answers."""
+
+    PATIENCE_MS = 180_000
 
     def __init__(self, browser):
         self._browser = browser
 
     def new_context(self, **options):
         options.setdefault("bypass_csp", True)
-        return self._browser.new_context(**options)
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(self.PATIENCE_MS)
+        context.set_default_navigation_timeout(self.PATIENCE_MS)
+        return context
 
     def new_page(self, **options):
         options.setdefault("bypass_csp", True)
-        return self._browser.new_page(**options)
+        page = self._browser.new_page(**options)
+        page.set_default_timeout(self.PATIENCE_MS)
+        page.set_default_navigation_timeout(self.PATIENCE_MS)
+        return page
 
     def __getattr__(self, name):
         return getattr(self._browser, name)
@@ -285,6 +295,20 @@ def page(browser):
     yield page
     context.close()
     assert not errors, errors
+
+
+def page_timers_run(page, ms: int) -> None:
+    """Return once every timer the page set to run within ``ms`` has run, and two frames after: waited
+    for in the page's own event loop, which runs its timers in the order they are due, so a loaded
+    machine makes it later, never too early (a wait in the test's process could end first)."""
+    page.evaluate(
+        """ms => {
+        window.__timersRun = false;
+        setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(() => { window.__timersRun = true; })), ms);
+        }""",
+        ms,
+    )
+    page.wait_for_function("() => window.__timersRun === true")  # bounded, as every wait of a page
 
 
 def open_finder(page, server, query=""):

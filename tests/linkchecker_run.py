@@ -9,15 +9,28 @@ and what it reports, stay the same (tests/test_links.py runs a small site both w
   about 1,100 parses of some 110 pages. Here the first parse keeps what LinkChecker asks of a page
   (its links and anchors, its robots meta tag and its encoding), by the page's bytes.
 
-    python tests/linkchecker_run.py [linkchecker's arguments]
+Whichever way it reads pages (``--plain``: LinkChecker's own way, unchanged), every run here
+
+- keeps the user it was started as. LinkChecker started as root changes its effective user to
+  nobody once it has read its configuration, and only then lists its plugins (AnchorCheck, which
+  checks anchors, among them) in its installed package. When the project, and so its .venv, lies
+  under a folder the user nobody cannot enter (``mktemp -d`` makes one, mode 0700), pkgutil lists
+  no plugin there, without a word, and LinkChecker checks no anchor at all. The runs here crawl
+  only a server the tests start on 127.0.0.1 (or the manual's own site, for ``make linkcheck``).
+- stops with status 2 and one line on stderr if a plugin the configuration enables did not load,
+  rather than report a site whose anchors it never checked as sound.
+
+    python tests/linkchecker_run.py [--plain] [linkchecker's arguments]
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import sys
 import threading
 
+from linkcheck import plugins
 from linkcheck.checker import httpurl
 from linkcheck.command.linkchecker import linkchecker
 from linkcheck.htmlutil import htmlsoup, linkparse
@@ -78,8 +91,37 @@ def find_links(soup, callback, tags):
         callback(url, **kw)
 
 
-if __name__ == "__main__":
-    linkparse.find_links = find_links
-    htmlsoup.make_soup = make_soup
-    sys.argv[0] = "linkchecker"
+def keep_privileges() -> None:
+    """In place of LinkChecker's drop_privileges: the user the run was started as stays its user."""
+
+
+_load_modules = plugins.PluginManager.load_modules
+
+
+def load_modules(self, modules, config) -> None:
+    """LinkChecker's PluginManager.load_modules, then a check that every enabled plugin loaded."""
+    _load_modules(self, modules, config)
+    loaded = {type(p).__name__ for p in self.connection_plugins + self.content_plugins + self.parser_plugins}
+    missing = [name for name in config["enabledplugins"] if name not in loaded]
+    if missing:
+        print(
+            f"linkchecker_run.py: LinkChecker could not load its plugin {', '.join(missing)} "
+            f"from {', '.join(plugins.__path__)} (can the user it runs as read that folder?)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+
+
+def main(argv: list[str]) -> None:
+    plain = argv[:1] == ["--plain"]
+    if not plain:
+        linkparse.find_links = find_links
+        htmlsoup.make_soup = make_soup
+    importlib.import_module("linkcheck.command.linkchecker").drop_privileges = keep_privileges
+    plugins.PluginManager.load_modules = load_modules
+    sys.argv = ["linkchecker", *argv[plain:]]
     sys.exit(linkchecker())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -3,8 +3,9 @@ The finder itself is tested in test_finder.py."""
 
 from __future__ import annotations
 
-from conftest import open_finder
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+import contextlib
+
+from conftest import open_finder, page_timers_run
 
 from opsmanual.render import html as render
 
@@ -13,15 +14,33 @@ def visible_ids(page) -> list[str]:
     return page.eval_on_selector_all(".sgm-table tbody tr:not([hidden])", "rows => rows.map(r => r.id)")
 
 
-def settle(page):
-    """Wait for Material's "Copied to clipboard" message, then a little longer: a navigation that a
-    click had started would have changed the address by then."""
-    try:
-        page.wait_for_selector(".md-dialog--active", timeout=3000)
-    except PlaywrightTimeout:
-        pass  # no message: the assertions that follow say what happened instead
-    page.wait_for_timeout(400)
+NOTHING_COPIED = "(nothing copied yet)"
+
+
+@contextlib.contextmanager
+def copying(page):
+    """Around a copy: the clipboard holds a mark before it, and the block ends once the clipboard
+    holds something else (the copy is written asynchronously, however long a loaded machine takes);
+    then Material's "Copied to clipboard" message is dismissed, for the next copy."""
+    page.evaluate(
+        "async mark => { await navigator.clipboard.writeText(mark); window.__copyWatch = { mark, seen: mark }; }",
+        NOTHING_COPIED,
+    )
+    yield
+    # Each poll starts a read and looks at the last one that came back (a predicate cannot await).
+    page.wait_for_function("""() => {
+        const watch = window.__copyWatch;
+        navigator.clipboard.readText().then((text) => { if (window.__copyWatch === watch) watch.seen = text; });
+        return watch.seen !== watch.mark;
+    }""")
     page.evaluate("document.querySelector('.md-dialog')?.classList.remove('md-dialog--active')")
+
+
+def copy_button(page, locator):
+    """``locator``, checked to be a copy button that nothing can navigate from (a button that submits
+    no form, in no link): the address stays without waiting to see whether it changes."""
+    assert locator.evaluate("b => b.matches('button[type=button]') && !b.closest('a[href], form')"), locator
+    return locator
 
 
 def clipboard(page) -> str:
@@ -47,13 +66,13 @@ def test_copy_buttons_copy_the_link_and_the_chat_line(page, server, incidents):
     open_finder(page, server, "?filter=retract")
     before = page.url
     row = page.locator(f"#{inc.id}")
-    row.locator(".sgm-copy__link").click()
-    settle(page)
+    with copying(page):
+        copy_button(page, row.locator(".sgm-copy__link")).click()
     assert clipboard(page) == link
     assert page.url == before and page.input_value(".sgm-finder__q") == "retract"  # the filtered view stays
-    row.locator(".sgm-copy__chat").focus()
-    page.keyboard.press("Enter")
-    settle(page)
+    with copying(page):
+        copy_button(page, row.locator(".sgm-copy__chat")).focus()
+        page.keyboard.press("Enter")
     assert clipboard(page) == f"SGLang #8463: {inc.title} — {status}, section 2.3 — {link}"
     html = clipboard_html(page)
     assert f'<a href="{link}">SGLang #8463: {inc.title}</a> — {status}, section 2.3' in html
@@ -62,17 +81,16 @@ def test_copy_buttons_copy_the_link_and_the_chat_line(page, server, incidents):
     page.goto(f"{server}part-3/3-4-earning-cache-hits/")
     card = page.locator('.sgm-card[data-incident="report-jarvislabs-2026-08"]')
     card.scroll_into_view_if_needed()
-    page.mouse.wheel(0, 200)
-    page.wait_for_timeout(200)
+    page.evaluate("scrollBy({top: 200, behavior: 'instant'})")  # at once: no smooth scroll still under way
     where, scroll = page.url, page.evaluate("scrollY")
     assert scroll > 500
-    card.locator(".sgm-copy__link").click()
-    settle(page)
+    with copying(page):
+        copy_button(page, card.locator(".sgm-copy__link")).click()
     assert clipboard(page) == f"{server}incidents/report-jarvislabs-2026-08/"
     assert (page.url, page.evaluate("scrollY")) == (where, scroll)
-    card.locator(".sgm-copy__chat").focus()
-    page.keyboard.press("Enter")
-    settle(page)
+    with copying(page):
+        copy_button(page, card.locator(".sgm-copy__chat")).focus()
+        page.keyboard.press("Enter")
     assert clipboard(page).endswith(f" — workaround, sections 3.4, 6.4 — {server}incidents/report-jarvislabs-2026-08/")
     assert (page.url, page.evaluate("scrollY")) == (where, scroll)
 
@@ -120,7 +138,7 @@ def test_after_instant_navigations_one_click_copies_once_and_slash_focuses_once(
     assert page.evaluate("document.querySelectorAll('.sgm-finder').length") == 1
     page.locator("#sglang-36889 .sgm-copy__chat").click()
     page.wait_for_function("window.__copies > 0")
-    page.wait_for_timeout(300)  # any piled-up listener would have copied by now
+    page_timers_run(page, 300)  # any piled-up listener would have copied by now
     assert page.evaluate("window.__copies") == 1
     page.click("h1")
     page.keyboard.press("/")
@@ -148,7 +166,7 @@ def test_leaving_the_finder_leaves_no_highlight_address_write_or_landing_mark_be
       document.querySelector('#sglang-8463 a[href*="2-3-retraction"]').click();
     }""")
     page.wait_for_url("**/part-2/2-3-retraction/#sglang-8463")
-    page.wait_for_timeout(400)  # any timer or frame of the finder left running would have run by now
+    page_timers_run(page, 400)  # any timer or frame of the finder left running has run (its address: 150 ms)
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
     assert page.evaluate("location.search") == ""
     assert not page.evaluate("CSS.highlights.has('sgm-hit')")

@@ -138,6 +138,20 @@ def settled_on(page, ident: str) -> None:
     )
 
 
+VIEWS = "Number(document.documentElement.dataset.sgmAnchorViews || 0)"
+
+
+def anchor_views(page) -> int:
+    """How many page views have followed a changed address so far (sgm/anchors.js counts them)."""
+    return page.evaluate(VIEWS)
+
+
+def wait_for_anchor_view(page, views: int) -> None:
+    """Wait until a page view after the first ``views`` follows the address: instant navigation
+    mounts a page's view after the page shows, and an address changed before that is not followed."""
+    page.wait_for_function(f"n => {VIEWS} > n", arg=views)
+
+
 def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed, errors):
     url, section = renamed
     page = new_page(browser, errors)
@@ -158,14 +172,18 @@ def test_an_old_id_lands_on_the_new_incident_in_every_link_form(browser, renamed
     page.wait_for_url(f"{url}incidents/{NEW}/")
     # an old id set within a page reached by instant navigation from a page at another depth
     page.goto(url)
+    wait_for_anchor_view(page, 0)
+    views = anchor_views(page)
     page.click('.md-nav__link[href$="incidents/"]')
     page.wait_for_selector(".sgm-finder[data-ready]")
+    wait_for_anchor_view(page, views)
     page.evaluate(f"location.hash = '#{OLD}'")
     page.wait_for_function(f"location.hash === '#{NEW}'")
+    views = anchor_views(page)
     page.click('#part-2 ~ .sgm-table a[href*="2-3-retraction"]')
     page.wait_for_url("**/part-2/2-3-retraction/**")
-    page.wait_for_selector("article h1:has-text('2.3 Retraction')")  # the new page's view is mounted
-    page.wait_for_timeout(300)
+    page.wait_for_selector("article h1:has-text('2.3 Retraction')")
+    wait_for_anchor_view(page, views)  # the new page's view follows the address (it mounts after the page shows)
     page.evaluate(f"location.hash = '#{OLD}'")
     page.wait_for_url(f"{url}incidents/{NEW}/")
     assert not errors

@@ -99,6 +99,8 @@ def test_an_unknown_report_offers_the_link_and_a_draft_and_can_be_corrected(page
 def test_the_home_page_sends_a_report_to_the_finder(page, server, engine):
     text, out = known_report(engine)
     page.goto(server)
+    # the search box reads a paste once sgm/home.js has loaded, which may come after the page's load
+    page.wait_for_selector(".sgm-home-search__form[data-ready]")
     paste(page, "#sgm-home-q", text)
     page.wait_for_url("**/incidents/?log=*")
     page.wait_for_selector(".sgm-finder[data-diagnosed]")

@@ -101,7 +101,11 @@ def test_hostile_queries_stay_plain_text(page, server):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     for query in ["(.*)[", "<img src=x onerror=alert(1)>", "a" * 10000, "\\d+$^", "{{ 7*7 }}"]:
         page.fill(".sgm-finder__q", query)
-        page.wait_for_timeout(50)
+        # each one answered in turn (the rows answer what the box holds), not dropped for the next
+        page.wait_for_function(
+            "() => document.querySelector('.sgm-finder').dataset.answered"
+            " === document.querySelector('.sgm-finder__q').value.trim()"
+        )
     search(page, "--mem-fraction-static 0.4")
     assert "capture-oom-concurrency-32" in ids(page)[:3]
     assert page.query_selector(".sgm-table img") is None and not dialogs

@@ -60,8 +60,12 @@ class Follower:
         self.out: list[dict] = []
         self.err: list[str] = []
         self.lock = threading.Lock()
-        threading.Thread(target=self._pump, args=(self.proc.stdout, True), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, False), daemon=True).start()
+        self.pumps = [
+            threading.Thread(target=self._pump, args=(self.proc.stdout, True), daemon=True),
+            threading.Thread(target=self._pump, args=(self.proc.stderr, False), daemon=True),
+        ]
+        for pump in self.pumps:
+            pump.start()
 
     def _pump(self, stream, is_out: bool) -> None:
         for raw in stream:
@@ -78,8 +82,11 @@ class Follower:
                 if condition(self):
                     return
             if self.proc.poll() is not None and not condition(self):
-                time.sleep(0.5)  # let the pumps finish
-                if condition(self):
+                for pump in self.pumps:  # each ends at its stream's end: all the output is read
+                    pump.join(PATIENCE)
+                with self.lock:
+                    done = condition(self)
+                if done:
                     return
                 pytest.fail(f"triage --follow ended ({self.proc.returncode}) before {what}: {''.join(self.err)}")
             time.sleep(0.02)

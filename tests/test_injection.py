@@ -103,7 +103,7 @@ def test_no_script_runs_and_the_text_shows(browser, hostile_server, path):
     page.wait_for_load_state("networkidle")
     hostile = '#capture-hostile-text, [data-incident="capture-hostile-text"], article h1'
     for el in page.query_selector_all(f":is({hostile}) :is(a, b, code, span, cite)"):  # where a handler could hang
-        el.hover(timeout=2000)
+        el.hover()  # bounded by the browser fixture's patience, not 2 s a loaded machine can miss
         el.focus()
     assert page.evaluate("window.__pwned") is None
     assert not dialogs
@@ -126,7 +126,8 @@ def test_the_finder_and_search_stay_inert(browser, hostile_server):
     page.click(".sgm-copy__chat >> nth=0")
     page.keyboard.press("s")  # Material's search
     page.keyboard.type("pwned")
-    page.wait_for_timeout(1500)
+    # the search answered: its results (the hostile text among them) are on the page
+    page.wait_for_selector(".md-search-result__meta:has-text('matching document')")
     assert page.evaluate("window.__pwned") is None and not dialogs
     context.close()
 

@@ -9,8 +9,10 @@ missing file an error; both fail the site.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,16 +23,24 @@ import pytest
 from conftest import serve as serve_site
 
 CONFIG = Path(__file__).resolve().parent / "linkchecker.ini"
-LINKCHECKER = Path(sys.executable).parent / "linkchecker"
-FAST = Path(__file__).resolve().parent / "linkchecker_run.py"  # LinkChecker without its quadratic link names
+# LinkChecker as its command runs it, with its plugins sure to load whoever runs it (and, unless
+# --plain, without its quadratic link names)
+RUNNER = Path(__file__).resolve().parent / "linkchecker_run.py"
 
 
-def checked(url: str, threads: int | None = None, fast: bool = True, extra: tuple[str, ...] = ()) -> list[dict]:
+def checked(
+    url: str,
+    threads: int | None = None,
+    fast: bool = True,
+    runner: Path = RUNNER,
+    path: str | None = None,
+    extra: tuple[str, ...] = (),
+) -> list[dict]:
     """Every link LinkChecker checked under ``url`` (``--verbose``: the valid ones too), each with its
     URL, result, warning and validity. LinkChecker runs in an environment of its own: a fresh home
     (no user configuration, plugins or data), no proxy, and the C locale for its messages, so that
-    nothing the test run did before can change what it checks."""
-    program = [sys.executable, str(FAST)] if fast else [str(LINKCHECKER)]
+    nothing the test run did before can change what it checks; ``path`` is its PYTHONPATH."""
+    program = [sys.executable, str(runner)] if fast else [sys.executable, str(runner), "--plain"]
     cmd = [*program, "-f", str(CONFIG), "--no-status", "--verbose", "-o", "csv"]
     if threads is not None:
         cmd += ["--threads", str(threads)]
@@ -46,6 +56,7 @@ def checked(url: str, threads: int | None = None, fast: bool = True, extra: tupl
             "LANGUAGE": "C",
             "NO_PROXY": "*",
             "no_proxy": "*",
+            **({"PYTHONPATH": path} if path else {}),
         }
         result = subprocess.run([*cmd, url], capture_output=True, text=True, timeout=900, env=env)
     assert result.returncode in (0, 1), result.stdout[-2000:] + result.stderr[-2000:]
@@ -125,8 +136,8 @@ def test_the_checker_finds_a_missing_anchor(tmp_path, threads):
 
 def test_the_faster_runner_finds_what_linkchecker_finds(tmp_path):
     """tests/linkchecker_run.py changes only how LinkChecker reads link names: on a small site with
-    nested link text, images, anchors, a missing anchor and a missing file, both runs report the
-    same rows."""
+    nested link text, images, anchors, a missing anchor and a missing file, a run that reads pages
+    LinkChecker's own way (--plain) reports the same rows."""
     httpd, url = _site(
         tmp_path,
         {
@@ -146,3 +157,44 @@ def test_the_faster_runner_finds_what_linkchecker_finds(tmp_path):
         httpd.shutdown()
     assert fast == plain and len(fast) >= 5
     assert sum(row[4] != "" or row[6] != "True" for row in fast) == 3  # two missing anchors and a file
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0,
+    reason="only LinkChecker started as root changes its user to nobody, the user a folder of mode 0700 keeps out",
+)
+def test_the_checker_finds_a_missing_anchor_when_the_project_is_in_a_private_folder(tmp_path):
+    """A stranger's first `make test`, as root, in a fresh clone under `mktemp -d` (mode 0700):
+    LinkChecker, its plugins and the runner are read from a folder that only root may enter, and
+    the missing anchor is still found (LinkChecker run as root becomes nobody, and nobody could not
+    list the plugins that check anchors)."""
+    installed = Path(importlib.util.find_spec("linkcheck").origin).parent.parent
+    private = Path(tempfile.mkdtemp(prefix="linkchecker-private-"))  # as `mktemp -d` makes it
+    try:
+        assert private.stat().st_mode & 0o777 == 0o700
+        (private / "site-packages").symlink_to(installed, target_is_directory=True)
+        runner = private / "linkchecker_run.py"
+        shutil.copyfile(RUNNER, runner)
+        path = str(private / "site-packages")
+        where = subprocess.run(
+            [sys.executable, "-c", "import linkcheck; print(linkcheck.__file__)"],
+            capture_output=True,
+            text=True,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": path},
+        )
+        assert where.stdout.startswith(path + os.sep), where.stdout + where.stderr  # read through the folder
+        httpd, url = _site(
+            tmp_path,
+            {
+                "index.html": '<a href="page.html#nowhere">a</a> <a href="page.html#here">b</a>',
+                "page.html": '<p id="here">y</p>',
+            },
+        )
+        try:
+            found = broken(checked(url, runner=runner, path=path))
+        finally:
+            httpd.shutdown()
+    finally:
+        shutil.rmtree(private)
+    assert [r["urlname"] for r in found] == ["page.html#nowhere"]
+    assert "Anchor `nowhere'" in found[0]["warningstring"]

@@ -51,7 +51,8 @@ def test_every_page_type_loads_with_outside_requests_blocked(browser, server, pa
     assert policy and "default-src 'self'" in policy and "script-src 'self'" in policy
     page.keyboard.press("s")  # open Material's search, which loads its worker and index
     page.keyboard.type("retract")
-    page.wait_for_timeout(800)
+    # the search answered (its worker and index loaded), so whatever they fetch has been tried
+    page.wait_for_selector(".md-search-result__meta:has-text('matching document')")
     violations = page.evaluate("window.__violations")
     context.close()
     # The unknown address answers 404 by design; nothing else may fail.

@@ -21,4 +21,7 @@ export function mountHome(form, signal) {
     } catch (_) { /* no storage: the finder diagnoses what the address holds */ }
     window.location.assign(logAddress(form.action, text));
   }, { signal });
+  /* The paste is now read (tests wait for it before they paste; the page never reads it): the module
+     loads after the page, and a paste before this lands in the field as typed words. */
+  form.dataset.ready = "true";
 }
