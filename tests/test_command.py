@@ -14,7 +14,7 @@ from conftest import ROOT
 
 from opsmanual.cli.main import COMMANDS
 
-DONE = ("triage", "exposure", "scan", "generate", "upgrade")  # the subcommands whose help pages follow the rule below
+DONE = tuple(COMMANDS)  # every subcommand's help page follows the rule below
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -60,7 +60,7 @@ def test_each_subcommand_help_names_the_command_lists_every_option_and_the_exit_
     status = r.stdout.split("exit status:", 1)[1]
     assert all(re.search(rf"^  {code} ", status, re.M) for code in "012"), status
     examples = r.stdout.split("example", 1)[1]
-    assert f"python -m opsmanual {name} " in examples, examples
+    assert re.search(rf"python -m opsmanual {name}\b", examples), examples
 
 
 def test_the_legacy_entry_points_still_run_and_name_themselves():

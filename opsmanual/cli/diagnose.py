@@ -34,7 +34,42 @@ from opsmanual.render.actions import terminal_line
 
 MAX_BYTES = 4 * MAX_CHARS  # a report of MAX_CHARS characters is at most this many bytes of UTF-8
 NL = b"\n"
-USAGE = "usage: python -m macros.diagnose [--json] [--site-url URL] FILE  (- reads standard input)"
+
+
+def prog() -> str:
+    """The command as it was run, for its usage line: `sglang-manual diagnose`, or the shim's name."""
+    return common.prog("diagnose", "python -m macros.diagnose")
+
+
+def usage() -> str:
+    return f"usage: {prog()} [--json] [--site-url URL] FILE  (- reads standard input)"
+
+
+def help_page() -> str:
+    return common.help_page(
+        usage(),
+        "Reads a whole bug report (what you saw, the launch command, check_env or pip freeze output,\n"
+        "nvidia-smi, a traceback) and answers first with what to do: the matching incident's workaround\n"
+        "or fix, or the common error's advice for the phase read; then the incidents with evidence.",
+        [
+            ("--json", "print the answer as JSON: what to do first, the incidents, the common errors, the facts read"),
+            ("--site-url URL", "the manual's address in the links (default: $SITE_URL, else http://127.0.0.1:8000/)"),
+            ("--repo-url URL", "the repository to report a new incident to (default: $REPO_URL)"),
+            ("--project DIR", "another checkout of the manual to read the data from (for tests)"),
+            (
+                "--bundle FILE",
+                "a diagnosis bundle (diagnose.json) to use instead of the data (for tests and benchmarks)",
+            ),
+            ("--exposure-bundle FILE", "the exposure bundle (exposure.json) that goes with --bundle"),
+            ("-h, --help", "this help"),
+        ],
+        [
+            ("0", "an incident matches the report"),
+            ("1", "no incident matches (the answer may still give a common error's advice)"),
+            ("2", "bad input: a file that cannot be read, bytes that are not UTF-8, an empty or too long report"),
+        ],
+        [f"{prog()} report.txt", f"kubectl logs deploy/sglang | {prog()} --json -"],
+    )
 
 
 def _options(argv: list[str]) -> tuple[dict, list[str]]:
@@ -53,7 +88,9 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
         "--bundle": "bundle",
         "--exposure-bundle": "exposure_bundle",
     }
-    words = common.parse_options(argv, opts, valued, {"--json": ("json", True)}, doc=__doc__, usage=USAGE)
+    words = common.parse_options(
+        argv, opts, valued, {"--json": ("json", True)}, doc=__doc__, usage=usage(), help=help_page()
+    )
     if len(words) != 1:
         raise UsageError("give one report: a file, or - for standard input")
     return opts, words
@@ -222,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts, words = _options(argv)
     except UsageError as err:
-        return common.fail("diagnose", f"{err} ({USAGE})")
+        return common.fail("diagnose", f"{err} ({usage()})")
     try:
         text = read_report(words[0])
     except UsageError as err:

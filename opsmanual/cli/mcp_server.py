@@ -28,7 +28,32 @@ from opsmanual import ROOT
 from opsmanual.cli import common
 from opsmanual.cli.common import UsageError
 
-USAGE = "usage: sglang-manual mcp [--site-url URL]   (an MCP server on standard input and output)"
+
+def usage() -> str:
+    return f"usage: {common.prog('mcp', 'sglang-manual mcp')} [--site-url URL]   (an MCP server on standard input and output)"
+
+
+def help_page() -> str:
+    name = common.prog("mcp", "sglang-manual mcp")
+    return common.help_page(
+        usage(),
+        "Serves the manual to an assistant over the Model Context Protocol: the tools search, incident,\n"
+        "triage, exposure, diagnose and upgrade answer as the commands' --json does. It reads only the\n"
+        "manual's own data: no network, no writes.",
+        [
+            ("--site-url URL", "the manual's address in the links (default: $SITE_URL, else http://127.0.0.1:8000/)"),
+            ("--project DIR", "another checkout of the manual to read the data from (for benchmarks)"),
+            ("-h, --help", "this help"),
+        ],
+        [
+            ("0", "the client closed the connection"),
+            ("1", "not used"),
+            ("2", "a bad option (one line on standard error)"),
+        ],
+        [f"{name}", f"claude mcp add sglang-manual -- {name}"],
+    )
+
+
 NAME = "sglang-manual"
 MAX_QUERY = 1000  # characters of a search: a question, not a report (diagnose reads reports)
 MAX_LIMIT = 50
@@ -355,11 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     # --project (another checkout's data) serves `make bench`, as the exposure command's does.
     valued = {"--site-url": "site_url", "--project": "project"}
     try:
-        words = common.parse_options(argv, opts, valued, {}, doc=__doc__, usage=USAGE)
+        words = common.parse_options(argv, opts, valued, {}, doc=__doc__, usage=usage(), help=help_page())
         if words:
             raise UsageError(f"the server takes no words, not {words[0]!r}")
     except UsageError as err:
-        return common.fail(common.prog("mcp", "sglang-manual mcp"), f"{err} ({USAGE})")
+        return common.fail(common.prog("mcp", "sglang-manual mcp"), f"{err} ({usage()})")
     import os
 
     import anyio
