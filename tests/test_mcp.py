@@ -154,7 +154,7 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving():
         ("diagnose", {"report": "   \n"}),
         ("diagnose", {"report": "a\0b"}),
         ("no-such-tool", {}),
-        ("search", {"query": "graph capture crash"}),
+        ("search", {"query": "KV cache pool is full. Retract requests."}),
     ]
     _, answers = ask(calls)
     errors = [(error, text) for error, text, _ in answers]
@@ -216,7 +216,7 @@ def test_the_server_writes_nothing(tmp_path):
 
     before = files()
     calls = [
-        ("search", {"query": "graph capture crash"}),
+        ("search", {"query": "KV cache pool is full. Retract requests."}),
         ("incident", {"id": "sglang-36889"}),
         ("triage", {"log": "torch.OutOfMemoryError: CUDA out of memory\n"}),
         ("exposure", {"command": "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2"}),

@@ -194,6 +194,19 @@ def _text(out: dict, base: str) -> str:
     return "\n".join(lines)
 
 
+def answer(diagnoser, text: str) -> dict:
+    """The diagnosis of ``text``, each incident with what to do about it (opsmanual/render/actions.py,
+    as the bundle carries it): what the command, its --json and the MCP server's tool answer."""
+    out = diagnoser.diagnose(text)
+    actions = {  # the diagnosis bundle adds the releases that fix it (fixedIn) for its "What to do first"
+        i["id"]: {k: v for k, v in i["action"].items() if k != "fixedIn"} if i.get("action") else None
+        for i in diagnoser.bundle["incidents"]
+    }
+    for r in out["results"]:
+        r["action"] = actions.get(r["id"])
+    return out
+
+
 def _json(out: dict, base: str) -> list:
     first = out.get("first")
     items: list[dict] = (
@@ -277,13 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     from opsmanual.engines.diagnose import Diagnoser
 
     try:
-        out = Diagnoser(bundle, exposure).diagnose(text)
-        actions = {  # the diagnosis bundle adds the releases that fix it (fixedIn) for its "What to do first"
-            i["id"]: {k: v for k, v in i["action"].items() if k != "fixedIn"} if i.get("action") else None
-            for i in bundle["incidents"]
-        }
-        for r in out["results"]:  # what to do, from the bundle (opsmanual/render/actions.py)
-            r["action"] = actions.get(r["id"])
+        out = answer(Diagnoser(bundle, exposure), text)
     except Exception as err:
         return common.internal_error("diagnose", err, "report")
     from opsmanual.text.terminal import json_text

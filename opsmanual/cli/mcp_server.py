@@ -189,12 +189,12 @@ class Manual:
     # ------------------------------------------------------------------ the tools
 
     def search(self, query: str, facets: dict | None = None, limit: int = 10) -> dict:
-        from opsmanual.cli.diagnose import _json
+        from opsmanual.cli.diagnose import _json, answer
         from opsmanual.render.html import facet_values
 
         wanted = {k: set(v) for k, v in (facets or {}).items() if v}
         results = []
-        for item in _json(self.diagnoser.diagnose(query), self.base):
+        for item in _json(answer(self.diagnoser, query), self.base):
             if item["kind"] != "incident":
                 continue
             values = facet_values(self.by_id[item["id"]])
@@ -286,7 +286,7 @@ class Manual:
         return {"results": out}
 
     def diagnose(self, report: str) -> dict:
-        from opsmanual.cli.diagnose import _json
+        from opsmanual.cli.diagnose import _json, answer
         from opsmanual.data.diagnosis import MAX_CHARS
 
         if len(report) > MAX_CHARS:
@@ -295,7 +295,7 @@ class Manual:
             raise UsageError("the report holds a NUL byte; a report is text")
         if not report.strip():
             raise UsageError("the report is empty")
-        return {"results": _json(self.diagnoser.diagnose(report), self.base)}
+        return {"results": _json(answer(self.diagnoser, report), self.base)}
 
 
 def _check(name: str, arguments: dict) -> list[str]:
