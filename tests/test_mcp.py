@@ -59,8 +59,17 @@ async def session_calls(calls: list[tuple[str, dict]], command: list[str]) -> tu
         return tools, answers
 
 
+def in_thread(fn, *args):
+    """Run an async client to its end in a thread of its own: a worker that ran a browser test before
+    holds Playwright's event loop in its main thread, where anyio.run refuses to start another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, fn, *args).result()
+
+
 def ask(calls, command=None):
-    return anyio.run(session_calls, calls, command or [sys.executable, "-m", "opsmanual", "mcp"])
+    return in_thread(session_calls, calls, command or [sys.executable, "-m", "opsmanual", "mcp"])
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +207,7 @@ def test_the_assistants_page_configures_clients_with_a_command_that_serves():
                 await session.initialize()
                 return [t.name for t in (await session.list_tools()).tools]
 
-        assert "search" in anyio.run(tools)
+        assert "search" in in_thread(tools)
     claude = re.search(r"`claude mcp add sglang-manual -- (.*?)`", page)
     assert claude and claude.group(1).split() == [servers[0]["command"], *servers[0]["args"]]
 

@@ -31,9 +31,9 @@ def data_text(text: str) -> str:
     program's words, as code is; line numbers kept."""
     text = re.sub(r"(?m)^(\s*(?:-\s*)?(?:\{\s*field:[^}\n]*?)?\bindex:).*$", r"\1", text)
     text = re.sub(r"(?m)^(\s*-?\s*(?:literal|regex):).*$", r"\1", text)
-    return re.sub(
-        r"(?m)^( *)log_examples:\n(?:\1 +- .*\n)+",
-        lambda m: m.group(1) + "log_examples:\n" + "\n" * (m.group().count("\n") - 1),
+    return re.sub(  # log_examples of incidents, examples of the common errors: lines a program printed
+        r"(?m)^( *)(log_examples|examples):\n(?:\1 +- .*\n)+",
+        lambda m: m.group(1) + m.group(2) + ":\n" + "\n" * (m.group().count("\n") - 1),
         text,
     )
 
