@@ -82,6 +82,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
 
   /* The incidents, best first, each with its reasons. */
   const parts = [head, answer];
+  let read = parts.length;  // where what was read goes: after the incidents
   if (out.results.length) {
     if (out.answer !== ANSWER_KNOWN) parts.push(el("p", "sgm-diagnosis__related-head", L.relatedHead));
     const list = el("ol", "sgm-diagnosis__results");
@@ -99,6 +100,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
       list.append(item);
     }
     parts.push(list);
+    read = parts.length;
   }
   for (const g of out.guidance) {
     const p = el("p", "sgm-diagnosis__guidance");
@@ -139,8 +141,8 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
     }, { signal });
     edit.append(el("summary", "", L.text), area);
   }
-  /* What was read comes right after the answer, before the incidents. */
-  parts.splice(2, 0, facts);
+  /* What was read comes after the incidents: the first of them is on a phone's first screen. */
+  parts.splice(read, 0, facts);
   parts.push(edit);
   const active = document.activeElement;
   box.replaceChildren(...parts);
