@@ -128,6 +128,20 @@ def test_from_the_finders_field_one_tab_and_enter_reach_the_first_result(page, s
     assert page.evaluate("document.activeElement.closest('tr').id") == visible_ids(page)[0] == "sglang-8463"
 
 
+def test_the_header_search_loads_its_index_when_the_reader_reaches_for_it(page, server):
+    """The theme asks for search/search_index.json as the page loads; it is fetched only when the
+    reader turns to the search, which then answers as before."""
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/search/search_index.json") else None)
+    page.goto(f"{server}part-2/2-3-retraction/")
+    page.wait_for_load_state("networkidle")
+    assert asked == []
+    page.click(".md-search__input")
+    page.fill(".md-search__input", "retraction")
+    page.wait_for_selector(".md-search-result__item")
+    assert len(asked) == 1
+
+
 COUNT_EFFECTS = """
 (() => {
   window.__copies = 0;
