@@ -101,10 +101,63 @@ def test_without_javascript_every_row_shows(browser, server, incidents):
     page.goto(f"{server}incidents/?filter=retract")
     assert len(visible_ids(page)) == len(incidents)
     assert page.is_hidden(".sgm-finder")
+    # the search the address asked for is not dropped in silence: the page says it needs JavaScript
+    note = page.inner_text(".sgm-finder-nojs")
+    assert page.is_visible(".sgm-finder-nojs") and "needs JavaScript" in note and "every incident" in note
     href = page.get_attribute("#sglang-8463 .sgm-row-link", "href")
     page.click("#sglang-8463 .sgm-row-link")
     assert page.url.endswith("/incidents/sglang-8463/"), href
     context.close()
+
+
+def test_q_in_the_address_runs_the_search_and_the_address_follows_the_box_in_place(page, server):
+    """?q= (the name other sites use) fills the finder's field and runs it; as the reader types,
+    the address follows the field without a history entry per key."""
+    open_finder(page, server, "?q=retract%20health")
+    assert page.input_value(".sgm-finder__q") == "retract health"
+    assert page.evaluate("document.querySelector('.sgm-finder').dataset.answered") == "retract health"
+    assert visible_ids(page)[0] == "sglang-8463"
+    length = page.evaluate("history.length")
+    page.fill(".sgm-finder__q", "")
+    page.locator(".sgm-finder__q").press_sequentially("retract")
+    page.wait_for_function("new URLSearchParams(location.search).get('filter') === 'retract'")
+    assert page.evaluate("history.length") == length
+
+
+def test_q_on_the_home_page_runs_the_search_in_the_finder(page, server):
+    page.goto(f"{server}?q=retract%20health")
+    page.wait_for_url("**/incidents/?filter=retract+health")
+    page.wait_for_selector(".sgm-finder[data-ready]")
+    assert page.input_value(".sgm-finder__q") == "retract health"
+    page.wait_for_function("document.querySelector('.sgm-finder').dataset.answered === 'retract health'")
+    assert visible_ids(page)[0] == "sglang-8463"
+
+
+def test_from_the_finders_field_one_tab_and_enter_reach_the_first_result(page, server):
+    """Counted in key presses: Tab from the field shows the way to the results, Enter takes it."""
+    open_finder(page, server, "?filter=retract%20health")
+    page.focus(".sgm-finder__q")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.sgm-finder__skip')")
+    skip = page.locator(".sgm-finder__skip").bounding_box()
+    assert skip["width"] >= 24 and skip["height"] >= 24, skip
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.matches('.sgm-row-link')")
+    assert page.evaluate("document.activeElement.closest('tr').id") == visible_ids(page)[0] == "sglang-8463"
+
+
+def test_the_header_search_loads_its_index_when_the_reader_reaches_for_it(page, server):
+    """The theme asks for search/search_index.json as the page loads; it is fetched only when the
+    reader turns to the search, which then answers as before."""
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/search/search_index.json") else None)
+    page.goto(f"{server}part-2/2-3-retraction/")
+    page.wait_for_load_state("networkidle")
+    assert asked == []
+    page.click(".md-search__input")
+    page.fill(".md-search__input", "retraction")
+    page.wait_for_selector(".md-search-result__item")
+    assert len(asked) == 1
 
 
 COUNT_EFFECTS = """

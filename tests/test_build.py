@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -70,3 +71,16 @@ def test_a_clean_build_prints_no_warning_even_where_python_shows_deprecations(bu
     (The shared build of the test run is made that way; tests/test_links.py checks its links.)"""
     assert build_output["status"] == 0, build_output["stderr"]
     assert "Warning" not in build_output["stderr"] and "Traceback" not in build_output["stderr"], build_output["stderr"]
+
+
+def test_the_header_search_previews_keep_labels_apart_from_their_values(built, incidents):
+    """Material's search index reads a page's text without its tags: each incident card's label
+    ends in a colon and a space, so a preview reads "Symptom: The gauge…", never "SymptomThe gauge…"."""
+    import json
+
+    docs = json.loads((built / "search" / "search_index.json").read_text("utf-8"))["docs"]
+    text = " ".join(d["text"] for d in docs)
+    for label in ("Symptom", "Cause", "Fix or status", "Status", "Sources"):
+        assert f"{label}: " in text, label
+        glued = re.findall(rf"\b{label}[A-Z0-9]\w*", text)
+        assert not glued, glued[:3]

@@ -122,6 +122,36 @@ def test_the_box_opens_with_what_to_do_first(page, server, engine):
         out["first"]["steps"]
     )
     names = [(o.split() or [""])[0] for o in order]
-    assert names.index("sgm-diagnosis__facts") < names.index("sgm-diagnosis__guidance")
+    assert names.index("sgm-diagnosis__guidance") < names.index("sgm-diagnosis__facts")  # what was read comes last
     if out["results"]:
         assert names.index("sgm-diagnosis__guidance") < names.index("sgm-diagnosis__related-head")
+
+
+SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+@pytest.mark.parametrize("where", ["home", "incidents"])
+def test_the_first_result_of_a_paste_is_on_the_first_screen(browser, server, engine, where, screen):
+    """A report pasted into the home page's box or the finder's field, on a phone (390 x 844) and a
+    desktop (1280 x 800): the first result the page gives for it (the diagnosis's first incident)
+    shows without the reader scrolling."""
+    text, _ = known_report(engine)
+    phone = screen == "phone"
+    size = SCREENS[screen]
+    context = browser.new_context(
+        viewport=size, is_mobile=phone, has_touch=phone, permissions=["clipboard-read", "clipboard-write"]
+    )
+    page = context.new_page()
+    if where == "home":
+        page.goto(server)
+        paste(page, "#sgm-home-q", text)
+        page.wait_for_url("**/incidents/?log=*")
+    else:
+        page.goto(f"{server}incidents/")
+        page.wait_for_selector(".sgm-finder[data-ready]")
+        paste(page, ".sgm-finder__q", text)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    first = page.locator(".sgm-diagnosis__result").first.bounding_box()
+    assert first is not None and 0 <= first["y"] and first["y"] + 24 <= size["height"], first
+    context.close()

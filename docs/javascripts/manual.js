@@ -32,6 +32,12 @@ function mount() {
   for (const fallback of document.querySelectorAll("noscript")) {
     if (fallback.firstElementChild) fallback.replaceChildren();
   }
+  /* A diagram whose box scrolls sideways (manual.css, phones) takes the keyboard's focus, so that
+     arrow keys scroll it. */
+  for (const img of document.querySelectorAll('.md-typeset img[src$=".svg"]')) {
+    const box = img.closest("figure, p");
+    if (box && box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.tabIndex = 0;
+  }
   const controller = new AbortController();
   const { signal } = controller;
   mountCopy(signal);

@@ -178,11 +178,13 @@ def releases(state: BuildState) -> dict[str, tuple[str, ...]]:
 def theme_extra(state: BuildState) -> dict:
     """What overrides/main.html reads from the configuration's ``extra``, the same for every builder:
     where the map of renamed incidents waits (the page's script sends an old id in the address on to
-    the new one), and the site's host and port when its address is on this machine (each page then
-    says that copied links point there)."""
+    the new one), the site's host and port when its address is on this machine (each page then
+    says that copied links point there), and the incident finder's address (a search in a link to the
+    home page or the finder runs there)."""
     return {
         "sgm_redirects": {"table": state.site.table_url, "map": REDIRECTS} if state.redirects else None,
         "sgm_local_address": state.site.local_address,
+        "sgm_table": state.site.table_url,
     }
 
 

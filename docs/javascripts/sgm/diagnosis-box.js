@@ -139,6 +139,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   /* A known incident's evidence before the common errors; for an unknown report, the common errors first. */
   if (out.answer === ANSWER_KNOWN) parts.push(...incidentParts, ...guidanceParts);
   else parts.push(...guidanceParts, ...incidentParts);
+  const read = parts.length;  // where what was read goes
   if (out.report) {
     if (out.report.url) {
       const link = el("a", "sgm-diagnosis__report md-button", L.report);
@@ -168,8 +169,9 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
     }, { signal });
     edit.append(el("summary", "", L.text), area);
   }
-  /* What was read comes after what to do first, before the incidents. */
-  parts.splice(out.first ? 3 : 2, 0, facts);
+  /* What was read comes after the incidents and the common errors: what to do first and the first
+     incident are on a phone's first screen. */
+  parts.splice(read, 0, facts);
   parts.push(edit);
   const active = document.activeElement;
   box.replaceChildren(...parts);

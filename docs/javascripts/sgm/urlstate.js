@@ -14,7 +14,8 @@ export function emptyState(keys) {
 export function readState(search, keys) {
   const params = new URLSearchParams(search);
   const state = emptyState(keys);
-  state.q = (params.get("filter") || "").slice(0, MAX_QUERY);
+  /* ?q= is the name people and other sites use for a search; ?filter= is the finder's own. */
+  state.q = (params.get("filter") || params.get("q") || "").slice(0, MAX_QUERY);
   state.log = (params.get("log") || "").slice(0, MAX_LOG);
   state.sort = params.get("sort") || "";
   state.view = params.get("view") === "parts" ? "parts" : "";

@@ -7,8 +7,10 @@ export function mountDiagnosis(form, { signal, onForget }) {
   const box = form.querySelector(".sgm-diagnosis");
   let stamp = 0;
 
-  /* Diagnose `text`, or empty the box for "". Only the newest report's answer is shown. */
-  function update(text) {
+  /* Diagnose `text`, or empty the box for "". Only the newest report's answer is shown. A new report
+     (not one edited in the box) brings the answer up when its first incident would be below the
+     screen, as on a phone. */
+  function update(text, { reveal = true } = {}) {
     const mine = (stamp += 1);
     if (!box) return;
     if (!text.trim()) {
@@ -30,10 +32,14 @@ export function mountDiagnosis(form, { signal, onForget }) {
       performance.measure("sgm-diagnose", { start: started });
       view.renderDiagnosis(box, engine, out, {
         root: form.dataset.root || "", text, signal,
-        edited: (next) => update(next),
+        edited: (next) => update(next, { reveal: false }),
         forget: () => onForget(),
       });
       performance.measure("sgm-diagnose-shown", { start: began });
+      const first = box.querySelector(".sgm-diagnosis__result");
+      if (reveal && first && first.getBoundingClientRect().bottom > window.innerHeight) {
+        box.scrollIntoView({ block: "start" });
+      }
       form.dataset.diagnosed = out.answer;  // tests wait for it; the page never reads it
     }).catch((error) => {
       if (signal.aborted || mine !== stamp) return;

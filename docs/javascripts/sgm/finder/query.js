@@ -29,6 +29,12 @@ export function mountQuery(form, { signal, read, onQuery, onLog, onEscape }) {
     onEscape();
   });
   on(form.querySelector(".sgm-finder__focus"), "click", () => input.focus());
+  /* One Tab from the field, then Enter: the first result's link, past the buttons and the facets. */
+  on(form.querySelector(".sgm-finder__skip"), "click", () => {
+    const links = document.querySelectorAll(".sgm-table tbody tr:not([hidden]) .sgm-row-link");
+    const first = [...links].find((link) => link.getClientRects().length > 0);
+    if (first) first.focus();
+  });
   on(window, "keydown", (event) => {
     if (!wantsField(event, document.activeElement)) return;
     event.preventDefault();
