@@ -145,6 +145,7 @@ def test_the_first_result_of_a_paste_is_on_the_first_screen(browser, server, eng
     page = context.new_page()
     if where == "home":
         page.goto(server)
+        page.wait_for_selector(".sgm-home-search__form[data-ready]")  # home.js listens for the paste
         paste(page, "#sgm-home-q", text)
         page.wait_for_url("**/incidents/?log=*")
     else:

@@ -84,7 +84,7 @@ def test_each_incident_page_has_everything_a_chat_link_should_open(built, incide
         article = html.select_one("article")
         assert text(article.h1).startswith(f"{render.plain(inc.name)}: ")
         card = article.select_one(f'.sgm-card[data-incident="{inc.id}"]')
-        facts = {dt.get_text(): dd for dt in card.select("dt") for dd in [dt.find_next_sibling("dd")]}
+        facts = {dt.get_text().removesuffix(":"): dd for dt in card.select("dt") for dd in [dt.find_next_sibling("dd")]}
         for field, label in (("symptom", "Symptom"), ("cause", "Cause"), ("fix", "Fix or status")):
             assert text(facts[label]).startswith(" ".join(render.plain(getattr(inc, field)).split())), (inc.id, field)
         assert facts["Status"].select_one(f".sgm-status--{inc.status}")
