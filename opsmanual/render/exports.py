@@ -144,51 +144,71 @@ def to_csv(incidents: Iterable[Incident], site: Site) -> str:
 ATOM = "http://www.w3.org/2005/Atom"
 
 
-def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
-    """An Atom feed (RFC 4287) of incidents, newest checked date first, built with ElementTree."""
+def atom_stamp(day: date) -> str:
+    """A day as an Atom date: midnight UTC."""
+    return datetime.combine(day, time(0, 0), UTC).isoformat().replace("+00:00", "Z")
+
+
+def atom_sub(parent: Element, tag: str, text: str | None = None, **attrs: str) -> Element:
+    """An Atom element under ``parent``, with its text."""
     from xml.etree import ElementTree as ET
 
-    entries = sorted(incidents, key=lambda i: (i.checked, i.id), reverse=True)
+    el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
+    if text is not None:
+        el.text = text
+    return el
 
-    def stamp(day: date) -> str:
-        return datetime.combine(day, time(0, 0), UTC).isoformat().replace("+00:00", "Z")
 
-    def sub(parent: Element, tag: str, text: str | None = None, **attrs: str) -> Element:
-        el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
-        if text is not None:
-            el.text = text
-        return el
+def atom_feed(site: Site, title: str, author: str, path: str, alternate: str, newest: date | None) -> Element:
+    """An Atom feed's head (RFC 4287): its title, id and self link at ``path``, the page it stands for
+    (``alternate``), its update (``newest``, else today) and its author (a feed names one unless every
+    entry does, 4.1.1)."""
+    from xml.etree import ElementTree as ET
 
     ET.register_namespace("", ATOM)
     feed = ET.Element(f"{{{ATOM}}}feed")
-    feed_url = site.absolute("incidents.atom")
-    sub(feed, "title", f"{title}: incidents")
-    sub(feed, "id", feed_url)
-    sub(feed, "updated", stamp(max(i.checked for i in entries)) if entries else stamp(datetime.now(UTC).date()))
-    author = sub(feed, "author")  # RFC 4287 4.1.1: a feed names an author unless every entry does
-    sub(author, "name", title)
-    sub(author, "uri", site.absolute(""))
-    sub(feed, "link", rel="self", type="application/atom+xml", href=feed_url)
-    sub(feed, "link", rel="alternate", type="text/html", href=site.absolute(site.table_url))
-    for inc in entries:
-        url = site.absolute(site.incident_url(inc.id))
-        entry = sub(feed, "entry")
-        sub(entry, "title", f"{plain(inc.name)}: {plain(inc.title)}")
-        sub(entry, "link", rel="alternate", type="text/html", href=url)
-        sub(entry, "id", url)
-        sub(entry, "updated", stamp(inc.checked))
-        sub(
-            entry,
-            "summary",
-            f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
-            f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}.",
-        )
-        for term in (inc.status, *inc.components):
-            sub(entry, "category", term=term)
+    atom_sub(feed, "title", title)
+    atom_sub(feed, "id", site.absolute(path))
+    atom_sub(feed, "updated", atom_stamp(newest or datetime.now(UTC).date()))
+    who = atom_sub(feed, "author")
+    atom_sub(who, "name", author)
+    atom_sub(who, "uri", site.absolute(""))
+    atom_sub(feed, "link", rel="self", type="application/atom+xml", href=site.absolute(path))
+    atom_sub(feed, "link", rel="alternate", type="text/html", href=site.absolute(alternate))
+    return feed
+
+
+def atom_entry(feed: Element, incident: Incident, site: Site, entry_id: str, summary: str) -> Element:
+    """An incident's entry: its name and title, its page, ``entry_id``, its checked day and ``summary``."""
+    url = site.absolute(site.incident_url(incident.id))
+    entry = atom_sub(feed, "entry")
+    atom_sub(entry, "title", f"{plain(incident.name)}: {plain(incident.title)}")
+    atom_sub(entry, "link", rel="alternate", type="text/html", href=url)
+    atom_sub(entry, "id", entry_id)
+    atom_sub(entry, "updated", atom_stamp(incident.checked))
+    atom_sub(entry, "summary", summary)
+    return entry
+
+
+def atom_text(feed: Element) -> str:
+    """The feed as the file's text, indented, with its XML declaration."""
+    from xml.etree import ElementTree as ET
+
     ET.indent(feed, space=" ")
-    return (
-        ET.tostring(feed, encoding="unicode", xml_declaration=True).replace(
-            "<?xml version='1.0' encoding='UTF-8'?>", '<?xml version="1.0" encoding="utf-8"?>'
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
+
+
+def to_atom(incidents: Iterable[Incident], site: Site, title: str) -> str:
+    """An Atom feed (RFC 4287) of incidents, newest checked date first, built with ElementTree."""
+    entries = sorted(incidents, key=lambda i: (i.checked, i.id), reverse=True)
+    newest = max((i.checked for i in entries), default=None)
+    feed = atom_feed(site, f"{title}: incidents", title, "incidents.atom", site.table_url, newest)
+    for inc in entries:
+        summary = (
+            f"{plain(inc.symptom)}. Cause: {plain(inc.cause)}. "
+            f"{STATUS_LABELS[inc.status]}: {plain(inc.fix)}. Sections {', '.join(inc.sections)}."
         )
-        + "\n"
-    )
+        entry = atom_entry(feed, inc, site, site.absolute(site.incident_url(inc.id)), summary)
+        for term in (inc.status, *inc.components):
+            atom_sub(entry, "category", term=term)
+    return atom_text(feed)

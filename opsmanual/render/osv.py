@@ -38,7 +38,7 @@ from opsmanual.render.html import STATUS_LABELS, plain
 from opsmanual.text.versions import compare, in_range
 
 SCHEMA_VERSION = "1.7.4"  # the OSV schema version whose fields the records use
-PREFIX = "x_SGLM-"  # OSV's prefix for a database that has no registered one ("x_"), then the manual's own
+PREFIX = "x_SGLM-"  # OSV's schema accepts ids that start with "x_" besides the registered databases' prefixes
 FOLDER = "osv"
 ARCHIVE = f"{FOLDER}/all.zip"
 PYPI = {"sglang": "sglang", "sglang-router": "sglang-router"}  # products published on PyPI, by package name

@@ -7,7 +7,6 @@ and the facts in, HTML and Atom out; opsmanual/site/plan.py makes them pages and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
@@ -19,7 +18,6 @@ from opsmanual.text.versions import compare, version_key
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from xml.etree.ElementTree import Element
 
     from opsmanual.data.loader import Facts
     from opsmanual.data.model import Incident
@@ -235,26 +233,13 @@ def index_page(incidents: Iterable[Incident], site: Site, facts: Facts) -> Relea
 def feeds(incidents: Iterable[Incident], site: Site, facts: Facts, title: str) -> dict[str, str]:
     """One Atom feed per release line (``releases/0.5.atom``): an entry per incident known to affect a
     release of the line, naming those releases and the release that fixes it."""
-    from xml.etree import ElementTree as ET
-
-    from opsmanual.render.exports import ATOM
+    from opsmanual.render.exports import atom_entry, atom_feed, atom_text
 
     incidents = tuple(incidents)
     listed = list(facts.versions(PRODUCT))
     by_line: dict[str, list[str]] = {}
     for v in versions(facts):
         by_line.setdefault(line_of(v), []).append(v)
-
-    def stamp(day: date) -> str:
-        return datetime.combine(day, time(0, 0), UTC).isoformat().replace("+00:00", "Z")
-
-    def sub(parent: Element, tag: str, text: str | None = None, **attrs: str) -> Element:
-        el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
-        if text is not None:
-            el.text = text
-        return el
-
-    ET.register_namespace("", ATOM)
     out = {}
     for line, vs in by_line.items():
         hits = []
@@ -263,30 +248,15 @@ def feeds(incidents: Iterable[Incident], site: Site, facts: Facts, title: str) -
             if mine:
                 hits.append((inc, sorted(mine, key=version_key)))
         hits.sort(key=lambda h: (h[0].checked, h[0].id), reverse=True)
-        feed = ET.Element(f"{{{ATOM}}}feed")
         path = f"{URL}{line}.atom"
-        sub(feed, "title", f"{title}: known issues of SGLang {line}")
-        sub(feed, "id", site.absolute(path))
         newest = max((inc.checked for inc, _ in hits), default=None)
-        sub(feed, "updated", stamp(newest) if newest else stamp(datetime.now(UTC).date()))
-        author = sub(feed, "author")
-        sub(author, "name", title)
-        sub(author, "uri", site.absolute(""))
-        sub(feed, "link", rel="self", type="application/atom+xml", href=site.absolute(path))
-        sub(feed, "link", rel="alternate", type="text/html", href=site.absolute(URL))
+        feed = atom_feed(site, f"{title}: known issues of SGLang {line}", title, path, URL, newest)
         for inc, mine in hits:
-            url = site.absolute(site.incident_url(inc.id))
             fix = fixed_by(inc, mine[-1], listed)
             span = mine[0] if len(mine) == 1 else f"{mine[0]} to {mine[-1]}"
-            entry = sub(feed, "entry")
-            sub(entry, "title", f"{plain(inc.name)}: {plain(inc.title)}")
-            sub(entry, "link", rel="alternate", type="text/html", href=url)
-            sub(entry, "id", f"{url}#sglang-{line}")
-            sub(entry, "updated", stamp(inc.checked))
             summary = f"Affects SGLang {span}; " + (f"fixed in {fix}." if fix else "not fixed in a release yet.")
             if inc.workaround:
                 summary += f" Workaround: {plain(inc.workaround)}"
-            sub(entry, "summary", summary)
-        ET.indent(feed, space=" ")
-        out[path] = '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
+            atom_entry(feed, inc, site, f"{site.absolute(site.incident_url(inc.id))}#sglang-{line}", summary)
+        out[path] = atom_text(feed)
     return out

@@ -4,6 +4,7 @@
    answer. The form's state lives in the address (?cmd=…&gpu=…&version=…), so
    an answer is a link to paste; opening it gives the same answer. */
 import { actionLine } from "./action.js";
+import { el, inline } from "./dom.js";
 import { APPLIES, Engine, fill, headline, toDecide } from "./exposure.js";
 
 const PARAMS = ["cmd", "gpu", "version"];
@@ -27,23 +28,6 @@ function engineFor(url) {
 }
 
 /* ---- Writing the answer (text only: nothing from the data becomes markup) ---- */
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-/* `backtick` spans as <code>, the rest as text. */
-function inline(parent, text) {
-  const parts = String(text).split("`");
-  parts.forEach((part, k) => {
-    if (!part) return;
-    parent.append(k % 2 === 1 && k < parts.length - 1 ? el("code", null, part) : part);
-  });
-  return parent;
-}
 
 function reasonList(label, items, className) {
   const block = el("div", className);

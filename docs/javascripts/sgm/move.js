@@ -4,6 +4,7 @@
    only once the reader picks two releases. The command and the GPU are the check form's own fields; the
    two releases live in the address (?from=…&to=…, beside the check's ?cmd=…), so a link reproduces the
    answer. */
+import { el, inline } from "./dom.js";
 import { Engine, fill } from "./exposure.js";
 import { BEGINS, CONTINUES, ENDS, breaks, upgrade, upgradeData } from "./upgrade.js";
 
@@ -33,22 +34,6 @@ function load(bundleUrl, planUrl) {
 }
 
 /* ---- Writing the answer (text only: nothing from the data becomes markup) ---- */
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function inline(parent, text) {
-  const parts = String(text).split("`");
-  parts.forEach((part, k) => {
-    if (!part) return;
-    parent.append(k % 2 === 1 && k < parts.length - 1 ? el("code", null, part) : part);
-  });
-  return parent;
-}
 
 function itemNode(item, base, words) {
   const key = item.kind === "incident" ? item.id : item.flag;
