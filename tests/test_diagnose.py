@@ -157,7 +157,7 @@ def test_measures_on_real_reports(engine):
     for c in related:
         first = engine.diagnose(c["text"])["results"][:1]
         named += bool(first) and first[0]["verdict"] == "matches" and first[0]["id"] in c["expect"]
-    assert named >= 0.15 * len(related), f"named as the match: {named} of {len(related)}"
+    assert named >= 0.25 * len(related), f"named as the match: {named} of {len(related)}"
     assert top3 >= 0.8 * len(related), f"{top3} of {len(related)}"
     assert unknown >= 0.75 * len(unrelated), f"{unknown} of {len(unrelated)}"
     held = [c for c in related if c["split"] == "hold"]
@@ -709,3 +709,36 @@ def test_generic_crash_lines_count_once_as_lines_not_again_as_words(engine):
     words = [w for r in out["results"] for w in r["why"] if w.startswith("your words:")]
     assert not [w for w in words if any(x in w for x in ("sigquit", "child", "usually"))], words
     assert out["results"][0]["id"] == "capture-l4-pip-toolchain", [(r["id"], r["why"]) for r in out["results"]]
+
+
+def test_flags_in_the_prose_are_checked_with_the_model_the_report_names(engine):
+    """Flags written without a launch command (sglang#22986) are checked with the model the report names: a
+    model of another family rules an incident out, so its one flag (--max-running-requests) neither matches
+    it nor counts again as words."""
+    out = engine.diagnose(
+        "[Bug] Eagle3 SpecD doesnt show throughput improvement with gptoss-120b model\n"
+        "--model-path openai/gpt-oss-120b --max-running-requests 96 --mem-fraction-static 0.95\n"
+        "--speculative-algorithm EAGLE3 --speculative-draft-model-path lmsys/EAGLE3-gpt-oss-120b-bf16\n"
+    )
+    assert out["answer"] == "not a known incident", [(r["id"], r["verdict"], r["why"]) for r in out["results"]]
+    assert "sglang-36889" not in [r["id"] for r in out["results"]]
+    words = [w for r in out["results"] for w in r["why"] if w.startswith("your words:")]
+    assert not [w for w in words if "max-running-requests" in w or "speculative" in w], words
+
+
+def test_one_incident_far_ahead_on_two_kinds_of_evidence_matches(engine):
+    """A report whose failure kind and rare words point at one incident, far ahead of every other, names it
+    as the match; the same words with nothing else stay "related"."""
+    hang = "Multi-node launch hangs before the weights load when --dist-init-addr is an IPv6 address.\n"
+    out = engine.diagnose(hang)
+    assert out["results"][0]["id"] == "sglang-19953" and out["results"][0]["verdict"] == "matches", out["results"]
+    plain = engine.diagnose("IPv6 --dist-init-addr\n")
+    assert plain["answer"] == "not a known incident", [(r["id"], r["verdict"]) for r in plain["results"]]
+
+
+def test_a_missing_header_is_the_toolchain_s_kind_of_failure(engine):
+    """A missing CUDA header in a JIT build is a missing toolchain: the kind ranks the toolchain incident
+    above one that only shares the words of a JIT build."""
+    out = engine.diagnose(CRASH)
+    first = out["results"][0]
+    assert first["id"] == "capture-l4-pip-toolchain" and "the kind of failure: missing toolchain" in first["why"]

@@ -137,17 +137,22 @@ def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
 _FIRST = {"workaround": "its workaround", "fix": "its fix", "guidance": "common error"}
 
 
+def _first_text(first: dict | None, base: str) -> list[str]:
+    """What to do first, before the evidence."""
+    if not first:
+        return []
+    lines = [f"What to do first ({_FIRST[first['kind']]}, {first['title']}): {first['text'] or ''}".rstrip()]
+    if first["fixedIn"]:
+        lines.append("    fixed in " + ", ".join(first["fixedIn"]))
+    lines.extend(f"    - {step}" for step in first["steps"])
+    if first["path"]:
+        lines.append(f"    {base}{first['path']}")
+    return lines
+
+
 def _text(out: dict, base: str) -> str:
     f = out["facts"]
-    lines = [f"Answer: {out['answer']}."]
-    first = out.get("first")
-    if first:  # what to do first, before the evidence
-        lines.append(f"What to do first ({_FIRST[first['kind']]}, {first['title']}): {first['text'] or ''}".rstrip())
-        if first["fixedIn"]:
-            lines.append("    fixed in " + ", ".join(first["fixedIn"]))
-        lines.extend(f"    - {step}" for step in first["steps"])
-        if first["path"]:
-            lines.append(f"    {base}{first['path']}")
+    lines = [f"Answer: {out['answer']}.", *_first_text(out.get("first"), base)]
     lines += ["", "Read from the report (correct it if it is wrong):"]
     labels = {
         "sglang": "SGLang",

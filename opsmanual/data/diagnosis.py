@@ -231,7 +231,11 @@ WEIGHTS = {
     "textMax": 60,  # text relevance, at most
     "textScale": 4,  # text points per unit of weight / sqrt(the incident's whole weight)
     "matches": 100,  # a total from which an incident with strong evidence "matches"
-    "strongText": 30,  # text points that, with a launch condition that holds, make strong evidence
+    "strongText": 30,  # text points that corroborate a launch condition that holds
+    "support": 1,  # pieces of evidence of the same failure (kind, a line, release, GPU, words) that, with a
+    # launch condition the report states, make its mechanism: the incident matches
+    "lead": 150,  # an incident whose points are at least this percentage of every other's ...
+    "leadKinds": 2,  # ... on evidence of at least this many kinds (a condition, kind, line, release, GPU, words)
     "related": 12,  # a total from which an incident is shown as related
     "shown": 10,  # incidents listed at most
     "kind": 15,  # the report tells a kind of failure the incident's own text tells
@@ -376,6 +380,9 @@ CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
 # (group 1 is the flag; the character before it is read, nothing after it: no lookaround)
 PROSE_FLAG = {"flags": "", "re": r"(?:^|[^A-Za-z0-9_-])(--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12})"}
 PROSE_COMMAND = "python -m sglang.launch_server"
+# A model the report names that is checked with the flags its prose states: a path or a Hub name, nothing
+# a shell would read otherwise.
+MODEL_WORD = {"flags": "", "re": r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,400}$"}
 MAX_PROSE_FLAGS = 20
 # The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,
 # log lines) word it: a report and an incident of the same kind weigh more than shared words. Bounded.
@@ -405,6 +412,12 @@ KINDS: list[dict[str, Any]] = [
         "kind": "transfer failure",
         "flags": "i",
         "re": r"kvtransfer|transfer(?:ring)? fail|bootstrap (?:fail|timeout)|kv transfer",
+    },
+    {
+        "kind": "missing toolchain",
+        "flags": "i",
+        "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}: (?:no such file or directory|cannot open shared object file)"
+        r"|cannot find -l[a-z]|nvcc: not found|nvcc not found|without (?:nvcc|cuda toolkit|cuda-toolkit)",
     },
     {
         "kind": "slow",

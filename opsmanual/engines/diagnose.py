@@ -120,6 +120,21 @@ def normalise(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+class _Evidence:
+    """What one report shows for each incident (by position): its points and reasons, and the kinds of
+    evidence the verdict rests on."""
+
+    def __init__(self, count: int):
+        self.score = [0] * count
+        self.why: list[list[str]] = [[] for _ in range(count)]
+        self.own = [False] * count  # a line only this incident prints
+        self.held = [False] * count  # a launch condition of it that the report states (its mechanism)
+        self.kind = [False] * count  # the report tells a kind of failure its own text tells
+        self.support = [0] * count  # evidence of the same failure besides the condition: kind, line, release...
+        self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
+        self.outside = [False] * count  # the reported release is outside the affected range
+
+
 class Diagnoser:
     """A diagnosis bundle and an exposure bundle, indexed once for many reports."""
 
@@ -129,6 +144,8 @@ class Diagnoser:
         self.bundle = bundle
         self.exposure = ExposureEngine(exposure_bundle)
         self.exposure_by_id = {i["id"]: i.get("exposure") for i in exposure_bundle["incidents"]}
+        # the flags the incidents' launch conditions name: in a report they count as conditions, not as words
+        self.condition_flags = frozenset(_flags_of([i.get("exposure") for i in exposure_bundle["incidents"]]))
         r = bundle["rules"]
         self.rules = r
         self.w = r["weights"]
@@ -155,6 +172,7 @@ class Diagnoser:
         self.absent_reason = _rx(r["absentReason"])
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
+        self.model_word = _rx(r["modelWord"])
         self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
@@ -427,122 +445,23 @@ class Diagnoser:
     def diagnose(self, text: str) -> dict:
         facts = self.read(text)
         body, lines, starts = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts")
-        w = self.w
-        count = len(self.incidents)
-        score = [0] * count
-        strong = [False] * count
-        other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
-        outside = [False] * count  # the reported release is outside the affected range
-        why: list[list[str]] = [[] for _ in range(count)]
-
-        # 1. log lines
+        ev = _Evidence(len(self.incidents))
         certain, possible, _, guidance_hits, markers = self._log(body, lines, starts)
-        for n, found in certain.items():
-            k = min(len(found), w["certainLines"])
-            score[n] += w["certain"] + w["certainMore"] * (k - 1)
-            strong[n] = other[n] = True
-            line = min(found)
-            why[n].append(
-                fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line]))
-                + (fill(self.msg["certainMore"], more=len(found) - 1) if len(found) > 1 else "")
-            )
-        for n, found in possible.items():
-            if n in certain:
-                continue
-            score[n] += w["possible"]
-            other[n] = True
-            line = min(found)
-            why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
-
-        # 2. the launch command, the GPU and the versions
+        self._lines_evidence(ev, certain, possible, lines)
         exposure = self._exposure(facts, body)
-        versions = facts["versions"]
-        for n, inc in enumerate(self.incidents):
-            result = exposure["results"].get(inc["id"])
-            if result is not None:
-                specific = [r for r in result["why"] if not self.generic_reason.search(r)]
-                if specific:
-                    other[n] = True
-                    if result["result"] == "applies":
-                        score[n] += min(w["exposureMax"], w["exposure"] * len(specific))
-                    else:
-                        score[n] += min(w["mayApplyMax"], w["mayApply"] * len(specific))
-                    why[n].extend(specific)
-            verdict, reason = self._version(inc["id"], versions)
-            if verdict is True:
-                score[n] += w["versionIn"]
-                other[n] = True
-                why[n].append(reason)
-            elif verdict is False:
-                score[n] += w["versionOut"]
-                outside[n] = True
-                why[n].append(reason)
-            if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
-                score[n] += w["hardware"]
-                why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
-
-        # 3. the kind of failure, then the words
-        # lines several incidents or a common error print count as lines, not again as words
+        self._conditions(ev, exposure, facts)
+        # lines several incidents or a common error print count as lines, not again as words; the flags
+        # the launch conditions name count as conditions, not again as words
         shared = {h for found in possible.values() for h in found}
         shared.update(h for hits in guidance_hits.values() for h in hits)
-        prose = self._prose(lines, shared)
-        # the kind is read in the report's opening prose and its error lines (a bounded text)
-        opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
-        told_in = opening + "\n" + "\n".join(e["text"] for e in facts["errors"])
-        told_lower = told_in.translate(_ASCII_LOWER)
-        told = [kind for kind, rx, lower in self.kinds if (lower.search(told_lower) if lower else rx.search(told_in))]
-        for n, inc in enumerate(self.incidents):
-            same = [k for k in told if k in inc["kinds"]]
-            if same:
-                score[n] += w["kind"]
-                why[n].append(fill(self.msg["kind"], kind=", ".join(same)))
+        prose = self._prose(lines, shared, self.condition_flags)
+        self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
-        for n in range(count):
-            if text_points[n]:
-                score[n] += text_points[n]
-                shown = ", ".join(words[n][: w["words"]])
-                why[n].append(fill(self.msg["words"], words=shown))
-            result = exposure["results"].get(self.incidents[n]["id"])
-            held = [
-                r
-                for r in (result["why"] if result is not None else [])
-                if not self.generic_reason.search(r) and not self.absent_reason.search(r)
-            ]
-            if held and text_points[n] >= w["strongText"] and not outside[n]:
-                # the mechanism: a launch condition of the incident that the report states (a flag given,
-                # the GPU, the model), in a release not outside its range, with its symptom's words
-                strong[n] = True
-
-        ranked = []
-        for n in range(count):
-            if strong[n] and score[n] > 0:
-                verdict = "matches"
-            elif score[n] >= w["related"] and (
-                other[n] or (text_points[n] >= w["relatedWords"] and len(words[n]) >= w["relatedWordsMin"])
-            ):
-                verdict = "related"
-            else:
-                continue
-            ranked.append((0 if verdict == "matches" else 1, -score[n], n, verdict))
-        ranked.sort()
-        matching = [x for x in ranked if x[3] == "matches"]
-        ranked = matching + [x for x in ranked if x[3] != "matches"][: w["relatedMax"]]
-        results = [
-            {
-                "id": self.incidents[n]["id"],
-                "verdict": verdict,
-                "score": score[n],
-                "why": why[n],
-                "title": self.incidents[n]["title"],
-                "name": self.incidents[n]["name"],
-                "path": self.incidents[n]["path"],
-            }
-            for _, _, n, verdict in ranked[: w["shown"]]
-        ]
+        self._text_evidence(ev, text_points, words)
+        results = self._ranked(ev, text_points, words)
         known = bool(results) and results[0]["verdict"] == "matches"
         guidance = self._guidance(guidance_hits, markers, lines, facts)
-        symptom_words = _top_words(words, text_points, results, self.incidents, w["words"] * 2)
-        facts["symptoms"] = symptom_words
+        facts["symptoms"] = _top_words(words, text_points, results, self.incidents, self.w["words"] * 2)
         facts["commandNotes"] = exposure["notes"]
         out = {
             "answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN,
@@ -554,6 +473,139 @@ class Diagnoser:
         if not known:
             out["report"] = self._report(facts, guidance)
         return out
+
+    def _lines_evidence(self, ev: _Evidence, certain: dict, possible: dict, lines: list[str]) -> None:
+        """1. Log lines. A line only this incident prints is its own: it matches. A line several incidents (or
+        a common error) print counts as much as it is rare: its weight shared among the incidents that print
+        it, and it corroborates a launch condition as the same failure."""
+        w = self.w
+        for n, found in certain.items():
+            k = min(len(found), w["certainLines"])
+            ev.score[n] += w["certain"] + w["certainMore"] * (k - 1)
+            ev.own[n] = ev.other[n] = True
+            line = min(found)
+            ev.why[n].append(
+                fill(self.msg["certainLine"], line=line + 1, text=_clip(lines[line]))
+                + (fill(self.msg["certainMore"], more=len(found) - 1) if len(found) > 1 else "")
+            )
+        printers: dict[int, int] = {}  # a line -> how many incidents print it
+        for found in possible.values():
+            for h in found:
+                printers[h] = printers.get(h, 0) + 1
+        for n, found in possible.items():
+            if n in certain:
+                continue
+            line = min(found, key=lambda h: (printers[h], h))  # the rarest line it prints
+            ev.score[n] += w["possible"] // printers[line]
+            ev.other[n] = True
+            ev.support[n] += 1
+            ev.why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
+
+    def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
+        """2. The launch command's conditions, the GPU and the versions. A launch condition the report states
+        (a flag given, the GPU, the model) is the incident's mechanism; the release in its range and its GPU
+        corroborate it, a release outside its range rules the match out."""
+        w = self.w
+        versions = facts["versions"]
+        for n, inc in enumerate(self.incidents):
+            result = exposure["results"].get(inc["id"])
+            specific = [r for r in result["why"] if not self.generic_reason.search(r)] if result is not None else []
+            if specific:
+                ev.other[n] = True
+                if result["result"] == "applies":
+                    ev.score[n] += min(w["exposureMax"], w["exposure"] * len(specific))
+                else:
+                    ev.score[n] += min(w["mayApplyMax"], w["mayApply"] * len(specific))
+                ev.why[n].extend(specific)
+                ev.held[n] = any(not self.absent_reason.search(r) for r in specific)
+            verdict, reason = self._version(inc["id"], versions)
+            if verdict is True:
+                ev.score[n] += w["versionIn"]
+                ev.other[n] = True
+                ev.support[n] += 1
+                ev.why[n].append(reason)
+            elif verdict is False:
+                ev.score[n] += w["versionOut"]
+                ev.outside[n] = True
+                ev.why[n].append(reason)
+            if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
+                ev.score[n] += w["hardware"]
+                ev.support[n] += 1
+                ev.why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
+
+    def _kinds(self, ev: _Evidence, prose: str, facts: dict, shared: set[int]) -> None:
+        """3. The kind of failure, read in the report's opening prose and its error lines (a bounded text). A
+        kind told only by lines several incidents print is what those lines say: it counts, but it is no
+        further evidence besides them."""
+        opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
+        own = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"] if e["line"] - 1 not in shared))
+        told = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"]))
+        for n, inc in enumerate(self.incidents):
+            same = [k for k in told if k in inc["kinds"]]
+            if same:
+                ev.score[n] += self.w["kind"]
+                ev.why[n].append(fill(self.msg["kind"], kind=", ".join(same)))
+            if [k for k in own if k in inc["kinds"]]:
+                ev.support[n] += 1
+                ev.kind[n] = True
+
+    def _told(self, text: str) -> list[str]:
+        lower = text.translate(_ASCII_LOWER)
+        return [kind for kind, rx, rx_lower in self.kinds if (rx_lower.search(lower) if rx_lower else rx.search(text))]
+
+    def _text_evidence(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> None:
+        """4. The words: as much as they are rare among the incidents; many of them corroborate a condition."""
+        for n in range(len(self.incidents)):
+            if text_points[n]:
+                ev.score[n] += text_points[n]
+                ev.why[n].append(fill(self.msg["words"], words=", ".join(words[n][: self.w["words"]])))
+                if text_points[n] >= self.w["strongText"]:
+                    ev.support[n] += 1
+
+    def _ranked(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> list[dict]:
+        """The verdicts. An incident *matches* on its own log line, or on its mechanism: a launch condition
+        the report states, in a release not outside its range, with one more piece of evidence of the same
+        failure (its kind, a line it prints, its release range, its GPU, many of its words). Others are
+        *related* with evidence besides words, or with several rare words; at most relatedMax of them."""
+        w = self.w
+        ranked = []
+        top = sorted(range(len(self.incidents)), key=lambda k: -ev.score[k])[:2]
+        for n in range(len(self.incidents)):
+            mechanism = ev.held[n] and ev.support[n] >= w["support"] and not ev.outside[n]
+            # or one incident far ahead of every other, on evidence of two kinds
+            second = ev.score[top[1]] if len(top) > 1 and top[0] == n else None
+            ahead = (
+                second is not None
+                and ev.score[n] * 100 >= w["lead"] * max(second, 0)
+                and ev.support[n] + ev.held[n] >= w["leadKinds"]
+                and not ev.outside[n]
+            )
+            if (ev.own[n] or mechanism or ahead) and ev.score[n] > 0:
+                verdict = "matches"
+            elif ev.score[n] >= w["related"] and (
+                ev.other[n]
+                or (ev.kind[n] and text_points[n] > 0)
+                or (text_points[n] >= w["relatedWords"] and len(words[n]) >= w["relatedWordsMin"])
+            ):
+                verdict = "related"
+            else:
+                continue
+            ranked.append((0 if verdict == "matches" else 1, -ev.score[n], n, verdict))
+        ranked.sort()
+        matching = [x for x in ranked if x[3] == "matches"]
+        ranked = matching + [x for x in ranked if x[3] != "matches"][: w["relatedMax"]]
+        return [
+            {
+                "id": self.incidents[n]["id"],
+                "verdict": verdict,
+                "score": ev.score[n],
+                "why": ev.why[n],
+                "title": self.incidents[n]["title"],
+                "name": self.incidents[n]["name"],
+                "path": self.incidents[n]["path"],
+            }
+            for _, _, n, verdict in ranked[: w["shown"]]
+        ]
 
     def _first(self, results: list[dict], guidance: list[dict], known: bool) -> dict | None:
         """What to do first: the matching incident's workaround or fix, else the advice of the first common
@@ -595,41 +647,53 @@ class Diagnoser:
         A reason that rests on a flag being absent is dropped when the command is cut off or the report
         names the flag elsewhere (a flag stated in prose counts as given)."""
         out: dict = {"results": {}, "notes": []}
-        gpu = facts["gpu"]["name"] if facts["gpu"] else None
-        version = facts["versions"].get("sglang")
+        for command in facts["commands"]:
+            checked = self._check(command, facts)
+            if checked["error"]:
+                out["notes"].append(fill(self.msg["notCommand"], error=checked["error"]))
+                continue
+            cut = bool(self.cut_command.search(command)) or len(command.split("\n")) >= self.rules["maxCommandLines"]
+            self._merge(out, checked, cut, command, body)
+        # the flags stated in the prose (outside every command read), with the model the report names: what
+        # they leave out proves nothing; a model of another family rules an incident out
         outside = body
         for command in facts["commands"]:
             outside = outside.replace(command, "")
-        prose = list(dict.fromkeys(self.prose_flag.findall(outside)))[: self.rules["maxProseFlags"]]
-        stated = [self.rules["proseCommand"] + " " + " ".join(prose)] if prose else []
-        for command in [*facts["commands"], *stated]:
-            checked = None
-            tries = [(gpu, version), (gpu, None)] if version else [(gpu, None)]
-            for g, v in tries:
-                checked = self.exposure.check(command, gpu=g, version=v)
-                if not checked["error"]:
-                    break
-            if checked is None or checked["error"]:
-                if command in stated:
-                    continue
-                out["notes"].append(fill(self.msg["notCommand"], error=checked["error"] if checked else ""))
-                continue
-            cut = (
-                command in stated  # flags stated in the prose: what they leave out proves nothing
-                or bool(self.cut_command.search(command))
-                or len(command.split("\n")) >= self.rules["maxCommandLines"]
-            )
-            for found in checked["results"]:
-                r = found
-                why = [y for y in r["why"] if not self._unproven(y, cut, command, body)]
-                if len(why) != len(r["why"]):
-                    if not [y for y in why if not self.generic_reason.search(y)]:
-                        continue
-                    r = {**r, "why": why, "result": "may apply"}
-                kept = out["results"].get(r["id"])
-                if kept is None or (kept["result"] != "applies" and r["result"] == "applies"):
-                    out["results"][r["id"]] = r
+        flags = list(dict.fromkeys(self.prose_flag.findall(outside)))[: self.rules["maxProseFlags"]]
+        prose = " ".join(f for f in flags if f not in ("--model-path", "--model"))
+        stated = []
+        if prose and facts["model"] and self.model_word.search(facts["model"]):
+            stated.append(f"{self.rules['proseCommand']} --model-path {facts['model']} {prose}")
+        if prose:
+            stated.append(f"{self.rules['proseCommand']} {prose}")
+        for command in stated:
+            checked = self._check(command, facts)
+            if not checked["error"]:
+                self._merge(out, checked, True, command, body)
+                break
         return out
+
+    def _check(self, command: str, facts: dict) -> dict:
+        """The exposure check of ``command`` with the GPU and the release read (without the release when the
+        check does not know it)."""
+        gpu = facts["gpu"]["name"] if facts["gpu"] else None
+        version = facts["versions"].get("sglang")
+        checked = self.exposure.check(command, gpu=gpu, version=version)
+        if checked["error"] and version:
+            checked = self.exposure.check(command, gpu=gpu, version=None)
+        return checked
+
+    def _merge(self, out: dict, checked: dict, cut: bool, command: str, body: str) -> None:
+        for found in checked["results"]:
+            r = found
+            why = [y for y in r["why"] if not self._unproven(y, cut, command, body)]
+            if len(why) != len(r["why"]):
+                if not [y for y in why if not self.generic_reason.search(y)]:
+                    continue
+                r = {**r, "why": why, "result": "may apply"}
+            kept = out["results"].get(r["id"])
+            if kept is None or (kept["result"] != "applies" and r["result"] == "applies"):
+                out["results"][r["id"]] = r
 
     def _unproven(self, reason: str, cut: bool, command: str, body: str) -> bool:
         m = self.absent_reason.search(reason)
@@ -682,18 +746,22 @@ class Diagnoser:
                 return True
         return False
 
-    def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> str:
+    def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset(), flags=frozenset()) -> str:
         """The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the
-        lines in ``skip``."""
+        lines in ``skip``, none of the ``flags`` (a flag that counts as a launch condition counts not again
+        as words)."""
         kept = [
             self.url.sub(" ", line) for n, line in enumerate(lines) if n not in skip and not self.env_line.search(line)
         ]
-        return "\n".join(kept)
+        prose = "\n".join(kept)
+        if not flags:
+            return prose
+        return self.prose_flag.sub(
+            lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " if m.group(1) in flags else m.group(0), prose
+        )
 
-    def _words(self, body: str):
-        count = len(self.incidents)
-        sums = [0] * count
-        hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
+    def _seen_forms(self, body: str) -> dict[str, str]:
+        """Each form of each word of ``body`` that can be evidence, with the word as written (first one)."""
         seen_forms: dict[str, str] = {}
         folded = fold(body)
         # each word once, in the order written
@@ -707,6 +775,13 @@ class Diagnoser:
                 for f in _forms(t):
                     if f not in seen_forms:
                         seen_forms[f] = t
+        return seen_forms
+
+    def _words(self, body: str):
+        count = len(self.incidents)
+        sums = [0] * count
+        hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
+        seen_forms = self._seen_forms(body)
         matched: dict[str, str] = {}
         for f, written in seen_forms.items():
             for word in self.forms.get(f, ()):
@@ -839,6 +914,22 @@ def _top_words(words, points, results, incidents, limit: int) -> list[str]:
         for word in words[index[r["id"]]]:
             if word not in out and len(out) < limit:
                 out.append(word)
+    return out
+
+
+def _flags_of(node) -> list[str]:
+    """Every flag name an exposure condition names, in the order met (as diagnose.js flagsOf())."""
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            flag = item.get("flag")
+            if isinstance(flag, dict) and isinstance(flag.get("name"), str):
+                out.append(flag["name"])
+            stack.extend(reversed([v for k, v in item.items() if k != "flag"]))
     return out
 
 

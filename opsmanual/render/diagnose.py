@@ -204,6 +204,7 @@ def diagnose_bundle(
             "kindLines": rules.KIND_LINES,
             "proseFlag": rules.PROSE_FLAG,
             "proseCommand": rules.PROSE_COMMAND,
+            "modelWord": rules.MODEL_WORD,
             "maxProseFlags": rules.MAX_PROSE_FLAGS,
         },
         "messages": rules.MESSAGES,

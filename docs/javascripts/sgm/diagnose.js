@@ -86,12 +86,46 @@ function lineOf(starts, at) {
   return lo - 1;
 }
 
+/* Every flag name an exposure condition names (as diagnose.py _flags_of()). */
+function flagsOf(node) {
+  const out = [];
+  const stack = [node];
+  while (stack.length) {
+    const item = stack.pop();
+    if (Array.isArray(item)) {
+      for (let k = item.length - 1; k >= 0; k--) stack.push(item[k]);
+    } else if (item !== null && typeof item === "object") {
+      const flag = item.flag;
+      if (flag !== null && typeof flag === "object" && !Array.isArray(flag) && typeof flag.name === "string") out.push(flag.name);
+      const rest = Object.entries(item).filter(([k]) => k !== "flag").map(([, v]) => v);
+      for (let k = rest.length - 1; k >= 0; k--) stack.push(rest[k]);
+    }
+  }
+  return out;
+}
+
+/* What one report shows for each incident (by position): its points and reasons, and the kinds of
+   evidence the verdict rests on (as diagnose.py _Evidence). */
+class Evidence {
+  constructor(count) {
+    this.score = new Array(count).fill(0);
+    this.why = Array.from({ length: count }, () => []);
+    this.own = new Array(count).fill(false);  // a line only this incident prints
+    this.held = new Array(count).fill(false);  // a launch condition of it that the report states
+    this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
+    this.support = new Array(count).fill(0);  // evidence of the same failure besides the condition
+    this.other = new Array(count).fill(false);  // evidence besides words and the GPU
+    this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
+  }
+}
+
 export class Diagnoser {
   constructor(bundle, exposureBundle) {
     if (bundle.format !== FORMAT) throw new Error(`diagnosis bundle format ${bundle.format}, expected ${FORMAT}`);
     this.bundle = bundle;
     this.exposure = new ExposureEngine(exposureBundle);
     this.exposureById = new Map(exposureBundle.incidents.map((i) => [i.id, i.exposure]));
+    this.conditionFlags = new Set(flagsOf(exposureBundle.incidents.map((i) => i.exposure)));
     const r = bundle.rules;
     this.rules = r;
     this.w = r.weights;
@@ -116,6 +150,7 @@ export class Diagnoser {
     this.absentReason = rx(r.absentReason);
     this.cutCommand = rx(r.cutCommand);
     this.proseFlag = rx(r.proseFlag, false, true);
+    this.modelWord = rx(r.modelWord);
     this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
        ["g", guidance position], or ["m", guidance position, phase] */
@@ -358,115 +393,28 @@ export class Diagnoser {
 
   diagnose(text) {
     const { facts, body, lines, starts } = this.read(text);
-    const w = this.w, msg = this.msg;
-    const count = this.incidents.length;
-    const score = new Array(count).fill(0);
-    const strong = new Array(count).fill(false);
-    const other = new Array(count).fill(false);
-    const outside = new Array(count).fill(false);  // the reported release is outside the affected range  // evidence besides words and the GPU: a log line, a launch condition, the version
-    const why = Array.from({ length: count }, () => []);
-    const min = (set) => Math.min(...set);
-
-    /* 1. log lines */
+    const ev = new Evidence(this.incidents.length);
     const { certain, possible, guidance: guidanceHits, markers } = this.log(body, lines, starts);
-    for (const [n, found] of [...certain].sort((a, b) => a[0] - b[0])) {
-      const k = Math.min(found.size, w.certainLines);
-      score[n] += w.certain + w.certainMore * (k - 1);
-      strong[n] = other[n] = true;
-      const line = min(found);
-      why[n].push(fill(msg.certainLine, { line: line + 1, text: clip(lines[line]) }) +
-        (found.size > 1 ? fill(msg.certainMore, { more: found.size - 1 }) : ""));
-    }
-    for (const [n, found] of [...possible].sort((a, b) => a[0] - b[0])) {
-      if (certain.has(n)) continue;
-      score[n] += w.possible;
-      other[n] = true;
-      const line = min(found);
-      why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
-    }
-
-    /* 2. the launch command, the GPU and the versions */
+    this.linesEvidence(ev, certain, possible, lines);
     const exposure = this.exposureOf(facts, body);
-    const versions = facts.versions;
-    this.incidents.forEach((inc, n) => {
-      const result = exposure.results.get(inc.id);
-      if (result !== undefined) {
-        const specific = result.why.filter((r) => !this.genericReason.test(r));
-        if (specific.length) {
-          other[n] = true;
-          score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
-            : Math.min(w.mayApplyMax, w.mayApply * specific.length);
-          why[n].push(...specific);
-        }
-      }
-      const [verdict, reason] = this.version(inc.id, versions);
-      if (verdict === true) {
-        score[n] += w.versionIn;
-        other[n] = true;
-        why[n].push(reason);
-      } else if (verdict === false) {
-        score[n] += w.versionOut;
-        outside[n] = true;
-        why[n].push(reason);
-      }
-      if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
-        score[n] += w.hardware;
-        why[n].push(fill(msg.hardware, { gpu: facts.gpu.name }));
-      }
-    });
-
-    /* 3. the kind of failure, then the words */
-    /* lines several incidents or a common error print count as lines, not again as words */
+    this.conditions(ev, exposure, facts);
+    /* lines several incidents or a common error print count as lines, not again as words; the flags the
+       launch conditions name count as conditions, not again as words */
     const shared = new Set();
     for (const found of possible.values()) for (const h of found) shared.add(h);
     for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
-    const prose = this.prose(lines, shared);
-    /* the kind is read in the report's opening prose and its error lines (a bounded text) */
-    const opening = prose.split("\n", this.rules.kindLines).join("\n");
-    const toldIn = `${opening}\n${facts.errors.map((e) => e.text).join("\n")}`;
-    const told = this.kinds.filter(([, re]) => re.test(toldIn)).map(([kind]) => kind);
-    this.incidents.forEach((inc, n) => {
-      const same = told.filter((k) => inc.kinds.includes(k));
-      if (same.length) {
-        score[n] += w.kind;
-        why[n].push(fill(msg.kind, { kind: same.join(", ") }));
-      }
-    });
+    const prose = this.prose(lines, shared, this.conditionFlags);
+    this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
-    for (let n = 0; n < count; n++) {
-      if (points[n]) {
-        score[n] += points[n];
-        why[n].push(fill(msg.words, { words: words[n].slice(0, w.words).join(", ") }));
-      }
-      const result = exposure.results.get(this.incidents[n].id);
-      /* the mechanism: a launch condition of the incident that the report states (a flag given, the GPU,
-         the model), in a release not outside its range, with its symptom's words */
-      const held = result === undefined ? [] : result.why.filter((r) => !this.genericReason.test(r) && !this.absentReason.test(r));
-      if (held.length && points[n] >= w.strongText && !outside[n]) strong[n] = true;
-    }
-
-    const ranked = [];
-    this.incidents.forEach((inc, n) => {
-      let verdict;
-      if (strong[n] && score[n] > 0) verdict = "matches";
-      else if (score[n] >= w.related && (other[n] || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin))) {
-        verdict = "related";
-      } else return;
-      ranked.push([verdict === "matches" ? 0 : 1, -score[n], n, verdict]);
-    });
-    ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const kept = [...ranked.filter((x) => x[3] === "matches"), ...ranked.filter((x) => x[3] !== "matches").slice(0, w.relatedMax)];
-    const results = kept.slice(0, w.shown).map(([, , n, verdict]) => {
-      const inc = this.incidents[n];
-      return { id: inc.id, verdict, score: score[n], why: why[n], title: inc.title, name: inc.name, path: inc.path };
-    });
+    this.textEvidence(ev, points, words);
+    const results = this.ranked(ev, points, words);
     const known = results.length > 0 && results[0].verdict === "matches";
     const guidance = this.guidance(guidanceHits, markers, lines, facts);
     const index = new Map(this.incidents.map((inc, n) => [inc.id, n]));
     const symptoms = [];
     for (const r of results) {
       for (const word of words[index.get(r.id)]) {
-        if (!symptoms.includes(word) && symptoms.length < w.words * 2) symptoms.push(word);
+        if (!symptoms.includes(word) && symptoms.length < this.w.words * 2) symptoms.push(word);
       }
     }
     facts.symptoms = symptoms;
@@ -474,6 +422,128 @@ export class Diagnoser {
     const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, first: this.first(results, guidance, known), facts, results, guidance };
     if (!known) out.report = this.report(facts, guidance);
     return out;
+  }
+
+  /* 1. Log lines: a line only this incident prints is its own; a line several print counts as much as it
+     is rare, and corroborates a launch condition. */
+  linesEvidence(ev, certain, possible, lines) {
+    const w = this.w, msg = this.msg;
+    const min = (set) => Math.min(...set);
+    for (const [n, found] of [...certain].sort((a, b) => a[0] - b[0])) {
+      const k = Math.min(found.size, w.certainLines);
+      ev.score[n] += w.certain + w.certainMore * (k - 1);
+      ev.own[n] = ev.other[n] = true;
+      const line = min(found);
+      ev.why[n].push(fill(msg.certainLine, { line: line + 1, text: clip(lines[line]) }) +
+        (found.size > 1 ? fill(msg.certainMore, { more: found.size - 1 }) : ""));
+    }
+    const printers = new Map();  // a line -> how many incidents print it
+    for (const found of possible.values()) for (const h of found) printers.set(h, (printers.get(h) || 0) + 1);
+    for (const [n, found] of [...possible].sort((a, b) => a[0] - b[0])) {
+      if (certain.has(n)) continue;
+      let line = -1;  // the rarest line it prints
+      for (const h of found) {
+        if (line < 0 || printers.get(h) < printers.get(line) || (printers.get(h) === printers.get(line) && h < line)) line = h;
+      }
+      ev.score[n] += Math.floor(w.possible / printers.get(line));
+      ev.other[n] = true;
+      ev.support[n] += 1;
+      ev.why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
+    }
+  }
+
+  /* 2. The launch command's conditions, the GPU and the versions. */
+  conditions(ev, exposure, facts) {
+    const w = this.w;
+    const versions = facts.versions;
+    this.incidents.forEach((inc, n) => {
+      const result = exposure.results.get(inc.id);
+      const specific = result === undefined ? [] : result.why.filter((r) => !this.genericReason.test(r));
+      if (specific.length) {
+        ev.other[n] = true;
+        ev.score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
+          : Math.min(w.mayApplyMax, w.mayApply * specific.length);
+        ev.why[n].push(...specific);
+        ev.held[n] = specific.some((r) => !this.absentReason.test(r));
+      }
+      const [verdict, reason] = this.version(inc.id, versions);
+      if (verdict === true) {
+        ev.score[n] += w.versionIn;
+        ev.other[n] = true;
+        ev.support[n] += 1;
+        ev.why[n].push(reason);
+      } else if (verdict === false) {
+        ev.score[n] += w.versionOut;
+        ev.outside[n] = true;
+        ev.why[n].push(reason);
+      }
+      if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
+        ev.score[n] += w.hardware;
+        ev.support[n] += 1;
+        ev.why[n].push(fill(this.msg.hardware, { gpu: facts.gpu.name }));
+      }
+    });
+  }
+
+  /* 3. The kind of failure, in the opening prose and the error lines; a kind told only by lines several
+     incidents print counts, but is no further evidence besides them. */
+  kindsOf(ev, prose, facts, shared) {
+    const opening = prose.split("\n", this.rules.kindLines).join("\n");
+    const own = this.told(`${opening}\n${facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text).join("\n")}`);
+    const told = this.told(`${opening}\n${facts.errors.map((e) => e.text).join("\n")}`);
+    this.incidents.forEach((inc, n) => {
+      const same = told.filter((k) => inc.kinds.includes(k));
+      if (same.length) {
+        ev.score[n] += this.w.kind;
+        ev.why[n].push(fill(this.msg.kind, { kind: same.join(", ") }));
+      }
+      if (own.some((k) => inc.kinds.includes(k))) {
+        ev.support[n] += 1;
+        ev.kind[n] = true;
+      }
+    });
+  }
+
+  told(text) {
+    return this.kinds.filter(([, re]) => re.test(text)).map(([kind]) => kind);
+  }
+
+  /* 4. The words: as much as they are rare; many of them corroborate a condition. */
+  textEvidence(ev, points, words) {
+    for (let n = 0; n < this.incidents.length; n++) {
+      if (!points[n]) continue;
+      ev.score[n] += points[n];
+      ev.why[n].push(fill(this.msg.words, { words: words[n].slice(0, this.w.words).join(", ") }));
+      if (points[n] >= this.w.strongText) ev.support[n] += 1;
+    }
+  }
+
+  /* The verdicts: *matches* on an own log line, on the mechanism (a stated launch condition, a release
+     not outside its range and one more piece of evidence of the same failure), or far ahead of every
+     other incident on evidence of two kinds; *related* otherwise, at most relatedMax of them. */
+  ranked(ev, points, words) {
+    const w = this.w;
+    const count = this.incidents.length;
+    const top = [...Array(count).keys()].sort((a, b) => ev.score[b] - ev.score[a] || a - b).slice(0, 2);
+    const ranked = [];
+    for (let n = 0; n < count; n++) {
+      const mechanism = ev.held[n] && ev.support[n] >= w.support && !ev.outside[n];
+      const second = top.length > 1 && top[0] === n ? ev.score[top[1]] : null;
+      const ahead = second !== null && ev.score[n] * 100 >= w.lead * Math.max(second, 0)
+        && ev.support[n] + (ev.held[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
+      let verdict;
+      if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
+      else if (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
+        || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin))) verdict = "related";
+      else continue;
+      ranked.push([verdict === "matches" ? 0 : 1, -ev.score[n], n, verdict]);
+    }
+    ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+    const kept = [...ranked.filter((x) => x[3] === "matches"), ...ranked.filter((x) => x[3] !== "matches").slice(0, w.relatedMax)];
+    return kept.slice(0, w.shown).map(([, , n, verdict]) => {
+      const inc = this.incidents[n];
+      return { id: inc.id, verdict, score: ev.score[n], why: ev.why[n], title: inc.title, name: inc.name, path: inc.path };
+    });
   }
 
   /* What to do first: the matching incident's workaround or fix, else the advice of the first common
@@ -499,10 +569,12 @@ export class Diagnoser {
   }
 
   /* The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the lines
-     in `skip`. */
-  prose(lines, skip = new Set()) {
-    return lines.filter((line, n) => !skip.has(n) && !this.envLine.test(line))
+     in `skip`, none of the `flags` (a flag that counts as a launch condition counts not again as words). */
+  prose(lines, skip = new Set(), flags = new Set()) {
+    const prose = lines.filter((line, n) => !skip.has(n) && !this.envLine.test(line))
       .map((line) => line.replace(this.url, " ")).join("\n");
+    if (!flags.size) return prose;
+    return prose.replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0));
   }
 
   /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
@@ -519,37 +591,53 @@ export class Diagnoser {
   /* The exposure check of each command read, merged: an incident's best result with its reasons. */
   exposureOf(facts, body) {
     const out = { results: new Map(), notes: [] };
-    const gpu = facts.gpu ? facts.gpu.name : null;
-    const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
-    let outside = body;
-    for (const command of facts.commands) outside = outside.split(command).join("");
-    const prose = [...new Set(Array.from(outside.matchAll(this.proseFlag), (m) => m[1]))].slice(0, this.rules.maxProseFlags);
-    const stated = prose.length ? [`${this.rules.proseCommand} ${prose.join(" ")}`] : [];
-    for (const command of [...facts.commands, ...stated]) {
-      let checked = null;
-      const tries = version ? [[gpu, version], [gpu, null]] : [[gpu, null]];
-      for (const [g, v] of tries) {
-        checked = this.exposure.check(command, { gpu: g, version: v });
-        if (!checked.error) break;
-      }
-      if (checked === null || checked.error) {
-        if (stated.includes(command)) continue;
-        out.notes.push(fill(this.msg.notCommand, { error: checked ? checked.error : "" }));
+    for (const command of facts.commands) {
+      const checked = this.check(command, facts);
+      if (checked.error) {
+        out.notes.push(fill(this.msg.notCommand, { error: checked.error }));
         continue;
       }
-      const cut = stated.includes(command)  // flags stated in the prose: what they leave out proves nothing
-        || this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
-      for (let r of checked.results) {
-        const why = r.why.filter((y) => !this.unproven(y, cut, command, body));
-        if (why.length !== r.why.length) {
-          if (!why.some((y) => !this.genericReason.test(y))) continue;
-          r = { ...r, why, result: "may apply" };
-        }
-        const kept = out.results.get(r.id);
-        if (kept === undefined || (kept.result !== "applies" && r.result === "applies")) out.results.set(r.id, r);
+      const cut = this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
+      this.merge(out, checked, cut, command, body);
+    }
+    /* the flags stated in the prose, with the model the report names: what they leave out proves nothing */
+    let outside = body;
+    for (const command of facts.commands) outside = outside.split(command).join("");
+    const flags = [...new Set(Array.from(outside.matchAll(this.proseFlag), (m) => m[1]))].slice(0, this.rules.maxProseFlags);
+    const prose = flags.filter((f) => f !== "--model-path" && f !== "--model").join(" ");
+    const stated = [];
+    if (prose && facts.model && this.modelWord.test(facts.model)) stated.push(`${this.rules.proseCommand} --model-path ${facts.model} ${prose}`);
+    if (prose) stated.push(`${this.rules.proseCommand} ${prose}`);
+    for (const command of stated) {
+      const checked = this.check(command, facts);
+      if (!checked.error) {
+        this.merge(out, checked, true, command, body);
+        break;
       }
     }
     return out;
+  }
+
+  /* The exposure check of `command` with the GPU and the release read (without the release when the
+     check does not know it). */
+  check(command, facts) {
+    const gpu = facts.gpu ? facts.gpu.name : null;
+    const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
+    let checked = this.exposure.check(command, { gpu, version });
+    if (checked.error && version) checked = this.exposure.check(command, { gpu, version: null });
+    return checked;
+  }
+
+  merge(out, checked, cut, command, body) {
+    for (let r of checked.results) {
+      const why = r.why.filter((y) => !this.unproven(y, cut, command, body));
+      if (why.length !== r.why.length) {
+        if (!why.some((y) => !this.genericReason.test(y))) continue;
+        r = { ...r, why, result: "may apply" };
+      }
+      const kept = out.results.get(r.id);
+      if (kept === undefined || (kept.result !== "applies" && r.result === "applies")) out.results.set(r.id, r);
+    }
   }
 
   version(incidentId, versions) {
