@@ -742,3 +742,10 @@ def test_a_missing_header_is_the_toolchain_s_kind_of_failure(engine):
     out = engine.diagnose(CRASH)
     first = out["results"][0]
     assert first["id"] == "capture-l4-pip-toolchain" and "the kind of failure: missing toolchain" in first["why"]
+
+
+def test_different_outputs_are_the_wrong_output_kind(engine):
+    """Reports word wrong output as outputs that differ or flip (sglang#34683: "produces different
+    completions", "18/40 greedy flips"): the kind is read, and with the flag stated the incident matches."""
+    assert "wrong output" in engine._told("Submitting the same request twice produces different completions")
+    assert "wrong output" in engine._told("Radix cache hit: 18/40 greedy flips")

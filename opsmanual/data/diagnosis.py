@@ -400,7 +400,8 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "wrong output",
         "flags": "i",
-        "re": r"\bwrong\b|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch",
+        "re": r"\bwrong\b|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch"
+        r"|different (?:outputs?|completions?|answers?|results?|responses?|tokens)|outputs? differ|\bflips\b",
     },
     {
         "kind": "refused start",
