@@ -389,3 +389,19 @@ def test_the_address_never_runs_ahead_of_the_rows(page, server):
     page.wait_for_function("window.__seen.length && window.__seen.at(-1)[0] === 'bootstrap'")
     seen = page.evaluate("window.__seen")
     assert all(address == answered for address, answered in seen), seen
+
+
+def test_a_symptom_typed_on_the_home_page_finds_what_most_of_its_words_say(page, server):
+    """The home page's box hands a typed symptom to the finder. An incident that holds most of its words
+    (sglang-36889: requests, queue and GPU, for "requests stuck in queue while GPU is idle") is listed
+    even when those words are common, as the header search lists it; the best-covering ones stay first."""
+    query = "requests stuck in queue while GPU is idle"
+    page.goto(server)
+    page.fill("#sgm-home-q", query)
+    page.press("#sgm-home-q", "Enter")
+    page.wait_for_url("**/incidents/?filter=*")
+    page.wait_for_selector(".sgm-finder[data-ready]")
+    page.wait_for_function("t => document.querySelector('.sgm-finder').dataset.answered === t", arg=query)
+    rows = ids(page)
+    assert "sglang-36889" in rows, rows
+    assert rows.index("sglang-36889") > 0, rows

@@ -303,10 +303,12 @@ export function createSearch(data) {
       doc.score *= doc.share * doc.share * doc.share;  // coverage of the query's weight counts most
       doc.terms = [...doc.terms];
     }
-    /* An incident must cover a quarter of the query's weight, or half of what the best one covers. */
+    /* An incident must cover a quarter of the query's weight, or half of what the best one covers, or
+       most of the query's words (common ones too: "requests stuck in queue while GPU is idle" finds the
+       incident that holds requests, queue and GPU, as the header search does). */
     const best = scored.reduce((most, d) => Math.max(most, d.share), 0);
     const need = Math.min(0.5, best) / 2 - 1e-9;
-    const results = scored.filter((d) => d.share >= need);
+    const results = scored.filter((d) => d.share >= need || d.covered * 2 > groups.length);
     results.sort((a, b) => b.score - a.score || order.get(a.id) - order.get(b.id));
     const terms = new Set();
     for (const r of results.slice(0, 30)) for (const t of r.terms) if (terms.size < 64) terms.add(t);
