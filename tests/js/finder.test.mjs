@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { createScheduler } from "../../docs/javascripts/sgm/scheduler.js";
-import { computeView, evidenceText, logResults, logSummary, question } from "../../docs/javascripts/sgm/finder-state.js";
+import { computeView, diagnosisFirst, evidenceText, logResults, logSummary, question } from "../../docs/javascripts/sgm/finder-state.js";
 import { emptyState, writeState } from "../../docs/javascripts/sgm/urlstate.js";
 import { counted, fill } from "../../docs/javascripts/sgm/words.js";
 
@@ -214,3 +214,11 @@ test("the address says exactly the state it was written from", () => {
   assert.equal(writeState(state, ["status"]), "?filter=bootstrap&log=a%0Ab");
 });
 
+
+test("a pasted report's rows open with the diagnosis' incidents, in its order, then the log's others", () => {
+  const listed = [{ id: "a", hit: { lines: 1 } }, { id: "b", text: true }, { id: "c", text: true }];
+  const out = diagnosisFirst(listed, ["c", "x", "a"]);
+  assert.deepEqual(out.map((i) => i.id), ["c", "x", "a", "b"]);
+  assert.equal(out[2], listed[0]);  // the log's evidence for a row is kept
+  assert.deepEqual(diagnosisFirst(listed, []).map((i) => i.id), ["a", "b", "c"]);
+});

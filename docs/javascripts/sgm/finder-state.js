@@ -52,6 +52,17 @@ export function logResults(analysis, answers) {
   return [...ranked, ...text];
 }
 
+/* The log's rows with the incidents the diagnosis names first, in its order (`ids`: the diagnosis box's
+   matches, sgm/diagnose.js), then the others as the log ranks them: the rows and the box name the same
+   incidents in the same order. One the diagnosis names by other evidence than the log's lines is listed
+   too. */
+export function diagnosisFirst(listed, ids) {
+  const byId = new Map(listed.map((item) => [item.id, item]));
+  const first = ids.map((id) => byId.get(id) || { id, text: true });
+  const shown = new Set(ids);
+  return [...first, ...listed.filter((item) => !shown.has(item.id))];
+}
+
 /* The view of `state` given `answer` ({found, fromLog}: the search's answer to its query and the
    log's analysis with its ranked list). `entries` are the incidents in the manual's order, each
    {id, facets, order}; `sortKey(entry, key)` reads a column's value. */
@@ -63,6 +74,8 @@ export function computeView(state, answer, entries, { keys, sorts, sortKey, word
   let listed = [];
   if (state.log && answer.fromLog) {
     listed = answer.fromLog.listed;
+    /* the diagnosis of the report this log came from, once it has answered */
+    if (state.diagnosed && state.diagnosed.log === state.log) listed = diagnosisFirst(listed, state.diagnosed.ids);
     if (query && answer.found) {  // typed text narrows the log's results
       const narrowed = new Set(answer.found.results.map((r) => r.id));
       listed = listed.filter((item) => narrowed.has(item.id));

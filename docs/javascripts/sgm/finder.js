@@ -101,7 +101,11 @@ function start(form, data, signal, client) {
     onEscape: () => { setQuery(""); state.log = ""; diagnosis.update(""); update(); },
   });
   const log = mountLog(form, { guidance: data.guidance || [], words, signal, onForget: forgetLog });
-  const diagnosis = mountDiagnosis(form, { signal, onForget: forgetLog });
+  const diagnosis = mountDiagnosis(form, {
+    signal, onForget: forgetLog,
+    /* the rows open with what the box names, for the log the report was read with */
+    onAnswer: (ids) => { state.diagnosed = { log: state.log, ids }; update(); },
+  });
   /* Restore what the address says; words typed before the finder was ready are kept. */
   if (!state.q && !state.log && query.value.trim()) state.q = query.value;
   setQuery(state.q);

@@ -2,8 +2,9 @@
    rows. The engine and its bundles load only now (sgm/diagnosis-box.js). The report stays in this
    page: the address keeps only the log lines the rows answer. */
 
-/* `onForget()` runs when the reader drops the report from the diagnosis box. */
-export function mountDiagnosis(form, { signal, onForget }) {
+/* `onForget()` runs when the reader drops the report from the diagnosis box; `onAnswer(ids)` gets the
+   incidents each answer shown names as matching, in its order. */
+export function mountDiagnosis(form, { signal, onForget, onAnswer = () => {} }) {
   const box = form.querySelector(".sgm-diagnosis");
   let stamp = 0;
 
@@ -41,6 +42,8 @@ export function mountDiagnosis(form, { signal, onForget }) {
         box.scrollIntoView({ block: "start" });
       }
       form.dataset.diagnosed = out.answer;  // tests wait for it; the page never reads it
+      /* the rows open with the incidents the box names as matching, in its order */
+      onAnswer(out.results.filter((r) => r.verdict === "matches").map((r) => r.id));
     }).catch((error) => {
       if (signal.aborted || mine !== stamp) return;
       console.warn("The diagnosis could not run:", error);
