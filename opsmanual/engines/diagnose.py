@@ -3,13 +3,20 @@ launch command, ``python -m sglang.check_env`` or ``pip freeze`` output, nvidia-
 and ranks the manual's incidents by the evidence together, with the reasons for each:
 
 - the log lines the incidents print (the finder's and the triage command's patterns: a line only
-  the incident prints is certain, a line several print is possible);
+  the incident prints is certain, a line several print is possible, its weight shared among them);
 - the launch command's exposure conditions that hold (opsmanual/engines/exposure.py, run with the
-  GPU and version read from the report) and whether the reported version is in the affected range;
-- the report's words that tell the incident (the incidents' text, weighted by how rare a word is).
+  GPU and version read from the report; flags stated in the prose are checked with the model the
+  report names) and whether the reported version is in the affected range;
+- the kind of failure the report tells (out of memory, hang, wrong output, refused start, ...) and
+  the incident's own text tells;
+- the report's words that tell the incident (the incidents' text, weighted by how rare a word is;
+  a flag that a launch condition names counts as a condition, never again as words).
 
-An incident with strong evidence (a line only it prints, or a launch condition that holds together
-with many of its words) *matches*; others with some evidence are *related*. When none matches the
+An incident *matches* on a line only it prints; on its mechanism (a launch condition the report
+states, a release not outside its range, and one more piece of evidence of the same failure: its
+kind, a line it prints, its release, its GPU, many of its words); or when it is far ahead of every
+other incident on evidence of two kinds. Others with some evidence are *related* (at most three,
+after those that match). When none matches the
 answer is "not a known incident", with the related ones, a prefilled link to report a new incident
 and a draft entry for data/incidents.yaml. Errors many incidents share bring their entry of
 data/guidance.yaml, with the phase (start-up, capture, serving, shutdown) the error came in.
