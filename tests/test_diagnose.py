@@ -749,3 +749,18 @@ def test_different_outputs_are_the_wrong_output_kind(engine):
     completions", "18/40 greedy flips"): the kind is read, and with the flag stated the incident matches."""
     assert "wrong output" in engine._told("Submitting the same request twice produces different completions")
     assert "wrong output" in engine._told("Radix cache hit: 18/40 greedy flips")
+
+
+def test_a_condition_and_a_release_in_range_name_no_incident_alone(engine):
+    """A launch command whose flags meet incidents' conditions (--tp 8, --enable-hierarchical-cache) in a
+    release inside their ranges, with an error none of them tells: the flags and the release are
+    conditions, not evidence of the failure, so nothing matches; the flag's written alias (--tp) is no word."""
+    report = (
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --enable-hierarchical-cache\n"
+        "sglang: 0.5.18\nGPU 0,1,2,3,4,5,6,7: NVIDIA H100 80GB HBM3\n"
+        "ValueError: the frobnicator returned a malformed widget\n"
+    )
+    out = engine.diagnose(report)
+    assert out["answer"] == "not a known incident", [(r["id"], r["verdict"], r["why"]) for r in out["results"]]
+    words = [w for r in out["results"] for w in r["why"] if w.startswith("your words:")]
+    assert not [w for w in words if "tp" in w.split(": ", 1)[1].split(", ")], words

@@ -232,10 +232,10 @@ WEIGHTS = {
     "textScale": 4,  # text points per unit of weight / sqrt(the incident's whole weight)
     "matches": 100,  # a total from which an incident with strong evidence "matches"
     "strongText": 30,  # text points that corroborate a launch condition that holds
-    "support": 1,  # pieces of evidence of the same failure (kind, a line, release, GPU, words) that, with a
+    "support": 1,  # pieces of evidence of the same failure (its kind, a line, many words) that, with a
     # launch condition the report states, make its mechanism: the incident matches
     "lead": 150,  # an incident whose points are at least this percentage of every other's ...
-    "leadKinds": 2,  # ... on evidence of at least this many kinds (a condition, kind, line, release, GPU, words)
+    "leadKinds": 2,  # ... on evidence of at least this many kinds (kind, line, words; one condition at most)
     "related": 12,  # a total from which an incident is shown as related
     "shown": 10,  # incidents listed at most
     "kind": 15,  # the report tells a kind of failure the incident's own text tells

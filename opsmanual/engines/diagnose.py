@@ -13,9 +13,9 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
   a flag that a launch condition names counts as a condition, never again as words).
 
 An incident *matches* on a line only it prints; on its mechanism (a launch condition the report
-states, a release not outside its range, and one more piece of evidence of the same failure: its
-kind, a line it prints, its release, its GPU, many of its words); or when it is far ahead of every
-other incident on evidence of two kinds. Others with some evidence are *related* (at most three,
+states, a release not outside its range, and evidence of the same failure: its kind, a line it
+prints, many of its words); or when it is far ahead of every other incident on evidence of two kinds
+(at most one of them a condition: a flag, its release, its GPU). Others with some evidence are *related* (at most three,
 after those that match). When none matches the
 answer is "not a known incident", with the related ones, a prefilled link to report a new incident
 and a draft entry for data/incidents.yaml. Errors many incidents share bring their entry of
@@ -137,7 +137,8 @@ class _Evidence:
         self.own = [False] * count  # a line only this incident prints
         self.held = [False] * count  # a launch condition of it that the report states (its mechanism)
         self.kind = [False] * count  # the report tells a kind of failure its own text tells
-        self.support = [0] * count  # evidence of the same failure besides the condition: kind, line, release...
+        self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
+        self.condition = [False] * count  # the release in its range, its GPU
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.outside = [False] * count  # the reported release is outside the affected range
 
@@ -461,7 +462,8 @@ class Diagnoser:
         # the launch conditions name count as conditions, not again as words
         shared = {h for found in possible.values() for h in found}
         shared.update(h for hits in guidance_hits.values() for h in hits)
-        prose = self._prose(lines, shared, self.condition_flags)
+        written = {f for r in exposure["results"].values() for y in r["why"] for f in self.prose_flag.findall(y)}
+        prose = self._prose(lines, shared, self.condition_flags | written)  # aliases as written too
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -510,8 +512,8 @@ class Diagnoser:
 
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
         """2. The launch command's conditions, the GPU and the versions. A launch condition the report states
-        (a flag given, the GPU, the model) is the incident's mechanism; the release in its range and its GPU
-        corroborate it, a release outside its range rules the match out."""
+        (a flag given, the GPU, the model) is the incident's mechanism; a release outside its range rules the
+        match out. The release in its range and its GPU are conditions too, not evidence of the failure."""
         w = self.w
         versions = facts["versions"]
         for n, inc in enumerate(self.incidents):
@@ -529,7 +531,7 @@ class Diagnoser:
             if verdict is True:
                 ev.score[n] += w["versionIn"]
                 ev.other[n] = True
-                ev.support[n] += 1
+                ev.condition[n] = True
                 ev.why[n].append(reason)
             elif verdict is False:
                 ev.score[n] += w["versionOut"]
@@ -537,7 +539,7 @@ class Diagnoser:
                 ev.why[n].append(reason)
             if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
                 ev.score[n] += w["hardware"]
-                ev.support[n] += 1
+                ev.condition[n] = True
                 ev.why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
 
     def _kinds(self, ev: _Evidence, prose: str, facts: dict, shared: set[int]) -> None:
@@ -570,21 +572,22 @@ class Diagnoser:
                     ev.support[n] += 1
 
     def _ranked(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> list[dict]:
-        """The verdicts. An incident *matches* on its own log line, or on its mechanism: a launch condition
-        the report states, in a release not outside its range, with one more piece of evidence of the same
-        failure (its kind, a line it prints, its release range, its GPU, many of its words). Others are
-        *related* with evidence besides words, or with several rare words; at most relatedMax of them."""
+        """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
+        report states, in a release not outside its range, with evidence of the same failure (its kind, a
+        line it prints, many of its words); or far ahead of every other on two kinds of evidence (of the
+        failure, or one of its conditions: a flag, its release, its GPU). Others are *related* with evidence
+        besides words, or with several rare words; at most relatedMax of them."""
         w = self.w
         ranked = []
         top = sorted(range(len(self.incidents)), key=lambda k: -ev.score[k])[:2]
         for n in range(len(self.incidents)):
             mechanism = ev.held[n] and ev.support[n] >= w["support"] and not ev.outside[n]
-            # or one incident far ahead of every other, on evidence of two kinds
+            # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
             second = ev.score[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (
                 second is not None
                 and ev.score[n] * 100 >= w["lead"] * max(second, 0)
-                and ev.support[n] + ev.held[n] >= w["leadKinds"]
+                and ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
                 and not ev.outside[n]
             )
             if (ev.own[n] or mechanism or ahead) and ev.score[n] > 0:

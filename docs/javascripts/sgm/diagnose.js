@@ -113,7 +113,8 @@ class Evidence {
     this.own = new Array(count).fill(false);  // a line only this incident prints
     this.held = new Array(count).fill(false);  // a launch condition of it that the report states
     this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
-    this.support = new Array(count).fill(0);  // evidence of the same failure besides the condition
+    this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
+    this.condition = new Array(count).fill(false);  // the release in its range, its GPU
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
   }
@@ -403,7 +404,9 @@ export class Diagnoser {
     const shared = new Set();
     for (const found of possible.values()) for (const h of found) shared.add(h);
     for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
-    const prose = this.prose(lines, shared, this.conditionFlags);
+    const written = new Set(this.conditionFlags);  // aliases as written too
+    for (const r of exposure.results.values()) for (const y of r.why) for (const m of y.matchAll(this.proseFlag)) written.add(m[1]);
+    const prose = this.prose(lines, shared, written);
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
@@ -470,7 +473,7 @@ export class Diagnoser {
       if (verdict === true) {
         ev.score[n] += w.versionIn;
         ev.other[n] = true;
-        ev.support[n] += 1;
+        ev.condition[n] = true;
         ev.why[n].push(reason);
       } else if (verdict === false) {
         ev.score[n] += w.versionOut;
@@ -479,7 +482,7 @@ export class Diagnoser {
       }
       if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
         ev.score[n] += w.hardware;
-        ev.support[n] += 1;
+        ev.condition[n] = true;
         ev.why[n].push(fill(this.msg.hardware, { gpu: facts.gpu.name }));
       }
     });
@@ -519,8 +522,8 @@ export class Diagnoser {
   }
 
   /* The verdicts: *matches* on an own log line, on the mechanism (a stated launch condition, a release
-     not outside its range and one more piece of evidence of the same failure), or far ahead of every
-     other incident on evidence of two kinds; *related* otherwise, at most relatedMax of them. */
+     not outside its range and evidence of the same failure), or far ahead of every other incident on
+     evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax of them. */
   ranked(ev, points, words) {
     const w = this.w;
     const count = this.incidents.length;
@@ -530,7 +533,7 @@ export class Diagnoser {
       const mechanism = ev.held[n] && ev.support[n] >= w.support && !ev.outside[n];
       const second = top.length > 1 && top[0] === n ? ev.score[top[1]] : null;
       const ahead = second !== null && ev.score[n] * 100 >= w.lead * Math.max(second, 0)
-        && ev.support[n] + (ev.held[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
+        && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
       let verdict;
       if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
