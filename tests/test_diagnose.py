@@ -764,3 +764,14 @@ def test_a_condition_and_a_release_in_range_name_no_incident_alone(engine):
     assert out["answer"] == "not a known incident", [(r["id"], r["verdict"], r["why"]) for r in out["results"]]
     words = [w for r in out["results"] for w in r["why"] if w.startswith("your words:")]
     assert not [w for w in words if "tp" in w.split(": ", 1)[1].split(", ")], words
+
+
+def test_a_line_few_incidents_print_relates_each_of_them(engine):
+    """A line that at most three incidents print (the KV pool's retraction line) relates each of them, weak
+    as its shared weight is; a crash line more print relates none by itself."""
+    out = engine.diagnose("KV cache pool is full. Retract requests.\n")
+    assert out["results"] and all(r["verdict"] == "related" for r in out["results"]), out["results"]
+    crash = engine.diagnose(
+        "[2026-01-02 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    )
+    assert not crash["results"], [(r["id"], r["why"]) for r in crash["results"]]

@@ -139,6 +139,7 @@ class _Evidence:
         self.kind = [False] * count  # the report tells a kind of failure its own text tells
         self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
         self.condition = [False] * count  # the release in its range, its GPU
+        self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.outside = [False] * count  # the reported release is outside the affected range
 
@@ -508,6 +509,7 @@ class Diagnoser:
             ev.score[n] += w["possible"] // printers[line]
             ev.other[n] = True
             ev.support[n] += 1
+            ev.few[n] = printers[line] <= w["relatedMax"]  # a line so few print relates each of them
             ev.why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
 
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
@@ -592,10 +594,13 @@ class Diagnoser:
             )
             if (ev.own[n] or mechanism or ahead) and ev.score[n] > 0:
                 verdict = "matches"
-            elif ev.score[n] >= w["related"] and (
-                ev.other[n]
-                or (ev.kind[n] and text_points[n] > 0)
-                or (text_points[n] >= w["relatedWords"] and len(words[n]) >= w["relatedWordsMin"])
+            elif (ev.few[n] and ev.score[n] > 0) or (
+                ev.score[n] >= w["related"]
+                and (
+                    ev.other[n]
+                    or (ev.kind[n] and text_points[n] > 0)
+                    or (text_points[n] >= w["relatedWords"] and len(words[n]) >= w["relatedWordsMin"])
+                )
             ):
                 verdict = "related"
             else:

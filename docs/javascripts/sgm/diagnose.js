@@ -115,6 +115,7 @@ class Evidence {
     this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
     this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
     this.condition = new Array(count).fill(false);  // the release in its range, its GPU
+    this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
   }
@@ -451,6 +452,7 @@ export class Diagnoser {
       ev.score[n] += Math.floor(w.possible / printers.get(line));
       ev.other[n] = true;
       ev.support[n] += 1;
+      ev.few[n] = printers.get(line) <= w.relatedMax;  // a line so few print relates each of them
       ev.why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
     }
   }
@@ -536,8 +538,8 @@ export class Diagnoser {
         && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
       let verdict;
       if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
-      else if (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
-        || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin))) verdict = "related";
+      else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
+        || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin)))) verdict = "related";
       else continue;
       ranked.push([verdict === "matches" ? 0 : 1, -ev.score[n], n, verdict]);
     }
