@@ -665,8 +665,91 @@ def test_the_held_out_reports_are_well_formed(engine):
     dev = {c["url"] for c in yaml.safe_load(REPORTS.read_text("utf-8"))}
     known = {i["id"] for i in engine.bundle["incidents"]}
     for c in held:
-        assert c["url"].startswith("https://github.com/sgl-project/sglang/issues/"), c["url"]
+        assert c["url"].startswith(THREADS), c["url"]
         assert c["url"] not in dev and set(c["expect"]) <= known and c["text"].strip(), c["url"]
+
+
+THREADS = ("https://github.com/sgl-project/sglang/issues/", "https://github.com/radixark/miles/issues/")
+HELDOUT = ROOT / "tests" / "diagnose_heldout.yaml"
+
+
+def _incident_sources(incidents: list[dict]) -> dict[str, set[str]]:
+    """Each incident's own source threads (the threads it was written from), without a trailing slash."""
+    out: dict[str, set[str]] = {}
+    for inc in incidents:
+        for src in inc.get("sources") or []:
+            url = src if isinstance(src, str) else str(src.get("url") or "")
+            out.setdefault(inc["id"], set()).add(url.split("#")[0].rstrip("/"))
+    return out
+
+
+def _report_problems(case: dict, known: set[str], sources: dict[str, set[str]]) -> list[str]:
+    url = str(case.get("url", ""))
+    problems = [] if url.startswith(THREADS) else ["not an sglang or miles issue thread"]
+    expect = case.get("expect")
+    if not isinstance(expect, list):
+        return [*problems, "expect is not a list"]
+    problems += [f"unknown incident {i}" for i in expect if i not in known]
+    problems += [f"the own source of {i}" for i in expect if url.rstrip("/") in sources.get(i, set())]
+    why = case.get("why", "-")
+    if not isinstance(why, str) or not why.strip() or "\n" in why.strip():
+        problems.append("why is not one line")
+    if not str(case.get("text", "")).strip():
+        problems.append("no text")
+    return problems
+
+
+def labelled_set_problems(files: dict[str, list[dict]], incidents: list[dict]) -> list[str]:
+    """One line per problem in the labelled reports: a thread outside sglang/miles, an unknown incident id,
+    a report that is one of its expected incidents' own sources, an empty or multi-line `why`, no text, or
+    a thread that appears twice across the files."""
+    known = {i["id"] for i in incidents}
+    sources = _incident_sources(incidents)
+    seen: dict[str, str] = {}
+    problems = []
+    for name, cases in files.items():
+        for case in cases:
+            url = str(case.get("url", ""))
+            problems += [f"{name}: {url}: {p}" for p in _report_problems(case, known, sources)]
+            if url in seen:
+                problems.append(f"{name}: {url}: also in {seen[url]}")
+            seen.setdefault(url, name)
+    return problems
+
+
+def test_the_labelled_set_is_well_formed():
+    """Both files together (issue 33 part 4): at least 100 real reports, every expected id an incident of
+    data/incidents.yaml, no report one of its expected incidents' own sources, each thread once across
+    both files, and a one-line `why` wherever a report gives one."""
+    incidents = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
+    files = {p.name: yaml.safe_load(p.read_text("utf-8")) for p in (REPORTS, HELDOUT)}
+    assert labelled_set_problems(files, incidents) == []
+    assert sum(len(cases) for cases in files.values()) >= 100
+
+
+def test_the_labelled_set_check_finds_each_problem():
+    """The check above on made-up bad reports: each problem is found and named with its file and thread."""
+    incidents = [{"id": "x-1", "sources": [{"url": "https://github.com/sgl-project/sglang/issues/1/"}]}]
+    ok = {"expect": [], "why": "maintainer: not a bug", "text": "t\n"}
+    bad = {
+        "a.yaml": [
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/1", "expect": ["x-1"]},
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/2", "expect": ["x-2"]},
+            {**ok, "url": "https://github.com/vllm-project/vllm/issues/3"},
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/4", "why": "one\ntwo"},
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/5", "text": " "},
+        ],
+        "b.yaml": [{**ok, "url": "https://github.com/sgl-project/sglang/issues/2"}],
+    }
+    assert labelled_set_problems(bad, incidents) == [
+        "a.yaml: https://github.com/sgl-project/sglang/issues/1: the own source of x-1",
+        "a.yaml: https://github.com/sgl-project/sglang/issues/2: unknown incident x-2",
+        "a.yaml: https://github.com/vllm-project/vllm/issues/3: not an sglang or miles issue thread",
+        "a.yaml: https://github.com/sgl-project/sglang/issues/4: why is not one line",
+        "a.yaml: https://github.com/sgl-project/sglang/issues/5: no text",
+        "b.yaml: https://github.com/sgl-project/sglang/issues/2: also in a.yaml",
+    ]
+    assert labelled_set_problems({"a.yaml": [ok | {"url": THREADS[1] + "7"}]}, incidents) == []
 
 
 def test_a_line_a_common_error_prints_is_no_incident_s_own(engine):
