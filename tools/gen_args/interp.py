@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, cast
 
 from tools.gen_args.trees import Tree
@@ -372,186 +373,223 @@ class Interp:
             return Unknown(f"{type(e).__name__}: {e}")
 
     def _eval(self, node, env: Env):
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.JoinedStr):
-            parts: list[Any] = []
-            for v in node.values:
-                if isinstance(v, ast.Constant):
-                    parts.append(str(v.value))
+        """The value of the expression ``node``, by its kind (Unknown for a kind not followed)."""
+        how = self._kinds.get(type(node))
+        return Unknown(type(node).__name__) if how is None else how(node, env)
+
+    @cached_property
+    def _kinds(self) -> dict[type, Callable[[Any, Env], Any]]:
+        return {
+            ast.Constant: self._constant,
+            ast.JoinedStr: self._fstring,
+            ast.List: self._sequence,
+            ast.Tuple: self._sequence,
+            ast.Set: self._sequence,
+            ast.Dict: self._dict,
+            ast.Name: self._name,
+            ast.Attribute: self._attribute,
+            ast.Subscript: self._subscript,
+            ast.BinOp: self._binop,
+            ast.UnaryOp: self._unaryop,
+            ast.BoolOp: self._boolop,
+            ast.Compare: self._compare,
+            ast.IfExp: self._ifexp,
+            ast.ListComp: self._comprehension,
+            ast.GeneratorExp: self._comprehension,
+            ast.SetComp: self._comprehension,
+            ast.Lambda: self._lambda,
+            ast.Call: self._call,
+        }
+
+    def _constant(self, node, env: Env):
+        return node.value
+
+    def _fstring(self, node, env: Env):
+        parts: list[Any] = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                v = cast(ast.FormattedValue, v)  # a JoinedStr holds constants and formatted values
+                val = self.eval(v.value, env)
+                if unknown(val) or not _plain_ok(val):
+                    parts.append("{" + ast.unparse(v.value) + "}")
                 else:
-                    v = cast(ast.FormattedValue, v)  # a JoinedStr holds constants and formatted values
-                    val = self.eval(v.value, env)
-                    if unknown(val) or not _plain_ok(val):
-                        parts.append("{" + ast.unparse(v.value) + "}")
-                    else:
-                        val = _plain(val)
-                        parts.append(
-                            repr(val) if v.conversion == ord("r") else format(val, self._spec(v.format_spec, env))
-                        )
-            return "".join(parts)
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            out = []
-            for e in node.elts:
-                if isinstance(e, ast.Starred):
-                    it = self.iterate(self.eval(e.value, env))
-                    if it is None:
-                        return Unknown("starred")
-                    out.extend(it)
+                    val = _plain(val)
+                    parts.append(repr(val) if v.conversion == ord("r") else format(val, self._spec(v.format_spec, env)))
+        return "".join(parts)
+
+    def _sequence(self, node, env: Env):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Starred):
+                it = self.iterate(self.eval(e.value, env))
+                if it is None:
+                    return Unknown("starred")
+                out.extend(it)
+            else:
+                out.append(self.eval(e, env))
+        return _as_set(out) if isinstance(node, ast.Set) else out
+
+    def _dict(self, node, env: Env):
+        mapping = {}
+        for k, v in zip(node.keys, node.values, strict=False):
+            if k is None:
+                d = self.eval(v, env)
+                if isinstance(d, dict):
+                    mapping.update(d)
                 else:
-                    out.append(self.eval(e, env))
-            return _as_set(out) if isinstance(node, ast.Set) else out
-        if isinstance(node, ast.Dict):
-            mapping = {}
-            for k, v in zip(node.keys, node.values, strict=False):
-                if k is None:
-                    d = self.eval(v, env)
-                    if isinstance(d, dict):
-                        mapping.update(d)
-                    else:
-                        return Unknown("dict splat")
-                else:
-                    key = self.eval(k, env)
-                    if unknown(key) or not _hashable(key):
-                        return Unknown("dict key")
-                    mapping[key] = self.eval(v, env)
-            return mapping
-        if isinstance(node, ast.Name):
-            return env.lookup(node.id)
-        if isinstance(node, ast.Attribute):
-            return self.getattr(self.eval(node.value, env), node.attr)
-        if isinstance(node, ast.Subscript):
-            obj = self.eval(node.value, env)
-            if isinstance(node.slice, ast.Slice):
-                parts = [
-                    None if x is None else self.eval(x, env)
-                    for x in (node.slice.lower, node.slice.upper, node.slice.step)
-                ]
-                if isinstance(obj, (list, str)) and all(x is None or isinstance(x, int) for x in parts):
-                    return obj[slice(*parts)]
-                return Unknown("slice")
-            idx = self.eval(node.slice, env)
-            if isinstance(obj, (list, str)) and isinstance(idx, int):
-                return obj[idx]
-            if isinstance(obj, dict) and _hashable(idx) and idx in obj:
-                return obj[idx]
-            if isinstance(obj, Ext):  # list[int], Optional[str]: the origin is enough here
-                return obj
-            return Unknown("subscript")
-        if isinstance(node, ast.BinOp):
-            a, b = self.eval(node.left, env), self.eval(node.right, env)
-            if unknown(a) or unknown(b):
-                return Unknown("binop")
-            if isinstance(node.op, ast.Add) and type(a) is type(b) and isinstance(a, (list, str, int, float)):
-                return a + b
-            nums = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
-            arith = {
-                ast.Mult: lambda: a * b,
-                ast.Sub: lambda: a - b,
-                ast.FloorDiv: lambda: a // b,
-                ast.Div: lambda: a / b,
-                ast.Pow: lambda: a**b if abs(b) < 64 else Unknown("pow"),
-            }
-            if nums and type(node.op) in arith:
-                return arith[type(node.op)]()
-            if isinstance(node.op, ast.BitOr) and isinstance(a, dict) and isinstance(b, dict):
-                return {**a, **b}
-            if isinstance(node.op, ast.BitOr) and all(
-                isinstance(x, (Ext, ClassObj, UnionType)) or x is None for x in (a, b)
-            ):
-                parts = []
-                for x in (a, b):
-                    parts.extend(x.args if isinstance(x, UnionType) else [Ext("builtins.NoneType") if x is None else x])
-                return UnionType(parts)
+                    return Unknown("dict splat")
+            else:
+                key = self.eval(k, env)
+                if unknown(key) or not _hashable(key):
+                    return Unknown("dict key")
+                mapping[key] = self.eval(v, env)
+        return mapping
+
+    def _name(self, node, env: Env):
+        return env.lookup(node.id)
+
+    def _attribute(self, node, env: Env):
+        return self.getattr(self.eval(node.value, env), node.attr)
+
+    def _subscript(self, node, env: Env):
+        obj = self.eval(node.value, env)
+        if isinstance(node.slice, ast.Slice):
+            parts = [
+                None if x is None else self.eval(x, env) for x in (node.slice.lower, node.slice.upper, node.slice.step)
+            ]
+            if isinstance(obj, (list, str)) and all(x is None or isinstance(x, int) for x in parts):
+                return obj[slice(*parts)]
+            return Unknown("slice")
+        idx = self.eval(node.slice, env)
+        if isinstance(obj, (list, str)) and isinstance(idx, int):
+            return obj[idx]
+        if isinstance(obj, dict) and _hashable(idx) and idx in obj:
+            return obj[idx]
+        if isinstance(obj, Ext):  # list[int], Optional[str]: the origin is enough here
+            return obj
+        return Unknown("subscript")
+
+    def _binop(self, node, env: Env):
+        a, b = self.eval(node.left, env), self.eval(node.right, env)
+        if unknown(a) or unknown(b):
             return Unknown("binop")
-        if isinstance(node, ast.UnaryOp):
-            v = self.eval(node.operand, env)
-            if unknown(v):
-                return v
-            if isinstance(node.op, ast.Not):
-                t = self.truth(v)
-                return Unknown("not") if t is None else (not t)
-            if isinstance(node.op, ast.USub) and isinstance(v, (int, float)):
-                return -v
-            return Unknown("unary")
-        if isinstance(node, ast.BoolOp):
-            vals = [self.eval(v, env) for v in node.values]
-            truths = [self.truth(v) for v in vals]
-            if isinstance(node.op, ast.And):
-                for v, t in zip(vals, truths, strict=False):
-                    if t is None:
-                        return Unknown("and")
-                    if not t:
-                        return v
-                return vals[-1]
+        if isinstance(node.op, ast.Add) and type(a) is type(b) and isinstance(a, (list, str, int, float)):
+            return a + b
+        nums = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+        arith = {
+            ast.Mult: lambda: a * b,
+            ast.Sub: lambda: a - b,
+            ast.FloorDiv: lambda: a // b,
+            ast.Div: lambda: a / b,
+            ast.Pow: lambda: a**b if abs(b) < 64 else Unknown("pow"),
+        }
+        if nums and type(node.op) in arith:
+            return arith[type(node.op)]()
+        if isinstance(node.op, ast.BitOr) and isinstance(a, dict) and isinstance(b, dict):
+            return {**a, **b}
+        if isinstance(node.op, ast.BitOr) and all(
+            isinstance(x, (Ext, ClassObj, UnionType)) or x is None for x in (a, b)
+        ):
+            parts: list[Any] = []
+            for x in (a, b):
+                parts.extend(x.args if isinstance(x, UnionType) else [Ext("builtins.NoneType") if x is None else x])
+            return UnionType(parts)
+        return Unknown("binop")
+
+    def _unaryop(self, node, env: Env):
+        v = self.eval(node.operand, env)
+        if unknown(v):
+            return v
+        if isinstance(node.op, ast.Not):
+            t = self.truth(v)
+            return Unknown("not") if t is None else (not t)
+        if isinstance(node.op, ast.USub) and isinstance(v, (int, float)):
+            return -v
+        return Unknown("unary")
+
+    def _boolop(self, node, env: Env):
+        vals = [self.eval(v, env) for v in node.values]
+        truths = [self.truth(v) for v in vals]
+        if isinstance(node.op, ast.And):
             for v, t in zip(vals, truths, strict=False):
                 if t is None:
-                    return Unknown("or")
-                if t:
+                    return Unknown("and")
+                if not t:
                     return v
             return vals[-1]
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            a, b = self.eval(node.left, env), self.eval(node.comparators[0], env)
-            op = node.ops[0]
-            if (
-                isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
-                and any(isinstance(x, (Ext, ClassObj)) for x in (a, b))
-                and not unknown(a)
-                and not unknown(b)
-            ):
-                same = a is b or (isinstance(a, Ext) and isinstance(b, Ext) and a.name == b.name)
-                return same if isinstance(op, (ast.Is, ast.Eq)) else not same
-            if (
-                isinstance(op, (ast.In, ast.NotIn))
-                and not unknown(a)
-                and _plain_ok(a)
-                and isinstance(b, (dict, list, str))
-            ):
-                a = _plain(a)
-                if isinstance(b, dict):
-                    found = _hashable(a) and a in b
-                elif isinstance(b, list):
-                    found = any(_plain_ok(x) and _plain(x) == a for x in b)
-                elif isinstance(a, str):
-                    found = a in b
-                else:
-                    return Unknown("compare")
-                return found if isinstance(op, ast.In) else not found
-            if unknown(a) or unknown(b) or not _plain_ok(a) or not _plain_ok(b):
-                return Unknown("compare")
-            a, b = _plain(a), _plain(b)
-            op = node.ops[0]
-            if isinstance(op, (ast.Eq, ast.Is)):
-                return a == b
-            if isinstance(op, (ast.NotEq, ast.IsNot)):
-                return a != b
-            if isinstance(op, ast.In) and isinstance(b, (list, dict, str)):
-                return a in b
-            if isinstance(op, ast.NotIn) and isinstance(b, (list, dict, str)):
-                return a not in b
-            return Unknown("compare")
-        if isinstance(node, ast.IfExp):
-            t = self.truth(self.eval(node.test, env))
+        for v, t in zip(vals, truths, strict=False):
             if t is None:
-                return Unknown("ifexp")
-            return self.eval(node.body if t else node.orelse, env)
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and len(node.generators) == 1:
-            gen = node.generators[0]
-            it = self.iterate(self.eval(gen.iter, env))
-            if it is None:
-                return Unknown("comprehension")
-            out = []
-            for item in it:
-                inner = Env(env.module, env, {})
-                self.assign(gen.target, item, inner)
-                if all(self.truth(self.eval(c, inner)) for c in gen.ifs):
-                    out.append(self.eval(node.elt, inner))
-            return _as_set(out) if isinstance(node, ast.SetComp) else out
-        if isinstance(node, ast.Lambda):
-            return Lambda(node)
-        if isinstance(node, ast.Call):
-            return self.call(node, env)
-        return Unknown(type(node).__name__)
+                return Unknown("or")
+            if t:
+                return v
+        return vals[-1]
+
+    def _compare(self, node, env: Env):
+        if len(node.ops) != 1:
+            return Unknown(type(node).__name__)
+        a, b = self.eval(node.left, env), self.eval(node.comparators[0], env)
+        op = node.ops[0]
+        if (
+            isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+            and any(isinstance(x, (Ext, ClassObj)) for x in (a, b))
+            and not unknown(a)
+            and not unknown(b)
+        ):
+            same = a is b or (isinstance(a, Ext) and isinstance(b, Ext) and a.name == b.name)
+            return same if isinstance(op, (ast.Is, ast.Eq)) else not same
+        if isinstance(op, (ast.In, ast.NotIn)) and not unknown(a) and _plain_ok(a) and isinstance(b, (dict, list, str)):
+            a = _plain(a)
+            if isinstance(b, dict):
+                found = _hashable(a) and a in b
+            elif isinstance(b, list):
+                found = any(_plain_ok(x) and _plain(x) == a for x in b)
+            elif isinstance(a, str):
+                found = a in b
+            else:
+                return Unknown("compare")
+            return found if isinstance(op, ast.In) else not found
+        if unknown(a) or unknown(b) or not _plain_ok(a) or not _plain_ok(b):
+            return Unknown("compare")
+        a, b = _plain(a), _plain(b)
+        op = node.ops[0]
+        if isinstance(op, (ast.Eq, ast.Is)):
+            return a == b
+        if isinstance(op, (ast.NotEq, ast.IsNot)):
+            return a != b
+        if isinstance(op, ast.In) and isinstance(b, (list, dict, str)):
+            return a in b
+        if isinstance(op, ast.NotIn) and isinstance(b, (list, dict, str)):
+            return a not in b
+        return Unknown("compare")
+
+    def _ifexp(self, node, env: Env):
+        t = self.truth(self.eval(node.test, env))
+        if t is None:
+            return Unknown("ifexp")
+        return self.eval(node.body if t else node.orelse, env)
+
+    def _comprehension(self, node, env: Env):
+        if len(node.generators) != 1:
+            return Unknown(type(node).__name__)
+        gen = node.generators[0]
+        it = self.iterate(self.eval(gen.iter, env))
+        if it is None:
+            return Unknown("comprehension")
+        out = []
+        for item in it:
+            inner = Env(env.module, env, {})
+            self.assign(gen.target, item, inner)
+            if all(self.truth(self.eval(c, inner)) for c in gen.ifs):
+                out.append(self.eval(node.elt, inner))
+        return _as_set(out) if isinstance(node, ast.SetComp) else out
+
+    def _lambda(self, node, env: Env):
+        return Lambda(node)
+
+    def _call(self, node, env: Env):
+        return self.call(node, env)
 
     def _spec(self, spec, env) -> str:
         if spec is None:
