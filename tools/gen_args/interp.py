@@ -905,85 +905,126 @@ class Interp:
                 self.assign(t, items[i] if items is not None and i < len(items) else Unknown("unpack"), env)
 
     def exec_stmt(self, st, env: Env):
-        if isinstance(st, ast.Expr):
-            if isinstance(st.value, ast.Call) and self.parsers and not self._feeds_parser(st.value, env):
-                # Once a parser exists, a bare call that is not handed it (``run_benchmark(args)``,
-                # ``launch_router(...)``) only uses the parsed values: it is not read.
-                return
-            self.eval(st.value, env)
-        elif isinstance(st, ast.Assign):
-            value = self.eval(st.value, env)
-            for t in st.targets:
-                self.assign(t, value, env)
-        elif isinstance(st, ast.AnnAssign):
-            if st.value is not None:
-                self.assign(st.target, self.eval(st.value, env), env)
-        elif isinstance(st, ast.AugAssign):
-            if isinstance(st.target, ast.Name):
-                cur, inc = env.lookup(st.target.id), self.eval(st.value, env)
-                ok = isinstance(st.op, ast.Add) and type(cur) is type(inc) and isinstance(cur, (list, str, int))
-                env.local[st.target.id] = cur + inc if ok else Unknown("augassign")
-        elif isinstance(st, ast.If):
-            t = self.truth(self.eval(st.test, env))
-            if t is None:
-                # Decided at run time: read both branches. A branch that returns a
-                # value only known at run time (``sys.modules.get(...)``) gives way
-                # to the code after it, which is usually the static fallback.
-                self.warn(
-                    f"{env.module.path}:{st.lineno}: condition `{ast.unparse(st.test)}` "
-                    "is decided at run time; both branches were read"
-                )
-                for branch in (st.body, st.orelse):
-                    try:
-                        self.exec_body(branch, env)
-                    except _Return as r:
-                        if not unknown(r.value):
-                            raise
-            else:
-                self.exec_body(st.body if t else st.orelse, env)
-        elif isinstance(st, ast.For):
-            items = self.iterate(self.eval(st.iter, env))
-            if items is None:
-                self.exec_body(st.orelse, env)
-                return
-            broke = False
-            for item in items:
-                self.assign(st.target, item, env)
+        """Run the statement ``st`` by its kind (a kind not followed is passed over)."""
+        how = self._statements.get(type(st))
+        if how is not None:
+            how(st, env)
+
+    @cached_property
+    def _statements(self) -> dict[type, Callable[[Any, Env], None]]:
+        return {
+            ast.Expr: self._expr_stmt,
+            ast.Assign: self._assign_stmt,
+            ast.AnnAssign: self._annassign_stmt,
+            ast.AugAssign: self._augassign_stmt,
+            ast.If: self._if_stmt,
+            ast.For: self._for_stmt,
+            ast.With: self._with_stmt,
+            ast.AsyncWith: self._with_stmt,
+            ast.Try: self._try_stmt,
+            ast.Return: self._return_stmt,
+            ast.Break: self._break_stmt,
+            ast.Continue: self._continue_stmt,
+            ast.FunctionDef: self._def_stmt,
+            ast.AsyncFunctionDef: self._def_stmt,
+            ast.ClassDef: self._class_stmt,
+            ast.Import: self._import_stmt,
+            ast.ImportFrom: self._importfrom_stmt,
+        }
+
+    def _expr_stmt(self, st, env: Env) -> None:
+        if isinstance(st.value, ast.Call) and self.parsers and not self._feeds_parser(st.value, env):
+            # Once a parser exists, a bare call that is not handed it (``run_benchmark(args)``,
+            # ``launch_router(...)``) only uses the parsed values: it is not read.
+            return
+        self.eval(st.value, env)
+
+    def _assign_stmt(self, st, env: Env) -> None:
+        value = self.eval(st.value, env)
+        for t in st.targets:
+            self.assign(t, value, env)
+
+    def _annassign_stmt(self, st, env: Env) -> None:
+        if st.value is not None:
+            self.assign(st.target, self.eval(st.value, env), env)
+
+    def _augassign_stmt(self, st, env: Env) -> None:
+        if isinstance(st.target, ast.Name):
+            cur, inc = env.lookup(st.target.id), self.eval(st.value, env)
+            ok = isinstance(st.op, ast.Add) and type(cur) is type(inc) and isinstance(cur, (list, str, int))
+            env.local[st.target.id] = cur + inc if ok else Unknown("augassign")
+
+    def _if_stmt(self, st, env: Env) -> None:
+        t = self.truth(self.eval(st.test, env))
+        if t is None:
+            # Decided at run time: read both branches. A branch that returns a
+            # value only known at run time (``sys.modules.get(...)``) gives way
+            # to the code after it, which is usually the static fallback.
+            self.warn(
+                f"{env.module.path}:{st.lineno}: condition `{ast.unparse(st.test)}` "
+                "is decided at run time; both branches were read"
+            )
+            for branch in (st.body, st.orelse):
                 try:
-                    self.exec_body(st.body, env)
-                except _Break:
-                    broke = True
-                    break
-                except _Continue:
-                    continue
-            if not broke:
-                self.exec_body(st.orelse, env)
-        elif isinstance(st, (ast.With, ast.AsyncWith)):
-            self.exec_body(st.body, env)
-        elif isinstance(st, ast.Try):
-            self.exec_body(st.body, env)
+                    self.exec_body(branch, env)
+                except _Return as r:
+                    if not unknown(r.value):
+                        raise
+        else:
+            self.exec_body(st.body if t else st.orelse, env)
+
+    def _for_stmt(self, st, env: Env) -> None:
+        items = self.iterate(self.eval(st.iter, env))
+        if items is None:
             self.exec_body(st.orelse, env)
-            self.exec_body(st.finalbody, env)
-        elif isinstance(st, ast.Return):
-            raise _Return(self.eval(st.value, env) if st.value is not None else None)
-        elif isinstance(st, ast.Break):
-            raise _Break()
-        elif isinstance(st, ast.Continue):
-            raise _Continue()
-        elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            env.local[st.name] = FuncObj(env.module, st, env)
-        elif isinstance(st, ast.ClassDef):
-            env.local[st.name] = ClassObj(env.module, st, env)
-        elif isinstance(st, ast.Import):
-            for a in st.names:
-                env.local[a.asname or a.name.split(".")[0]] = self.module(
-                    a.name if a.asname else a.name.split(".")[0]
-                ) or Ext(a.name)
-        elif isinstance(st, ast.ImportFrom):
-            base = self.absolute(env.module, st.module, st.level)
-            for a in st.names:
-                if a.name != "*":
-                    env.local[a.asname or a.name] = self.import_from(base, a.name)
+            return
+        broke = False
+        for item in items:
+            self.assign(st.target, item, env)
+            try:
+                self.exec_body(st.body, env)
+            except _Break:
+                broke = True
+                break
+            except _Continue:
+                continue
+        if not broke:
+            self.exec_body(st.orelse, env)
+
+    def _with_stmt(self, st, env: Env) -> None:
+        self.exec_body(st.body, env)
+
+    def _try_stmt(self, st, env: Env) -> None:
+        self.exec_body(st.body, env)
+        self.exec_body(st.orelse, env)
+        self.exec_body(st.finalbody, env)
+
+    def _return_stmt(self, st, env: Env) -> None:
+        raise _Return(self.eval(st.value, env) if st.value is not None else None)
+
+    def _break_stmt(self, st, env: Env) -> None:
+        raise _Break()
+
+    def _continue_stmt(self, st, env: Env) -> None:
+        raise _Continue()
+
+    def _def_stmt(self, st, env: Env) -> None:
+        env.local[st.name] = FuncObj(env.module, st, env)
+
+    def _class_stmt(self, st, env: Env) -> None:
+        env.local[st.name] = ClassObj(env.module, st, env)
+
+    def _import_stmt(self, st, env: Env) -> None:
+        for a in st.names:
+            env.local[a.asname or a.name.split(".")[0]] = self.module(
+                a.name if a.asname else a.name.split(".")[0]
+            ) or Ext(a.name)
+
+    def _importfrom_stmt(self, st, env: Env) -> None:
+        base = self.absolute(env.module, st.module, st.level)
+        for a in st.names:
+            if a.name != "*":
+                env.local[a.asname or a.name] = self.import_from(base, a.name)
 
     # ---- recording
     def record(self, parser: ParserObj, args, kwargs):
