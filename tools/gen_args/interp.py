@@ -625,30 +625,10 @@ class Interp:
                 if not unknown(v):
                     return v
             return self.module(f"{obj.name}.{name}") or Unknown(f"{obj.name}.{name}")
-        if isinstance(obj, ClassObj):
-            if name == "__name__":
-                return obj.name
-            if name == "__doc__":
-                return ast.get_docstring(obj.node)
-            return obj.attr(name)
-        if isinstance(obj, FuncObj):
-            if name == "__doc__":
-                return obj.doc
-            if name == "__name__":
-                return obj.name
-            return Unknown(f"{obj.name}.{name}")
-        if isinstance(obj, EnumMember):
-            if name == "name":
-                return obj.name
-            if name == "value":
-                return obj.value
-            return self.getattr(obj.value, name)
-        if isinstance(obj, Instance):
-            if name in obj.kwargs:
-                return obj.kwargs[name]
-            if obj.cls is DATACLASS_FIELD:
-                return Unknown(f"field.{name}")
-            return obj.cls.attr(name)
+        if isinstance(obj, (ClassObj, FuncObj)):
+            return self._definition_attr(obj, name)
+        if isinstance(obj, (EnumMember, Instance)):
+            return self._value_attr(obj, name)
         if isinstance(obj, Ext):
             return Ext(f"{obj.name}.{name}")
         if isinstance(obj, ParserObj) and name in obj.overrides:
@@ -658,6 +638,28 @@ class Interp:
         if isinstance(obj, (ParserObj, str, dict, list)):
             return BoundMethod(obj, name)
         return Unknown(f"attribute {name}")
+
+    def _definition_attr(self, obj: ClassObj | FuncObj, name: str):
+        """An attribute of a class or a function the release defines."""
+        if name == "__name__":
+            return obj.name
+        if isinstance(obj, ClassObj):
+            return ast.get_docstring(obj.node) if name == "__doc__" else obj.attr(name)
+        return obj.doc if name == "__doc__" else Unknown(f"{obj.name}.{name}")
+
+    def _value_attr(self, obj: EnumMember | Instance, name: str):
+        """An attribute of an enum member or of an instance."""
+        if isinstance(obj, EnumMember):
+            if name == "name":
+                return obj.name
+            if name == "value":
+                return obj.value
+            return self.getattr(obj.value, name)
+        if name in obj.kwargs:
+            return obj.kwargs[name]
+        if obj.cls is DATACLASS_FIELD:
+            return Unknown(f"field.{name}")
+        return obj.cls.attr(name)
 
     def call(self, node: ast.Call, env: Env):
         func = self.eval(node.func, env)
@@ -704,17 +706,7 @@ class Interp:
             self.parsers.append(parser)
             return parser
         if name in ("builtins.list", "builtins.tuple", "builtins.sorted", "builtins.set", "builtins.frozenset"):
-            if not args:
-                return []
-            it = self.iterate(args[0])
-            if it is None:
-                return Unknown(name)
-            if name == "builtins.sorted":
-                try:
-                    return sorted(it)
-                except TypeError:
-                    return Unknown("sorted")
-            return _as_set(it) if name.endswith("set") else list(it)
+            return self._collection(name, args)
         if name == "builtins.str" and args and isinstance(args[0], (str, int, float)):
             return str(args[0])
         if name == "builtins.dict":
@@ -724,21 +716,7 @@ class Interp:
         if name == "builtins.type" and len(args) == 1 and args[0] is None:
             return Ext("builtins.NoneType")
         if name == "builtins.isinstance" and len(args) == 2:
-            kinds = args[1] if isinstance(args[1], list) else [args[1]]
-            pytypes = {
-                "builtins.str": str,
-                "builtins.int": int,
-                "builtins.float": float,
-                "builtins.bool": bool,
-                "builtins.list": list,
-                "builtins.dict": dict,
-                "builtins.tuple": list,
-            }
-            if all(isinstance(k, Ext) and k.name in pytypes for k in kinds) and (
-                _plain_ok(args[0]) or isinstance(args[0], list)
-            ):
-                return isinstance(args[0], tuple(pytypes[k.name] for k in kinds))
-            return Unknown("isinstance")
+            return _isinstance(args[0], args[1])
         if name == "builtins.hasattr" and len(args) == 2 and isinstance(args[1], str):
             if isinstance(args[0], UnionType):
                 return args[1] == "__args__"
@@ -760,6 +738,20 @@ class Interp:
             ]
         return ExtCall(name, args, kwargs)
 
+    def _collection(self, name: str, args: list):
+        """list(), tuple(), sorted(), set() or frozenset() of ``args``."""
+        if not args:
+            return []
+        it = self.iterate(args[0])
+        if it is None:
+            return Unknown(name)
+        if name == "builtins.sorted":
+            try:
+                return sorted(it)
+            except TypeError:
+                return Unknown("sorted")
+        return _as_set(it) if name.endswith("set") else list(it)
+
     def method(self, obj, name, args, kwargs):
         if isinstance(obj, list) and name in ("append", "extend") and len(args) == 1:
             if name == "append":
@@ -770,18 +762,8 @@ class Interp:
                 obj.extend(it)
                 return None
             return Unknown("list.extend")
-        if isinstance(obj, dict) and name in ("copy", "pop", "setdefault", "update"):
-            if name == "copy":
-                return dict(obj)
-            if name == "update" and len(args) <= 1:
-                if args and isinstance(args[0], dict):
-                    obj.update(args[0])
-                obj.update(kwargs)
-                return None
-            if args and _hashable(args[0]):
-                if name == "pop":
-                    return obj.pop(args[0], args[1] if len(args) > 1 else None)
-                return obj.setdefault(args[0], args[1] if len(args) > 1 else None)
+        if isinstance(obj, dict):
+            return _dict_method(obj, name, args, kwargs)
         if isinstance(obj, ParserObj):
             if name == "add_argument":
                 self.record(obj, args, kwargs)
@@ -792,36 +774,13 @@ class Interp:
                 obj.set_defaults.update(kwargs)
                 return None
             return Unknown(f"parser.{name}")
-        if isinstance(obj, str) and name in (
-            "lower",
-            "upper",
-            "strip",
-            "replace",
-            "join",
-            "format",
-            "lstrip",
-            "rstrip",
-            "split",
-            "startswith",
-            "endswith",
-            "removeprefix",
-            "removesuffix",
-        ):
+        if isinstance(obj, str) and name in _STR_METHODS:
             if all(_plain_ok(a) and not unknown(a) for a in args) and not kwargs:
                 try:
                     return getattr(obj, name)(*[_plain(a) for a in args])
                 except Exception:
                     return Unknown(f"str.{name}")
             return Unknown(f"str.{name}")
-        if isinstance(obj, dict) and name in ("keys", "values", "items", "get"):
-            if name == "keys":
-                return list(obj)
-            if name == "values":
-                return list(obj.values())
-            if name == "items":
-                return [[k, v] for k, v in obj.items()]
-            if args and _hashable(args[0]):
-                return obj.get(args[0], args[1] if len(args) > 1 else None)
         return Unknown(f"method {name}")
 
     # ---- statements
@@ -1071,3 +1030,59 @@ def _run_main(interp: Interp, module_name: str) -> ParserObj:
 def _module_file(interp: Interp, name: str) -> str:
     mod = interp.module(name)
     return mod.path if mod else name
+
+
+_STR_METHODS = (
+    "lower",
+    "upper",
+    "strip",
+    "replace",
+    "join",
+    "format",
+    "lstrip",
+    "rstrip",
+    "split",
+    "startswith",
+    "endswith",
+    "removeprefix",
+    "removesuffix",
+)
+
+_PYTYPES = {
+    "builtins.str": str,
+    "builtins.int": int,
+    "builtins.float": float,
+    "builtins.bool": bool,
+    "builtins.list": list,
+    "builtins.dict": dict,
+    "builtins.tuple": list,
+}
+
+
+def _isinstance(value, kinds):
+    """isinstance(value, kinds) where both are known, else Unknown."""
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if all(isinstance(k, Ext) and k.name in _PYTYPES for k in kinds) and (_plain_ok(value) or isinstance(value, list)):
+        return isinstance(value, tuple(_PYTYPES[k.name] for k in kinds))
+    return Unknown("isinstance")
+
+
+def _dict_method(obj: dict, name: str, args: list, kwargs: dict):
+    """A dict's method the release calls: copy, pop, setdefault, update, keys, values, items, get."""
+    if name == "copy":
+        return dict(obj)
+    if name == "update" and len(args) <= 1:
+        if args and isinstance(args[0], dict):
+            obj.update(args[0])
+        obj.update(kwargs)
+        return None
+    if name == "keys":
+        return list(obj)
+    if name == "values":
+        return list(obj.values())
+    if name == "items":
+        return [[k, v] for k, v in obj.items()]
+    if name in ("pop", "setdefault", "get") and args and _hashable(args[0]):
+        default = args[1] if len(args) > 1 else None
+        return {"pop": obj.pop, "setdefault": obj.setdefault, "get": obj.get}[name](args[0], default)
+    return Unknown(f"method {name}")
