@@ -63,12 +63,17 @@ class Schema:
 
 def _type_shape(node) -> tuple[str, Any, bool]:
     """(kind, detail, optional) of an annotation: kind is literal | list | bool | int | float | str | other."""
-    optional = False
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
             node = ast.parse(node.value, mode="eval").body
         except SyntaxError:
             return "other", None, False
+    return _shape_of(*_without_none(node))
+
+
+def _without_none(node) -> tuple[Any, bool]:
+    """The annotation without its Optional[...], Union[..., None] or ``| None``, and whether it had one."""
+    optional = False
     while True:
         if isinstance(node, ast.Subscript) and _dotted(node.value).split(".")[-1] == "Optional":
             node, optional = node.slice, True
@@ -85,7 +90,11 @@ def _type_shape(node) -> tuple[str, Any, bool]:
             if len(rest) == 1:
                 node, optional = rest[0], True
                 continue
-        break
+        return node, optional
+
+
+def _shape_of(node, optional: bool) -> tuple[str, Any, bool]:
+    """(kind, detail, optional) of an annotation without None."""
     if isinstance(node, ast.Subscript):
         head = _dotted(node.value).split(".")[-1]
         if head == "Literal":
@@ -124,44 +133,55 @@ def emulate_add_cli_args_from_dataclass(schema_for: Callable[[Any], Schema]):
             meta = f.meta
             if meta is None or meta.get("no_cli") is True:
                 continue
-            cli = meta.get("cli_name") if isinstance(meta.get("cli_name"), str) else "--" + f.name.replace("_", "-")
-            aliases = meta.get("aliases") if isinstance(meta.get("aliases"), list) else []
-            names = [cli] + [a for a in aliases if isinstance(a, str)]
-            kw: dict[str, Any] = {"help": meta.get("help", "")}
-            if cli.lstrip("-").replace("-", "_") != f.name:
-                kw["dest"] = f.name
-            if f.default is not MISSING:
-                kw["default"] = f.default
-            kind, detail, _opt = _type_shape(Schema.inner_type(f.annotation))
-            type_parser = meta.get("type_parser")
-            if meta.get("action") is not None:
-                kw["action"] = meta["action"]
-                if isinstance(meta.get("action_kwargs"), dict):
-                    kw.update(meta["action_kwargs"])
-            elif kind == "literal":
-                kw["type"] = type_parser or _scalar_ext(type(detail[0]).__name__ if detail else "str")
-                kw["choices"] = meta.get("choices") or detail
-            elif kind == "list" and type_parser is None:
-                elem = _type_shape(detail)[0] if detail is not None else "str"
-                kw["type"] = _scalar_ext(elem)
-                kw["nargs"] = meta.get("nargs") or "+"
-                if meta.get("choices"):
-                    kw["choices"] = meta["choices"]
-            elif kind == "bool":
-                kw["action"] = "store_true"
-            else:
-                kw["type"] = type_parser or _scalar_ext(kind)
-                if meta.get("choices"):
-                    kw["choices"] = meta["choices"]
-                if meta.get("nargs"):
-                    kw["nargs"] = meta["nargs"]
-            if meta.get("const") is not None and "action" not in kw:
-                kw["const"] = meta["const"]
+            names, kw = _field_argument(f, meta)
             # through parser.add_argument, so that a wrapper installed on the parser sees it
             interp.apply(interp.getattr(parser, "add_argument"), names, kw)
         return None
 
     return hook
+
+
+def _field_argument(f: FieldInfo, meta: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The option strings and the add_argument keywords of one field, as arg_utils.py derives them."""
+    cli = meta.get("cli_name") if isinstance(meta.get("cli_name"), str) else "--" + f.name.replace("_", "-")
+    aliases = meta.get("aliases") if isinstance(meta.get("aliases"), list) else []
+    names = [cli] + [a for a in aliases if isinstance(a, str)]
+    kw: dict[str, Any] = {"help": meta.get("help", "")}
+    if cli.lstrip("-").replace("-", "_") != f.name:
+        kw["dest"] = f.name
+    if f.default is not MISSING:
+        kw["default"] = f.default
+    _type_keywords(kw, meta, f.annotation)
+    if meta.get("const") is not None and "action" not in kw:
+        kw["const"] = meta["const"]
+    return names, kw
+
+
+def _type_keywords(kw: dict[str, Any], meta: Any, annotation) -> None:
+    """Add the action, type, choices and nargs a field's metadata and annotation give to ``kw``."""
+    kind, detail, _opt = _type_shape(Schema.inner_type(annotation))
+    type_parser = meta.get("type_parser")
+    if meta.get("action") is not None:
+        kw["action"] = meta["action"]
+        if isinstance(meta.get("action_kwargs"), dict):
+            kw.update(meta["action_kwargs"])
+    elif kind == "literal":
+        kw["type"] = type_parser or _scalar_ext(type(detail[0]).__name__ if detail else "str")
+        kw["choices"] = meta.get("choices") or detail
+    elif kind == "list" and type_parser is None:
+        elem = _type_shape(detail)[0] if detail is not None else "str"
+        kw["type"] = _scalar_ext(elem)
+        kw["nargs"] = meta.get("nargs") or "+"
+        if meta.get("choices"):
+            kw["choices"] = meta["choices"]
+    elif kind == "bool":
+        kw["action"] = "store_true"
+    else:
+        kw["type"] = type_parser or _scalar_ext(kind)
+        if meta.get("choices"):
+            kw["choices"] = meta["choices"]
+        if meta.get("nargs"):
+            kw["nargs"] = meta["nargs"]
 
 
 def _scalar_ext(kind: str):

@@ -53,20 +53,8 @@ class Module:
 
     def _collect(self, body):
         for st in body:
-            if isinstance(st, ast.Import):
-                for a in st.names:
-                    if a.asname:
-                        self._bind(a.asname, ("module", a.name))
-                    else:
-                        top = a.name.split(".")[0]
-                        self._bind(top, ("module", top))
-            elif isinstance(st, ast.ImportFrom):
-                base = self.interp.absolute(self, st.module, st.level)
-                for a in st.names:
-                    if a.name == "*":
-                        self.stars.append(base)
-                    else:
-                        self._bind(a.asname or a.name, ("from", base, a.name))
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                self._collect_import(st)
             elif isinstance(st, ast.Assign):
                 for t in st.targets:
                     if isinstance(t, ast.Name):
@@ -77,16 +65,36 @@ class Module:
                 self._bind(st.name, ("class", st))
             elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._bind(st.name, ("func", st))
-            elif isinstance(st, ast.If):
-                if _is_main_test(st.test):
-                    self.main_blocks.append(st.body)
+            elif isinstance(st, (ast.If, ast.Try, ast.With)):
+                self._collect_block(st)
+
+    def _collect_block(self, st: ast.If | ast.Try | ast.With) -> None:
+        """The bindings inside a block at module level; an ``if __name__ == "__main__"`` block is kept
+        to run."""
+        if not isinstance(st, ast.If):
+            self._collect(st.body)
+        elif _is_main_test(st.test):
+            self.main_blocks.append(st.body)
+        else:
+            self._collect(st.body)
+            self._collect(st.orelse)
+
+    def _collect_import(self, st: ast.Import | ast.ImportFrom) -> None:
+        """Bind the names an import statement at module level gives."""
+        if isinstance(st, ast.Import):
+            for a in st.names:
+                if a.asname:
+                    self._bind(a.asname, ("module", a.name))
                 else:
-                    self._collect(st.body)
-                    self._collect(st.orelse)
-            elif isinstance(st, ast.Try):
-                self._collect(st.body)
-            elif isinstance(st, ast.With):
-                self._collect(st.body)
+                    top = a.name.split(".")[0]
+                    self._bind(top, ("module", top))
+            return
+        base = self.interp.absolute(self, st.module, st.level)
+        for a in st.names:
+            if a.name == "*":
+                self.stars.append(base)
+            else:
+                self._bind(a.asname or a.name, ("from", base, a.name))
 
     def lookup(self, name: str, seen=None):
         if name in self._values:
