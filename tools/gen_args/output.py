@@ -8,7 +8,7 @@ import json
 import math
 import re
 
-from tools.gen_args.dataclass_args import Schema
+from tools.gen_args.dataclass_args import FieldInfo, Schema
 from tools.gen_args.interp import ClassObj, FuncObj, Interp, _dotted
 from tools.gen_args.values import MISSING, Ext, ExtCall, ParserObj, Recorded, _plain, _plain_ok, unknown
 
@@ -133,68 +133,7 @@ def finish(
     by_string: dict[str, int] = {}
     entries: list[dict] = []
     for rec in parser.recorded:
-        opts = list(rec.option_strings)
-        no_value = _takes_no_value(interp, rec)
-        if _action_name(rec.action) == "BooleanOptionalAction":
-            opts += ["--no-" + o[2:] for o in rec.option_strings if o.startswith("--")]
-        fields = schema.fields if schema else {}
-        target = dest_map.get(rec.dest, rec.dest)
-        fi = fields.get(target)
-        deprecated = (
-            rec.deprecated
-            or _action_name(rec.action).startswith("Deprecated")
-            or bool(_DEPRECATED_HELP.search(_help_text(rec.help)))
-        )
-        own_dest = (
-            next((o for o in rec.option_strings if o.startswith("--")), rec.option_strings[0])
-            .lstrip("-")
-            .replace("-", "_")
-        )
-        field_name = target if fi is not None and not (deprecated and rec.dest != own_dest) else None
-        # default
-        if no_value:
-            act = _action_name(rec.action)
-            if act == "BooleanOptionalAction":
-                default = _json_default(rec.default)
-            elif act == "store_false":
-                default = True if rec.default is MISSING else _json_default(rec.default)
-            elif act == "store_true" and rec.default is not MISSING:
-                default = _json_default(rec.default)  # None: an auto setting decided at run time
-            else:
-                default = False
-        else:
-            raw = rec.default
-            if raw is MISSING or unknown(raw):
-                raw = fi.default if fi is not None else (None if raw is MISSING else raw)
-            if rec.dest in parser.set_defaults:
-                raw = parser.set_defaults[rec.dest]
-            if fi is not None and target == field_name and raw is None and fi.meta:
-                fb = fi.meta.get("fallback")
-                if fb is not None and not fi.meta.get("resolvable") and _plain_ok(fb):
-                    raw = fb
-            default = _json_default(raw)
-        if unknown(rec.default) and fi is None:
-            interp.warn(f"{rec.option_strings[0]}: default decided at run time ({rec.default.why})")
-        choices = rec.choices
-        if choices is not None:
-            if isinstance(choices, dict):
-                choices = list(choices)
-            if isinstance(choices, list) and _plain_ok(choices):
-                choices = _plain(choices)
-            else:
-                interp.warn(f"{rec.option_strings[0]}: choices decided at run time")
-                choices = None
-        nargs = 0 if no_value else (rec.nargs if isinstance(rec.nargs, (str, int)) else None)
-        entry = {
-            "name": opts[0],
-            "aliases": opts[1:],
-            "field": field_name,
-            "type": "bool" if no_value else _type_name(rec.type),
-            "default": default,
-            "choices": choices,
-            "nargs": nargs,
-            "deprecated": deprecated,
-        }
+        entry, opts = _entry(interp, parser, schema, rec, dest_map)
         for o in opts:
             if o in by_string:
                 interp.warn(f"{o} is registered twice; the later registration is kept")
@@ -207,22 +146,108 @@ def finish(
         entries.append(entry)
     entries = [e for e in entries if e["name"] is not None]
     if abbreviations:
-        every = sorted({o for e in entries for o in [e["name"], *e["aliases"]]} | {"--help"})
-        for e in entries:
-            extra = set()
-            for o in [e["name"], *e["aliases"]]:
-                if not o.startswith("--"):
-                    continue
-                for i in range(3, len(o)):
-                    if o[i] != "-":
-                        continue
-                    p = o[:i]
-                    if p in every:
-                        continue
-                    if sum(1 for s in every if s.startswith(p)) == 1:
-                        extra.add(p)
-            e["aliases"] = e["aliases"] + sorted(extra - set(e["aliases"]))
+        _add_abbreviations(entries)
     return sorted(entries, key=lambda e: e["name"])
+
+
+def _entry(
+    interp: Interp, parser: ParserObj, schema: Schema | None, rec: Recorded, dest_map: dict[str, str]
+) -> tuple[dict, list[str]]:
+    """One recorded add_argument as an output entry, and all its option strings."""
+    opts = list(rec.option_strings)
+    no_value = _takes_no_value(interp, rec)
+    if _action_name(rec.action) == "BooleanOptionalAction":
+        opts += ["--no-" + o[2:] for o in rec.option_strings if o.startswith("--")]
+    fields = schema.fields if schema else {}
+    target = dest_map.get(rec.dest, rec.dest)
+    fi = fields.get(target)
+    deprecated = (
+        rec.deprecated
+        or _action_name(rec.action).startswith("Deprecated")
+        or bool(_DEPRECATED_HELP.search(_help_text(rec.help)))
+    )
+    own_dest = (
+        next((o for o in rec.option_strings if o.startswith("--")), rec.option_strings[0]).lstrip("-").replace("-", "_")
+    )
+    field_name = target if fi is not None and not (deprecated and rec.dest != own_dest) else None
+    if no_value:
+        default = _switch_default(rec)
+    else:
+        default = _value_default(parser, rec, fi, target == field_name)
+    if unknown(rec.default) and fi is None:
+        interp.warn(f"{rec.option_strings[0]}: default decided at run time ({rec.default.why})")
+    nargs = 0 if no_value else (rec.nargs if isinstance(rec.nargs, (str, int)) else None)
+    entry = {
+        "name": opts[0],
+        "aliases": opts[1:],
+        "field": field_name,
+        "type": "bool" if no_value else _type_name(rec.type),
+        "default": default,
+        "choices": _choices(interp, rec),
+        "nargs": nargs,
+        "deprecated": deprecated,
+    }
+    return entry, opts
+
+
+def _switch_default(rec: Recorded):
+    """The default of a switch: whether it is on without the flag (None: decided at run time)."""
+    act = _action_name(rec.action)
+    if act == "BooleanOptionalAction":
+        return _json_default(rec.default)
+    if act == "store_false":
+        return True if rec.default is MISSING else _json_default(rec.default)
+    if act == "store_true" and rec.default is not MISSING:
+        return _json_default(rec.default)  # None: an auto setting decided at run time
+    return False
+
+
+def _value_default(parser: ParserObj, rec: Recorded, fi: FieldInfo | None, own_field: bool):
+    """The default of an option that takes a value: its own, the field's, set_defaults', or the
+    field's fallback (``own_field``: the option sets the field of its name)."""
+    raw = rec.default
+    if raw is MISSING or unknown(raw):
+        raw = fi.default if fi is not None else (None if raw is MISSING else raw)
+    if rec.dest in parser.set_defaults:
+        raw = parser.set_defaults[rec.dest]
+    if fi is not None and own_field and raw is None and fi.meta:
+        fb = fi.meta.get("fallback")
+        if fb is not None and not fi.meta.get("resolvable") and _plain_ok(fb):
+            raw = fb
+    return _json_default(raw)
+
+
+def _choices(interp: Interp, rec: Recorded):
+    """The choices as a plain list, or None (none, or decided at run time)."""
+    choices = rec.choices
+    if choices is None:
+        return None
+    if isinstance(choices, dict):
+        choices = list(choices)
+    if isinstance(choices, list) and _plain_ok(choices):
+        return _plain(choices)
+    interp.warn(f"{rec.option_strings[0]}: choices decided at run time")
+    return None
+
+
+def _add_abbreviations(entries: list[dict]) -> None:
+    """Add to each entry's aliases the prefixes ending at a hyphen that argparse accepts because only
+    one option string starts with them."""
+    every = sorted({o for e in entries for o in [e["name"], *e["aliases"]]} | {"--help"})
+    for e in entries:
+        extra = set()
+        for o in [e["name"], *e["aliases"]]:
+            if not o.startswith("--"):
+                continue
+            for i in range(3, len(o)):
+                if o[i] != "-":
+                    continue
+                p = o[:i]
+                if p in every:
+                    continue
+                if sum(1 for s in every if s.startswith(p)) == 1:
+                    extra.add(p)
+        e["aliases"] = e["aliases"] + sorted(extra - set(e["aliases"]))
 
 
 def render(program: str, version: str, source: str, arguments: list[dict]) -> str:
