@@ -210,126 +210,143 @@ _REDIRECTS = ("<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">")  # lon
 def shell_split(text: str) -> list[list[Word]]:
     """Split shell text into simple commands (lists of words), as a POSIX shell would,
     without expanding anything. Raises CommandError on unbalanced quotes."""
-    commands: list[list[Word]] = [[]]
-    cur: list[str] | None = None
-    dyn = False
-    skip_next = False  # the word after a redirection is its target, not an argument
+    w = _Words()
     i, n = 0, len(text)
-
-    def end_word():
-        nonlocal cur, dyn, skip_next
-        if cur is not None:
-            if skip_next:
-                skip_next = False
-            else:
-                commands[-1].append(_word("".join(cur), dyn))
-        cur, dyn = None, False
-
-    def new_command():
-        end_word()
-        if commands[-1]:
-            commands.append([])
-
     while i < n:
         c = text[i]
         if c == "\\":
-            if text.startswith("\r\n", i + 1):
-                i += 3
-                continue
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 2
-                continue
-            if i + 1 >= n:
-                i += 1
-                continue
-            cur = cur if cur is not None else []
-            cur.append(text[i + 1])
-            i += 2
+            ch, i = _escaped(text, i)
+            if ch is not None:
+                w.add(ch)
         elif c in " \t\r\f\v":
-            end_word()
+            w.end_word()
             i += 1
         elif c in "\n;":
-            new_command()
+            w.new_command()
             i += 1
-        elif c == "&":
-            if text.startswith("&>", i):
-                if cur is not None and not skip_next:
-                    end_word()
-                i += 3 if text.startswith("&>>", i) else 2
-                skip_next = True
-                continue
-            new_command()
-            i += 2 if text.startswith("&&", i) else 1
-        elif c == "|":
-            new_command()
-            i += 2 if text.startswith(("||", "|&"), i) else 1
+        elif c in "&|":
+            i = _operator(text, i, w)
         elif c in "<>":
-            if cur is not None and digits("".join(cur)) and not dyn:
-                cur, dyn = None, False  # a file descriptor number: 2>&1
+            if w.cur is not None and digits("".join(w.cur)) and not w.dyn:
+                w.cur, w.dyn = None, False  # a file descriptor number: 2>&1
             else:
-                end_word()
+                w.end_word()
             i += next(len(op) for op in _REDIRECTS if text.startswith(op, i))
-            skip_next = True
-        elif c == "#" and cur is None:
+            w.skip_next = True
+        elif c == "#" and w.cur is None:
             end = text.find("\n", i)
             i = n if end < 0 else end
-        elif c == "'":
-            end = text.find("'", i + 1)
-            if end < 0:
-                raise CommandError(say("p_unbalanced", quote="'", where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i + 1 : end])
-            i = end + 1
-        elif c == '"':
-            cur = cur if cur is not None else []
-            j = i + 1
-            while True:
-                if j >= n:
-                    raise CommandError(say("p_unbalanced", quote='"', where=_where(text, i)))
-                d = text[j]
-                if d == '"':
-                    break
-                if d == "\\" and j + 1 < n and text[j + 1] in '"\\$`\n':
-                    if text[j + 1] != "\n":
-                        cur.append(text[j + 1])
-                    j += 2
-                    continue
-                if d in "$`":
-                    dyn = True
-                cur.append(d)
-                j += 1
-            i = j + 1
-        elif c == "$" and i + 1 < n and text[i + 1] in "({":
-            end = _skip_balanced(text, i + 1, text[i + 1], ")" if text[i + 1] == "(" else "}")
-            if end < 0:
-                raise CommandError(say("p_unbalanced_paren", paren=text[i + 1], where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i:end])
-            dyn = True
-            i = end
-        elif c == "$" and i + 1 < n and text[i + 1] == "'":
-            end = text.find("'", i + 2)
-            if end < 0:
-                raise CommandError(say("p_unbalanced", quote="$'", where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i + 2 : end])
-            i = end + 1
-        elif c == "`":
-            end = text.find("`", i + 1)
-            if end < 0:
-                raise CommandError(say("p_unbalanced", quote="`", where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i : end + 1])
-            dyn = True
-            i = end + 1
+        elif c in "'\"`" or (c == "$" and i + 1 < n and text[i + 1] in "({'"):
+            chunk, i, dynamic = _quoted(text, i)
+            w.add(chunk, dynamic)
         else:
-            if c == "$" and i + 1 < n and (text[i + 1] in _NAME_REST or text[i + 1] in "@*#?$!-"):
-                dyn = True
-            cur = cur if cur is not None else []
-            cur.append(c)
+            w.add(c, c == "$" and i + 1 < n and (text[i + 1] in _NAME_REST or text[i + 1] in "@*#?$!-"))
             i += 1
-    end_word()
-    return [cmd for cmd in commands if cmd]
+    w.end_word()
+    return [cmd for cmd in w.commands if cmd]
+
+
+class _Words:
+    """The simple commands shell_split builds: the words so far and the word being read."""
+
+    __slots__ = ("commands", "cur", "dyn", "skip_next")
+
+    def __init__(self) -> None:
+        self.commands: list[list[Word]] = [[]]
+        self.cur: list[str] | None = None
+        self.dyn = False
+        self.skip_next = False  # the word after a redirection is its target, not an argument
+
+    def add(self, chunk: str, dynamic: bool = False) -> None:
+        if self.cur is None:
+            self.cur = []
+        self.cur.append(chunk)
+        if dynamic:
+            self.dyn = True
+
+    def end_word(self) -> None:
+        if self.cur is not None:
+            if self.skip_next:
+                self.skip_next = False
+            else:
+                self.commands[-1].append(_word("".join(self.cur), self.dyn))
+        self.cur, self.dyn = None, False
+
+    def new_command(self) -> None:
+        self.end_word()
+        if self.commands[-1]:
+            self.commands.append([])
+
+
+def _escaped(text: str, i: int) -> tuple[str | None, int]:
+    """The character a backslash at ``i`` quotes (None for a line continuation or a backslash at the
+    end), and where the text goes on."""
+    if text.startswith("\r\n", i + 1):
+        return None, i + 3
+    if i + 1 < len(text) and text[i + 1] == "\n":
+        return None, i + 2
+    if i + 1 >= len(text):
+        return None, i + 1
+    return text[i + 1], i + 2
+
+
+def _operator(text: str, i: int, w: _Words) -> int:
+    """Read the control operator or the ``&>`` redirection at ``i`` (an ``&`` or a ``|``); where the
+    text goes on."""
+    if text.startswith("&>", i):
+        if w.cur is not None and not w.skip_next:
+            w.end_word()
+        w.skip_next = True
+        return i + (3 if text.startswith("&>>", i) else 2)
+    w.new_command()
+    if text[i] == "&":
+        return i + (2 if text.startswith("&&", i) else 1)
+    return i + (2 if text.startswith(("||", "|&"), i) else 1)
+
+
+def _quoted(text: str, i: int) -> tuple[str, int, bool]:
+    """The quoted part or substitution that starts at ``i`` (``'...'``, ``"..."``, ``$'...'``,
+    ``$(...)``, ``${...}``, a backquote): what the word gets, where the text goes on, and whether its
+    value is decided at run time."""
+    c = text[i]
+    if c == '"':
+        return _double_quoted(text, i)
+    if c == "$" and text[i + 1] in "({":
+        end = _skip_balanced(text, i + 1, text[i + 1], ")" if text[i + 1] == "(" else "}")
+        if end < 0:
+            raise CommandError(say("p_unbalanced_paren", paren=text[i + 1], where=_where(text, i)))
+        return text[i:end], end, True
+    quote, start = ("$'", i + 2) if c == "$" else (c, i + 1)
+    end = text.find(quote[-1], start)
+    if end < 0:
+        raise CommandError(say("p_unbalanced", quote=quote, where=_where(text, i)))
+    if c == "`":
+        return text[i : end + 1], end + 1, True
+    return text[start:end], end + 1, False
+
+
+def _double_quoted(text: str, i: int) -> tuple[str, int, bool]:
+    """The text of the double-quoted part that starts at ``i``, where the text goes on after it, and
+    whether it holds a ``$`` or a backquote."""
+    out: list[str] = []
+    dyn = False
+    j, n = i + 1, len(text)
+    while True:
+        if j >= n:
+            raise CommandError(say("p_unbalanced", quote='"', where=_where(text, i)))
+        d = text[j]
+        if d == '"':
+            break
+        if d == "\\" and j + 1 < n and text[j + 1] in '"\\$`\n':
+            if text[j + 1] != "\n":
+                out.append(text[j + 1])
+            j += 2
+            continue
+        if d in "$`":
+            dyn = True
+        out.append(d)
+        j += 1
+    return "".join(out), j + 1, dyn
 
 
 def _strip_prompts(text: str) -> str:
