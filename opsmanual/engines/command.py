@@ -520,20 +520,13 @@ def _full(findings: list) -> bool:
 
 def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: dict, *, serve: bool = False) -> None:
     """Read the words after the program into result["flags"] (canonical name -> entry)."""
-    flags, findings = result["flags"], result["findings"]
+    findings = result["findings"]
     check_unknown = program != "miles"  # Miles hands the flags it does not define to Megatron
     unknown: set[str] = set()
     if serve and words and not words[0].startswith("-"):  # `sglang serve MODEL`: the first word is the model
         words = [_word("--model-path", False), *words]
     i, n = 0, len(words)
     only_values = False
-
-    def takes(k: int) -> bool:
-        if k >= n or words[k] == "--":
-            return False
-        nxt = words[k]
-        return not nxt.startswith("-") or negative_number(nxt)
-
     while i < n:
         w = words[i]
         i += 1
@@ -555,26 +548,10 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if w.startswith("--") and "=" in w:
             written, attached = w.split("=", 1)
         if serve and written == "--model-type":  # read by `sglang serve` itself
-            if attached is None and takes(i):
+            if attached is None and _takes(words, i):
                 i += 1
             continue
-        arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
-        if ambiguous:
-            _finding(
-                findings,
-                "ambiguous-flag",
-                say(
-                    "p_ambiguous",
-                    flag=written,
-                    list=spec.name if spec else "",
-                    options=or_list([a["name"] for a in ambiguous]),
-                ),
-            )
-        elif arg is None and spec is not None and check_unknown and not _full(findings) and written not in unknown:
-            unknown.add(written)  # each unknown flag is looked up once, however often it is written
-            matches = close_matches(written, spec.suggestable)
-            hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
-            _finding(findings, "unknown-flag", say("p_unknown", flag=written, list=spec.label, hint=hint))
+        arg = _look_up(written, spec, findings, unknown if check_unknown else None)
         name = arg["name"] if arg is not None else written
         if arg is not None and is_switch(arg):
             if attached is not None:
@@ -585,35 +562,85 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         else:
             nargs = arg.get("nargs") if arg is not None else None
             many = nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1)
-            values: list[Word] = []
             if attached is not None:
                 values = [_word(attached, w.dynamic)]
             else:
                 limit = nargs if isinstance(nargs, int) and nargs > 1 else (n if many else 1)
-                while len(values) < limit and takes(i):
-                    values.append(words[i])
-                    i += 1
-            if values:
-                entry = _typed_entry(name, written, values, arg, findings)
-            elif arg is None:  # an unknown flag with no value after it: read it as a switch
-                entry = {"name": name, "written": written, "raw": None, "value": True, "dynamic": False}
-            elif nargs == "*":
-                entry = {"name": name, "written": written, "raw": "", "value": [], "dynamic": False}
-            else:
-                if nargs != "?":
-                    _finding(findings, "missing-value", say("p_needs_value", flag=name))
-                entry = {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
+                values = _values_at(words, i, limit)
+                i += len(values)
+            entry = _valued_entry(name, written, values, arg, findings)
             if many:
                 entry["list"] = True
-        if arg is None:
-            entry["unknown"] = True
-        elif arg.get("deprecated"):
-            _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name if spec else ""))
-        if name in flags:
-            _finding(findings, "repeated-flag", say("p_repeated", flag=name))
-        flags[name] = entry
-        if name == "--config":
-            _opaque(result, "opaque", f"`--config {entry['raw'] or ''}`".replace(" `", "`"), "flags")
+        _keep(entry, arg, written, spec, result)
+
+
+def _keep(entry: dict, arg: dict | None, written: str, spec: ArgList | None, result: dict) -> None:
+    """Put a flag's entry into result["flags"]: an unknown, deprecated or repeated flag is a finding,
+    and ``--config`` makes the command opaque."""
+    flags, findings, name = result["flags"], result["findings"], entry["name"]
+    if arg is None:
+        entry["unknown"] = True
+    elif arg.get("deprecated"):
+        _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name if spec else ""))
+    if name in flags:
+        _finding(findings, "repeated-flag", say("p_repeated", flag=name))
+    flags[name] = entry
+    if name == "--config":
+        _opaque(result, "opaque", f"`--config {entry['raw'] or ''}`".replace(" `", "`"), "flags")
+
+
+def _takes(words: list[Word], k: int) -> bool:
+    """Whether the word at ``k`` can be a flag's value (it is there, is not ``--`` and is not a flag)."""
+    if k >= len(words) or words[k] == "--":
+        return False
+    nxt = words[k]
+    return not nxt.startswith("-") or negative_number(nxt)
+
+
+def _values_at(words: list[Word], i: int, limit: int) -> list[Word]:
+    """Up to ``limit`` values from ``i`` on, as argparse takes them after a flag."""
+    values: list[Word] = []
+    while len(values) < limit and _takes(words, i + len(values)):
+        values.append(words[i + len(values)])
+    return values
+
+
+def _look_up(written: str, spec: ArgList | None, findings: list, unknown: set[str] | None) -> dict | None:
+    """The argument ``written`` names in ``spec``, or None; an ambiguous prefix, or an unknown flag
+    (when ``unknown`` collects them: each is reported once), is a finding."""
+    arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
+    if ambiguous:
+        _finding(
+            findings,
+            "ambiguous-flag",
+            say(
+                "p_ambiguous",
+                flag=written,
+                list=spec.name if spec else "",
+                options=or_list([a["name"] for a in ambiguous]),
+            ),
+        )
+    elif arg is None and spec is not None and unknown is not None and not _full(findings) and written not in unknown:
+        unknown.add(written)  # each unknown flag is looked up once, however often it is written
+        matches = close_matches(written, spec.suggestable)
+        hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
+        _finding(findings, "unknown-flag", say("p_unknown", flag=written, list=spec.label, hint=hint))
+    return arg
+
+
+def _valued_entry(name: str, written: str, values: list[Word], arg: dict | None, findings: list) -> dict:
+    """The entry of a flag that takes values, from the ``values`` written after it (none: a switch
+    if the flag is unknown, an empty list for nargs="*", else a value missing)."""
+    if values:
+        return _typed_entry(name, written, values, arg, findings)
+    if arg is None:  # an unknown flag with no value after it: read it as a switch
+        return {"name": name, "written": written, "raw": None, "value": True, "dynamic": False}
+    nargs = arg.get("nargs")
+    if nargs == "*":
+        return {"name": name, "written": written, "raw": "", "value": [], "dynamic": False}
+    if nargs != "?":
+        _finding(findings, "missing-value", say("p_needs_value", flag=name))
+    return {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
 
 
 def _opaque(result: dict, code: str, subject: str, what: str) -> None:
