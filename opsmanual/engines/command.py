@@ -828,28 +828,9 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
         if i >= n:
             return False
         w = _basename(words[i])
-        if w == "env":
-            i += 1
-            while i < n and words[i].startswith("-"):
-                if words[i] == "--":
-                    i += 1
-                    break
-                i += 2 if words[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
-            continue
-        if w == "sudo":
-            i += 1
-            while i < n and words[i].startswith("-"):
-                i += 2 if words[i] in SUDO_VALUE else 1
-            continue
-        if w in ("nohup", "exec", "time", "command", "builtin", "stdbuf"):
-            i += 1
-            while w == "stdbuf" and i < n and words[i].startswith("-"):
-                i += 1
-            continue
-        if w == "uv" and i + 1 < n and words[i + 1] == "run":
-            i += 2
-            while i < n and words[i].startswith("-"):
-                i += 2 if words[i] in UV_VALUE and words[i] != "--isolated" else 1
+        after = _after_wrapper(w, words, i)
+        if after is not None:
+            i = after
             continue
         if w == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
             rest = words[i + 3 :]
@@ -862,79 +843,131 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
                 return False
             return _recognize_text(words[i + 2], env, result, args, depth + 1)
         if w == "docker" and i + 1 < n and words[i + 1] in ("run", "exec", "container"):
-            j = i + 2 if words[i + 1] != "container" else i + 3
-            if words[i + 1] == "container" and (i + 2 >= n or words[i + 2] not in ("run", "exec")):
-                return False
-            mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
-            entry = None
-            while j < n and words[j].startswith("-"):
-                opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
-                if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
-                    opt, val = opt[:2], opt[2:]
-                if opt in DOCKER_VALUE and val is None:
-                    if j + 1 >= n:
-                        return False
-                    val = words[j + 1]
-                    j += 1
-                j += 1
-                if opt in ("-e", "--env") and val is not None:
-                    if "=" in val:
-                        _set_env(env, val)
-                    else:
-                        env[val] = {"value": None, "dynamic": False, "host": True}
-                elif opt == "--env-file":
-                    _opaque(result, "opaque-env", f"`--env-file {val}`", "env")
-                elif opt == "--entrypoint":
-                    entry = val
-            if j + 1 >= n:  # no image, or nothing after it
-                result["error"] = say("p_docker_own", mode=mode)
-                return True
-            if mode == "run":
-                m = _re().match(
-                    r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
-                    r"(?:[-_].*)?$",
-                    words[j],
-                )
-                if m:
-                    result["image"] = {"name": str(words[j]), "version": m.group(1)}
-            rest = words[j + 1 :]
-            if entry:
-                rest = [_word(x, False) for x in entry.split()] + rest
-            words, i, n = rest, 0, len(rest)
+            inside = _docker(words, i, env, result)
+            if isinstance(inside, bool):
+                return inside
+            words, i, n = inside, 0, len(inside)
             continue
         if _is_python(w):
-            i += 1
-            module = None
-            while i < n and words[i].startswith("-"):
-                opt = words[i]
-                if opt == "-m" and i + 1 < n:
-                    module, i = str(words[i + 1]), i + 2
-                    break
-                if opt.startswith("-m") and len(opt) > 2:
-                    module, i = opt[2:], i + 1
-                    break
-                if opt == "-c" and i + 1 < n:
-                    return _recognize_python(words[i + 1], result, args)
-                i += 2 if opt in ("-X", "-W", "-Q") else 1
-            if module is None:
-                if i < n and _basename(words[i]) in MILES_SCRIPTS:
-                    return _found(
-                        result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1 :], args
-                    )
-                return False
-            program = MODULES.get(module)
-            if program is None:
-                if module.startswith(("sglang", "sglang_router")):
-                    result["error"] = say("p_module", module=module)
-                    return True
-                return False
-            return _found(result, program, say("p_label_module", module=module), words[i:], args)
-        if w == "sglang":
-            if i + 1 < n and words[i + 1] == "serve":
-                return _found(result, "sglang", say("p_label_serve"), words[i + 2 :], args, serve=True)
-            return False
+            return _python(words, i + 1, result, args)
+        if w == "sglang" and i + 1 < n and words[i + 1] == "serve":
+            return _found(result, "sglang", say("p_label_serve"), words[i + 2 :], args, serve=True)
         return False
     return False
+
+
+def _after_wrapper(w: str, words: list[Word], i: int) -> int | None:
+    """Where the wrapped command starts when the word at ``i`` (named ``w``) runs another command
+    (env, sudo, nohup, exec, time, command, builtin, stdbuf, uv run), with the wrapper's options
+    skipped; None for any other word."""
+    n = len(words)
+    if w == "env":
+        i += 1
+        while i < n and words[i].startswith("-"):
+            if words[i] == "--":
+                return i + 1
+            i += 2 if words[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
+        return i
+    if w == "sudo":
+        i += 1
+        while i < n and words[i].startswith("-"):
+            i += 2 if words[i] in SUDO_VALUE else 1
+        return i
+    if w in ("nohup", "exec", "time", "command", "builtin", "stdbuf"):
+        i += 1
+        while w == "stdbuf" and i < n and words[i].startswith("-"):
+            i += 1
+        return i
+    if w == "uv" and i + 1 < n and words[i + 1] == "run":
+        i += 2
+        while i < n and words[i].startswith("-"):
+            i += 2 if words[i] in UV_VALUE and words[i] != "--isolated" else 1
+        return i
+    return None
+
+
+def _docker(words: list[Word], i: int, env: dict, result: dict) -> list[Word] | bool:
+    """``docker run|exec|container run|exec`` at ``i``: the command it runs in the container (its
+    entrypoint first), or what _recognize answers (False: nothing to read; True: an error is set)."""
+    n = len(words)
+    j = i + 2 if words[i + 1] != "container" else i + 3
+    if words[i + 1] == "container" and (i + 2 >= n or words[i + 2] not in ("run", "exec")):
+        return False
+    mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
+    options = _docker_options(words, j, env, result)
+    if options is None:
+        return False
+    j, entry = options
+    if j + 1 >= n:  # no image, or nothing after it
+        result["error"] = say("p_docker_own", mode=mode)
+        return True
+    if mode == "run":
+        m = _re().match(
+            r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
+            r"(?:[-_].*)?$",
+            words[j],
+        )
+        if m:
+            result["image"] = {"name": str(words[j]), "version": m.group(1)}
+    rest = words[j + 1 :]
+    if entry:
+        rest = [_word(x, False) for x in entry.split()] + rest
+    return rest
+
+
+def _docker_options(words: list[Word], j: int, env: dict, result: dict) -> tuple[int, str | None] | None:
+    """Read docker's options from ``j``: the environment they set (into ``env``), an env file (opaque);
+    where the image is, and the ``--entrypoint``. None when an option's value is missing."""
+    n = len(words)
+    entry = None
+    while j < n and words[j].startswith("-"):
+        opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
+        if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
+            opt, val = opt[:2], opt[2:]
+        if opt in DOCKER_VALUE and val is None:
+            if j + 1 >= n:
+                return None
+            val = words[j + 1]
+            j += 1
+        j += 1
+        if opt in ("-e", "--env") and val is not None:
+            if "=" in val:
+                _set_env(env, val)
+            else:
+                env[val] = {"value": None, "dynamic": False, "host": True}
+        elif opt == "--env-file":
+            _opaque(result, "opaque-env", f"`--env-file {val}`", "env")
+        elif opt == "--entrypoint":
+            entry = val
+    return j, entry
+
+
+def _python(words: list[Word], i: int, result: dict, args: dict | Specs) -> bool:
+    """A Python interpreter's options from ``i``: ``-m MODULE``, ``-c CODE`` or a Miles script."""
+    n = len(words)
+    module = None
+    while i < n and words[i].startswith("-"):
+        opt = words[i]
+        if opt == "-m" and i + 1 < n:
+            module, i = str(words[i + 1]), i + 2
+            break
+        if opt.startswith("-m") and len(opt) > 2:
+            module, i = opt[2:], i + 1
+            break
+        if opt == "-c" and i + 1 < n:
+            return _recognize_python(words[i + 1], result, args)
+        i += 2 if opt in ("-X", "-W", "-Q") else 1
+    if module is None:
+        if i < n and _basename(words[i]) in MILES_SCRIPTS:
+            return _found(result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1 :], args)
+        return False
+    program = MODULES.get(module)
+    if program is None:
+        if module.startswith(("sglang", "sglang_router")):
+            result["error"] = say("p_module", module=module)
+            return True
+        return False
+    return _found(result, program, say("p_label_module", module=module), words[i:], args)
 
 
 def _found(result: dict, program: str, label: str, words: list[Word], args: dict | Specs, *, serve=False) -> bool:
@@ -1028,6 +1061,20 @@ def _placeholder_finding(text: str) -> dict | None:
     }
 
 
+def _rejoined(commands: list[list[Word]], pending: list[dict]) -> list[list[Word]]:
+    """The commands with each pasted line that lost its backslash (`--flag` starting a line of its
+    own) joined to the one before, said once in ``pending``."""
+    merged: list[list[Word]] = []
+    for words in commands:
+        if merged and words[0].startswith("--") and not words[0].dynamic:
+            merged[-1] = merged[-1] + words
+            if not any(f["code"] == "lost-continuation" for f in pending):
+                pending.append({"code": "lost-continuation", "message": say("p_lost_continuation", word=words[0])})
+        else:
+            merged.append(words)
+    return merged
+
+
 def parse(text: str, args: dict | Specs) -> dict:
     """Parse a pasted command.
 
@@ -1058,18 +1105,7 @@ def parse(text: str, args: dict | Specs) -> dict:
         commands = shell_split(_strip_prompts(text))
     except CommandError as err:
         commands, shell_error = [], str(err)
-    merged: list[list[Word]] = []
-    for words in commands:  # a pasted line that lost its backslash: `--flag` starting a line of its own
-        if merged and words[0].startswith("--") and not words[0].dynamic:
-            merged[-1] = merged[-1] + words
-            lost = True
-        else:
-            merged.append(words)
-            lost = False
-        if lost:
-            warn = say("p_lost_continuation", word=words[0])
-            if not any(f["code"] == "lost-continuation" for f in pending):
-                pending.append({"code": "lost-continuation", "message": warn})
+    merged = _rejoined(commands, pending)
     placeholder = _placeholder_finding(text)
     if placeholder is not None:
         pending.append(placeholder)
