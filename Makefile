@@ -103,6 +103,7 @@ run-tests:
 lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tests/test_lint.py)
 	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"
 	node_modules/.bin/eslint .
+	node_modules/.bin/tsc -p tsconfig.json
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports

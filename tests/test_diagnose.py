@@ -376,61 +376,38 @@ def linear_problem(regex: str, fold: bool = False) -> str | None:
     from opsmanual.data.patterns import sre_modules
 
     c, parser = sre_modules()
-    problems: list[str] = []
-    unbounded: list[frozenset] = []
+    walker = _LinearWalk(c, regex, fold)
+    tree = list(parser.parse(regex))
+    _, first, _, _, _ = walker.walk(tree)
+    anchored = bool(tree) and tree[0] == (c.AT, c.AT_BEGINNING)
+    if not anchored:
+        for chars in walker.unbounded:
+            if chars & first:
+                walker.problems.append(f"an unbounded repeat takes a character a match starts with: {regex}")
+    return walker.problems[0] if walker.problems else None
 
-    def walk(items):
-        """(nullable, first characters, repeats that may take the first / last character as
-        (characters, most)) of a sequence, and its inner repeats' most."""
+
+class _LinearWalk:
+    """The walk over a parsed rule behind linear_problem: each sequence gives (nullable, first
+    characters, repeats that may take the first / last character as (characters, most), whether it
+    holds a repeat); the problems and the unbounded repeats' characters are collected on the way."""
+
+    def __init__(self, c, regex: str, fold: bool):
+        self.c, self.regex, self.fold = c, regex, fold
+        self.problems: list[str] = []
+        self.unbounded: list[frozenset] = []
+
+    def walk(self, items):
         nullable, first, first_reps, last_reps, inner = True, set(), [], [], False
         for op, arg in items:
-            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
-                chars = _chars(op, arg, fold)
-                if "\n" in chars:
-                    problems.append(f"an item takes a line break: {regex}")
-                item = (False, set(chars), [], [], False)
-            elif op is c.AT:
-                item = (True, set(), [], [], False)
-            elif op is c.SUBPATTERN:
-                item = walk(arg[3])
-            elif op is c.BRANCH:
-                parts = [walk(b) for b in arg[1]]
-                item = (
-                    any(p[0] for p in parts),
-                    set().union(*(p[1] for p in parts)),
-                    [r for p in parts for r in p[2]],
-                    [r for p in parts for r in p[3]],
-                    any(p[4] for p in parts),
-                )
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
-                lo, hi, body = arg
-                b = walk(body)
-                most = float("inf") if hi == c.MAXREPEAT else hi
-                if hi > 1:
-                    if b[4] and most > BOUNDED:
-                        problems.append(f"a repeat inside an unbounded repeat: {regex}")
-                    if most == float("inf"):
-                        unbounded.append(frozenset(b[1]))
-                    last = set().union(*(r[0] for r in b[3])) if b[3] else set()
-                    if most > BOUNDED and (last & b[1] or any(r[0] & b[1] for r in b[3])):
-                        problems.append(f"a repeat whose turns can end in more than one place: {regex}")
-                    item = (
-                        lo == 0 or b[0],
-                        b[1],
-                        [(frozenset(b[1]), most), *b[2]],
-                        [(frozenset(b[1]), most), *b[3]],
-                        True,
-                    )
-                else:
-                    item = (lo == 0 or b[0], b[1], b[2], b[3], b[4])
-            else:
-                problems.append(f"{op} is not expected in a rule: {regex}")
+            item = self.item(op, arg)
+            if item is None:
                 continue
             i_null, i_first, i_first_reps, i_last_reps, i_inner = item
             for chars, most in last_reps:
                 for chars2, most2 in i_first_reps:
                     if chars & chars2 and most * most2 > PAIR:
-                        problems.append(f"two repeats in a row take the same characters: {regex}")
+                        self.problems.append(f"two repeats in a row take the same characters: {self.regex}")
             if nullable:
                 first |= i_first
                 first_reps = first_reps + i_first_reps
@@ -439,14 +416,50 @@ def linear_problem(regex: str, fold: bool = False) -> str | None:
             inner = inner or i_inner
         return nullable, first, first_reps, last_reps, inner
 
-    tree = list(parser.parse(regex))
-    _, first, _, _, _ = walk(tree)
-    anchored = bool(tree) and tree[0] == (c.AT, c.AT_BEGINNING)
-    if not anchored:
-        for chars in unbounded:
-            if chars & first:
-                problems.append(f"an unbounded repeat takes a character a match starts with: {regex}")
-    return problems[0] if problems else None
+    def item(self, op, arg):
+        c = self.c
+        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+            chars = _chars(op, arg, self.fold)
+            if "\n" in chars:
+                self.problems.append(f"an item takes a line break: {self.regex}")
+            return (False, set(chars), [], [], False)
+        if op is c.AT:
+            return (True, set(), [], [], False)
+        if op is c.SUBPATTERN:
+            return self.walk(arg[3])
+        if op is c.BRANCH:
+            parts = [self.walk(b) for b in arg[1]]
+            return (
+                any(p[0] for p in parts),
+                set().union(*(p[1] for p in parts)),
+                [r for p in parts for r in p[2]],
+                [r for p in parts for r in p[3]],
+                any(p[4] for p in parts),
+            )
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            return self.repeat(*arg)
+        self.problems.append(f"{op} is not expected in a rule: {self.regex}")
+        return None
+
+    def repeat(self, lo, hi, body):
+        b = self.walk(body)
+        most = float("inf") if hi == self.c.MAXREPEAT else hi
+        if hi <= 1:
+            return (lo == 0 or b[0], b[1], b[2], b[3], b[4])
+        if b[4] and most > BOUNDED:
+            self.problems.append(f"a repeat inside an unbounded repeat: {self.regex}")
+        if most == float("inf"):
+            self.unbounded.append(frozenset(b[1]))
+        last = set().union(*(r[0] for r in b[3])) if b[3] else set()
+        if most > BOUNDED and (last & b[1] or any(r[0] & b[1] for r in b[3])):
+            self.problems.append(f"a repeat whose turns can end in more than one place: {self.regex}")
+        return (
+            lo == 0 or b[0],
+            b[1],
+            [(frozenset(b[1]), most), *b[2]],
+            [(frozenset(b[1]), most), *b[3]],
+            True,
+        )
 
 
 def _rules():

@@ -1,3 +1,4 @@
+// @ts-check
 // Read a pasted launch command the way the shell and SGLang's argument parser would.
 //
 // The twin of opsmanual/engines/command.py: the same forms, the same results, the same
@@ -617,6 +618,7 @@ class PyReader {
     return this.s.startsWith(str, this.i);
   }
 
+  /** @returns {{value: string | typeof DYNAMIC, kind: string} | undefined} */
   string() {
     const m = /^([rRuUbBfF]{0,2})('''|"""|'|")/.exec(this.s.slice(this.i, this.i + 5));
     if (!m) return undefined;

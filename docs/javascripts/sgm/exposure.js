@@ -1,3 +1,4 @@
+// @ts-check
 // Am I exposed? Check a launch command against the incidents' exposure conditions.
 //
 // The twin of opsmanual/engines/exposure.py: it takes the same bundle (built by

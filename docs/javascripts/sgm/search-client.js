@@ -1,3 +1,4 @@
+// @ts-check
 /* The page's side of the finder's search: a worker when the browser has module workers,
    else the same search on the page itself. Every call returns a promise; answers to
    queries that a newer one has replaced are simply not used by the caller. */

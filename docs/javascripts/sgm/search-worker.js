@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's search, run in a worker so that typing never waits for it: the page
    sends queries, the worker answers with the ranked incidents. It reads finder.json
    (fetched by the page while the worker starts) and sends the page everything but the index. */
@@ -35,6 +36,6 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "found", seq: message.seq, found: message.queries.map(answer) });
     }
   } catch (error) {
-    self.postMessage({ type: "error", seq: message.seq, error: String(error && error.message || error) });
+    self.postMessage({ type: "error", seq: message.seq, error: String(error && /** @type {Error} */ (error).message || error) });
   }
 };

@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's ranked search: an operator's words in, incidents out, best first.
    MiniSearch (vendored) does the ranking: BM25 over weighted fields, prefix
    matching of the word being typed, typo tolerance for longer words. This
@@ -206,8 +207,8 @@ export function createSearch(data) {
       const span = found ? found.entry.phrase.length : 1;
       const own = words.slice(i, i + span);
       const last = i + span === words.length;
-      const alternatives = [{ words: own, weight: 1, prefix: open && last && own[span - 1].length >= MIN_PREFIX,
-        phrase: span > 1 ? found.entry.phrase.join(" ") : null }];
+      const alternatives = /** @type {any[]} */ ([{ words: own, weight: 1, prefix: open && last && own[span - 1].length >= MIN_PREFIX,
+        phrase: span > 1 ? found.entry.phrase.join(" ") : null }]);
       if (span === 1 && /^[a-z]+$/.test(own[0]) && own[0].length >= MIN_FUZZY) {
         alternatives.push({ words: own, weight: 1, fuzzy: true });
       }

@@ -1,3 +1,4 @@
+// @ts-check
 /* Before you upgrade: what a move from SGLang release A to release B ends, begins and breaks. The browser
    twin of opsmanual/engines/upgrade.py (and of opsmanual/data/argchanges.py's `step` and `affected`),
    item for item: tests/upgrade_conformance.json holds the cases both run. DOM-free. Its data is the
@@ -208,7 +209,7 @@ export function checkMove(releases, product, a, b) {
 
 export function incidents(data, a, b, product = "sglang", keep = null) {
   const steps = between(data.releases[product] || [], a, b);
-  const out = [];
+  const out = /** @type {any[]} */ ([]);
   for (const inc of data.incidents) {
     const ranges = inc.ranges;
     const atA = affected(ranges, product, a), atB = affected(ranges, product, b);
