@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from opsmanual import ROOT as PROJECT
-from opsmanual.data import validate
+from opsmanual.data import programs, validate
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.model import Incident, build
 from opsmanual.data.patterns import MAX_GENERIC_SHARE, pattern_problems
@@ -225,21 +225,15 @@ def _sharing_problems(sound: Iterable[tuple[Incident, LineOf]], shown: str) -> l
 
 # --------------------------------------------------------------------------- exposure conditions
 
-ARG_LISTS = ("sglang-router", "sglang-bench", "sglang", "miles")  # data/<list>-args-<version>.json; longest first
-FLAG_LIST = {"sglang": "sglang", "router": "sglang-router", "bench": "sglang-bench", "miles": "miles"}
-LIST_PRODUCT = {"sglang": "sglang", "sglang-bench": "sglang", "sglang-router": "sglang-router", "miles": "miles"}
-LIST_LABEL = {
-    "sglang": "SGLang",
-    "sglang-bench": "SGLang's bench_serving",
-    "sglang-router": "sglang-router",
-    "miles": "Miles",
-}
-AN_ARGUMENT = {
-    "sglang": "an SGLang argument",
-    "sglang-bench": "a bench_serving argument",
-    "sglang-router": "an sglang-router argument",
-    "miles": "a Miles argument",
-}
+# The argument lists (data/<list>-args-<version>.json), the program each launch line runs, the
+# product whose releases a list follows and how readers name them: opsmanual/data/programs.py.
+ARG_LISTS = tuple(
+    sorted(programs.ARG_LISTS, key=len, reverse=True)
+)  # longest first: a file name is matched on its start
+FLAG_LIST = programs.ARGS_PROGRAM  # a flag condition's program -> its list
+LIST_PRODUCT = programs.LIST_PRODUCT
+LIST_LABEL = {name: entry["label"] for name, entry in programs.ARG_LISTS.items()}
+AN_ARGUMENT = {name: entry["argument"] for name, entry in programs.ARG_LISTS.items()}
 FACT_SCHEMAS = (
     ("gpus.yaml", "gpus.schema.json"),
     ("models.yaml", "models.schema.json"),
@@ -307,9 +301,7 @@ HISTORY_DIR = "args-history"  # data/args-history/<list>.json: every release's l
 def unfold_history(history: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Each release's argument list from a history file (tools/args_history.py), as
     tools/gen_args.py wrote it: version -> {program, version, source, arguments}."""
-    program = {v: k for k, v in {"sglang": "sglang", "bench": "sglang-bench", "router": "sglang-router"}.items()}.get(
-        history["program"], history["program"]
-    )
+    program = programs.LIST_PROGRAM.get(history["program"], history["program"])  # the history file names the list
     out: dict[str, dict[str, Any]] = {}
     now: dict[str, dict[str, Any]] = {}
     for entry in history["releases"]:

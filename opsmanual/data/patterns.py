@@ -9,18 +9,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from opsmanual.text.regex import sre_modules
+
 if TYPE_CHECKING:
     from opsmanual.data.model import LogPattern
 
 _ESCAPABLE = set("^$\\.*+?()[]{}|/")
 MAX_REPEAT = 1000  # the largest count a {n,m} quantifier may give
-
-
-def sre_modules() -> tuple[Any, Any]:
-    """The stdlib's regex constants and parser (re._constants, re._parser), which typeshed does not describe."""
-    from re import _constants, _parser  # type: ignore[attr-defined]  # private modules without stubs
-
-    return _constants, _parser
 
 
 def regex_subset_problem(regex: str) -> str | None:
