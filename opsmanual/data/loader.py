@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache, cached_property, lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -135,18 +135,10 @@ def _github_problems(inc: Incident, shown: str, line: LineOf) -> list[Problem]:
 RESERVED_IDS = frozenset({"index"})  # incidents/index.html is the table's own page
 
 
-@cache
-def element_ids() -> frozenset[str]:
-    """The fixed element ids the manual's templates write (the finder's field, "told-in", ...)."""
-    found: set[str] = set()
-    for folder in (ROOT / "opsmanual" / "render" / "templates", ROOT / "overrides"):
-        for path in folder.rglob("*.html"):
-            found.update(re.findall(r'\bid="([a-z0-9]+(?:-[a-z0-9]+)*)"', path.read_text("utf-8")))
-    return frozenset(found)
-
-
 def _id_problems(inc: Incident, site: Site) -> list[str]:
-    """An id names pages and anchors: it must not take a name that a page already uses."""
+    """An id names pages and anchors: it must not take a name the manual's structure already uses.
+    (That it takes no id a page's heading or a template's element writes is the site's check:
+    opsmanual/site/checks.py.)"""
     if inc.id in RESERVED_IDS:
         return [
             f"id {inc.id!r} is reserved: incidents/{inc.id}/ would replace the incident table's own page; "
@@ -154,15 +146,6 @@ def _id_problems(inc: Incident, site: Site) -> list[str]:
         ]
     if inc.id in {p.anchor for p in site.parts}:
         return [f"id {inc.id!r} is the anchor of a part's heading in the incident table; choose another id"]
-    if inc.id in element_ids():
-        return [f"id {inc.id!r} is the id of an element of the manual's pages; choose another id"]
-    pages = [site.incidents_page] + [site.section(n).page for n in inc.sections if n in site.sections]
-    for page in pages:
-        if inc.id in site.anchors.get(page, ()):
-            return [
-                f"id {inc.id!r} is the anchor of a heading on docs/{page}, where the incident's own anchor "
-                "goes too; choose another id"
-            ]
     return []
 
 

@@ -70,8 +70,6 @@ class Site:
     # Where the site is published, and the repository it is built from.
     site_url: str = "http://127.0.0.1:8000/"
     repo_url: str | None = None
-    # page -> the heading ids its own Markdown writes (an incident id must not take one)
-    anchors: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @cached_property  # looked up for every link; the parts never change
     def sections(self) -> dict[str, Section]:
@@ -187,38 +185,11 @@ def body_start(text: str) -> int:
     return len(text) if line_end < 0 else line_end + 1
 
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_ATTR_ID = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
-
-
-def anchors(text: str) -> frozenset[str]:
-    """The ids a page's own Markdown gives its headings (slugs, or `{ #id }`), outside code blocks."""
-    from markdown.extensions.toc import slugify
-
-    found, fence = set(), None
-    text = text[body_start(text) :]  # front matter is not Markdown
-    for line in text.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            mark = stripped[:3]
-            fence = None if fence == mark else (fence or mark)
-            continue
-        if fence or "{{" in line:
-            continue
-        match = _HEADING.match(line)
-        if match:
-            title = match.group(2)
-            explicit = _ATTR_ID.search(title)
-            found.add(explicit.group(1) if explicit else slugify(_ATTR_ID.sub("", title).strip(), "-"))
-    return frozenset(found)
-
-
-def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
-    """Section number -> the pages that claim it, and page -> the heading ids it writes itself."""
+def scan_pages(docs_dir: Path) -> dict[str, list[str]]:
+    """Section number -> the pages that claim it (in their front matter)."""
     from opsmanual.data.yamlfile import decode, read_bytes
 
     found: dict[str, list[str]] = {}
-    ids: dict[str, frozenset[str]] = {}
     problems = []
     for path in sorted(docs_dir.rglob("*.md")):
         src = path.relative_to(docs_dir).as_posix()
@@ -232,12 +203,11 @@ def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozense
         except PageError as err:
             problems.append(Problem(shown, err.line, None, err.message))
             continue
-        ids[src] = anchors(text)
         if "section" in meta:
             found.setdefault(str(meta["section"]), []).append(src)
     if problems:
         raise ManualError(problems)
-    return found, ids
+    return found
 
 
 def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
@@ -251,7 +221,7 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
     def bad(path: list[str | int], message: str) -> None:
         problems.append(Problem(shown, line_of(data, path), None, message))
 
-    claimed, page_ids = scan_pages(docs_dir)
+    claimed = scan_pages(docs_dir)
     parts: list[Part] = []
     seen: set[str] = set()
     for i, part in enumerate(data["parts"]):
@@ -303,5 +273,4 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
         parts=tuple(parts),
         front=tuple(extra["front"]),
         back=tuple(extra["back"]),
-        anchors=page_ids,
     )
