@@ -134,16 +134,7 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
         problems += _contradictions(value, [*path, key], line)
     if key != "all" or not isinstance(value, list):
         return problems
-    programs = [(k, c["program"]) for k, c in enumerate(value) if isinstance(c, dict) and "program" in c]
-    if len({p for _, p in programs}) > 1:
-        k = programs[1][0]
-        problems.append(
-            (
-                line(*path, "all", k),
-                f"{validate.field_name([*path, 'all', k])}: a command is one program, "
-                f"not both {programs[0][1]} and {programs[1][1]}; use any: for either",
-            )
-        )
+    problems += _program_clash(value, path, line)
     tests: dict[tuple[str, str, str | None], list[tuple[int, dict[str, Any]]]] = {}
     for k, c in enumerate(value):
         if isinstance(c, dict) and len(c) == 1:
@@ -151,27 +142,7 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
             if kind in ("flag", "env") and isinstance(test, dict):
                 tests.setdefault((kind, test.get("program", "sglang"), test.get("name")), []).append((k, test))
     for (_kind, _, name), found in tests.items():
-        if len(found) < 2:
-            continue
-        merged: dict[str, list[Any]] = {}
-        for _, test in found:
-            for op in ("present", "absent", "equals", "min", "max"):
-                if op in test:
-                    merged.setdefault(op, []).append(test[op])
-            if "in" in test:
-                merged.setdefault("in", []).append([str(v) for v in test["in"]])
-        equals = {str(v) for v in merged.get("equals", [])}
-        lo = max((_number(v) for v in merged.get("min", [])), default=None)
-        hi = min((_number(v) for v in merged.get("max", [])), default=None)
-        why = None
-        if "present" in merged and "absent" in merged:
-            why = "both given and not given"
-        elif len(equals) > 1:
-            why = f"equal to {' and to '.join(sorted(equals))} at once"
-        elif lo is not None and hi is not None and lo > hi:
-            why = f"at least {lo:g} and at most {hi:g}"
-        elif equals and any(next(iter(equals)) not in allowed for allowed in merged.get("in", [])):
-            why = f"equal to {next(iter(equals))} and one of values that leave it out"
+        why = _clash(found) if len(found) > 1 else None
         if why:
             k = found[-1][0]
             problems.append(
@@ -182,6 +153,45 @@ def _contradictions(cond: Any, path: list[str | int], line: LineOf) -> list[tupl
                 )
             )
     return problems
+
+
+def _program_clash(value: list[Any], path: list[str | int], line: LineOf) -> list[tuple[int | None, str]]:
+    """The tests of one ``all`` name one program at most."""
+    named = [(k, c["program"]) for k, c in enumerate(value) if isinstance(c, dict) and "program" in c]
+    if len({p for _, p in named}) <= 1:
+        return []
+    k = named[1][0]
+    return [
+        (
+            line(*path, "all", k),
+            f"{validate.field_name([*path, 'all', k])}: a command is one program, "
+            f"not both {named[0][1]} and {named[1][1]}; use any: for either",
+        )
+    ]
+
+
+def _clash(found: list[tuple[int, dict[str, Any]]]) -> str | None:
+    """What a flag or variable would have to be to meet every test of one ``all`` on it, when no
+    value can; None when one can."""
+    merged: dict[str, list[Any]] = {}
+    for _, test in found:
+        for op in ("present", "absent", "equals", "min", "max"):
+            if op in test:
+                merged.setdefault(op, []).append(test[op])
+        if "in" in test:
+            merged.setdefault("in", []).append([str(v) for v in test["in"]])
+    equals = {str(v) for v in merged.get("equals", [])}
+    lo = max((_number(v) for v in merged.get("min", [])), default=None)
+    hi = min((_number(v) for v in merged.get("max", [])), default=None)
+    if "present" in merged and "absent" in merged:
+        return "both given and not given"
+    if len(equals) > 1:
+        return f"equal to {' and to '.join(sorted(equals))} at once"
+    if lo is not None and hi is not None and lo > hi:
+        return f"at least {lo:g} and at most {hi:g}"
+    if equals and any(next(iter(equals)) not in allowed for allowed in merged.get("in", [])):
+        return f"equal to {next(iter(equals))} and one of values that leave it out"
+    return None
 
 
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -273,94 +283,128 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
     problems += _contradictions(exposure["when"], ["exposure", "when"], line)
     ranges = exposure.get("versions") or []
     for key, value, path in _leaves(exposure["when"], ["exposure", "when"]):
-        where, lead = line(*path), validate.field_name(path) + ": "
-        if key in ("gpu",) and isinstance(value, dict):
-            for test, bound in value.items():
-                if (
-                    isinstance(bound, dict)
-                    and "min" in bound
-                    and "max" in bound
-                    and _number(bound["min"]) > _number(bound["max"])
-                ):
-                    problems.append(
-                        (
-                            line(*path, test),
-                            f"{lead}{test}: min {bound['min']} is above max {bound['max']}, so no GPU can meet it",
-                        )
-                    )
+        lead = validate.field_name(path) + ": "
         if key == "flag":
-            program = FLAG_LIST[value.get("program", "sglang")]
-            versions = _covered(ranges, program, known, site)
-            for test in ("equals", "in"):
-                if test not in value:
-                    continue
-                wanted = [value[test]] if test == "equals" else value[test]
-                # a value must be one the flag takes at some release the range covers (a later
-                # release may add choices, such as lower-case spellings, or drop the fixed list)
-                args: dict[str, Any] = {v: known.argument(program, v, value["name"]) for v in versions}
-                args = {v: a for v, a in args.items() if a is not None}
-                lists: Mapping[str, Collection[str]] = {
-                    v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()
-                }
-                if args and all(lists.values()):
-                    odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
-                    if odd is not None:
-                        v = next(iter(lists))
-                        problems.append(
-                            (
-                                line(*path, test),
-                                f"{lead}`{odd}` is not a value `{value['name']}` takes "
-                                f"at {', '.join(lists)}; at {v} it takes "
-                                f"{', '.join(f'`{c}`' for c in lists[v])}",
-                            )
-                        )
-                if not (args and all(lists.values())):  # no fixed list of values: the flag's type decides
-                    problems += _type_problems(wanted, args, value["name"], line(*path, test), lead)
-            label = LIST_LABEL[program]
-            if not versions:
-                problems.append(
-                    (
-                        where,
-                        f"{lead}no argument list of {label} falls in the incident's version range; "
-                        "generate one with tools/gen_args.py, or correct the range",
-                    )
-                )
-                continue
-            name = value["name"]
-            lists = known.options[program]
-            if any(name in lists[v] for v in versions):
-                continue
-            from opsmanual.text.versions import version_key
-
-            elsewhere = sorted((v for v in lists if name in lists[v]), key=version_key)
-            import difflib
-
-            near = difflib.get_close_matches(name, sorted(set().union(*(lists[v] for v in versions))), n=3)
-            message = (
-                f"{lead}`{name}` is not {AN_ARGUMENT[program]} at {', '.join(versions)}, the release(s) "
-                "the incident's version range covers"
-            )
-            if elsewhere:
-                message += f" (it is one at {', '.join(elsewhere)})"
-            elif near:
-                message += f"; did you mean {', '.join(f'`{n}`' for n in near)}?"
-            problems.append((where, message))
+            problems += _flag_problems(value, ranges, known, site, line, path, lead)
         elif key == "deployment" and isinstance(value, dict) and "router_policy" in value:
             problems += _policy_problems(value["router_policy"], ranges, known, site, line, path, lead)
         elif key == "gpu" and isinstance(value, dict):
-            for field_name, have, what in (
-                ("name", known.gpus, "GPU id"),
-                ("architecture", known.architectures, "architecture"),
-            ):
-                for k, item in enumerate(value.get(field_name) or []):
-                    if item not in have:
-                        problems.append(
-                            (line(*path, field_name, k), f"{lead}`{item}` is not a {what} in data/gpus.yaml")
-                        )
+            problems += _gpu_problems(value, known, line, path, lead)
         elif key == "model" and isinstance(value, dict):
             for k, item in enumerate(value.get("family") or []):
                 if item not in known.families:
                     problems.append(
                         (line(*path, "family", k), f"{lead}`{item}` is not a model family in data/models.yaml")
                     )
+    return problems
+
+
+def _gpu_problems(
+    value: dict[str, Any], known: Facts, line: LineOf, path: list[str | int], lead: str
+) -> list[tuple[int | None, str]]:
+    """A GPU condition's bounds leave some GPU in, and the GPUs and architectures it names are in
+    data/gpus.yaml."""
+    problems: list[tuple[int | None, str]] = []
+    for test, bound in value.items():
+        if (
+            isinstance(bound, dict)
+            and "min" in bound
+            and "max" in bound
+            and _number(bound["min"]) > _number(bound["max"])
+        ):
+            problems.append(
+                (
+                    line(*path, test),
+                    f"{lead}{test}: min {bound['min']} is above max {bound['max']}, so no GPU can meet it",
+                )
+            )
+    for field_name, have, what in (
+        ("name", known.gpus, "GPU id"),
+        ("architecture", known.architectures, "architecture"),
+    ):
+        for k, item in enumerate(value.get(field_name) or []):
+            if item not in have:
+                problems.append((line(*path, field_name, k), f"{lead}`{item}` is not a {what} in data/gpus.yaml"))
+    return problems
+
+
+def _flag_problems(
+    value: dict[str, Any],
+    ranges: list[dict[str, Any]],
+    known: Facts,
+    site: Site,
+    line: LineOf,
+    path: list[str | int],
+    lead: str,
+) -> list[tuple[int | None, str]]:
+    """A flag condition's values are ones the flag takes, and the flag is an option of its program at
+    a release the incident's range covers."""
+    program = FLAG_LIST[value.get("program", "sglang")]
+    versions = _covered(ranges, program, known, site)
+    problems = _flag_value_problems(value, program, versions, known, line, path, lead)
+    if not versions:
+        problems.append(
+            (
+                line(*path),
+                f"{lead}no argument list of {LIST_LABEL[program]} falls in the incident's version range; "
+                "generate one with tools/gen_args.py, or correct the range",
+            )
+        )
+        return problems
+    name = value["name"]
+    lists = known.options[program]
+    if any(name in lists[v] for v in versions):
+        return problems
+    from opsmanual.text.versions import version_key
+
+    elsewhere = sorted((v for v in lists if name in lists[v]), key=version_key)
+    import difflib
+
+    near = difflib.get_close_matches(name, sorted(set().union(*(lists[v] for v in versions))), n=3)
+    message = (
+        f"{lead}`{name}` is not {AN_ARGUMENT[program]} at {', '.join(versions)}, the release(s) "
+        "the incident's version range covers"
+    )
+    if elsewhere:
+        message += f" (it is one at {', '.join(elsewhere)})"
+    elif near:
+        message += f"; did you mean {', '.join(f'`{n}`' for n in near)}?"
+    problems.append((line(*path), message))
+    return problems
+
+
+def _flag_value_problems(
+    value: dict[str, Any],
+    program: str,
+    versions: list[str],
+    known: Facts,
+    line: LineOf,
+    path: list[str | int],
+    lead: str,
+) -> list[tuple[int | None, str]]:
+    """The values a flag condition tests (equals, in) are ones the flag takes at some release the
+    range covers (a later release may add choices, such as lower-case spellings, or drop the fixed
+    list); without a fixed list of values, the flag's type decides."""
+    problems: list[tuple[int | None, str]] = []
+    for test in ("equals", "in"):
+        if test not in value:
+            continue
+        wanted = [value[test]] if test == "equals" else value[test]
+        args: dict[str, Any] = {v: known.argument(program, v, value["name"]) for v in versions}
+        args = {v: a for v, a in args.items() if a is not None}
+        lists: Mapping[str, Collection[str]] = {v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()}
+        if args and all(lists.values()):
+            odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
+            if odd is not None:
+                v = next(iter(lists))
+                problems.append(
+                    (
+                        line(*path, test),
+                        f"{lead}`{odd}` is not a value `{value['name']}` takes "
+                        f"at {', '.join(lists)}; at {v} it takes "
+                        f"{', '.join(f'`{c}`' for c in lists[v])}",
+                    )
+                )
+        else:  # no fixed list of values: the flag's type decides
+            problems += _type_problems(wanted, args, value["name"], line(*path, test), lead)
     return problems

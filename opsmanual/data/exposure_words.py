@@ -9,7 +9,7 @@ docs/javascripts/sgm/exposure.js) replaces each with its value, and nothing else
 
 from __future__ import annotations
 
-from opsmanual.data.programs import ARG_LISTS, PRODUCT_LABELS, list_product_label
+from opsmanual.data.programs import ARG_LISTS, PRODUCT_LABELS, bundle_programs, list_product_label
 from opsmanual.data.programs import PROGRAMS as _PROGRAMS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the exposure command starts fast
@@ -429,6 +429,7 @@ def bundle_words() -> dict[str, Any]:
         "messages": dict(MESSAGES),
         "arg_labels": {k: list(v) for k, v in ARG_LABELS.items()},
         "shell_options": {k: list(v) for k, v in SHELL_OPTIONS.items()},
+        "program_table": bundle_programs(),  # the programs, their argument lists and products, once
         **WORDS,
     }
 

@@ -127,13 +127,9 @@ def fold_gpu_name(name: str) -> str:
     return " ".join(text.split())
 
 
-@lru_cache(maxsize=8)
-def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
-    from opsmanual.data.model import plain_data
-    from opsmanual.data.yamlfile import read_json
-    from opsmanual.text.versions import version_parts
-
-    problems: list[Problem] = []
+def _fact_files(data_dir: Path, problems: list[Problem]) -> dict[str, Any]:
+    """data/gpus.yaml, data/models.yaml and data/releases.yaml, each validated by its schema (the
+    schema beside it, else the project's); a file with problems is left out and they are added."""
     content: dict[str, Any] = {}
     for name, schema_name in FACT_SCHEMAS:
         path = data_dir / name
@@ -151,7 +147,12 @@ def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
             problems.extend(err.problems)
             continue
         content[name] = value
-    gpus = content.get("gpus.yaml") or []
+    return content
+
+
+def _gpu_name_problems(gpus: Any) -> list[Problem]:
+    """A GPU's name or alias must name that GPU only (compared folded)."""
+    problems = []
     claimed: dict[str, tuple[str, int | None]] = {}  # folded name -> (GPU id, line)
     for k, gpu in enumerate(gpus):
         for j, name in enumerate([gpu["name"], *gpu.get("aliases", ())]):
@@ -168,85 +169,134 @@ def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
                     )
                 )
             claimed.setdefault(key, (gpu["id"], where))
-    releases = content.get("releases.yaml") or {}
-    for product, entry in releases.items():
-        for j, v in enumerate(entry.get("versions") or ()):
-            if version_parts(str(v)) is None:
-                problems.append(
-                    Problem(
-                        "data/releases.yaml",
-                        line_of(releases, [product, "versions", j]),
-                        None,
-                        f"{product}: {v!r} is not a release number",
-                    )
-                )
+    return problems
+
+
+def _release_problems(releases: Any) -> list[Problem]:
+    """Every release data/releases.yaml lists is a release number."""
+    from opsmanual.text.versions import version_parts
+
+    return [
+        Problem(
+            "data/releases.yaml",
+            line_of(releases, [product, "versions", j]),
+            None,
+            f"{product}: {v!r} is not a release number",
+        )
+        for product, entry in releases.items()
+        for j, v in enumerate(entry.get("versions") or ())
+        if version_parts(str(v)) is None
+    ]
+
+
+def _arg_list(path: Path, problems: list[Problem]) -> tuple[str, str, dict[str, Any]] | None:
+    """(list name, version, the list) of one data/<list>-args-<version>.json, or None (and its
+    problem added) when its name or content is not one tools/gen_args.py writes."""
+    from opsmanual.data.yamlfile import read_json
+
+    shown = f"data/{path.name}"
+    program = next((p for p in ARG_LISTS if path.name.startswith(p + "-args-")), None)
+    if program is None:
+        problems.append(
+            Problem(
+                shown,
+                None,
+                None,
+                "the file name must be <program>-args-<version>.json, with "
+                f"program one of {', '.join(sorted(ARG_LISTS))}",
+            )
+        )
+        return None
+    try:
+        listed = read_json(path, shown)
+        version = listed["version"]
+        arguments = listed["arguments"]
+        if (
+            not isinstance(version, str)
+            or not isinstance(arguments, list)
+            or not all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in arguments)
+        ):
+            raise TypeError("version must be text and arguments a list of {name, ...}")
+    except ManualError as err:
+        problems.extend(err.problems)
+        return None
+    except (KeyError, TypeError) as err:
+        problems.append(
+            Problem(
+                shown,
+                None,
+                None,
+                f"not an argument list that tools/gen_args.py writes ({err!r}); generate it again",
+            )
+        )
+        return None
+    return program, version, listed
+
+
+def _history(path: Path, problems: list[Problem]) -> tuple[str, dict[str, dict[str, Any]]] | None:
+    """(list name, each release's list) of one data/args-history/<list>.json, or None (and its
+    problem added)."""
+    from opsmanual.data.yamlfile import read_json
+
+    shown = f"data/{HISTORY_DIR}/{path.name}"
+    try:
+        history = read_json(path, shown)
+        validate.check(history, ROOT / "data" / "args-history.schema.json", shown)
+        program = history["program"]
+        if path.stem != program:
+            raise ManualError([Problem(shown, None, None, f"the file of {program}'s lists must be {program}.json")])
+        return program, unfold_history(history)
+    except ManualError as err:
+        problems.extend(err.problems)
+    except KeyError as err:
+        problems.append(Problem(shown, None, None, f"{err.args[0]}; generate it again with tools/args_history.py"))
+    return None
+
+
+def _arglists(
+    data_dir: Path, problems: list[Problem]
+) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, frozenset[str]]]:
+    """Every list by name and version (the lists of their own in data/, then the histories' releases,
+    which must agree with them), and the versions with a file of their own."""
     arglists: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted(data_dir.glob("*-args-*.json")):
-        shown = f"data/{path.name}"
-        program = next((p for p in ARG_LISTS if path.name.startswith(p + "-args-")), None)
-        if program is None:
-            problems.append(
-                Problem(
-                    shown,
-                    None,
-                    None,
-                    "the file name must be <program>-args-<version>.json, with "
-                    f"program one of {', '.join(sorted(ARG_LISTS))}",
-                )
-            )
-            continue
-        try:
-            listed = read_json(path, shown)
-            version = listed["version"]
-            arguments = listed["arguments"]
-            if (
-                not isinstance(version, str)
-                or not isinstance(arguments, list)
-                or not all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in arguments)
-            ):
-                raise TypeError("version must be text and arguments a list of {name, ...}")
-        except ManualError as err:
-            problems.extend(err.problems)
-            continue
-        except (KeyError, TypeError) as err:
-            problems.append(
-                Problem(
-                    shown,
-                    None,
-                    None,
-                    f"not an argument list that tools/gen_args.py writes ({err!r}); generate it again",
-                )
-            )
-            continue
-        arglists.setdefault(program, {})[version] = listed
+        found = _arg_list(path, problems)
+        if found is not None:
+            program, version, listed = found
+            arglists.setdefault(program, {})[version] = listed
     bundled = {program: frozenset(lists) for program, lists in arglists.items()}
     for path in sorted((data_dir / HISTORY_DIR).glob("*.json")):
-        shown = f"data/{HISTORY_DIR}/{path.name}"
-        try:
-            history = read_json(path, shown)
-            validate.check(history, ROOT / "data" / "args-history.schema.json", shown)
-            program = history["program"]
-            if path.stem != program:
-                raise ManualError([Problem(shown, None, None, f"the file of {program}'s lists must be {program}.json")])
-            unfolded = unfold_history(history)
-        except ManualError as err:
-            problems.extend(err.problems)
+        unfolded = _history(path, problems)
+        if unfolded is None:
             continue
-        except KeyError as err:
-            problems.append(Problem(shown, None, None, f"{err.args[0]}; generate it again with tools/args_history.py"))
-            continue
+        program, releases = unfolded
         mine = arglists.setdefault(program, {})
-        for version, listed in unfolded.items():
+        for version, listed in releases.items():
             if version in mine and mine[version]["arguments"] != listed["arguments"]:
                 problems.append(
                     Problem(
                         f"data/{program}-args-{version}.json",
                         None,
                         None,
-                        f"its arguments differ from {version}'s in {shown}; generate both again from the release",
+                        f"its arguments differ from {version}'s in data/{HISTORY_DIR}/{path.name}; "
+                        "generate both again from the release",
                     )
                 )
             mine.setdefault(version, listed)
+    return arglists, bundled
+
+
+@lru_cache(maxsize=8)
+def _facts(data_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> Facts:
+    from opsmanual.data.model import plain_data
+
+    problems: list[Problem] = []
+    content = _fact_files(data_dir, problems)
+    gpus = content.get("gpus.yaml") or []
+    problems += _gpu_name_problems(gpus)
+    releases = content.get("releases.yaml") or {}
+    problems += _release_problems(releases)
+    arglists, bundled = _arglists(data_dir, problems)
     if problems:
         raise ManualError(problems)
     return Facts(

@@ -210,6 +210,25 @@ def scan_pages(docs_dir: Path) -> dict[str, list[str]]:
     return found
 
 
+def _section(sec: dict[str, Any], pnum: str, claimed: dict[str, list[str]], seen: set[str]) -> Section | str:
+    """A section of part ``pnum`` as data/manual.yaml lists it, matched to the one page that claims it
+    (``claimed``), or why it cannot be. ``seen``: the numbers listed so far."""
+    num, title = str(sec.get("number", "")), sec.get("title")
+    if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
+        return f'section {num!r} of part {pnum} needs a number like "{pnum}.1" and a title'
+    if num in seen:
+        return f"section {num} is listed twice"
+    seen.add(num)
+    pages = claimed.get(num, [])
+    if len(pages) != 1:
+        which = ", ".join(pages) if pages else "no page"
+        return (
+            f'section {num} needs exactly one page with `section: "{num}"` '
+            f"in its front matter under docs/, found {which}"
+        )
+    return Section(num, str(title), pnum, pages[0], sec.get("check"))
+
+
 def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
     """Read the manual's structure and match every section to exactly one page."""
     data = read(manual_path, shown)
@@ -231,25 +250,11 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
             continue
         sections: list[Section] = []
         for j, sec in enumerate(part.get("sections") or []):
-            num, title = str(sec.get("number", "")), sec.get("title")
-            where: list[str | int] = ["parts", i, "sections", j]
-            if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
-                bad(where, f'section {num!r} of part {pnum} needs a number like "{pnum}.1" and a title')
-                continue
-            if num in seen:
-                bad(where, f"section {num} is listed twice")
-                continue
-            seen.add(num)
-            pages = claimed.get(num, [])
-            if len(pages) != 1:
-                which = ", ".join(pages) if pages else "no page"
-                bad(
-                    where,
-                    f'section {num} needs exactly one page with `section: "{num}"` '
-                    f"in its front matter under docs/, found {which}",
-                )
-                continue
-            sections.append(Section(num, str(title), pnum, pages[0], sec.get("check")))
+            section = _section(sec, pnum, claimed, seen)
+            if isinstance(section, str):
+                bad(["parts", i, "sections", j], section)
+            else:
+                sections.append(section)
         parts.append(Part(pnum, str(part["title"]), tuple(sections)))
     for num, pages in claimed.items():
         if num not in seen:
