@@ -75,6 +75,10 @@ def action_line(incident: Incident, href: str | None = None) -> Markup:
     )
 
 
+# The repositories a source or a link names, as readers call them.
+_SHORT_REPO = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}
+
+
 def source_view(src: Source) -> dict[str, Any]:
     """What a source shows: its label, link and remark."""
     view = {"label": None, "url": None, "title": None, "path": None, "remark": None}
@@ -88,7 +92,7 @@ def source_view(src: Source) -> dict[str, Any]:
             if "/pull/" in (src.url or "")
             else "issue"
         )
-        short = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}.get(repo, repo)
+        short = _SHORT_REPO.get(repo, repo)
         return view | {
             "label": f"{short} {noun} #{number}",
             "url": src.url,
@@ -187,7 +191,6 @@ def chat_example(incident: Incident, site: Site, plain_text: bool = False) -> Ma
     return Markup(chat_html(incident, site))
 
 
-_SHORT_REPO = {"sgl-project/sglang": "SGLang", "radixark/miles": "Miles", "vllm-project/vllm": "vLLM"}
 _GITHUB_FILE = re.compile(r"^https://github\.com/([^/]+/[^/]+)/blob/[^/]+/(?:.*/)?([^/#?]+)")
 _GITHUB_COMMIT = re.compile(r"^https://github\.com/([^/]+/[^/]+)/commit/([0-9a-f]{7,40})")
 
