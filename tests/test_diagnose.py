@@ -328,7 +328,7 @@ PAIR = 20_000  # two adjacent repeats that take the same characters: at most thi
 
 def _chars(op, arg, fold: bool) -> frozenset:
     """The probe characters one single-character item takes."""
-    from opsmanual.data.patterns import sre_modules
+    from opsmanual.text.regex import sre_modules
 
     c, _ = sre_modules()
 
@@ -373,7 +373,7 @@ def linear_problem(regex: str, fold: bool = False) -> str | None:
     same characters ([ \\t]*:?[ \\t]*, .+?[ \\t]*); a repeat inside an unbounded repeat; a rule not
     anchored with ^ whose unbounded repeat can take a character a match starts with (each start would
     scan the rest of the line); a class that takes a line break (a match would span lines)."""
-    from opsmanual.data.patterns import sre_modules
+    from opsmanual.text.regex import sre_modules
 
     c, parser = sre_modules()
     walker = _LinearWalk(c, regex, fold)

@@ -149,13 +149,8 @@ def _text(out: dict, base: str) -> str:
         if first["path"]:
             lines.append(f"    {base}{first['path']}")
     lines += ["", "Read from the report (correct it if it is wrong):"]
-    labels = {
-        "sglang": "SGLang",
-        "sglang-router": "sglang-router",
-        "miles": "Miles",
-        "torch": "PyTorch",
-        "cuda": "CUDA",
-    }
+    from opsmanual.data.diagnosis import PRODUCT_LABELS as labels  # the products a report's versions name
+
     lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
     gpu = f["gpu"]["name"] if f["gpu"] else "none"
     lines.append(f"  GPU: {gpu}" + (f", {f['memory']} GiB" if f["memory"] else ""))

@@ -33,24 +33,13 @@ from __future__ import annotations
 
 MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste beyond this is refused
 
-# The program a command runs -> the argument list that describes it.
-ARGS_PROGRAM = {
-    "sglang": "sglang",
-    "engine": "sglang",
-    "router": "sglang-router",
-    "bench": "sglang-bench",
-    "miles": "miles",
-}
+# The program a command runs -> the argument list that describes it, and the modules `python -m`
+# runs, by program: opsmanual/data/programs.py.
 # How findings name an argument list (article, label), and every message: opsmanual/data/exposure_words.py.
 from opsmanual.data.exposure_words import ARG_LABELS as ARGS_LABEL  # noqa: E402
 from opsmanual.data.exposure_words import MESSAGES, SHELL_OPTIONS, say  # noqa: E402
+from opsmanual.data.programs import ARGS_PROGRAM, MODULES  # noqa: E402
 
-MODULES = {
-    "sglang.launch_server": "sglang",
-    "sglang.bench_serving": "bench",
-    "sglang.benchmark.serving": "bench",
-    "sglang_router.launch_router": "router",
-}
 MILES_SCRIPTS = ("train.py", "train_async.py")
 NOT_A_COMMAND = MESSAGES["p_not_a_command"]
 

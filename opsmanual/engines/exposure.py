@@ -14,7 +14,12 @@ the command line (opsmanual/cli/exposure.py) reads the command and the bundle.
 from __future__ import annotations
 
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
-from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, WORDS, fill  # noqa: F401 -- the words, once
+from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, MESSAGES, WORDS, fill, say  # noqa: F401 -- the words, once
+from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # words live once, there
+from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS
+from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS
+from opsmanual.data.programs import ARG_LISTS  # programs, lists and products: one table
+from opsmanual.data.programs import PROGRAM_PRODUCT as PRODUCT
 from opsmanual.engines.command import (
     ARGS_PROGRAM,
     ArgList,
@@ -26,12 +31,6 @@ from opsmanual.engines.command import (
     or_list,
     parse,
 )
-
-PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
-from opsmanual.data.exposure_words import MESSAGES, say  # noqa: E402
-from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # noqa: E402 -- words live once, there
-from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS  # noqa: E402
-from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS  # noqa: E402
 
 QUANT_TRAITS = ("fp8", "fp4")
 ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
@@ -835,9 +834,7 @@ class Engine:
     def specs(self, version: str | None) -> Specs:
         """The argument list of each program for ``version`` (else the manual's, else the newest),
         each indexed only when the command needs it."""
-        return Specs(
-            {p: (lambda p=p: self.arglist(p, version)) for p in ("sglang", "sglang-router", "sglang-bench", "miles")}
-        )
+        return Specs({p: (lambda p=p: self.arglist(p, version)) for p in ARG_LISTS})
 
     def parse(self, command: str, version: str | None = None) -> dict:
         return parse(command, self.specs(version))

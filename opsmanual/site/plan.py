@@ -71,10 +71,11 @@ INCIDENT_PAGE_META = {"render_macros": False, "hide": ["toc"]}
 def incident_pages(state: BuildState) -> list[GeneratedPage]:
     site = state.site
     listed = releases(state)  # once for every page
+    neighbours = render.Neighbours.of(state.incidents, site)  # the manual's order, once for every page
     pages = []
     for inc in state.incidents:
         page = render.incident_page(inc, site, state.incidents, stories=state.stories_of(inc),
-                                    checks=state.checks_of(inc), releases=listed)
+                                    checks=state.checks_of(inc), releases=listed, neighbours=neighbours)
         pages.append(GeneratedPage(f"{site.table_url}{inc.id}.md", {**page.meta, **INCIDENT_PAGE_META},
                                    str(page.title), page.body))
     return pages

@@ -116,7 +116,7 @@ class BuildState:
         with ``markdown``, the site's Markdown extensions and their settings); raise ManualError
         naming every problem."""
         manual = load_manual(project, docs_dir)
-        check_manual(manual)
+        check_manual(manual, docs_dir)
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
         state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"), docs_dir=docs_dir)
         if markdown is not None:

@@ -7,12 +7,11 @@
 // must pass. No facts live here: GPUs, models, releases and argument lists all
 // come from the bundle.
 
-import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fill, fmtValue, hasOwn, orList, parse } from "./command.js";
+import { ArgList, argsProgram, closeMatches, cmpStr, fill, fmtValue, hasOwn, listProduct, orList, parse } from "./command.js";
 
 export { parse } from "./command.js";
 
 export const FORMAT = 1;
-const PRODUCT = { sglang: "sglang", engine: "sglang", bench: "sglang", router: "sglang-router", miles: "miles" };
 // The words (product names, program and trait words, every reason and note) come from the bundle's `words`,
 // rendered from opsmanual/data/exposure_words.py: each check's Context carries them as `ctx.w`.
 const QUANT_TRAITS = ["fp8", "fp4"];
@@ -157,7 +156,7 @@ class Context {
   }
 
   arg(name, program) {
-    const key = ARGS_PROGRAM[program];
+    const key = argsProgram(program, this.w);
     const spec = this.specs[key];
     if (spec && spec.byOption.has(name)) return spec.byOption.get(name);
     for (const other of this.engine.arglists(key)) if (other.byOption.has(name)) return other.byOption.get(name);
@@ -191,7 +190,7 @@ class Context {
       if (kwarg !== null && kwarg.kwarg && kwarg.unknown) entry = kwarg;
     }
     if (entry === null) {  // written by the name an earlier release gave it: the same condition
-      const renames = this.engine.renamedTo.get(ARGS_PROGRAM[program])?.get(canonical) || [];
+      const renames = this.engine.renamedTo.get(argsProgram(program, this.w))?.get(canonical) || [];
       for (const r of renames) {
         const old = hasOwn(this.parsed.flags, r.old) ? this.parsed.flags[r.old] : null;
         if (old !== null && !old.kwarg) {
@@ -678,7 +677,7 @@ export class Engine {
   /* The parser's findings, and one for each option written by the name an earlier release gave it (when the
      release checked lists the new name); it replaces the parser's unknown-flag finding. */
   renameFindings(parsed, spec) {
-    const key = ARGS_PROGRAM[parsed.program];
+    const key = argsProgram(parsed.program, this.words);
     const table = this.renamedFrom.get(key);
     if (!table || !spec) return parsed.findings;
     const extra = [], oldNames = [];
@@ -725,7 +724,7 @@ export class Engine {
 
   specs(version) {
     const out = {};
-    for (const p of ["sglang", "sglang-router", "sglang-bench", "miles"]) {
+    for (const p of Object.keys(this.words.program_table.lists)) {
       const s = this.arglist(p, version);
       if (s !== null) out[p] = s;
     }
@@ -772,7 +771,7 @@ export class Engine {
     }
     const program = parsed.program;
     out.program = program;
-    const product = PRODUCT[program];
+    const product = listProduct(argsProgram(program, w), w);
     const versions = {}, tags = {};
     const releases = (p) => (hasOwn(this.releases, p) ? this.releases[p].versions || [] : []);
     if (given !== null) {
@@ -808,7 +807,7 @@ export class Engine {
         return out;
       }
     }
-    const spec = specs[ARGS_PROGRAM[program]];
+    const spec = specs[argsProgram(program, w)];
     if (spec && hasOwn(versions, product) && spec.version !== versions[product] && given !== null) {
       out.notes.push(say(w, "no_arglist", { product: w.products[product], version: versions[product], checked: spec.version }));
     }
