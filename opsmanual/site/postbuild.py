@@ -2,7 +2,7 @@
 
 Every page gets its Content-Security-Policy (opsmanual/render/csp.py), and a page whose element ids
 collide stops the build. MkDocs runs :func:`finish_page` on each page as it is written
-(opsmanual/builders/mkdocs_build.py); after another site generator, :func:`finish_site` runs over
+(opsmanual/builders/mkdocs/build.py); after another site generator, :func:`finish_site` runs over
 the output folder. Nothing here knows a site generator.
 """
 from __future__ import annotations
