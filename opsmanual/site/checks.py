@@ -2,11 +2,18 @@
 every pattern the way the model does. The plan runs them before it makes anything."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.engines.logscan import engine_misses
 
+if TYPE_CHECKING:
+    from opsmanual.data.loader import Manual
+    from opsmanual.data.model import Incident
 
-def engine_problems(incidents, shown: str = "data/incidents.yaml") -> list[Problem]:
+
+def engine_problems(incidents: Iterable[Incident], shown: str = "data/incidents.yaml") -> list[Problem]:
     """The triage command's own engine (Hyperscan pre-check, then RE2) must find every pattern on
     the examples that the model matches it on, and only there."""
     with_patterns = [inc for inc in incidents if inc.log_patterns]
@@ -14,7 +21,7 @@ def engine_problems(incidents, shown: str = "data/incidents.yaml") -> list[Probl
             for inc, field, k, message in engine_misses(with_patterns)]
 
 
-def check_manual(manual) -> None:
+def check_manual(manual: Manual) -> None:
     """Raise ManualError with every problem these checks find."""
     problems = engine_problems(manual.incidents)
     if problems:

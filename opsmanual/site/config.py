@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -21,7 +22,7 @@ class _Loader(yaml.SafeLoader):
     """YAML's safe loader with MkDocs' !ENV tag."""
 
 
-def _env(loader: _Loader, node: yaml.ScalarNode | yaml.SequenceNode):
+def _env(loader: _Loader, node: yaml.ScalarNode | yaml.SequenceNode) -> Any:
     if isinstance(node, yaml.ScalarNode):
         names, default = [loader.construct_scalar(node)], None
     else:
@@ -39,24 +40,25 @@ _Loader.add_constructor("!ENV", _env)
 
 
 BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
-# In a generated tree's configuration (opsmanual/cli/generate.py), the key of ``extra`` that names
-# the manual's project folder: the data and the section pages' sources are read from there.
+# In a generated tree's configuration (opsmanual/builders/zensical/tree.py), the key of ``extra`` that
+# names the tree's folder of the manual's sources, relative to the configuration's folder: the data
+# and the section pages' sources are read from there.
 PROJECT_KEY = "sgm_project"
 
 
 @dataclass(frozen=True)
 class SiteConfig:
     path: Path  # the mkdocs.yml it was read from
-    raw: dict  # the file as read, environment variables resolved
+    raw: dict[str, Any]  # the file as read, environment variables resolved
     site_name: str
     site_url: str | None
     repo_url: str | None
     docs_dir: Path
-    extensions: list  # Markdown extension names, in order
-    extension_configs: dict  # name -> its settings
+    extensions: list[Any]  # Markdown extension names, in order
+    extension_configs: dict[str, Any]  # name -> its settings
 
     @property
-    def markdown(self) -> tuple[list, dict]:
+    def markdown(self) -> tuple[list[Any], dict[str, Any]]:
         return list(self.extensions), dict(self.extension_configs)
 
 

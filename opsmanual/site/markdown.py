@@ -12,6 +12,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
@@ -76,7 +77,7 @@ def fenced(text: str, language: str = "text") -> str:
 _JSON_INERT = {ord(c): f"\\u{ord(c):04x}" for c in "{}%#\x7f<>&"}  # a str.translate table
 
 
-def inert_json(value) -> str:
+def inert_json(value: object) -> str:
     """``value`` (text, a flag or a list of text) as JSON that is pure printable ASCII and holds no
     template or HTML syntax: YAML reads it back exactly, and text that is not read as front matter
     still renders as nothing but itself."""
@@ -84,14 +85,14 @@ def inert_json(value) -> str:
     return text.translate(_JSON_INERT)
 
 
-def front_matter(meta: Mapping) -> str:
+def front_matter(meta: Mapping[str, Any]) -> str:
     """``meta`` as YAML front matter, every value written by :func:`inert_json`."""
     lines = [f"{k}:" + "".join(f"\n  {sub}: {inert_json(x)}" for sub, x in v.items())
              if isinstance(v, Mapping) else f"{k}: {inert_json(v)}" for k, v in meta.items()]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
-def page_source(meta: Mapping, title_html: Markup | str, body_html: str, block: Block = as_is) -> str:
+def page_source(meta: Mapping[str, Any], title_html: Markup | str, body_html: str, block: Block = as_is) -> str:
     """A generated page: its front matter, its title as the page's h1, then its HTML body (given to
     ``block``, see :func:`story`)."""
     return f"{front_matter(meta)}\n# {title_html}\n\n{block(body_html)}\n"

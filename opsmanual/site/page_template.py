@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
 from jinja2 import meta, nodes
 
 
-def problems(env: jinja2.Environment, text: str, macros, variables, first_line: int = 1) -> list[tuple[int, str]]:
+def problems(env: jinja2.Environment, text: str, macros: Iterable[str], variables: Iterable[str], first_line: int = 1) -> list[tuple[int, str]]:
     """(line, message) for each problem of the template ``text``; ``first_line`` is the line of the
     page the text starts on (after its front matter)."""
     shift = first_line - 1
@@ -36,7 +37,8 @@ def problems(env: jinja2.Environment, text: str, macros, variables, first_line: 
     return sorted(found)
 
 
-def passed_key(env: jinja2.Environment, text: str, macros, variables, first_line: int = 1) -> str:
+def passed_key(env: jinja2.Environment, text: str, macros: Iterable[str], variables: Iterable[str],
+               first_line: int = 1) -> str:
     """What decides :func:`problems`' answer for ``text``: the text and its first line, the names
     of the macros, variables and globals (and which globals are callable), the environment's syntax,
     Jinja's version and this module's code. A build keeps the keys of the pages that had no problem

@@ -5,15 +5,16 @@
 ``pages`` are generated Markdown pages (a page per incident), given as their parts so that a site
 generator can put the HTML body through Markdown or around it; ``files`` are written as they are
 (the exports, the data the browser fetches, the pages at old incident addresses). Nothing here
-knows a site generator: the MkDocs adapter (opsmanual/builders/mkdocs_build.py) hands the plan to
-MkDocs, and `generate` (opsmanual/cli/generate.py) writes it to disk for any other builder.
+knows a site generator: each builder receives the plan (opsmanual/builders/contract.py); MkDocs'
+(opsmanual/builders/mkdocs/) hands it to MkDocs, and the generated tree (opsmanual/builders/zensical/)
+writes it to disk for a generator without hooks.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import SCHEMA
@@ -38,7 +39,7 @@ class GeneratedPage:
     """A Markdown page the plan adds: ``path`` under docs/, its front matter, title and HTML body."""
 
     path: str
-    meta: dict
+    meta: dict[str, Any]
     title: str  # inline HTML
     body: str  # HTML
 
@@ -57,7 +58,7 @@ class GeneratedFile:
 
 @dataclass(frozen=True)
 class Plan:
-    nav: list  # in the shape of mkdocs.yml's ``nav``: [{title: path or [...]}, ...]
+    nav: list[Any]  # in the shape of mkdocs.yml's ``nav``: [{title: path or [...]}, ...]
     pages: tuple[GeneratedPage, ...]
     files: tuple[GeneratedFile, ...]
 
@@ -104,7 +105,7 @@ def release_feeds(state: BuildState, site_name: str) -> list[GeneratedFile]:
             for path, text in known_issues.feeds(state.incidents, state.site, facts, site_name).items()]
 
 
-def _json(value) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -176,7 +177,7 @@ def releases(state: BuildState) -> dict[str, tuple[str, ...]]:
     return {product: facts.versions(product) for product in facts.releases} if facts else {}
 
 
-def theme_extra(state: BuildState) -> dict:
+def theme_extra(state: BuildState) -> dict[str, Any]:
     """What overrides/main.html reads from the configuration's ``extra``, the same for every builder:
     where the map of renamed incidents waits (the page's script sends an old id in the address on to
     the new one), the site's host and port when its address is on this machine (each page then
@@ -189,7 +190,7 @@ def theme_extra(state: BuildState) -> dict:
     }
 
 
-def _escaped(nav):
+def _escaped(nav: Any) -> Any:
     if isinstance(nav, list):
         return [_escaped(item) for item in nav]
     if isinstance(nav, dict):
@@ -197,10 +198,10 @@ def _escaped(nav):
     return nav
 
 
-def nav(state: BuildState) -> list:
+def nav(state: BuildState) -> list[Any]:
     """The navigation, from data/manual.yaml, with every title escaped: MkDocs and Zensical write
     navigation titles as HTML, and the titles of data/manual.yaml are text."""
-    return _escaped(state.site.nav())
+    return [_escaped(item) for item in state.site.nav()]
 
 
 def plan(state: BuildState, site_name: str) -> Plan:

@@ -1,7 +1,7 @@
 """What one build of the site knows and collects, in one typed object.
 
 The hooks create it when a build starts (:func:`BuildState.load`); the macros
-and the hooks read and add to it while pages are rendered. Nothing here knows
+(opsmanual/site/macros.py) and the hooks read and add to it while pages are rendered. Nothing here knows
 about MkDocs, so another site generator can drive the same object.
 """
 from __future__ import annotations
@@ -10,8 +10,10 @@ from opsmanual import ROOT
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.loader import Manual, load_manual
@@ -21,13 +23,16 @@ from opsmanual.data.site import Site
 from opsmanual.data.sources import split
 from opsmanual.render.stories import Checks, MarkdownPieces, Story
 
+if TYPE_CHECKING:
+    import jinja2
+
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 
 
 BENCH_SCHEMA = Path(ROOT) / "bench" / "results.schema.json"
 
 
-def load_bench(path: Path) -> dict | None:
+def load_bench(path: Path) -> dict[str, Any] | None:
     """The figures `make bench` wrote, checked against bench/results.schema.json, or None before its
     first run."""
     from opsmanual.data import validate
@@ -42,7 +47,7 @@ def load_bench(path: Path) -> dict | None:
     except ManualError as err:
         raise ManualError([Problem(p.file, p.line, p.incident, f"{p.message}; run make bench again")
                            for p in err.problems]) from None
-    return results
+    return cast("dict[str, Any]", results)
 
 
 # The section pages' stories and checks as Markdown converted them in the last build, by text: a
@@ -97,7 +102,7 @@ class BuildState:
 
     manual: Manual
     site: Site  # with this build's site_url and repo_url
-    bench: dict | None = None  # the figures of the last `make bench`, if any
+    bench: dict[str, Any] | None = None  # the figures of the last `make bench`, if any
     docs_dir: Path | None = None  # the hand-written pages (their Markdown twins are written from them)
     pages: dict[str, PageRecord] = field(default_factory=dict)
     stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
@@ -111,7 +116,7 @@ class BuildState:
 
     @classmethod
     def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None,
-             markdown: tuple[list, dict] | None = None) -> BuildState:
+             markdown: tuple[list[Any], dict[str, Any]] | None = None) -> BuildState:
         """Load and check the data, and read the stories and checks of the section pages (rendered
         with ``markdown``, the site's Markdown extensions and their settings); raise ManualError
         naming every problem."""
@@ -127,7 +132,8 @@ class BuildState:
             state.keep_conversions()
         return state
 
-    def template_problems(self, env, text: str, macros, variables, first_line: int = 1) -> list[tuple[int, str]]:
+    def template_problems(self, env: jinja2.Environment, text: str, macros: Iterable[str], variables: Iterable[str],
+                          first_line: int = 1) -> list[tuple[int, str]]:
         """The problems of a hand-written page's template (opsmanual/site/page_template.py), none when
         the same template passed the same check in the last build."""
         from opsmanual.site.page_template import passed_key, problems
@@ -158,7 +164,7 @@ class BuildState:
         self._memo_kept = {k: v for k, v in pieces.memo.items() if k in pieces.used}
         _write_memo(self._memo_path, self._memo_kept)
 
-    def read_sections(self, docs_dir: Path, extensions: list, configs: dict,
+    def read_sections(self, docs_dir: Path, extensions: list[Any], configs: dict[str, Any],
                       memo: dict[str, str] | None = None) -> None:
         """Each section page's stories and checks, from its Markdown source, rendered once (or taken
         from ``memo``, the conversions of an earlier build, where the text is the same)."""

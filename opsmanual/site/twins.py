@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from opsmanual.data.site import body_start, page_url
@@ -91,7 +91,7 @@ class _Writer:
 
         return _MACRO.sub(one, text)
 
-    def macro(self, name: str, pos: list, kw: dict, src: str, section: str | None) -> str:
+    def macro(self, name: str, pos: list[Any], kw: dict[str, Any], src: str, section: str | None) -> str:
         site = self.site
         if name == "manual_version":
             return site.version
