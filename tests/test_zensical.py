@@ -162,6 +162,19 @@ def test_each_builder_publishes_what_the_contract_asks(built, zensical_site, rel
         assert unpublished(site, site_plan) == [], site
 
 
+def test_a_macro_called_wrongly_stops_the_trees_build_naming_the_page(generated, tmp_path, server):
+    """The tree's page context (opsmanual/builders/zensical/macros.py) stops the build at a macro's
+    error, with the manual's line for the page, and publishes no page."""
+    tree = tmp_path / "tree"
+    shutil.copytree(generated[1], tree, symlinks=True)
+    page = tree / "docs" / "about.md"
+    page.write_text(page.read_text("utf-8") + '\n{{ vocabulary("nope") }}\n', "utf-8")
+    done = run([sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")], tree, server)
+    assert done.returncode != 0
+    assert "docs/about.md: vocabulary('nope'): use one of" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not (tree / "site" / "about" / "index.html").exists()
+
+
 def test_the_finished_pages_carry_the_policy(zensical_site):
     pages = list(zensical_site.rglob("*.html"))
     assert pages
