@@ -148,18 +148,45 @@ def test_a_copy_of_the_tree_in_another_folder_builds_the_same_site(zensical_site
     assert different == []
 
 
-def test_each_builder_publishes_what_the_contract_asks(built, zensical_site, relocated_site, server, monkeypatch):
-    """Every page and file of the site plan, the files byte for byte, every page with its policy
-    (opsmanual/builders/contract.py), from MkDocs, from Zensical and from the tree's copy."""
-    from opsmanual.builders.contract import site_input, unpublished
+@pytest.fixture(scope="module")
+def contract_input(server):
+    """What every builder receives (opsmanual/builders/contract.py), for the builds of this module."""
+    from opsmanual.builders.contract import site_input
     from opsmanual.site.config import read
 
-    monkeypatch.setenv("SITE_URL", server)
-    monkeypatch.setenv("REPO_URL", "https://github.com/example/sglang-manual")
-    site_plan = site_input(read(ROOT / "mkdocs.yml"), ROOT).plan
-    assert site_plan.pages and site_plan.files
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SITE_URL", server)
+        patch.setenv("REPO_URL", "https://github.com/example/sglang-manual")
+        return site_input(read(ROOT / "mkdocs.yml"), ROOT)
+
+
+def test_each_builder_publishes_what_the_contract_asks(built, zensical_site, relocated_site, contract_input):
+    """Every hand-written page and every page and file of the site plan, the files byte for byte,
+    every page with its policy, from MkDocs, from Zensical and from the tree's copy."""
+    from opsmanual.builders.contract import unpublished
+
+    assert contract_input.plan.pages and contract_input.plan.files
     for site in (built, zensical_site, relocated_site):
-        assert unpublished(site, site_plan) == [], site
+        assert unpublished(site, contract_input) == [], site
+
+
+def test_the_contract_check_names_what_a_site_misses(built, contract_input, tmp_path):
+    from opsmanual.builders.contract import unpublished
+
+    site = tmp_path / "site"
+    shutil.copytree(built, site)
+    (site / "about" / "index.html").unlink()
+    twin = next(f.path for f in contract_input.plan.files if f.path.endswith(".md"))
+    (site / twin).write_text("changed\n", "utf-8")
+    home = site / "index.html"
+    home.write_text(home.read_text("utf-8").replace('http-equiv="Content-Security-Policy"', ""), "utf-8")
+    assert sorted(unpublished(site, contract_input)) == sorted(
+        [
+            "about.md: no page at /about/",
+            f"{twin}: not published byte for byte",
+            "index.html: no Content-Security-Policy",
+        ]
+    )
 
 
 def test_a_macro_called_wrongly_stops_the_trees_build_naming_the_page(generated, tmp_path, server):

@@ -63,15 +63,17 @@ def site_input(settings: SiteConfig, project: Path) -> SiteInput:
     return SiteInput(state=state, plan=plan(state, settings.site_name), extra=theme_extra(state))
 
 
-def unpublished(site_dir: Path, site_plan: Plan) -> list[str]:
-    """What the built site in ``site_dir`` misses of what every builder must publish: a page of the
-    plan, a file of the plan byte for byte, an HTML page's policy. Empty when it has it all."""
+def unpublished(site_dir: Path, given: SiteInput) -> list[str]:
+    """What the built site in ``site_dir`` misses of what every builder must publish: a hand-written
+    page or a page of the plan, a file of the plan byte for byte, an HTML page's policy. Empty when
+    it has it all."""
+    docs = given.state.docs_dir
+    written = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")) if docs is not None else []
     missing = []
-    for page in site_plan.pages:
-        path = site_dir / page_url(page.path) / "index.html"
-        if not path.is_file():
-            missing.append(f"{page.path}: no page at {page_url(page.path)}")
-    for file in site_plan.files:
+    for src in [*written, *(page.path for page in given.plan.pages)]:
+        if not (site_dir / page_url(src) / "index.html").is_file():
+            missing.append(f"{src}: no page at /{page_url(src)}")
+    for file in given.plan.files:
         path = site_dir / file.path
         content = file.content.encode("utf-8") if isinstance(file.content, str) else file.content
         if not path.is_file():
