@@ -19,7 +19,7 @@ def main(out: Path, site_dir: str) -> None:
     from mkdocs.__main__ import cli
     from mkdocs_macros.plugin import MacrosPlugin
 
-    from opsmanual.builders.mkdocs_hooks import _KEY
+    from opsmanual.builders.mkdocs.hooks import _KEY
     from opsmanual.data.site import body_start
 
     pages: dict[str, dict] = {}

@@ -69,11 +69,13 @@ def test_the_layers_keep_their_import_contracts():
         ("opsmanual/data/probe_upward.py", "from opsmanual.cli import triage\n"),
         ("opsmanual/render/probe_mkdocs.py", "import mkdocs.config\n"),
         ("opsmanual/site/probe_tools.py", "import tools.gen_args\n"),
+        # one builder importing another (and so the Zensical builder reaching MkDocs)
+        ("opsmanual/builders/zensical/probe_other.py", "from opsmanual.builders.mkdocs import build\n"),
     ],
 )
 def test_an_upward_import_breaks_a_contract(module, line, tmp_path):
     """The contracts are real: a copy of the package where a lower layer imports a higher one, a
-    renderer imports MkDocs, or the site imports a maintainers' tool, fails."""
+    renderer imports MkDocs, the site imports a maintainers' tool, or a builder imports another, fails."""
     import shutil
 
     for name in ("opsmanual", "macros", "tools"):
@@ -93,8 +95,9 @@ def test_an_upward_import_breaks_a_contract(module, line, tmp_path):
 
 
 def test_the_types_pass_mypy():
-    """mypy with pyproject.toml's settings: strict on the model, the text rules and the renderers
-    (opsmanual/data, text and render), the other layers checked where they are annotated."""
+    """mypy with pyproject.toml's settings: strict on the model, the text rules, the renderers, the
+    site plan and the builders (opsmanual/data, text, render, site and builders), the other layers
+    checked where they are annotated."""
     result = subprocess.run(
         [str(VENV_BIN / "mypy")], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
     )
@@ -114,11 +117,25 @@ def test_the_types_pass_mypy():
             "def first_paragraph(html: str) -> int:",
             "return-value",
         ),
+        # a function of the site plan, and one of a builder, that lose their annotations
+        (
+            "opsmanual/site/postbuild.py",
+            "def duplicate_ids(html: str) -> str | None:",
+            "def duplicate_ids(html):",
+            "no-untyped-def",
+        ),
+        (
+            "opsmanual/builders/zensical/state.py",
+            "def project_of(conf: dict[str, Any]) -> Path:",
+            "def project_of(conf):",
+            "no-untyped-def",
+        ),
     ],
 )
 def test_an_unannotated_or_mistyped_function_fails_mypy(module, written, broken, code, tmp_path):
-    """The type check is real: a copy of the package where a function of opsmanual/data loses its
-    annotations, or a renderer's return type is wrong, fails, naming the file and the rule."""
+    """The type check is real: a copy of the package where a function of opsmanual/data, site or
+    builders loses its annotations, or a renderer's return type is wrong, fails, naming the file and
+    the rule."""
     import shutil
 
     for name in ("opsmanual", "macros", "tools"):

@@ -91,29 +91,34 @@ def _parsed_problem(regex: str) -> str | None:
         return None  # reported as "does not compile"
     if tree.state.flags & ~(c.SRE_FLAG_UNICODE):
         return "inline flags such as (?i) are not allowed"
-    allowed_at = {c.AT_BEGINNING, c.AT_END}
     stack = [list(tree)]
     while stack:
         for op, arg in stack.pop():
-            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY):
-                continue
-            if op is c.IN:
-                for item_op, item in arg:
-                    if item_op is c.CATEGORY and item is not c.CATEGORY_DIGIT:
-                        return "classes such as \\w, \\s or \\b differ between Python and the browser; use [ ] or \\d"
-                continue
-            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-                stack.append(list(arg[2]))
-            elif op is c.SUBPATTERN:
-                if arg[1] or arg[2]:
-                    return "inline flags such as (?i:...) are not allowed"
-                stack.append(list(arg[3]))
-            elif op is c.BRANCH:
-                stack.extend(list(b) for b in arg[1])
-            elif op is c.AT and arg in allowed_at:
-                continue
-            else:
-                return f"{str(op).lower()} is outside the subset Python and the browser read alike"
+            problem = _node_problem(c, op, arg, stack)
+            if problem:
+                return problem
+    return None
+
+
+def _node_problem(c: Any, op: Any, arg: Any, stack: list[list[Any]]) -> str | None:
+    """What the subset refuses in one node of a parsed pattern; the node's children go on ``stack``."""
+    if op in (c.LITERAL, c.NOT_LITERAL, c.ANY) or (op is c.AT and arg in (c.AT_BEGINNING, c.AT_END)):
+        return None
+    if op is c.IN:
+        for item_op, item in arg:
+            if item_op is c.CATEGORY and item is not c.CATEGORY_DIGIT:
+                return "classes such as \\w, \\s or \\b differ between Python and the browser; use [ ] or \\d"
+        return None
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+        stack.append(list(arg[2]))
+    elif op is c.SUBPATTERN:
+        if arg[1] or arg[2]:
+            return "inline flags such as (?i:...) are not allowed"
+        stack.append(list(arg[3]))
+    elif op is c.BRANCH:
+        stack.extend(list(b) for b in arg[1])
+    else:
+        return f"{str(op).lower()} is outside the subset Python and the browser read alike"
     return None
 
 

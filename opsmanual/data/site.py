@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -229,6 +230,21 @@ def _section(sec: dict[str, Any], pnum: str, claimed: dict[str, list[str]], seen
     return Section(num, str(title), pnum, pages[0], sec.get("check"))
 
 
+def _extra_pages(
+    data: dict[str, Any], group: str, docs_dir: Path, bad: Callable[[list[str | int], str], None]
+) -> list[tuple[str, str]]:
+    """The front or back pages the manual lists: (title, page), each checked to exist under docs/."""
+    entries: list[tuple[str, str]] = []
+    for k, entry in enumerate(data.get(group) or []):
+        if not isinstance(entry, dict) or not entry.get("title") or not entry.get("page"):
+            bad([group, k], "a page entry needs a title and a page")
+        elif not (docs_dir / entry["page"]).is_file():
+            bad([group, k], f"page {entry['page']} does not exist under docs/")
+        else:
+            entries.append((str(entry["title"]), str(entry["page"])))
+    return entries
+
+
 def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
     """Read the manual's structure and match every section to exactly one page."""
     data = read(manual_path, shown)
@@ -262,15 +278,7 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
                 problems.append(
                     Problem(f"docs/{page}", 1, None, f"front matter names section {num}, which {shown} does not list")
                 )
-    extra: dict[str, list[tuple[str, str]]] = {"front": [], "back": []}
-    for group, entries in extra.items():
-        for k, entry in enumerate(data.get(group) or []):
-            if not isinstance(entry, dict) or not entry.get("title") or not entry.get("page"):
-                bad([group, k], "a page entry needs a title and a page")
-            elif not (docs_dir / entry["page"]).is_file():
-                bad([group, k], f"page {entry['page']} does not exist under docs/")
-            else:
-                entries.append((str(entry["title"]), str(entry["page"])))
+    extra = {group: _extra_pages(data, group, docs_dir, bad) for group in ("front", "back")}
     if problems:
         raise ManualError(problems)
     return Site(

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opsmanual import ROOT
 from opsmanual.data.errors import ManualError, Problem
@@ -21,13 +22,18 @@ _ELEMENT_ID = re.compile(r'\bid="([a-z0-9]+(?:-[a-z0-9]+)*)"')
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _ATTR_ID = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
 
+if TYPE_CHECKING:
+    from opsmanual.data.loader import Manual
 
-def engine_problems(incidents, shown: str = "data/incidents.yaml") -> list[Problem]:
+
+def engine_problems(incidents: Iterable[Incident], shown: str = "data/incidents.yaml") -> list[Problem]:
     """The triage command's own engine (Hyperscan pre-check, then RE2) must find every pattern on
     the examples that the model matches it on, and only there."""
     with_patterns = [inc for inc in incidents if inc.log_patterns]
-    return [Problem(shown, inc.lines.get((field, k), inc.line), inc.id, message)
-            for inc, field, k, message in engine_misses(with_patterns)]
+    return [
+        Problem(shown, inc.lines.get((field, k), inc.line), inc.id, message)
+        for inc, field, k, message in engine_misses(with_patterns)
+    ]
 
 
 @cache
@@ -106,7 +112,7 @@ def id_problems(
     return problems
 
 
-def check_manual(manual, docs_dir: Path | None = None) -> None:
+def check_manual(manual: Manual, docs_dir: Path | None = None) -> None:
     """Raise ManualError with every problem these checks find (``docs_dir``: the hand-written pages,
     by default the project's docs/)."""
     problems = id_problems(manual.incidents, manual.site, docs_dir or Path(ROOT) / "docs")
