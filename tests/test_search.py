@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, open_finder
 
 sys.path.insert(0, str(ROOT / "tests"))
 from search_cases import DATA, HELD_OUT, OUT, queries
@@ -188,3 +188,24 @@ def test_a_corrupt_cache_is_built_again(tmp_path):
     again = run("--json", "oom", project=str(tmp_path))
     assert again.returncode == 0 and json.loads(again.stdout) == json.loads(first.stdout)
     assert json.loads(cache.read_text("utf-8").split("\n", 1)[1])  # written again, whole
+
+
+# --------------------------------------------------------------------------- one search, three ways in
+
+
+def test_the_finder_the_command_and_the_mcp_server_give_the_same_incidents(page, server):
+    """For each held-out question: the rows the finder shows in Chromium, typed in its field, are the
+    incidents `sglang-manual search` lists and the MCP server's search tool returns, in that order."""
+    from test_finder import ids, search
+    from test_mcp import ask
+
+    _, answers = ask([("search", {"query": q, "limit": 50}) for q in HELD_OUT])
+    open_finder(page, server)
+    for q, (error, text, _) in zip(HELD_OUT, answers, strict=True):
+        assert not error, text
+        command = json.loads(run("--json", "--limit", "50", q).stdout)
+        search(page, q)
+        shown = ids(page)
+        assert shown, q
+        assert [r["id"] for r in json.loads(text)["results"]] == shown[:50], q
+        assert [r["id"] for r in command["results"]] == shown[:50] and command["total"] == len(shown), q

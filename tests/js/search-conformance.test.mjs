@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { createSearch } from "../../docs/javascripts/sgm/search.js";
+import { answer, createSearch, MAX_SENT } from "../../docs/javascripts/sgm/search.js";
 
 const here = (name) => new URL(name, import.meta.url);
 const cases = JSON.parse(readFileSync(here("../search_conformance.json"), "utf8")).cases;
@@ -28,3 +28,26 @@ for (const c of cases) {
     assert.deepEqual(found.results.length ? null : search.nearest(c.query), c.nearest);
   });
 }
+
+test("answer() is what the page receives: ids and scores, the count, what to highlight", () => {
+  const c = cases.find((x) => x.total > 10);
+  const sent = answer(search, c.query);
+  assert.deepEqual(sent.results.slice(0, c.results.length).map((r) => [r.id, r.score]), c.results);
+  assert.deepEqual(Object.keys(sent.results[0]), ["id", "score"]);
+  assert.equal(sent.total, c.total);
+  assert.deepEqual(sent.highlight, c.highlight);
+  const many = { search: () => ({ text: "x", words: ["x"], results: Array.from({ length: MAX_SENT + 5 }, (_, n) => ({ id: `i${n}`, score: 1, terms: [] })),
+    highlight: { terms: new Set(["x"]), prefix: null } }) };
+  const cut = answer(many, "x");
+  assert.equal(cut.results.length, MAX_SENT);
+  assert.equal(cut.total, MAX_SENT + 5);
+  assert.deepEqual(cut.highlight, { terms: ["x"], prefix: null });
+});
+
+test("the worker and the search on the page answer with that one function", () => {
+  for (const name of ["search-worker.js", "search-client.js"]) {
+    const source = readFileSync(here(`../../docs/javascripts/sgm/${name}`), "utf8");
+    assert.doesNotMatch(source, /function answer\b|results\.slice|\.map\(\(r\) => \(\{ id: r\.id/, name);
+    assert.match(source, /answer(: answerOf)?, createSearch \}/, name);
+  }
+});
