@@ -247,3 +247,29 @@ def test_the_upgrade_tool_answers_as_the_upgrade_command():
     )
     assert json.loads(answers[1][1])["results"] == expected
     assert answers[2][0] and "\n" not in answers[2][1]
+
+
+def test_the_server_starts_without_the_data_or_the_sdks_client_and_http_stacks():
+    """What the server imports before its first question (python -X importtime, standard input
+    closed at once): the SDK's low-level server and types, none of the SDK's client, high-level
+    server or HTTP stacks, and none of the manual's data, YAML or engines (loaded by the first tool
+    call that needs them). Counted, not timed: `make bench` times the start (mcp-start)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "opsmanual", "mcp"],
+        input="",
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert {"mcp.server.lowlevel.server", "mcp_types"} <= imported
+    early = sorted(
+        m
+        for m in imported
+        if m.startswith(("mcp.client", "mcp.server.mcpserver", "httpx", "yaml", "jsonschema", "markdown"))
+        or m.startswith(("opsmanual.data", "opsmanual.engines", "opsmanual.render", "opsmanual.site"))
+    )
+    assert early == []
