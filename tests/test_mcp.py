@@ -156,6 +156,7 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving():
         ("diagnose", {"report": "   \n"}),
         ("diagnose", {"report": "a\0b"}),
         ("no-such-tool", {}),
+        ("search", {"query": "oom", "facets": {"status": ["open"] * 101}}),
         ("search", {"query": "KV cache pool is full. Retract requests."}),
     ]
     _, answers = ask(calls)

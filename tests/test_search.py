@@ -98,6 +98,16 @@ def test_both_engines_rank_alike_on_the_manual_as_it_is_now(data, tmp_path):
         assert (engine.nearest(text) if not found["results"] else None) == js["nearest"]
 
 
+def test_a_typo_longer_than_any_word_of_the_index_is_not_looked_for_letter_by_letter():
+    """A word of hundreds of letters (a pasted hash, a hostile query) has no term one edit away: the
+    twin says so without trying each letter at each place, and the query still answers."""
+    engine = Search(json.loads(DATA.read_text("utf-8")))
+    longest = max(len(t) for t in engine.index.terms)
+    assert engine.index.one_edit("q" * (longest + 2)) == []
+    assert engine.index.one_edit("memry") == [("memory", 1)] or ("memory", 1) in engine.index.one_edit("memry")
+    assert engine.search("q" * 511 + " ")["results"] == []
+
+
 def test_logarithms_are_javascripts():
     """Math.log in V8 (fdlibm) and the C library's log differ in the last bit for some numbers: the
     twin takes V8's, so that a score is the same number in both. Values computed by node 22."""
@@ -184,10 +194,11 @@ def test_a_corrupt_cache_is_built_again(tmp_path):
     cache = tmp_path / ".cache" / "search-data.json"
     assert first.returncode == 0 and cache.exists()
     key = cache.read_text("utf-8").split("\n", 1)[0]
-    cache.write_text(key + "\n{not json", "utf-8")
-    again = run("--json", "oom", project=str(tmp_path))
-    assert again.returncode == 0 and json.loads(again.stdout) == json.loads(first.stdout)
-    assert json.loads(cache.read_text("utf-8").split("\n", 1)[1])  # written again, whole
+    for broken in ("{not json", "[]", '{"finder": 1, "pages": {}}'):
+        cache.write_text(key + "\n" + broken, "utf-8")
+        again = run("--json", "oom", project=str(tmp_path))
+        assert again.returncode == 0 and json.loads(again.stdout) == json.loads(first.stdout), again.stderr
+        assert json.loads(cache.read_text("utf-8").split("\n", 1)[1])["pages"]  # written again, whole
 
 
 # --------------------------------------------------------------------------- one search, three ways in

@@ -75,7 +75,10 @@ TOOLS: dict[str, tuple[str, dict]] = {
                 "facets": {
                     "type": "object",
                     "description": "keep incidents that have one of the values of each facet given",
-                    "properties": {f: {"type": "array", "items": {"type": "string"}} for f in FACETS},
+                    "properties": {
+                        f: {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 100}
+                        for f in FACETS
+                    },
                     "additionalProperties": False,
                 },
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},

@@ -123,7 +123,13 @@ def load_data(project: str = ROOT, write: bool = True) -> dict:
     try:
         with open(cache, encoding="utf-8") as f:
             if f.readline().rstrip("\n") == key:
-                return json.loads(f.read())
+                kept = json.loads(f.read())
+                if (
+                    isinstance(kept, dict)
+                    and isinstance(kept.get("finder"), dict)
+                    and isinstance(kept.get("pages"), dict)
+                ):
+                    return kept
     except (OSError, ValueError):
         pass
     data = build_data(project)

@@ -264,6 +264,8 @@ class Index:
                 self._by_length.setdefault(len(term), set()).add(term)
             self._alphabet = "".join(sorted({c for t in self.terms for c in t}))
         near: set[str] = set()
+        if len(word) - 1 > max(self._by_length, default=0):  # longer than any term and one letter more
+            return []
         alphabet = self._alphabet or ""
         if len(alphabet) <= 200:
             candidates = {word[:i] + word[i + 1 :] for i in range(len(word))}
