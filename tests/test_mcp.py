@@ -157,6 +157,7 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving():
         ("diagnose", {"report": "a\0b"}),
         ("no-such-tool", {}),
         ("search", {"query": "oom", "facets": {"status": ["open"] * 101}}),
+        ("search", {"query": "oom", "facets": {"hardware": ["h100"]}}),
         ("search", {"query": "KV cache pool is full. Retract requests."}),
     ]
     _, answers = ask(calls)
@@ -165,6 +166,7 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving():
     assert all("\n" not in text and "Traceback" not in text for _, text in errors[:-1])
     assert "sglang-0000000" in errors[3][1]
     assert "Z9000" in errors[5][1]
+    assert "did you mean H100" in errors[-2][1]
     assert not errors[-1][0] and json.loads(errors[-1][1])["results"]
 
 

@@ -164,6 +164,8 @@ def test_nothing_found_is_exit_status_1():
         (["--limit", "many", "oom"], "--limit takes a whole number from 1, not 'many'"),
         (["--status"], "--status needs a value"),
         (["x" * 1001], "the words are longer than 1,000 characters"),
+        (["--hardware", "h100", "oom"], "no incident has hardware 'h100'; did you mean H100"),
+        (["--status", "open,wontfix", "oom"], "no incident has status 'wontfix'"),
     ],
 )
 def test_a_bad_option_is_one_line_and_exit_status_2(args, message):
@@ -171,6 +173,7 @@ def test_a_bad_option_is_one_line_and_exit_status_2(args, message):
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in done.stderr, done.stderr
+    assert "internal error" not in done.stderr
 
 
 def test_bad_data_is_named_and_exit_status_2(tmp_path):

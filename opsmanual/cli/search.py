@@ -148,12 +148,25 @@ def load_data(project: str = ROOT, write: bool = True) -> dict:
 # --------------------------------------------------------------------------- the answer
 
 
-def check_facets(facets: dict[str, list[str]]) -> dict[str, set[str]]:
-    """The facets asked for, as sets; UsageError for a facet the finder does not have."""
-    for key in facets:
+def check_facets(facets: dict[str, list[str]], incidents: list[dict]) -> dict[str, set[str]]:
+    """The facets asked for, as sets; UsageError for a facet the finder does not have, or a value no
+    incident has (the finder offers only those), with the nearest values."""
+    from difflib import get_close_matches
+
+    selected = {}
+    for key, values in facets.items():
         if key not in FACETS:
             raise UsageError(f"no facet is called {key!r}; the facets are {', '.join(FACETS)}")
-    return {k: {str(v) for v in values} for k, values in facets.items() if values}
+        known = {v for inc in incidents for v in inc["facets"].get(key) or ()}
+        for value in values:
+            if value not in known:
+                folded = {v.lower(): v for v in known}
+                near = [folded[v] for v in get_close_matches(str(value).lower(), list(folded), n=3, cutoff=0.5)]
+                hint = f"; did you mean {', '.join(near)}?" if near else f"; it has {len(known)} values"
+                raise UsageError(f"no incident has {key} {value!r}{hint}")
+        if values:
+            selected[key] = {str(v) for v in values}
+    return selected
 
 
 def answer(search, pages: dict, query: str, facets: dict[str, list[str]] | None, limit: int, base: str) -> dict:
@@ -161,7 +174,7 @@ def answer(search, pages: dict, query: str, facets: dict[str, list[str]] | None,
     --json and the MCP server's search tool answers. ``search``: an engines.search.Search."""
     from opsmanual.engines.search import passes
 
-    selected = check_facets(facets or {})
+    selected = check_facets(facets or {}, search.incidents)
     found = search.search(query)
     of = {inc["id"]: inc["facets"] for inc in search.incidents}
     kept = [r for r in found["results"] if passes(of[r["id"]], selected)]
@@ -251,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             int(opts["limit"]),
             common.base_url(opts["site_url"]),
         )
+    except UsageError as err:  # a facet value no incident has
+        return common.fail(prog(), str(err))
     except Exception as err:
         return common.internal_error(prog(), err, "words")
     if opts["json"]:
