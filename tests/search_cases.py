@@ -129,4 +129,6 @@ if __name__ == "__main__":
     if "--data" in sys.argv[1:] or not DATA.exists():
         DATA.write_text(json.dumps(finder_data(), ensure_ascii=False, separators=(",", ":")) + "\n", "utf-8")
     texts = [c["query"] for c in queries()]
-    OUT.write_text(json.dumps(document(javascript(DATA, texts)), ensure_ascii=True, indent=1) + "\n", "utf-8")
+    doc = document(javascript(DATA, texts))
+    cases = ",\n".join(f"  {json.dumps(c, ensure_ascii=True)}" for c in doc["cases"])  # one line per case
+    OUT.write_text(f'{{"about": {json.dumps(doc["about"], indent=1)},\n "cases": [\n{cases}\n]}}\n', "utf-8")
