@@ -1312,6 +1312,19 @@ MCP_QUESTIONS = [
 ]
 
 
+def search_project(tmp: Path, count: int) -> Path:
+    """The exposure benchmark's copy of the data (``count`` synthetic incidents added), with a story
+    for each of them on their section page, as the build and the search's data require."""
+    dest = tmp / "search"
+    if not dest.exists():
+        source = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+        shutil.copytree(source, dest)
+        page = dest / "docs" / "part-3" / "3-2-sizing-the-pool.md"
+        told = "".join(f'{{{{ story("capture-exposure-{k}") }}}}\n\nA story.\n\n' for k in range(count))
+        page.write_text(page.read_text("utf-8") + "\n" + told, "utf-8")
+    return dest
+
+
 def mcp_times(tmp: Path, count: int, runs: int) -> dict:
     """The MCP server (`sglang-manual mcp`) on a copy of the data with ``count`` synthetic incidents,
     asked by the SDK's stdio client: from the start of the process to its list of tools, the first
@@ -1320,7 +1333,7 @@ def mcp_times(tmp: Path, count: int, runs: int) -> dict:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    project = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+    project = search_project(tmp, count)
     params = StdioServerParameters(
         command=PY, args=["-m", "opsmanual", "mcp", "--project", str(project)], cwd=str(ROOT)
     )
