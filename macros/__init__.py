@@ -7,11 +7,14 @@ serve` an edit to the renderers shows on the next rebuild.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import sys
 from pathlib import Path
-from typing import NoReturn
+
+# `python -m macros.exposure` imports this package first: what only a build needs (inspect, typing)
+# is imported where the build uses it, so that the command starts as fast as `sglang-manual exposure`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # mkdocs-macros loads this file by path
@@ -49,6 +52,9 @@ def _page(env) -> tuple[str, str, dict]:
 
 
 def define_env(env):
+    import functools
+    import inspect
+
     state = _state(env.conf)  # first: under MkDocs it refreshes the opsmanual package
     from opsmanual.data.errors import ManualError, Problem
     from opsmanual.data.site import relative_root
