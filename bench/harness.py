@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import random
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -35,19 +37,53 @@ def best(fn, runs: int) -> float:
     return min(times)
 
 
-def side_by_side(first, second, runs: int) -> tuple[float, float]:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``fn``, which runs commands and waits for them: the CPU time
+    is what those commands used (user and system), which other work on the machine does not inflate
+    the way it inflates the wall time."""
+    cpu, start = _children_cpu(), time.perf_counter()
+    fn()
+    return time.perf_counter() - start, _children_cpu() - cpu
+
+
+def side_by_side(first, second, runs: int, clock: str = "wall") -> tuple[float, float]:
     """Best times of two commands, run alternately so that both see the same machine."""
-    first_time, second_time = alternately([first, second], runs)
+    first_time, second_time = alternately([first, second], runs, clock)
     return first_time, second_time
 
 
-def alternately(commands, runs: int) -> list[float]:
-    """Best times of several commands, run in turn so that all see the same machine."""
-    times = [[] for _ in commands]
+def alternately(commands, runs: int, clock: str = "wall") -> list[float]:
+    """Best times of several commands, run in turn so that all see the same machine: their wall
+    time, or with clock="cpu" the CPU time of the commands they run (timed())."""
+    k = 1 if clock == "cpu" else 0
+    return [min(t[k] for t in seen) for seen in alternate_times(commands, runs)]
+
+
+def alternate_times(commands, runs: int) -> list[list[tuple[float, float]]]:
+    """Every (wall, CPU) time of several commands, run in turn ``runs`` times (see timed())."""
+    times: list[list[tuple[float, float]]] = [[] for _ in commands]
     for _ in range(runs):
         for fn, seen in zip(commands, times, strict=False):
-            seen.append(best(fn, 1))
-    return [min(seen) for seen in times]
+            seen.append(timed(fn))
+    return times
+
+
+def median(values) -> float:
+    return statistics.median(values)
+
+
+def load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes), for a figure's detail."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load unknown"
+    return f"load {one:.1f} {five:.1f} {fifteen:.1f}"
 
 
 def run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, ok=(0,)):

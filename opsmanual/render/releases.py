@@ -6,6 +6,7 @@ and the facts in, HTML and Atom out; opsmanual/site/plan.py makes them pages and
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -60,11 +61,12 @@ def _ranges(inc: Incident) -> list[dict[str, Any]]:
     return list((inc.exposure or {}).get("versions") or ())
 
 
-def fixed_by(inc: Incident, version: str, listed: list[str]) -> str | None:
-    """The first listed release after ``version`` that the incident no longer affects, or None."""
+def fixed_by(inc: Incident, version: str, ascending: list[str]) -> str | None:
+    """The first release after ``version`` that the incident no longer affects, or None; ``ascending``:
+    the listed releases, oldest first (sorted once by the caller: a build asks this thousands of times)."""
     ranges = _ranges(inc)
-    later = sorted((v for v in listed if compare(v, version) > 0), key=version_key)
-    return next((v for v in later if affected(ranges, PRODUCT, v) is False), None)
+    start = bisect_right(ascending, version_key(version), key=version_key)
+    return next((v for v in ascending[start:] if affected(ranges, PRODUCT, v) is False), None)
 
 
 def known(incidents: Iterable[Incident], version: str) -> list[Incident]:
@@ -130,7 +132,8 @@ def release_page(version: str, incidents: Iterable[Incident], site: Site, facts:
     newest = listed[0] if listed else version
     mine = known(incidents, version)
     base = relative_root(release_url(version))
-    fixes = {i.id: fixed_by(i, version, listed) for i in mine}
+    ascending = sorted(listed, key=version_key)
+    fixes = {i.id: fixed_by(i, version, ascending) for i in mine}
     fixed = [i for i in mine if fixes[i.id]]
     open_ = [i for i in mine if not fixes[i.id]]
     fixed.sort(key=lambda i: (version_key(fixes[i.id] or "0"), i.id))
@@ -236,7 +239,7 @@ def feeds(incidents: Iterable[Incident], site: Site, facts: Facts, title: str) -
     from opsmanual.render.exports import atom_entry, atom_feed, atom_text
 
     incidents = tuple(incidents)
-    listed = list(facts.versions(PRODUCT))
+    ascending = sorted(facts.versions(PRODUCT), key=version_key)
     by_line: dict[str, list[str]] = {}
     for v in versions(facts):
         by_line.setdefault(line_of(v), []).append(v)
@@ -252,7 +255,7 @@ def feeds(incidents: Iterable[Incident], site: Site, facts: Facts, title: str) -
         newest = max((inc.checked for inc, _ in hits), default=None)
         feed = atom_feed(site, f"{title}: known issues of SGLang {line}", title, path, URL, newest)
         for inc, mine in hits:
-            fix = fixed_by(inc, mine[-1], listed)
+            fix = fixed_by(inc, mine[-1], ascending)
             span = mine[0] if len(mine) == 1 else f"{mine[0]} to {mine[-1]}"
             summary = f"Affects SGLang {span}; " + (f"fixed in {fix}." if fix else "not fixed in a release yet.")
             if inc.workaround:
