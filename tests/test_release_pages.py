@@ -113,3 +113,23 @@ def test_the_release_pages_compare_each_release_a_bounded_number_of_times(manual
             later = [w for w in ascending if compare(w, v) > 0]
             plain = next((w for w in later if affected(ranges, "sglang", w) is False), None)
             assert releases.fixed_by(inc, v, ascending) == plain, (inc.id, v)
+
+
+def test_one_build_decides_each_incident_at_each_release_once(manual, monkeypatch):
+    """The release pages and the list of releases share what they know: whether an incident affects a
+    release is worked out once per build, not once per page that asks (counted, not timed)."""
+    from opsmanual.render import releases
+
+    calls = {"n": 0}
+    real = releases.affected
+
+    def counted(*args):
+        calls["n"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(releases, "affected", counted)
+    affects = releases.Affects()
+    releases.index_page(manual.incidents, manual.site, manual.facts, affects)
+    for v in releases.versions(manual.facts):
+        releases.release_page(v, manual.incidents, manual.site, manual.facts, affects)
+    assert 0 < calls["n"] <= len(manual.incidents) * len(manual.facts.versions("sglang")), calls
