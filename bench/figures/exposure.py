@@ -97,7 +97,7 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
 
 BENCHES = {
     "exposure-cli": Bench(
-        "exposure CLI, whole process, 1,000 incidents",
+        "exposure CLI, whole process, CPU time, 1,000 incidents",
         "`python -m macros.exposure` on one launch command, 1,000 synthetic incidents",
         "50 ms of CPU time for the whole process (best of 15)",
         "<=",
