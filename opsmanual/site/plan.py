@@ -100,8 +100,10 @@ def release_pages(state: BuildState) -> list[GeneratedPage]:
     facts = state.manual.facts
     if facts is None:
         return []
-    made = [known_issues.index_page(state.incidents, state.site, facts)]
-    made += [known_issues.release_page(v, state.incidents, state.site, facts) for v in known_issues.versions(facts)]
+    affects = known_issues.Affects()  # each incident at each release, decided once for every page
+    made = [known_issues.index_page(state.incidents, state.site, facts, affects)]
+    made += [known_issues.release_page(v, state.incidents, state.site, facts, affects)
+             for v in known_issues.versions(facts)]
     return [GeneratedPage(p.path, p.meta, p.title, p.body) for p in made]
 
 

@@ -115,6 +115,11 @@ class BuildState:
     _checked_kept: dict[str, str] | None = field(default=None, repr=False)  # what that file holds (None: unread)
     _checked: dict[str, str] = field(default_factory=dict, repr=False)  # those this build checked or found there
 
+    def __repr__(self) -> str:
+        """One short line: mkdocs-macros writes every variable of a build as JSON at each build, this
+        state among them, and the dataclass's own repr was the whole manual (megabytes)."""
+        return f"BuildState({len(self.incidents)} incidents, {len(self.pages)} pages rendered)"
+
     @classmethod
     def load(
         cls,

@@ -152,6 +152,7 @@ class Context {
     this.modelTraits = modelTraits;
     this.models = {};
     this.hints = new Map();  // an undecided reason -> what the reader could add to decide it
+    this.leaves = new Map();  // a condition's or a range's key -> its evaluated leaf, for this check
     this.w = engine.words;
   }
 
@@ -550,6 +551,32 @@ function any(children) {
   return [F, reasons, undecided];
 }
 
+// Incidents share conditions (a flag, a GPU vendor) and version ranges: within one check each is
+// decided once, as in the Python engine, under a key made once per condition object.
+const LEAF_KEYS = new WeakMap();
+function keyOf(obj) {
+  let key = LEAF_KEYS.get(obj);
+  if (key === undefined) {
+    key = JSON.stringify(obj);
+    LEAF_KEYS.set(obj, key);
+  }
+  return key;
+}
+
+function leafOf(obj, ctx, decide) {
+  const key = keyOf(obj);
+  let leaf = ctx.leaves.get(key);
+  if (leaf === undefined) {
+    const [v, reason, hint] = decide(obj, ctx);
+    if (v === U && hint) ctx.hints.set(reason, hint);
+    leaf = v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];  // shared: read-only
+    ctx.leaves.set(key, leaf);
+  }
+  return leaf;
+}
+
+const RANGE = (r, ctx) => versionLeaf(r, ctx);
+
 export function evaluate(cond, ctx) {
   const [key] = Object.keys(cond);
   const value = cond[key];
@@ -559,17 +586,11 @@ export function evaluate(cond, ctx) {
     const [v, rs, us] = evaluate(value, ctx);
     return v === U ? [U, NONE, us] : [!v, rs, us];  // what held inside an undecided `not` is no evidence
   }
-  const [v, reason, hint] = LEAVES[key](cond, ctx);
-  if (v === U && hint) ctx.hints.set(reason, hint);
-  return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
+  return leafOf(cond, ctx, LEAVES[key]);
 }
 
 function versionsNode(ranges, ctx) {
-  return any(ranges.map((r) => {
-    const [v, reason, hint] = versionLeaf(r, ctx);
-    if (v === U && hint) ctx.hints.set(reason, hint);
-    return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
-  }));
+  return any(ranges.map((r) => leafOf(r, ctx, RANGE)));
 }
 
 function dedupe(items) {
