@@ -102,8 +102,9 @@ def release_pages(state: BuildState) -> list[GeneratedPage]:
         return []
     affects = known_issues.Affects()  # each incident at each release, decided once for every page
     made = [known_issues.index_page(state.incidents, state.site, facts, affects)]
-    made += [known_issues.release_page(v, state.incidents, state.site, facts, affects)
-             for v in known_issues.versions(facts)]
+    made += [
+        known_issues.release_page(v, state.incidents, state.site, facts, affects) for v in known_issues.versions(facts)
+    ]
     return [GeneratedPage(p.path, p.meta, p.title, p.body) for p in made]
 
 
