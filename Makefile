@@ -45,7 +45,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
-serve: $(STAMP)  ## build and serve on http://127.0.0.1:8000, rebuilding when docs/, data/ or macros/ change
+serve: $(STAMP)  ## build and serve on http://127.0.0.1:8000, rebuilding when docs/, data/ or opsmanual/ change
 	$(PY) -m mkdocs serve --strict --dev-addr $(HOST)
 
 # A strict build into a fresh folder, moved into place only when it succeeds:
@@ -103,6 +103,7 @@ run-tests:
 lint: $(STAMP) $(NODE_STAMP)  ## the linters alone (the suite runs them too, tests/test_lint.py)
 	node_modules/.bin/stylelint "docs/stylesheets/**/*.css"
 	node_modules/.bin/eslint .
+	node_modules/.bin/tsc -p tsconfig.json
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports

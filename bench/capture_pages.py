@@ -1,6 +1,6 @@
 """Builds a project of the manual once and writes every page as the build hands it to Markdown
 (front matter, text and placeholders) with the HTML that each placeholder stands for: the same pages and content for the plain builds of `make bench`, which put
-the HTML back with a hook of a few lines (PLAIN_HOOK in bench/bench.py).
+the HTML back with a hook of a few lines (PLAIN_HOOK in bench/figures/build.py).
 
     python bench/capture_pages.py OUT.json SITE_DIR      (run in the project's folder)
 """
@@ -19,7 +19,7 @@ def main(out: Path, site_dir: str) -> None:
     from mkdocs.__main__ import cli
     from mkdocs_macros.plugin import MacrosPlugin
 
-    from opsmanual.builders.mkdocs_hooks import _KEY
+    from opsmanual.builders.mkdocs.hooks import _KEY
     from opsmanual.data.site import body_start
 
     pages: dict[str, dict] = {}

@@ -8,9 +8,9 @@ pyproject.toml and ARCHITECTURE.md):
     data      YAML in, a validated model out (the loader)
     render    the model in, HTML and JSON out (pure renderers and Jinja templates)
     engines   log scanning, the launch-command parser and exposure check, diagnosis (no I/O)
-    site      which pages and files the site has, builder-neutral (the plan)
-    cli       the commands: triage, exposure, diagnose, generate
-    builders  the site generators' adapters (MkDocs hooks); the mkdocs-macros module is ../macros
+    site      which pages and files the site has, builder-neutral (the plan, the macros)
+    builders  one per site generator, on one contract (builders/contract.py): mkdocs/, zensical/
+    cli       the commands: triage, exposure, diagnose, generate (which runs builders/zensical/)
 
 This file stays light: the exposure command imports the package and must start fast.
 """

@@ -50,7 +50,7 @@ _OWN = ("opsmanual", "macros")
 def _own_modules():
     """A build run in-process (tests/test_bad_build.py, tests/test_bad_project.py) drops the
     opsmanual and macros modules and imports them again, from the project copy it builds
-    (builders/mkdocs_hooks.py does so that `mkdocs serve` runs edited code). Each test ends with
+    (builders/mkdocs/hooks.py does so that `mkdocs serve` runs edited code). Each test ends with
     the test run's own modules and import path back, so that a later test's classes are the ones
     its objects were made with."""
     saved = {n: m for n, m in sys.modules.items() if n.split(".")[0] in _OWN}

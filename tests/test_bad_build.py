@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import copy_project, mkdocs_build
+from conftest import ROOT, copy_project, mkdocs_build
 
 BAD = Path(__file__).resolve().parent / "bad_data"
 
@@ -56,6 +56,26 @@ def test_broken_incident_file_stops_the_build(tmp_path, name):
 
     result, out = build_with(tmp_path, edit)
     line, incident, message = expect.groups()
+    _assert_stopped(result, out, f"data/incidents.yaml:{line}: incident {incident}: ", message)
+
+
+@pytest.mark.parametrize("name", ["id-finder-element", "id-heading-slug"])
+def test_an_id_the_pages_already_take_stops_the_build(tmp_path, name):
+    """The site's own check (opsmanual/site/checks.py), not the loader, knows the ids the templates
+    and the pages' headings take: the build runs it on the loaded incidents and stops in one line."""
+    source = BAD / f"{name}.yaml"
+    incident, message = re.search(
+        r"# expect: line [0-9]+, incident (.+?), message: (.+)", source.read_text("utf-8")
+    ).groups()
+    entry = source.read_text("utf-8").split("\n", 2)[2]
+    data = ROOT / "data" / "incidents.yaml"
+    line = len(data.read_text("utf-8").splitlines()) + 1
+
+    def edit(project):
+        text = (project / "data" / "incidents.yaml").read_text("utf-8")
+        (project / "data" / "incidents.yaml").write_text(text.rstrip("\n") + "\n" + entry, "utf-8")
+
+    result, out = build_with(tmp_path, edit)
     _assert_stopped(result, out, f"data/incidents.yaml:{line}: incident {incident}: ", message)
 
 

@@ -328,7 +328,7 @@ PAIR = 20_000  # two adjacent repeats that take the same characters: at most thi
 
 def _chars(op, arg, fold: bool) -> frozenset:
     """The probe characters one single-character item takes."""
-    from opsmanual.data.patterns import sre_modules
+    from opsmanual.text.regex import sre_modules
 
     c, _ = sre_modules()
 
@@ -373,64 +373,41 @@ def linear_problem(regex: str, fold: bool = False) -> str | None:
     same characters ([ \\t]*:?[ \\t]*, .+?[ \\t]*); a repeat inside an unbounded repeat; a rule not
     anchored with ^ whose unbounded repeat can take a character a match starts with (each start would
     scan the rest of the line); a class that takes a line break (a match would span lines)."""
-    from opsmanual.data.patterns import sre_modules
+    from opsmanual.text.regex import sre_modules
 
     c, parser = sre_modules()
-    problems: list[str] = []
-    unbounded: list[frozenset] = []
+    walker = _LinearWalk(c, regex, fold)
+    tree = list(parser.parse(regex))
+    _, first, _, _, _ = walker.walk(tree)
+    anchored = bool(tree) and tree[0] == (c.AT, c.AT_BEGINNING)
+    if not anchored:
+        for chars in walker.unbounded:
+            if chars & first:
+                walker.problems.append(f"an unbounded repeat takes a character a match starts with: {regex}")
+    return walker.problems[0] if walker.problems else None
 
-    def walk(items):
-        """(nullable, first characters, repeats that may take the first / last character as
-        (characters, most)) of a sequence, and its inner repeats' most."""
+
+class _LinearWalk:
+    """The walk over a parsed rule behind linear_problem: each sequence gives (nullable, first
+    characters, repeats that may take the first / last character as (characters, most), whether it
+    holds a repeat); the problems and the unbounded repeats' characters are collected on the way."""
+
+    def __init__(self, c, regex: str, fold: bool):
+        self.c, self.regex, self.fold = c, regex, fold
+        self.problems: list[str] = []
+        self.unbounded: list[frozenset] = []
+
+    def walk(self, items):
         nullable, first, first_reps, last_reps, inner = True, set(), [], [], False
         for op, arg in items:
-            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
-                chars = _chars(op, arg, fold)
-                if "\n" in chars:
-                    problems.append(f"an item takes a line break: {regex}")
-                item = (False, set(chars), [], [], False)
-            elif op is c.AT:
-                item = (True, set(), [], [], False)
-            elif op is c.SUBPATTERN:
-                item = walk(arg[3])
-            elif op is c.BRANCH:
-                parts = [walk(b) for b in arg[1]]
-                item = (
-                    any(p[0] for p in parts),
-                    set().union(*(p[1] for p in parts)),
-                    [r for p in parts for r in p[2]],
-                    [r for p in parts for r in p[3]],
-                    any(p[4] for p in parts),
-                )
-            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
-                lo, hi, body = arg
-                b = walk(body)
-                most = float("inf") if hi == c.MAXREPEAT else hi
-                if hi > 1:
-                    if b[4] and most > BOUNDED:
-                        problems.append(f"a repeat inside an unbounded repeat: {regex}")
-                    if most == float("inf"):
-                        unbounded.append(frozenset(b[1]))
-                    last = set().union(*(r[0] for r in b[3])) if b[3] else set()
-                    if most > BOUNDED and (last & b[1] or any(r[0] & b[1] for r in b[3])):
-                        problems.append(f"a repeat whose turns can end in more than one place: {regex}")
-                    item = (
-                        lo == 0 or b[0],
-                        b[1],
-                        [(frozenset(b[1]), most), *b[2]],
-                        [(frozenset(b[1]), most), *b[3]],
-                        True,
-                    )
-                else:
-                    item = (lo == 0 or b[0], b[1], b[2], b[3], b[4])
-            else:
-                problems.append(f"{op} is not expected in a rule: {regex}")
+            item = self.item(op, arg)
+            if item is None:
                 continue
             i_null, i_first, i_first_reps, i_last_reps, i_inner = item
             for chars, most in last_reps:
                 for chars2, most2 in i_first_reps:
                     if chars & chars2 and most * most2 > PAIR:
-                        problems.append(f"two repeats in a row take the same characters: {regex}")
+                        self.problems.append(f"two repeats in a row take the same characters: {self.regex}")
             if nullable:
                 first |= i_first
                 first_reps = first_reps + i_first_reps
@@ -439,14 +416,50 @@ def linear_problem(regex: str, fold: bool = False) -> str | None:
             inner = inner or i_inner
         return nullable, first, first_reps, last_reps, inner
 
-    tree = list(parser.parse(regex))
-    _, first, _, _, _ = walk(tree)
-    anchored = bool(tree) and tree[0] == (c.AT, c.AT_BEGINNING)
-    if not anchored:
-        for chars in unbounded:
-            if chars & first:
-                problems.append(f"an unbounded repeat takes a character a match starts with: {regex}")
-    return problems[0] if problems else None
+    def item(self, op, arg):
+        c = self.c
+        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+            chars = _chars(op, arg, self.fold)
+            if "\n" in chars:
+                self.problems.append(f"an item takes a line break: {self.regex}")
+            return (False, set(chars), [], [], False)
+        if op is c.AT:
+            return (True, set(), [], [], False)
+        if op is c.SUBPATTERN:
+            return self.walk(arg[3])
+        if op is c.BRANCH:
+            parts = [self.walk(b) for b in arg[1]]
+            return (
+                any(p[0] for p in parts),
+                set().union(*(p[1] for p in parts)),
+                [r for p in parts for r in p[2]],
+                [r for p in parts for r in p[3]],
+                any(p[4] for p in parts),
+            )
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            return self.repeat(*arg)
+        self.problems.append(f"{op} is not expected in a rule: {self.regex}")
+        return None
+
+    def repeat(self, lo, hi, body):
+        b = self.walk(body)
+        most = float("inf") if hi == self.c.MAXREPEAT else hi
+        if hi <= 1:
+            return (lo == 0 or b[0], b[1], b[2], b[3], b[4])
+        if b[4] and most > BOUNDED:
+            self.problems.append(f"a repeat inside an unbounded repeat: {self.regex}")
+        if most == float("inf"):
+            self.unbounded.append(frozenset(b[1]))
+        last = set().union(*(r[0] for r in b[3])) if b[3] else set()
+        if most > BOUNDED and (last & b[1] or any(r[0] & b[1] for r in b[3])):
+            self.problems.append(f"a repeat whose turns can end in more than one place: {self.regex}")
+        return (
+            lo == 0 or b[0],
+            b[1],
+            [(frozenset(b[1]), most), *b[2]],
+            [(frozenset(b[1]), most), *b[3]],
+            True,
+        )
 
 
 def _rules():
@@ -665,8 +678,91 @@ def test_the_held_out_reports_are_well_formed(engine):
     dev = {c["url"] for c in yaml.safe_load(REPORTS.read_text("utf-8"))}
     known = {i["id"] for i in engine.bundle["incidents"]}
     for c in held:
-        assert c["url"].startswith("https://github.com/sgl-project/sglang/issues/"), c["url"]
+        assert c["url"].startswith(THREADS), c["url"]
         assert c["url"] not in dev and set(c["expect"]) <= known and c["text"].strip(), c["url"]
+
+
+THREADS = ("https://github.com/sgl-project/sglang/issues/", "https://github.com/radixark/miles/issues/")
+HELDOUT = ROOT / "tests" / "diagnose_heldout.yaml"
+
+
+def _incident_sources(incidents: list[dict]) -> dict[str, set[str]]:
+    """Each incident's own source threads (the threads it was written from), without a trailing slash."""
+    out: dict[str, set[str]] = {}
+    for inc in incidents:
+        for src in inc.get("sources") or []:
+            url = src if isinstance(src, str) else str(src.get("url") or "")
+            out.setdefault(inc["id"], set()).add(url.split("#")[0].rstrip("/"))
+    return out
+
+
+def _report_problems(case: dict, known: set[str], sources: dict[str, set[str]]) -> list[str]:
+    url = str(case.get("url", ""))
+    problems = [] if url.startswith(THREADS) else ["not an sglang or miles issue thread"]
+    expect = case.get("expect")
+    if not isinstance(expect, list):
+        return [*problems, "expect is not a list"]
+    problems += [f"unknown incident {i}" for i in expect if i not in known]
+    problems += [f"the own source of {i}" for i in expect if url.rstrip("/") in sources.get(i, set())]
+    why = case.get("why", "-")
+    if not isinstance(why, str) or not why.strip() or "\n" in why.strip():
+        problems.append("why is not one line")
+    if not str(case.get("text", "")).strip():
+        problems.append("no text")
+    return problems
+
+
+def labelled_set_problems(files: dict[str, list[dict]], incidents: list[dict]) -> list[str]:
+    """One line per problem in the labelled reports: a thread outside sglang/miles, an unknown incident id,
+    a report that is one of its expected incidents' own sources, an empty or multi-line `why`, no text, or
+    a thread that appears twice across the files."""
+    known = {i["id"] for i in incidents}
+    sources = _incident_sources(incidents)
+    seen: dict[str, str] = {}
+    problems = []
+    for name, cases in files.items():
+        for case in cases:
+            url = str(case.get("url", ""))
+            problems += [f"{name}: {url}: {p}" for p in _report_problems(case, known, sources)]
+            if url in seen:
+                problems.append(f"{name}: {url}: also in {seen[url]}")
+            seen.setdefault(url, name)
+    return problems
+
+
+def test_the_labelled_set_is_well_formed():
+    """Both files together (issue 33 part 4): at least 100 real reports, every expected id an incident of
+    data/incidents.yaml, no report one of its expected incidents' own sources, each thread once across
+    both files, and a one-line `why` wherever a report gives one."""
+    incidents = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
+    files = {p.name: yaml.safe_load(p.read_text("utf-8")) for p in (REPORTS, HELDOUT)}
+    assert labelled_set_problems(files, incidents) == []
+    assert sum(len(cases) for cases in files.values()) >= 100
+
+
+def test_the_labelled_set_check_finds_each_problem():
+    """The check above on made-up bad reports: each problem is found and named with its file and thread."""
+    incidents = [{"id": "x-1", "sources": [{"url": "https://github.com/sgl-project/sglang/issues/1/"}]}]
+    ok = {"expect": [], "why": "maintainer: not a bug", "text": "t\n"}
+    bad = {
+        "a.yaml": [
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/1", "expect": ["x-1"]},
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/2", "expect": ["x-2"]},
+            {**ok, "url": "https://github.com/vllm-project/vllm/issues/3"},
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/4", "why": "one\ntwo"},
+            {**ok, "url": "https://github.com/sgl-project/sglang/issues/5", "text": " "},
+        ],
+        "b.yaml": [{**ok, "url": "https://github.com/sgl-project/sglang/issues/2"}],
+    }
+    assert labelled_set_problems(bad, incidents) == [
+        "a.yaml: https://github.com/sgl-project/sglang/issues/1: the own source of x-1",
+        "a.yaml: https://github.com/sgl-project/sglang/issues/2: unknown incident x-2",
+        "a.yaml: https://github.com/vllm-project/vllm/issues/3: not an sglang or miles issue thread",
+        "a.yaml: https://github.com/sgl-project/sglang/issues/4: why is not one line",
+        "a.yaml: https://github.com/sgl-project/sglang/issues/5: no text",
+        "b.yaml: https://github.com/sgl-project/sglang/issues/2: also in a.yaml",
+    ]
+    assert labelled_set_problems({"a.yaml": [ok | {"url": THREADS[1] + "7"}]}, incidents) == []
 
 
 def test_a_line_a_common_error_prints_is_no_incident_s_own(engine):

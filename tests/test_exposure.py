@@ -908,3 +908,19 @@ def test_a_range_no_published_release_has_never_applies_in_either_engine(tmp_pat
         pytest.skip("node is not installed")
     theirs = [t["check"] for t in browser_engine(tmp_path, b, items)]
     assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_the_command_imports_only_what_a_check_needs(tmp_path):
+    """Start-up is most of the command's time (`make bench`'s exposure-cli figure): from its cache, the
+    check, as the shim and as the subcommand, imports none of the modules a build or a cold run needs."""
+    project = tmp_path / "project"
+    for name in ("data", "docs"):
+        shutil.copytree(ROOT / name, project / name)
+    for module in (["macros.exposure"], ["opsmanual", "exposure"]):
+        command = [sys.executable, "-X", "importtime", "-m", *module, "--project", str(project), "--", SERVER]
+        subprocess.run(command, cwd=ROOT, capture_output=True, check=False)  # the first run writes the cache
+        r = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode in (0, 1), r.stderr[-2000:]
+        imported = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+        assert "opsmanual.engines.exposure" in imported, r.stderr[-2000:]
+        assert not imported & {"inspect", "typing", "ast", "json", "yaml", "jinja2", "opsmanual.data.loader"}, module

@@ -21,14 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SITE_URL = "https://manual.example/under/"
 ENV = {**os.environ, "SITE_URL": SITE_URL, "REPO_URL": ""}
 
-# Questions no test or data file of the finder was tuned on, phrased as an operator asks an assistant.
-HELD_OUT = [
-    "my server hangs when one GPU rank never finishes",
-    "why does qwen3-next only run two requests at once",
-    "cuda graph capture fails at startup on an L4",
-    "retracted requests and throughput drops under load",
-    "weight update from the trainer times out",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+from search_cases import HELD_OUT  # noqa: E402  questions no finder test was tuned on
+
 COMMANDS = [
     ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2", "H100", None),
     (
@@ -102,12 +97,10 @@ def test_the_answers_are_the_commands_answers(manual):
     data = [json.loads(text) for _, text, _ in answers]
     assert [structured for _, _, structured in answers] == data
     k = 0
-    for q in HELD_OUT:  # the same incidents, in the same order, as the diagnose command ranks them
-        expected = [item for item in cli("diagnose", "--json", "-", stdin=q) if item["kind"] == "incident"]
-        got = data[k]["results"]
-        assert [r["id"] for r in got] == [r["id"] for r in expected][:50], q
-        assert [{key: r[key] for key in expected[0]} for r in got] == expected[: len(got)]
-        assert all(r["url"].startswith(SITE_URL) for r in got)
+    for q in HELD_OUT:  # the search command's answer, the finder's ranking (tests/test_search.py)
+        expected = cli("search", "--json", "--limit", "50", q, stdin="")
+        assert data[k] == expected, q
+        assert data[k]["results"] and all(r["url"].startswith(SITE_URL) for r in data[k]["results"])
         k += 1
     for q in HELD_OUT[:2]:
         assert data[k]["results"] == cli("diagnose", "--json", "-", stdin=q)
@@ -163,6 +156,8 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving():
         ("diagnose", {"report": "   \n"}),
         ("diagnose", {"report": "a\0b"}),
         ("no-such-tool", {}),
+        ("search", {"query": "oom", "facets": {"status": ["open"] * 101}}),
+        ("search", {"query": "oom", "facets": {"hardware": ["h100"]}}),
         ("search", {"query": "KV cache pool is full. Retract requests."}),
     ]
     _, answers = ask(calls)
@@ -171,6 +166,7 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving():
     assert all("\n" not in text and "Traceback" not in text for _, text in errors[:-1])
     assert "sglang-0000000" in errors[3][1]
     assert "Z9000" in errors[5][1]
+    assert "did you mean H100" in errors[-2][1]
     assert not errors[-1][0] and json.loads(errors[-1][1])["results"]
 
 
@@ -254,3 +250,29 @@ def test_the_upgrade_tool_answers_as_the_upgrade_command():
     )
     assert json.loads(answers[1][1])["results"] == expected
     assert answers[2][0] and "\n" not in answers[2][1]
+
+
+def test_the_server_starts_without_the_data_or_the_sdks_client_and_http_stacks():
+    """What the server imports before its first question (python -X importtime, standard input
+    closed at once): the SDK's low-level server and types, none of the SDK's client, high-level
+    server or HTTP stacks, and none of the manual's data, YAML or engines (loaded by the first tool
+    call that needs them). Counted, not timed: `make bench` times the start (mcp-start)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "opsmanual", "mcp"],
+        input="",
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert {"mcp.server.lowlevel.server", "mcp_types"} <= imported
+    early = sorted(
+        m
+        for m in imported
+        if m.startswith(("mcp.client", "mcp.server.mcpserver", "httpx", "yaml", "jsonschema", "markdown"))
+        or m.startswith(("opsmanual.data", "opsmanual.engines", "opsmanual.render", "opsmanual.site"))
+    )
+    assert early == []

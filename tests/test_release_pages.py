@@ -83,3 +83,53 @@ def test_each_release_line_has_an_atom_feed(built):
     assert "not fixed in a release yet" in summary["sglang-36889"]
     page = parsed(built / "releases" / "0.5.22" / "index.html")
     assert page.select_one('a[href$="releases/0.5.atom"]') is not None
+
+
+def test_the_release_pages_compare_each_release_a_bounded_number_of_times(manual, monkeypatch):
+    """A build makes a page per release, each asking which later release fixes each of its incidents:
+    the releases are ordered once per page, not once per question (it was over a hundred thousand
+    comparisons, a tenth of a second of every build). Counted, not timed; the fixes found are the same
+    as a plain scan of the later releases finds."""
+    from opsmanual.data.argchanges import affected
+    from opsmanual.render import releases
+    from opsmanual.text.versions import compare
+
+    calls = {"n": 0}
+
+    def counted(a, b):
+        calls["n"] += 1
+        return compare(a, b)
+
+    monkeypatch.setattr(releases, "compare", counted)
+    pages = [
+        releases.release_page(v, manual.incidents, manual.site, manual.facts) for v in releases.versions(manual.facts)
+    ]
+    listed = manual.facts.versions("sglang")
+    assert pages and calls["n"] <= 4 * len(listed) * len(pages), calls
+    ascending = sorted(listed, key=version_key)
+    for inc in manual.incidents:
+        ranges = list((inc.exposure or {}).get("versions") or ())
+        for v in ("0.5.9", "0.5.22"):
+            later = [w for w in ascending if compare(w, v) > 0]
+            plain = next((w for w in later if affected(ranges, "sglang", w) is False), None)
+            assert releases.fixed_by(inc, v, ascending) == plain, (inc.id, v)
+
+
+def test_one_build_decides_each_incident_at_each_release_once(manual, monkeypatch):
+    """The release pages and the list of releases share what they know: whether an incident affects a
+    release is worked out once per build, not once per page that asks (counted, not timed)."""
+    from opsmanual.render import releases
+
+    calls = {"n": 0}
+    real = releases.affected
+
+    def counted(*args):
+        calls["n"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(releases, "affected", counted)
+    affects = releases.Affects()
+    releases.index_page(manual.incidents, manual.site, manual.facts, affects)
+    for v in releases.versions(manual.facts):
+        releases.release_page(v, manual.incidents, manual.site, manual.facts, affects)
+    assert 0 < calls["n"] <= len(manual.incidents) * len(manual.facts.versions("sglang")), calls

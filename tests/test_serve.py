@@ -102,7 +102,7 @@ def _edit(path, old: str, new: str) -> None:
 # They are made together, so that one or two rebuilds serve every test below, not one each.
 EDITS = {
     "renderer": (
-        "opsmanual/render/html.py",
+        "opsmanual/render/table.py",
         '("symptom", "Symptom")',
         '("symptom", "Symptom (edited renderer)")',
         "incidents/",

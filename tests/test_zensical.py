@@ -1,5 +1,7 @@
 """The site built by Zensical from the generated tree (`python -m opsmanual.cli.generate`) publishes
-the same pages, the same data files and the same page contents as the MkDocs build.
+the same pages, the same data files and the same page contents as the MkDocs build; a copy of the
+tree in another folder builds the same site; and each build publishes what the builder contract
+(opsmanual/builders/contract.py) asks.
 
 The theme around the content differs (Zensical's own templates, its search), so pages are compared
 by their <article> and the head's link-preview tags; links are compared by the address they lead
@@ -9,8 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -30,17 +34,37 @@ def run(args, cwd, site_url):
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
+def zensical_build(tree: Path, site_url: str) -> Path:
+    """``tree`` built by Zensical in its own folder, and finished."""
+    done = run([sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")], tree, site_url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tree / "site")], ROOT, site_url)
+    assert done.returncode == 0, done.stderr
+    return tree / "site"
+
+
 @pytest.fixture(scope="module")
-def zensical_site(tmp_path_factory, built, server) -> Path:
-    """The generated tree built by Zensical, finished, for the address the MkDocs build was made for."""
+def generated(tmp_path_factory, built, server) -> tuple[Path, Path]:
+    """The generated tree for the address the MkDocs build was made for, and a copy of it made at
+    once, in another folder, before anything builds it."""
     tree = tmp_path_factory.mktemp("zensical") / "tree"
     done = run([sys.executable, "-m", "opsmanual.cli.generate", str(tree)], ROOT, server)
     assert done.returncode == 0, done.stderr
-    done = run([sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")], tree, server)
-    assert done.returncode == 0, done.stdout + done.stderr
-    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tree / "site")], ROOT, server)
-    assert done.returncode == 0, done.stderr
-    return tree / "site"
+    copy = Path(tempfile.mkdtemp(prefix="elsewhere-", dir=tmp_path_factory.getbasetemp())) / "copy"
+    shutil.copytree(tree, copy, symlinks=True)
+    return tree, copy
+
+
+@pytest.fixture(scope="module")
+def zensical_site(generated, server) -> Path:
+    """The generated tree built by Zensical, finished, for the address the MkDocs build was made for."""
+    return zensical_build(generated[0], server)
+
+
+@pytest.fixture(scope="module")
+def relocated_site(generated, server) -> Path:
+    """The copy of the generated tree, built by Zensical where it lies."""
+    return zensical_build(generated[1], server)
 
 
 def files(folder: Path) -> set[str]:
@@ -100,6 +124,82 @@ def test_every_page_says_the_same_in_both_builds(built, zensical_site, incidents
     assert different == [], (
         f"{len(different)} page(s) differ, incident pages among them: {sorted(incident_pages & set(different))[:5]}"
     )
+
+
+def test_the_tree_names_neither_the_project_nor_its_own_folder(generated):
+    """The tree is self-contained: no file of it holds the absolute path of the project it was made
+    from or of the folder it was written in, so it builds wherever it is copied."""
+    tree, copy = generated
+    named = []
+    for path in sorted(copy.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            named += [
+                f"{path.relative_to(copy)}: {folder}" for folder in (str(ROOT), str(tree)) if folder.encode() in data
+            ]
+    assert named == []
+
+
+def test_a_copy_of_the_tree_in_another_folder_builds_the_same_site(zensical_site, relocated_site):
+    assert sorted(files(zensical_site)) == sorted(files(relocated_site))
+    different = [
+        p for p in files(zensical_site) if (zensical_site / p).read_bytes() != (relocated_site / p).read_bytes()
+    ]
+    assert different == []
+
+
+@pytest.fixture(scope="module")
+def contract_input(server):
+    """What every builder receives (opsmanual/builders/contract.py), for the builds of this module."""
+    from opsmanual.builders.contract import site_input
+    from opsmanual.site.config import read
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SITE_URL", server)
+        patch.setenv("REPO_URL", "https://github.com/example/sglang-manual")
+        return site_input(read(ROOT / "mkdocs.yml"), ROOT)
+
+
+def test_each_builder_publishes_what_the_contract_asks(built, zensical_site, relocated_site, contract_input):
+    """Every hand-written page and every page and file of the site plan, the files byte for byte,
+    every page with its policy, from MkDocs, from Zensical and from the tree's copy."""
+    from opsmanual.builders.contract import unpublished
+
+    assert contract_input.plan.pages and contract_input.plan.files
+    for site in (built, zensical_site, relocated_site):
+        assert unpublished(site, contract_input) == [], site
+
+
+def test_the_contract_check_names_what_a_site_misses(built, contract_input, tmp_path):
+    from opsmanual.builders.contract import unpublished
+
+    site = tmp_path / "site"
+    shutil.copytree(built, site)
+    (site / "about" / "index.html").unlink()
+    twin = next(f.path for f in contract_input.plan.files if f.path.endswith(".md"))
+    (site / twin).write_text("changed\n", "utf-8")
+    home = site / "index.html"
+    home.write_text(home.read_text("utf-8").replace('http-equiv="Content-Security-Policy"', ""), "utf-8")
+    assert sorted(unpublished(site, contract_input)) == sorted(
+        [
+            "about.md: no page at /about/",
+            f"{twin}: not published byte for byte",
+            "index.html: no Content-Security-Policy",
+        ]
+    )
+
+
+def test_a_macro_called_wrongly_stops_the_trees_build_naming_the_page(generated, tmp_path, server):
+    """The tree's page context (opsmanual/builders/zensical/macros.py) stops the build at a macro's
+    error, with the manual's line for the page, and publishes no page."""
+    tree = tmp_path / "tree"
+    shutil.copytree(generated[1], tree, symlinks=True)
+    page = tree / "docs" / "about.md"
+    page.write_text(page.read_text("utf-8") + '\n{{ vocabulary("nope") }}\n', "utf-8")
+    done = run([sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")], tree, server)
+    assert done.returncode != 0
+    assert "docs/about.md: vocabulary('nope'): use one of" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not (tree / "site" / "about" / "index.html").exists()
 
 
 def test_the_finished_pages_carry_the_policy(zensical_site):

@@ -1,7 +1,7 @@
 """Store every release's argument list of one program compactly: the first release in full, each
 later one as its changes against the release before it.
 
-``tools/gen_args.py`` writes one release's list (``<program>-args-<version>.json``). The manual needs
+``tools/gen_args/`` writes one release's list (``<program>-args-<version>.json``). The manual needs
 every release's list (``sglang-manual upgrade`` names the flags a release removed, renamed, deprecated
 or gave another default; the per-release known-issues pages name the flags each release renamed or
 removed), and a few hundred arguments times fifty releases would weigh megabytes. This tool folds the
@@ -71,7 +71,7 @@ def unfold(history: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.args_history", description=__doc__.split("\n\n")[0])
-    ap.add_argument("lists", nargs="+", type=Path, help="argument lists written by tools/gen_args.py")
+    ap.add_argument("lists", nargs="+", type=Path, help="argument lists written by tools/gen_args/")
     ap.add_argument("--out", type=Path, required=True, help="the history file to write (- for standard output)")
     args = ap.parse_args(argv)
     lists = [json.loads(p.read_text(encoding="utf-8")) for p in args.lists]

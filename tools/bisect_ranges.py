@@ -105,6 +105,7 @@ import sys
 import tarfile
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -342,56 +343,67 @@ def load_predicates(path: Path = PREDICATES) -> list[Predicate]:
         ) from None
     if not isinstance(entries, list):
         raise Refused(f"{shown}: the file must be a list of predicates")
-    out, seen = [], set()
+    out: list[Predicate] = []
+    seen: set[tuple[str, str]] = set()
     for k, entry in enumerate(entries):
         where = f"{shown}: entry {k + 1}"
         if not isinstance(entry, dict) or not {"incident", "product"} <= set(entry):
             raise Refused(f"{where}: an entry names incident and product")
         where += f" ({entry['incident']})"
-        odd = set(entry) - KEYS
-        if odd:
-            raise Refused(f"{where}: unknown key(s) {', '.join(sorted(odd))}")
-        if entry["product"] not in PACKAGES and not (entry["product"] == "miles" and "reason" in entry):
-            raise Refused(
-                f"{where}: product must be one of {', '.join(PACKAGES)} (miles only with reason: "
-                "it publishes no releases to read)"
-            )
-        if (entry["incident"], entry["product"]) in seen:
-            raise Refused(f"{where}: a second entry for the same incident and product")
-        seen.add((entry["incident"], entry["product"]))
-        if "unaffected" in entry:
-            if "reason" not in entry:
-                raise Refused(f"{where}: unaffected needs a reason (where the code at fault was)")
-            if entry["unaffected"] is not True:
-                raise Refused(f"{where}: unaffected is true or absent, not {entry['unaffected']!r}")
-        if "reason" in entry:
-            if set(entry) - {"incident", "product", "reason", "unaffected"} or not str(entry["reason"]).strip():
-                raise Refused(f"{where}: an entry with reason has only incident, product, reason and unaffected")
-        else:
-            missing = {"kind", "since", "description", "file", "holds"} - set(entry)
-            if missing:
-                raise Refused(f"{where}: missing {', '.join(sorted(missing))}")
-            if entry["kind"] not in KINDS:
-                raise Refused(f"{where}: kind must be one of {', '.join(KINDS)}, not {entry['kind']!r}")
-            holds = entry["holds"]
-            if not isinstance(holds, list) or not holds:
-                raise Refused(f"{where}: holds is a list of tests")
-            for t, test in enumerate(holds):
-                if (
-                    not isinstance(test, dict)
-                    or len({"match", "no_match"} & set(test)) != 1
-                    or set(test) - {"match", "no_match", "file"}
-                ):
-                    raise Refused(f"{where}: holds[{t}] has one of match or no_match (and optionally file)")
-                try:
-                    re.compile(test["match"] if "match" in test else test["no_match"])  # exactly one is there
-                except re.error as err:
-                    raise Refused(f"{where}: holds[{t}]: not a regular expression ({err})") from None
-            if not any("match" in t and "file" not in t for t in holds):
-                raise Refused(f"{where}: one test must match in `file`, so the evidence names a line")
+        _check_entry(entry, where, seen)
         fields: dict[str, Any] = {k: (str(v) if k in ("since", "anchor") else v) for k, v in entry.items()}
         out.append(Predicate(**fields))
     return out
+
+
+def _check_entry(entry: dict, where: str, seen: set[tuple[str, str]]) -> None:
+    """Refuse an entry of predicates.yaml that is not one (``where`` names it); ``seen`` holds the
+    (incident, product) pairs before it."""
+    odd = set(entry) - KEYS
+    if odd:
+        raise Refused(f"{where}: unknown key(s) {', '.join(sorted(odd))}")
+    if entry["product"] not in PACKAGES and not (entry["product"] == "miles" and "reason" in entry):
+        raise Refused(
+            f"{where}: product must be one of {', '.join(PACKAGES)} (miles only with reason: "
+            "it publishes no releases to read)"
+        )
+    if (entry["incident"], entry["product"]) in seen:
+        raise Refused(f"{where}: a second entry for the same incident and product")
+    seen.add((entry["incident"], entry["product"]))
+    if "unaffected" in entry:
+        if "reason" not in entry:
+            raise Refused(f"{where}: unaffected needs a reason (where the code at fault was)")
+        if entry["unaffected"] is not True:
+            raise Refused(f"{where}: unaffected is true or absent, not {entry['unaffected']!r}")
+    if "reason" in entry:
+        if set(entry) - {"incident", "product", "reason", "unaffected"} or not str(entry["reason"]).strip():
+            raise Refused(f"{where}: an entry with reason has only incident, product, reason and unaffected")
+        return
+    missing = {"kind", "since", "description", "file", "holds"} - set(entry)
+    if missing:
+        raise Refused(f"{where}: missing {', '.join(sorted(missing))}")
+    if entry["kind"] not in KINDS:
+        raise Refused(f"{where}: kind must be one of {', '.join(KINDS)}, not {entry['kind']!r}")
+    _check_holds(entry["holds"], where)
+
+
+def _check_holds(holds: Any, where: str) -> None:
+    """Refuse a predicate's ``holds`` that is not a list of match / no_match tests, one in ``file``."""
+    if not isinstance(holds, list) or not holds:
+        raise Refused(f"{where}: holds is a list of tests")
+    for t, test in enumerate(holds):
+        if (
+            not isinstance(test, dict)
+            or len({"match", "no_match"} & set(test)) != 1
+            or set(test) - {"match", "no_match", "file"}
+        ):
+            raise Refused(f"{where}: holds[{t}] has one of match or no_match (and optionally file)")
+        try:
+            re.compile(test["match"] if "match" in test else test["no_match"])  # exactly one is there
+        except re.error as err:
+            raise Refused(f"{where}: holds[{t}]: not a regular expression ({err})") from None
+    if not any("match" in t and "file" not in t for t in holds):
+        raise Refused(f"{where}: one test must match in `file`, so the evidence names a line")
 
 
 # --------------------------------------------------------------------------- the search
@@ -402,6 +414,27 @@ def releases_of(product: str) -> list[str]:
     listed = yaml.safe_load((DATA / "releases.yaml").read_text(encoding="utf-8"))
     versions = [str(v) for v in (listed.get(product) or {}).get("versions") or []]
     return sorted(versions, key=version_key)
+
+
+def _verify_window(pred: Predicate, order: list[str], holds: Callable[[str], bool]) -> None:
+    """Refuse a predicate that does not hold over one window of ``order`` (read at every release)."""
+    values = [holds(v) for v in order]
+    flips = sum(1 for a, b in itertools.pairwise(values) if a != b)
+    if flips > 2 or (flips == 2 and values[0]):
+        shown = " ".join(f"{v}:{'Y' if x else '-'}" for v, x in zip(order, values, strict=True))
+        raise Refused(f"{pred.incident}: the predicate is not one window of releases: {shown}")
+
+
+def _flip(order: list[str], lo: int, hi: int, holds: Callable[[str], bool], holds_at_hi: bool) -> int:
+    """The first index after ``lo`` up to ``hi`` where ``holds`` turns to ``holds_at_hi``, by halving
+    (it differs at ``lo`` and ``hi``)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(order[mid]) == holds_at_hi:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = False) -> dict:
@@ -417,11 +450,7 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
         return results[v]
 
     if verify:
-        values = [holds(v) for v in order]
-        flips = sum(1 for a, b in itertools.pairwise(values) if a != b)
-        if flips > 2 or (flips == 2 and values[0]):
-            shown = " ".join(f"{v}:{'Y' if x else '-'}" for v, x in zip(order, values, strict=True))
-            raise Refused(f"{pred.incident}: the predicate is not one window of releases: {shown}")
+        _verify_window(pred, order, holds)
     anchor = pred.anchor or order[-1]
     if anchor not in order:
         raise Refused(f"{pred.incident}: anchor {anchor} is not a release from {pred.since} on")
@@ -434,26 +463,9 @@ def bisect(pred: Predicate, releases: list[str], wheels: Wheels, verify: bool = 
             raise Refused(f"{pred.incident}: the predicate already holds at since {order[0]}; start earlier")
         first = 0
     else:
-        lo, hi = 0, a  # holds(order[lo]) is false, holds(order[hi]) is true
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if holds(order[mid]):
-                hi = mid
-            else:
-                lo = mid
-        first = hi
+        first = _flip(order, 0, a, holds, True)  # holds(order[0]) is false, holds(order[a]) is true
     # first release after the anchor that no longer holds (true ... false)
-    if holds(order[-1]):
-        end = None
-    else:
-        lo, hi = a, len(order) - 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if holds(order[mid]):
-                lo = mid
-            else:
-                hi = mid
-        end = hi
+    end = None if holds(order[-1]) else _flip(order, a, len(order) - 1, holds, False)
     # the boundaries, verified
     if (first > 0 and (holds(order[first - 1]) or not holds(order[first]))) or (
         end is not None and (not holds(order[end - 1]) or holds(order[end]))

@@ -1,3 +1,4 @@
+// @ts-check
 /* The manual's own script, loaded as an ES module on every page. Progressive:
    without it every page, row and link still works. Material's instant navigation
    swaps pages without a reload, so each page view mounts afresh through
@@ -35,7 +36,7 @@ function mount() {
   /* A diagram whose box scrolls sideways (manual.css, phones) takes the keyboard's focus, so that
      arrow keys scroll it. */
   for (const img of document.querySelectorAll('.md-typeset img[src$=".svg"]')) {
-    const box = img.closest("figure, p");
+    const box = /** @type {HTMLElement | null} */ (img.closest("figure, p"));
     if (box && box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.tabIndex = 0;
   }
   const controller = new AbortController();

@@ -154,13 +154,8 @@ def _text(out: dict, base: str) -> str:
     f = out["facts"]
     lines = [f"Answer: {out['answer']}.", *_first_text(out.get("first"), base)]
     lines += ["", "Read from the report (correct it if it is wrong):"]
-    labels = {
-        "sglang": "SGLang",
-        "sglang-router": "sglang-router",
-        "miles": "Miles",
-        "torch": "PyTorch",
-        "cuda": "CUDA",
-    }
+    from opsmanual.data.diagnosis import PRODUCT_LABELS as labels  # the products a report's versions name
+
     lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
     gpu = f["gpu"]["name"] if f["gpu"] else "none"
     lines.append(f"  GPU: {gpu}" + (f", {f['memory']} GiB" if f["memory"] else ""))

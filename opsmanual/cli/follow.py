@@ -283,20 +283,8 @@ class _Stdin:
                 return lines
 
 
-def follow(
-    names: list[str],
-    labels: list[str],
-    matcher: Matcher,
-    emit,
-    note,
-    *,
-    from_start: bool = False,
-    stdin=None,
-    until=None,
-) -> None:
-    """Follow ``names`` (``-`` is ``stdin``), calling ``emit(label, line number or None, text, clipped,
-    matches)`` for each line that matches, and ``note(message)`` for what happens to the files. Runs
-    until every source has ended (only standard input ends) or ``until()`` is true."""
+def _open(names: list[str], labels: list[str], from_start: bool, stdin, note) -> tuple[list[_File], list[_Stdin]]:
+    """The files and the standard input to follow, each announced through ``note``."""
     sources: list[_File | _Stdin] = []
     for name, label in zip(names, labels, strict=True):
         if name == "-":
@@ -311,6 +299,54 @@ def follow(
             note(f"following {s.label} {where}")
     for p in pipes:
         note(f"following {p.label}")
+    return files, pipes
+
+
+def _read_files(files: list[_File], handle) -> bool:
+    """One pass over the files: what each has gained is handled; True if any had new lines."""
+    busy = False
+    for s in files:
+        try:
+            lines = s.read()
+            if lines:
+                busy = True
+            else:
+                lines = s.check()
+        except OSError as err:
+            s.fail(err)
+            continue
+        handle(s, lines)
+    return busy
+
+
+def _read_pipes(pipes: list[_Stdin], waits: bool, handle) -> bool:
+    """One pass over the open standard inputs, waiting up to POLL for one alone (``waits``); True if
+    any had new lines."""
+    busy = False
+    live = [p for p in pipes if not p.done]
+    for p in live:
+        lines = p.read(POLL if waits and len(live) == 1 else 0)
+        if lines:
+            busy = True
+            handle(p, lines)
+    return busy
+
+
+def follow(
+    names: list[str],
+    labels: list[str],
+    matcher: Matcher,
+    emit,
+    note,
+    *,
+    from_start: bool = False,
+    stdin=None,
+    until=None,
+) -> None:
+    """Follow ``names`` (``-`` is ``stdin``), calling ``emit(label, line number or None, text, clipped,
+    matches)`` for each line that matches, and ``note(message)`` for what happens to the files. Runs
+    until every source has ended (only standard input ends) or ``until()`` is true."""
+    files, pipes = _open(names, labels, from_start, stdin, note)
 
     def handle(source, lines) -> None:
         for data, clipped in lines:
@@ -322,24 +358,8 @@ def follow(
                 emit(source.label, source.line, text, clipped or cut, found)
 
     while True:
-        busy = False
-        for s in files:
-            try:
-                lines = s.read()
-                if lines:
-                    busy = True
-                else:
-                    lines = s.check()
-            except OSError as err:
-                s.fail(err)
-                continue
-            handle(s, lines)
-        live = [p for p in pipes if not p.done]
-        for p in live:
-            lines = p.read(0 if (busy or len(live) > 1 or files) else POLL)
-            if lines:
-                busy = True
-                handle(p, lines)
+        busy = _read_files(files, handle)
+        busy = _read_pipes(pipes, not busy and not files, handle) or busy
         if until is not None and until():
             break
         if not files and not any(not p.done for p in pipes):

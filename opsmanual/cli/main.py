@@ -4,6 +4,7 @@
     sglang-manual exposure -- python -m sglang.launch_server ...   is this launch command exposed?
     sglang-manual scan deploy/                    the launch commands of a deploy folder, as a CI gate
     sglang-manual diagnose report.txt             a whole bug report: what to do, and which incident
+    sglang-manual search oom at startup           the incidents for your words: the finder's search
     sglang-manual upgrade --from 0.5.9 --to 0.5.22 -- COMMAND   what a move ends, begins and breaks
     sglang-manual generate OUT                    the site's tree for another builder (Zensical)
     sglang-manual mcp                             the manual for assistants: an MCP server on stdio
@@ -25,6 +26,7 @@ COMMANDS = {
     "exposure": ("exposure", (), "check a launch command against the incidents' exposure conditions"),
     "scan": ("exposure", ("scan",), "check every launch command in deploy files (Kubernetes, compose, shell, ...)"),
     "diagnose": ("diagnose", (), "read a whole bug report: what to do first, and the incident it matches"),
+    "search": ("search", (), "the incidents for your words, best first: the finder's search, with its facets"),
     "upgrade": ("upgrade", (), "before an upgrade: the incidents a move from release A to B ends, begins and breaks"),
     "generate": ("generate", (), "write the site's tree for a builder without MkDocs hooks (Zensical)"),
     "mcp": ("mcp_server", (), "serve the manual to an assistant: an MCP server on standard input and output"),

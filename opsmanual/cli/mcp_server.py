@@ -5,8 +5,9 @@
 An assistant (Claude Desktop, Claude Code, VS Code, any MCP client) starts this command and asks the
 manual through its tools:
 
-- ``search``: incidents for an operator's words, best first, narrowed by the finder's facets (part,
-  section, status, kind, hardware, component);
+- ``search``: incidents for an operator's words, best first, as the finder ranks them and as
+  ``sglang-manual search --json`` answers, narrowed by the finder's facets (part, section, status,
+  kind, hardware, component);
 - ``incident``: one incident as ``incidents.json`` publishes it (card fields, workaround, affected
   versions, links);
 - ``triage``: log lines, answered as ``sglang-manual triage --json`` answers a file;
@@ -23,10 +24,12 @@ serving. Standard output carries the protocol only; a problem loading the data i
 from __future__ import annotations
 
 import sys
+from functools import cached_property
 
 from opsmanual import ROOT
 from opsmanual.cli import common
 from opsmanual.cli.common import UsageError
+from opsmanual.cli.search import FACETS  # the finder's facets
 
 
 def usage() -> str:
@@ -57,14 +60,14 @@ def help_page() -> str:
 NAME = "sglang-manual"
 MAX_QUERY = 1000  # characters of a search: a question, not a report (diagnose reads reports)
 MAX_LIMIT = 50
-FACETS = ("part", "section", "status", "kind", "hardware", "component")
 
 _TEXT = {"type": "string", "minLength": 1}
 TOOLS: dict[str, tuple[str, dict]] = {
     "search": (
         "Search the SGLang operations manual's incidents for an operator's words (an error, a symptom, "
-        "a question), best first, each with its id, title, verdict, the reasons and its link. Narrow with "
-        "facets: part, section, status, kind, hardware, component.",
+        "a question), best first, as the manual's incident finder ranks them: each with its id, title, "
+        "link, what to do and the words it matched. Narrow with the finder's facets: part, section, status, "
+        "kind, hardware, component.",
         {
             "type": "object",
             "properties": {
@@ -72,7 +75,10 @@ TOOLS: dict[str, tuple[str, dict]] = {
                 "facets": {
                     "type": "object",
                     "description": "keep incidents that have one of the values of each facet given",
-                    "properties": {f: {"type": "array", "items": {"type": "string"}} for f in FACETS},
+                    "properties": {
+                        f: {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 100}
+                        for f in FACETS
+                    },
                     "additionalProperties": False,
                 },
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
@@ -160,52 +166,80 @@ class Manual:
     """The manual's data and engines, loaded on the first question and kept."""
 
     def __init__(self, project: str, site_url: str, repo_url: str | None) -> None:
+        self.base = common.base_url(site_url)
+        self.project = project
+        self.repo_url = repo_url
+        self._upgrade: tuple[dict, dict] | None = None
+        self._search: tuple | None = None
+
+    # Each part is loaded when a tool first needs it: a search needs only the search's data.
+
+    @cached_property
+    def manual(self):
         from pathlib import Path
 
         from opsmanual.data.loader import load_manual
-        from opsmanual.engines.diagnose import Diagnoser
-        from opsmanual.engines.exposure import Engine
-        from opsmanual.engines.logscan import Matcher
-        from opsmanual.render.bundle import bundle
-        from opsmanual.render.diagnose import from_manual
 
-        self.base = common.base_url(site_url)
-        self.manual = load_manual(Path(project))
-        self.site = self.manual.site.with_addresses(site_url=self.base, repo_url=repo_url)
+        return load_manual(Path(self.project))
+
+    @cached_property
+    def site(self):
+        return self.manual.site.with_addresses(site_url=self.base, repo_url=self.repo_url)
+
+    @cached_property
+    def exposure_bundle(self) -> dict:
+        from pathlib import Path
+
+        from opsmanual.render.bundle import bundle
+
         # The bundles the commands load (cli/diagnose.load_bundles, cli/exposure.load_bundle), built in
         # memory from the same manual: the commands cache theirs under .cache/, the server writes nothing.
-        diagnosis = from_manual(self.manual, self.manual.site.with_addresses(site_url=None, repo_url=repo_url))
-        exposure = bundle(self.manual, Path(project) / "data")
-        self.diagnoser = Diagnoser(diagnosis, exposure)
-        self.engine = Engine(exposure)
-        self.exposure_bundle = exposure
-        self.project = project
-        self._upgrade: tuple[dict, dict] | None = None
-        self.matcher = Matcher(self.manual.ordered, self.manual.guidance)
-        self.by_id = {i.id: i for i in self.manual.ordered}
+        return bundle(self.manual, Path(self.project) / "data")
+
+    @cached_property
+    def diagnoser(self):
+        from opsmanual.engines.diagnose import Diagnoser
+        from opsmanual.render.diagnose import from_manual
+
+        site = self.manual.site.with_addresses(site_url=None, repo_url=self.repo_url)
+        return Diagnoser(from_manual(self.manual, site), self.exposure_bundle)
+
+    @cached_property
+    def engine(self):
+        from opsmanual.engines.exposure import Engine
+
+        return Engine(self.exposure_bundle)
+
+    @cached_property
+    def matcher(self):
+        from opsmanual.engines.logscan import Matcher
+
+        return Matcher(self.manual.ordered, self.manual.guidance)
+
+    @cached_property
+    def by_id(self) -> dict:
+        return {i.id: i for i in self.manual.ordered}
+
+    @cached_property
+    def releases(self) -> dict:
         facts = self.manual.facts
-        self.releases = {p: facts.versions(p) for p in facts.releases} if facts else {}
+        return {p: facts.versions(p) for p in facts.releases} if facts else {}
 
     # ------------------------------------------------------------------ the tools
 
     def search(self, query: str, facets: dict | None = None, limit: int = 10) -> dict:
-        from opsmanual.cli.diagnose import _json, answer
-        from opsmanual.render.html import facet_values
+        """As `sglang-manual search --json` answers: the finder's search (opsmanual/engines/search.py)
+        over the data the command keeps in .cache/ (built in memory here when it is missing or stale)."""
+        from opsmanual.cli.search import answer
 
-        wanted = {k: set(v) for k, v in (facets or {}).items() if v}
-        results = []
-        for item in _json(answer(self.diagnoser, query), self.base):
-            if item["kind"] != "incident":
-                continue
-            values = facet_values(self.by_id[item["id"]])
-            if all(values[k] and wanted[k] & set(values[k]) for k in wanted):
-                results.append({**item, "facets": values})
-        return {
-            "query": query,
-            "facets": {k: sorted(v) for k, v in wanted.items()},
-            "results": results[:limit],
-            "total": len(results),
-        }
+        if self._search is None:
+            from opsmanual.cli.search import load_data
+            from opsmanual.engines.search import Search
+
+            data = load_data(self.project, write=False)
+            self._search = (Search(data["finder"]), data["pages"])
+        engine, pages = self._search
+        return answer(engine, pages, query, facets, limit, self.base)
 
     def incident(self, id: str) -> dict:  # the tool's argument is `id`
         from opsmanual.render.exports import record
@@ -321,12 +355,32 @@ def answer(manual, name: str, arguments: dict | None) -> tuple[dict | None, str 
         m = manual()
     except Exception as err:
         return None, f"cannot load the manual's data: {str(err).splitlines()[0] if str(err) else err}"
+    from opsmanual.data.errors import ManualError
+
     try:
         return getattr(m, name)(**arguments), None
     except UsageError as err:
         return None, f"{name}: {err}"
+    except ManualError as err:  # the data, loaded when a tool first needs it
+        return None, f"cannot load the manual's data: {str(err).splitlines()[0] if str(err) else err}"
     except Exception as err:
         return None, f"{name}: internal error ({type(err).__name__}: {err}); please report it with the arguments"
+
+
+def _lean_sdk() -> None:
+    """Let the SDK's server modules be imported without the packages ``mcp`` and ``mcp.server``
+    running their ``__init__``: those import the SDK's client, its high-level server and their HTTP
+    stacks, which a server on standard input and output never uses, and which cost about a third of
+    the start. Only for the server's own process (:func:`main`); a package already imported stays."""
+    from importlib.util import find_spec, module_from_spec
+
+    for name in ("mcp", "mcp.server"):
+        if name in sys.modules:
+            return
+        spec = find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            return
+        sys.modules[name] = module_from_spec(spec)  # its folder, to import submodules from; nothing run
 
 
 def server(site_url: str, project: str = ROOT, repo_url: str | None = None):
@@ -388,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     import anyio
+
+    _lean_sdk()
     from mcp.server.stdio import stdio_server
 
     app = server(opts["site_url"], project=opts["project"], repo_url=os.environ.get("REPO_URL") or None)

@@ -76,8 +76,6 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
     A FIFO, a device or a socket is never opened: named, it is refused; in a folder, skipped with a note."""
     import stat
 
-    from opsmanual.engines.scan import kind_of
-
     files: list[tuple[str, bool]] = []
     notes: list[str] = []
     seen = 0
@@ -98,29 +96,40 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
             continue
         if not stat.S_ISDIR(mode):
             raise UsageError(f"{path}: not a regular file ({_not_regular(mode)}); give a deploy file or folder")
-        for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-            seen += len(dirs) + len(names)
-            if seen > MAX_ENTRIES:
-                raise UsageError(
-                    f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
-                )
-            for name in sorted(names):
-                full = os.path.join(top, name)
-                if kind_of(name) is None:
-                    continue
-                try:
-                    mode = os.lstat(full).st_mode
-                except OSError as err:
-                    notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
-                    continue
-                if stat.S_ISLNK(mode):
-                    continue
-                if not stat.S_ISREG(mode):
-                    notes.append(f"{_shown(full)}: not a regular file ({_not_regular(mode)}); skipped")
-                    continue
-                files.append((full, False))
+        seen = _walk(path, files, notes, seen)
     return files, notes
+
+
+def _walk(path: str, files: list[tuple[str, bool]], notes: list[str], seen: int) -> int:
+    """Add the files the scan knows under the folder ``path`` to ``files`` (what is skipped to
+    ``notes``); returns ``seen`` plus the entries walked, refusing past MAX_ENTRIES."""
+    import stat
+
+    from opsmanual.engines.scan import kind_of
+
+    for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        seen += len(dirs) + len(names)
+        if seen > MAX_ENTRIES:
+            raise UsageError(
+                f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
+            )
+        for name in sorted(names):
+            full = os.path.join(top, name)
+            if kind_of(name) is None:
+                continue
+            try:
+                mode = os.lstat(full).st_mode
+            except OSError as err:
+                notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
+                continue
+            if stat.S_ISLNK(mode):
+                continue
+            if not stat.S_ISREG(mode):
+                notes.append(f"{_shown(full)}: not a regular file ({_not_regular(mode)}); skipped")
+                continue
+            files.append((full, False))
+    return seen
 
 
 def read_text(path: str) -> str:

@@ -150,6 +150,33 @@ def _text(result: dict, base: str, a: str, b: str, with_command: bool) -> str:
     return "\n".join(lines)
 
 
+def _command_and_traits(opts: dict, words: list[str]) -> tuple[str | None, dict | None]:
+    """The command after ``--`` (or on standard input) and the traits of ``--model-config``; raises
+    UsageError or UnicodeDecodeError on what cannot be read."""
+    from opsmanual.cli.exposure import _Json, _read_command, read_model_config
+
+    model_traits = None
+    if opts["model_config"]:
+        from opsmanual.engines.exposure import traits_from_config
+
+        cfg = read_model_config(opts["model_config"], _Json())
+        model_traits = {"source": os.path.basename(opts["model_config"]), "traits": traits_from_config(cfg)}
+    return (_read_command(words) if words else None), model_traits
+
+
+def _json_items(items: list[dict], base: str) -> list[dict]:
+    """The items as ``--json`` prints them: an incident's id or a flag's name, with the page's address."""
+    out = []
+    for i in items:
+        item = {"kind": i["kind"], "change": i["change"]}
+        item["id" if i["kind"] == "incident" else "flag"] = i["id" if i["kind"] == "incident" else "flag"]
+        item.update(release=i["release"], why=i["why"], url=base + i["path"])
+        if i["kind"] == "flag":
+            item["instead"] = i.get("instead")
+        out.append(item)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     import gc
 
@@ -182,19 +209,8 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("give both --from and --to")
     except UsageError as err:
         return common.fail(prog, f"{err} ({short})")
-    from opsmanual.cli.exposure import _Json, _read_command, read_model_config
-
-    json = _Json()
-    command = None
-    model_traits = None
     try:
-        if opts["model_config"]:
-            from opsmanual.engines.exposure import traits_from_config
-
-            cfg = read_model_config(opts["model_config"], json)
-            model_traits = {"source": os.path.basename(opts["model_config"]), "traits": traits_from_config(cfg)}
-        if words:
-            command = _read_command(words)
+        command, model_traits = _command_and_traits(opts, words)
     except UsageError as err:
         return common.fail(prog, str(err))
     except UnicodeDecodeError:
@@ -225,15 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     if opts["json"]:
         from opsmanual.text.terminal import json_text
 
-        out = []
-        for i in result["items"]:
-            item = {"kind": i["kind"], "change": i["change"]}
-            item["id" if i["kind"] == "incident" else "flag"] = i["id" if i["kind"] == "incident" else "flag"]
-            item.update(release=i["release"], why=i["why"], url=base + i["path"])
-            if i["kind"] == "flag":
-                item["instead"] = i.get("instead")
-            out.append(item)
-        print(json_text(out))
+        print(json_text(_json_items(result["items"], base)))
     else:
         common.print_text(_text(result, base, a, b, command is not None))
     if any(i["kind"] == "incident" and breaks(i) for i in result["items"]):

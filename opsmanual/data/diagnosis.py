@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from opsmanual.data import programs
+
 FORMAT = "sgm-diagnose/1"
 
 _V = r"v?(\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?)"  # a release number as it is written
@@ -56,13 +58,7 @@ VERSIONS: list[dict[str, Any]] = [
     {"product": "cuda", "re": r"\+cu(1\d)(\d)\b", "flags": "i"},
 ]
 PRODUCTS = ["sglang", "sglang-router", "miles", "torch", "cuda"]
-PRODUCT_LABELS = {
-    "sglang": "SGLang",
-    "sglang-router": "sglang-router",
-    "miles": "Miles",
-    "torch": "PyTorch",
-    "cuda": "CUDA",
-}
+PRODUCT_LABELS = {**programs.PRODUCT_LABELS, "torch": "PyTorch", "cuda": "CUDA"}  # SGLang's: data/programs.py
 
 # The GPU: a line that names it, in the order tried (group 1 is the name).
 GPU_LINES: list[dict[str, Any]] = [

@@ -9,6 +9,9 @@ docs/javascripts/sgm/exposure.js) replaces each with its value, and nothing else
 
 from __future__ import annotations
 
+from opsmanual.data.programs import ARG_LISTS, PRODUCT_LABELS, bundle_programs, list_product_label
+from opsmanual.data.programs import PROGRAMS as _PROGRAMS
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the exposure command starts fast
 if TYPE_CHECKING:
     from typing import Any
@@ -44,17 +47,13 @@ ADD = {
 # counted and named, not described.
 LISTED = 10
 
-# The product whose argument list names an option, for the rename finding.
-LIST_LABEL = {"sglang": "SGLang", "sglang-bench": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
+# The product whose releases an argument list follows, for the rename finding ("`--x` is the name
+# SGLang 0.5.21 lists for ..."): the version it names is a release of that product, so the
+# bench_serving list is named by SGLang's (opsmanual/data/programs.py says why).
+LIST_LABEL = {name: list_product_label(name) for name in ARG_LISTS}
 
 # What the reasons call the programs, model traits and products.
-PROGRAMS = {
-    "sglang": "an SGLang server launch",
-    "router": "an SGLang router launch",
-    "bench": "an SGLang bench_serving run",
-    "engine": "a Python `Engine(...)` call",
-    "miles": "a Miles run",
-}
+PROGRAMS = {program: entry["launch"] for program, entry in _PROGRAMS.items()}
 TRAITS = {
     "hybrid-linear-attention": "hybrid linear attention",
     "mamba": "Mamba layers",
@@ -64,7 +63,7 @@ TRAITS = {
     "fp8": "FP8 weights",
     "fp4": "FP4 weights",
 }
-PRODUCTS = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
+PRODUCTS = dict(PRODUCT_LABELS)
 
 # Every reason, note and error the check gives, by name. `{x}` is filled in; a backtick pair marks code.
 MESSAGES = {
@@ -244,12 +243,7 @@ MESSAGES.update(
 )
 
 # How findings name each program's argument list (article, name).
-ARG_LABELS = {
-    "sglang": ["an", "SGLang"],
-    "sglang-router": ["an", "sglang-router"],
-    "sglang-bench": ["an", "SGLang bench_serving"],
-    "miles": ["a", "Miles"],
-}
+ARG_LABELS = {name: [entry["article"], entry["name"]] for name, entry in ARG_LISTS.items()}
 
 # The options of the commands a launch line may start with that take a value (everything else is a switch):
 # `docker run` / `docker exec`, `sudo` and `uv run`.
@@ -435,6 +429,7 @@ def bundle_words() -> dict[str, Any]:
         "messages": dict(MESSAGES),
         "arg_labels": {k: list(v) for k, v in ARG_LABELS.items()},
         "shell_options": {k: list(v) for k, v in SHELL_OPTIONS.items()},
+        "program_table": bundle_programs(),  # the programs, their argument lists and products, once
         **WORDS,
     }
 

@@ -3,7 +3,7 @@ the nearer query it offers, the button that switches the view, what a ranked row
 log, the sentence about that log, and the link to what to check for an error many incidents share.
 The incidents page's form (opsmanual/render/templates/finder.html) writes the first count and view
 label from here; the browser reads the same strings from finder.json (``words``, put there by
-opsmanual/render/html.py's finder_data), so no sentence is typed in the finder's JavaScript.
+opsmanual/render/table.py's finder_data), so no sentence is typed in the finder's JavaScript.
 
 A template names its values in braces (``{n}``, ``{query}``); :func:`fill` (``fill`` in
 docs/javascripts/sgm/words.js) replaces each with its value, and nothing else. A word that depends on

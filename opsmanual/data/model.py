@@ -76,7 +76,7 @@ def required_literal(regex: str) -> str:
     alternative is not required), so the result can be searched for first and
     the regex run only on the lines that contain it.
     """
-    from opsmanual.data.patterns import sre_modules
+    from opsmanual.text.regex import sre_modules
 
     _, parser = sre_modules()  # the stdlib's own parser; stable across 3.11-3.13
 

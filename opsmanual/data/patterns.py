@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from opsmanual.text.regex import sre_modules
+
 if TYPE_CHECKING:
     from opsmanual.data.model import LogPattern
 
@@ -16,29 +18,44 @@ _ESCAPABLE = set("^$\\.*+?()[]{}|/")
 MAX_REPEAT = 1000  # the largest count a {n,m} quantifier may give
 
 
-def sre_modules() -> tuple[Any, Any]:
-    """The stdlib's regex constants and parser (re._constants, re._parser), which typeshed does not describe."""
-    from re import _constants, _parser  # type: ignore[attr-defined]  # private modules without stubs
-
-    return _constants, _parser
-
-
 def regex_subset_problem(regex: str) -> str | None:
     """Why ``regex`` falls outside the subset that Python's re and JavaScript's RegExp (flag u) read
     alike, or None. The subset: literal characters, ., classes of literals and ranges, \\d,
     quantifiers (greedy or lazy), plain and non-capturing groups, alternation, ^ and $."""
-    c, parser = sre_modules()
+    return _written_problem(regex) or _parsed_problem(regex)
 
+
+def _escape_problem(regex: str, k: int, in_class: bool) -> str | None:
+    """Why the escape at ``regex[k]`` reads differently in Python and the browser, or None."""
+    nxt = regex[k + 1 : k + 2]
+    if nxt == "d" or nxt in _ESCAPABLE or (in_class and nxt == "-"):
+        return None
+    return (
+        f"the escape \\{nxt} reads differently in Python and in the browser; "
+        "use \\d, a class such as [ ], or escape only ^ $ \\ . * + ? ( ) [ ] { } | /"
+    )
+
+
+def _quantifier(regex: str, k: int) -> tuple[str | None, int]:
+    """(why the quantifier at ``regex[k]`` is refused, or None; the index after it)."""
+    quantifier = re.match(r"\{([0-9]+)(?:,([0-9]*))?\}", regex[k:])
+    if not quantifier:
+        return "a { that is not a quantifier such as {2} or {1,3}; write \\{ for the character", k
+    if any(len(n) > 4 or int(n) > MAX_REPEAT for n in quantifier.groups() if n):
+        return f"a repeat count above {MAX_REPEAT} in {quantifier.group()}; a log line never needs one", k
+    return None, k + quantifier.end()
+
+
+def _written_problem(regex: str) -> str | None:
+    """What the subset refuses in the pattern as written, read character by character: escapes,
+    classes, quantifiers and groups."""
     in_class, k = False, 0
     while k < len(regex):
         ch = regex[k]
         if ch == "\\":
-            nxt = regex[k + 1 : k + 2]
-            if not (nxt == "d" or nxt in _ESCAPABLE or (in_class and nxt == "-")):
-                return (
-                    f"the escape \\{nxt} reads differently in Python and in the browser; "
-                    "use \\d, a class such as [ ], or escape only ^ $ \\ . * + ? ( ) [ ] { } | /"
-                )
+            problem = _escape_problem(regex, k, in_class)
+            if problem:
+                return problem
             k += 2
             continue
         if in_class:
@@ -50,12 +67,9 @@ def regex_subset_problem(regex: str) -> str | None:
                 return "a ] first in a class ends it in the browser; write \\] for the character"
             continue
         elif ch == "{":
-            quantifier = re.match(r"\{([0-9]+)(?:,([0-9]*))?\}", regex[k:])
-            if not quantifier:
-                return "a { that is not a quantifier such as {2} or {1,3}; write \\{ for the character"
-            if any(len(n) > 4 or int(n) > MAX_REPEAT for n in quantifier.groups() if n):
-                return f"a repeat count above {MAX_REPEAT} in {quantifier.group()}; a log line never needs one"
-            k += quantifier.end()
+            problem, k = _quantifier(regex, k)
+            if problem:
+                return problem
             continue
         elif ch in "]}":
             return f"an unescaped {ch} outside a class; write \\{ch} for the character"
@@ -64,35 +78,47 @@ def regex_subset_problem(regex: str) -> str | None:
         ):
             return "only plain ( ) and (?: ) groups are allowed: no flags, names, lookaround or comments"
         k += 1
+    return None
+
+
+def _parsed_problem(regex: str) -> str | None:
+    """What the subset refuses in the pattern's syntax tree (as Python's own parser reads it): inline
+    flags, classes such as \\w, lookaround and anything else the subset leaves out."""
+    c, parser = sre_modules()
     try:
         tree = parser.parse(regex)
     except (re.error, OverflowError, RecursionError, ValueError):
         return None  # reported as "does not compile"
     if tree.state.flags & ~(c.SRE_FLAG_UNICODE):
         return "inline flags such as (?i) are not allowed"
-    allowed_at = {c.AT_BEGINNING, c.AT_END}
     stack = [list(tree)]
     while stack:
         for op, arg in stack.pop():
-            if op in (c.LITERAL, c.NOT_LITERAL, c.ANY):
-                continue
-            if op is c.IN:
-                for item_op, item in arg:
-                    if item_op is c.CATEGORY and item is not c.CATEGORY_DIGIT:
-                        return "classes such as \\w, \\s or \\b differ between Python and the browser; use [ ] or \\d"
-                continue
-            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-                stack.append(list(arg[2]))
-            elif op is c.SUBPATTERN:
-                if arg[1] or arg[2]:
-                    return "inline flags such as (?i:...) are not allowed"
-                stack.append(list(arg[3]))
-            elif op is c.BRANCH:
-                stack.extend(list(b) for b in arg[1])
-            elif op is c.AT and arg in allowed_at:
-                continue
-            else:
-                return f"{str(op).lower()} is outside the subset Python and the browser read alike"
+            problem = _node_problem(c, op, arg, stack)
+            if problem:
+                return problem
+    return None
+
+
+def _node_problem(c: Any, op: Any, arg: Any, stack: list[list[Any]]) -> str | None:
+    """What the subset refuses in one node of a parsed pattern; the node's children go on ``stack``."""
+    if op in (c.LITERAL, c.NOT_LITERAL, c.ANY) or (op is c.AT and arg in (c.AT_BEGINNING, c.AT_END)):
+        return None
+    if op is c.IN:
+        for item_op, item in arg:
+            if item_op is c.CATEGORY and item is not c.CATEGORY_DIGIT:
+                return "classes such as \\w, \\s or \\b differ between Python and the browser; use [ ] or \\d"
+        return None
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+        stack.append(list(arg[2]))
+    elif op is c.SUBPATTERN:
+        if arg[1] or arg[2]:
+            return "inline flags such as (?i:...) are not allowed"
+        stack.append(list(arg[3]))
+    elif op is c.BRANCH:
+        stack.extend(list(b) for b in arg[1])
+    else:
+        return f"{str(op).lower()} is outside the subset Python and the browser read alike"
     return None
 
 
@@ -139,64 +165,62 @@ def regex_safety_problem(regex: str) -> str | None:
     several ways: a repeat inside a repeat ((a+)+), a repeated alternation ((a|ab)+), or two repeats
     in a row that can take the same characters ([0-9]+[0-9]*, .*.*). Refusing those leaves one way
     to split a run between neighbours, so each start of a search costs time linear in the line."""
-    c, parser = sre_modules()
+    _, parser = sre_modules()
 
     try:
         tree = parser.parse(regex)
     except (re.error, OverflowError, RecursionError, ValueError):
         return None  # reported as "does not compile"
+    return _walk(tree, False)
 
-    def repeats(items: Iterable[tuple[Any, Any]]) -> bool:
-        return any(op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[1] > 1 for op, arg in items)
 
-    def walk(items: Iterable[tuple[Any, Any]], inside_repeat: bool) -> str | None:
-        items = list(items)
-        previous = None  # the character test of the unbounded repeat just before, if any
-        for op, arg in items:
-            if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-                _lo, hi, body = arg
-                body = list(body)
-                if hi > 1:
-                    if inside_repeat:
-                        return "a repeat inside a repeat, such as (a+)+, can take exponential time on some lines"
-                    if any(o is c.BRANCH for o, _ in body) or any(
-                        o is c.SUBPATTERN and any(p is c.BRANCH for p, _ in a[3]) for o, a in body
-                    ):
-                        return (
-                            "a repeated alternation, such as (a|ab)+, can take exponential time on some "
-                            "lines; repeat a class such as [ab]+ instead"
-                        )
-                    single = _atom_set(*body[0]) if len(body) == 1 else None
-                    if (
-                        single is not None
-                        and previous is not None
-                        and any(previous(ch) and single(ch) for ch in _PROBES)
-                    ):
-                        return (
-                            "two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
-                            "or .*.*, make a search slow on long lines; merge them into one"
-                        )
-                    problem = walk(body, True)
-                    if problem:
-                        return problem
-                    previous = single
-                    continue
-                problem = walk(body, inside_repeat)
+def _repeat_problem(
+    body: list[tuple[Any, Any]], previous: Callable[[str], bool] | None, inside_repeat: bool
+) -> tuple[str | None, Callable[[str], bool] | None]:
+    """(Why an unbounded repeat of ``body`` can backtrack without end, or None; the character test of
+    its one item, if it repeats a single character). ``previous``: the test of the unbounded
+    repeat just before it, if any."""
+    c, _ = sre_modules()
+    if inside_repeat:
+        return "a repeat inside a repeat, such as (a+)+, can take exponential time on some lines", None
+    if any(o is c.BRANCH for o, _ in body) or any(
+        o is c.SUBPATTERN and any(p is c.BRANCH for p, _ in a[3]) for o, a in body
+    ):
+        return (
+            "a repeated alternation, such as (a|ab)+, can take exponential time on some "
+            "lines; repeat a class such as [ab]+ instead"
+        ), None
+    single = _atom_set(*body[0]) if len(body) == 1 else None
+    if single is not None and previous is not None and any(previous(ch) and single(ch) for ch in _PROBES):
+        return (
+            "two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
+            "or .*.*, make a search slow on long lines; merge them into one"
+        ), None
+    return _walk(body, True), single
+
+
+def _walk(items: Iterable[tuple[Any, Any]], inside_repeat: bool) -> str | None:
+    """The first item of a parsed regex (or of what it holds) that can backtrack without end."""
+    c, _ = sre_modules()
+    previous = None  # the character test of the unbounded repeat just before, if any
+    for op, arg in list(items):
+        problem = None
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            _lo, hi, body = arg
+            if hi > 1:
+                problem, previous = _repeat_problem(list(body), previous, inside_repeat)
                 if problem:
                     return problem
-            elif op is c.SUBPATTERN:
-                problem = walk(arg[3], inside_repeat)
-                if problem:
-                    return problem
-            elif op is c.BRANCH:
-                for branch in arg[1]:
-                    problem = walk(branch, inside_repeat)
-                    if problem:
-                        return problem
-            previous = None
-        return None
-
-    return walk(tree, False)
+                continue
+            problem = _walk(body, inside_repeat)
+        elif op is c.SUBPATTERN:
+            problem = _walk(arg[3], inside_repeat)
+        elif op is c.BRANCH:
+            problem = next((p for p in (_walk(b, inside_repeat) for b in arg[1]) if p), None)
+        if problem:
+            return problem
+        previous = None
+    return None
 
 
 # Words every log is full of: a literal made only of them (and spaces or punctuation) says nothing.

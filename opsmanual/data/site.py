@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -70,8 +71,6 @@ class Site:
     # Where the site is published, and the repository it is built from.
     site_url: str = "http://127.0.0.1:8000/"
     repo_url: str | None = None
-    # page -> the heading ids its own Markdown writes (an incident id must not take one)
-    anchors: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @cached_property  # looked up for every link; the parts never change
     def sections(self) -> dict[str, Section]:
@@ -187,38 +186,11 @@ def body_start(text: str) -> int:
     return len(text) if line_end < 0 else line_end + 1
 
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_ATTR_ID = re.compile(r"\{[^{}]*#([A-Za-z0-9_-]+)[^{}]*\}\s*$")
-
-
-def anchors(text: str) -> frozenset[str]:
-    """The ids a page's own Markdown gives its headings (slugs, or `{ #id }`), outside code blocks."""
-    from markdown.extensions.toc import slugify
-
-    found, fence = set(), None
-    text = text[body_start(text) :]  # front matter is not Markdown
-    for line in text.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            mark = stripped[:3]
-            fence = None if fence == mark else (fence or mark)
-            continue
-        if fence or "{{" in line:
-            continue
-        match = _HEADING.match(line)
-        if match:
-            title = match.group(2)
-            explicit = _ATTR_ID.search(title)
-            found.add(explicit.group(1) if explicit else slugify(_ATTR_ID.sub("", title).strip(), "-"))
-    return frozenset(found)
-
-
-def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
-    """Section number -> the pages that claim it, and page -> the heading ids it writes itself."""
+def scan_pages(docs_dir: Path) -> dict[str, list[str]]:
+    """Section number -> the pages that claim it (in their front matter)."""
     from opsmanual.data.yamlfile import decode, read_bytes
 
     found: dict[str, list[str]] = {}
-    ids: dict[str, frozenset[str]] = {}
     problems = []
     for path in sorted(docs_dir.rglob("*.md")):
         src = path.relative_to(docs_dir).as_posix()
@@ -232,12 +204,45 @@ def scan_pages(docs_dir: Path) -> tuple[dict[str, list[str]], dict[str, frozense
         except PageError as err:
             problems.append(Problem(shown, err.line, None, err.message))
             continue
-        ids[src] = anchors(text)
         if "section" in meta:
             found.setdefault(str(meta["section"]), []).append(src)
     if problems:
         raise ManualError(problems)
-    return found, ids
+    return found
+
+
+def _section(sec: dict[str, Any], pnum: str, claimed: dict[str, list[str]], seen: set[str]) -> Section | str:
+    """A section of part ``pnum`` as data/manual.yaml lists it, matched to the one page that claims it
+    (``claimed``), or why it cannot be. ``seen``: the numbers listed so far."""
+    num, title = str(sec.get("number", "")), sec.get("title")
+    if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
+        return f'section {num!r} of part {pnum} needs a number like "{pnum}.1" and a title'
+    if num in seen:
+        return f"section {num} is listed twice"
+    seen.add(num)
+    pages = claimed.get(num, [])
+    if len(pages) != 1:
+        which = ", ".join(pages) if pages else "no page"
+        return (
+            f'section {num} needs exactly one page with `section: "{num}"` '
+            f"in its front matter under docs/, found {which}"
+        )
+    return Section(num, str(title), pnum, pages[0], sec.get("check"))
+
+
+def _extra_pages(
+    data: dict[str, Any], group: str, docs_dir: Path, bad: Callable[[list[str | int], str], None]
+) -> list[tuple[str, str]]:
+    """The front or back pages the manual lists: (title, page), each checked to exist under docs/."""
+    entries: list[tuple[str, str]] = []
+    for k, entry in enumerate(data.get(group) or []):
+        if not isinstance(entry, dict) or not entry.get("title") or not entry.get("page"):
+            bad([group, k], "a page entry needs a title and a page")
+        elif not (docs_dir / entry["page"]).is_file():
+            bad([group, k], f"page {entry['page']} does not exist under docs/")
+        else:
+            entries.append((str(entry["title"]), str(entry["page"])))
+    return entries
 
 
 def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml") -> Site:
@@ -251,7 +256,7 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
     def bad(path: list[str | int], message: str) -> None:
         problems.append(Problem(shown, line_of(data, path), None, message))
 
-    claimed, page_ids = scan_pages(docs_dir)
+    claimed = scan_pages(docs_dir)
     parts: list[Part] = []
     seen: set[str] = set()
     for i, part in enumerate(data["parts"]):
@@ -261,25 +266,11 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
             continue
         sections: list[Section] = []
         for j, sec in enumerate(part.get("sections") or []):
-            num, title = str(sec.get("number", "")), sec.get("title")
-            where: list[str | int] = ["parts", i, "sections", j]
-            if not _NUMBER.match(num) or not num.startswith(pnum + ".") or not title:
-                bad(where, f'section {num!r} of part {pnum} needs a number like "{pnum}.1" and a title')
-                continue
-            if num in seen:
-                bad(where, f"section {num} is listed twice")
-                continue
-            seen.add(num)
-            pages = claimed.get(num, [])
-            if len(pages) != 1:
-                which = ", ".join(pages) if pages else "no page"
-                bad(
-                    where,
-                    f'section {num} needs exactly one page with `section: "{num}"` '
-                    f"in its front matter under docs/, found {which}",
-                )
-                continue
-            sections.append(Section(num, str(title), pnum, pages[0], sec.get("check")))
+            section = _section(sec, pnum, claimed, seen)
+            if isinstance(section, str):
+                bad(["parts", i, "sections", j], section)
+            else:
+                sections.append(section)
         parts.append(Part(pnum, str(part["title"]), tuple(sections)))
     for num, pages in claimed.items():
         if num not in seen:
@@ -287,15 +278,7 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
                 problems.append(
                     Problem(f"docs/{page}", 1, None, f"front matter names section {num}, which {shown} does not list")
                 )
-    extra: dict[str, list[tuple[str, str]]] = {"front": [], "back": []}
-    for group, entries in extra.items():
-        for k, entry in enumerate(data.get(group) or []):
-            if not isinstance(entry, dict) or not entry.get("title") or not entry.get("page"):
-                bad([group, k], "a page entry needs a title and a page")
-            elif not (docs_dir / entry["page"]).is_file():
-                bad([group, k], f"page {entry['page']} does not exist under docs/")
-            else:
-                entries.append((str(entry["title"]), str(entry["page"])))
+    extra = {group: _extra_pages(data, group, docs_dir, bad) for group in ("front", "back")}
     if problems:
         raise ManualError(problems)
     return Site(
@@ -303,5 +286,4 @@ def load_site(manual_path: Path, docs_dir: Path, shown: str = "data/manual.yaml"
         parts=tuple(parts),
         front=tuple(extra["front"]),
         back=tuple(extra["back"]),
-        anchors=page_ids,
     )

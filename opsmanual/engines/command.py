@@ -33,24 +33,13 @@ from __future__ import annotations
 
 MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste beyond this is refused
 
-# The program a command runs -> the argument list that describes it.
-ARGS_PROGRAM = {
-    "sglang": "sglang",
-    "engine": "sglang",
-    "router": "sglang-router",
-    "bench": "sglang-bench",
-    "miles": "miles",
-}
+# The program a command runs -> the argument list that describes it, and the modules `python -m`
+# runs, by program: opsmanual/data/programs.py.
 # How findings name an argument list (article, label), and every message: opsmanual/data/exposure_words.py.
 from opsmanual.data.exposure_words import ARG_LABELS as ARGS_LABEL  # noqa: E402
 from opsmanual.data.exposure_words import MESSAGES, SHELL_OPTIONS, say  # noqa: E402
+from opsmanual.data.programs import ARGS_PROGRAM, MODULES  # noqa: E402
 
-MODULES = {
-    "sglang.launch_server": "sglang",
-    "sglang.bench_serving": "bench",
-    "sglang.benchmark.serving": "bench",
-    "sglang_router.launch_router": "router",
-}
 MILES_SCRIPTS = ("train.py", "train_async.py")
 NOT_A_COMMAND = MESSAGES["p_not_a_command"]
 
@@ -210,126 +199,143 @@ _REDIRECTS = ("<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">")  # lon
 def shell_split(text: str) -> list[list[Word]]:
     """Split shell text into simple commands (lists of words), as a POSIX shell would,
     without expanding anything. Raises CommandError on unbalanced quotes."""
-    commands: list[list[Word]] = [[]]
-    cur: list[str] | None = None
-    dyn = False
-    skip_next = False  # the word after a redirection is its target, not an argument
+    w = _Words()
     i, n = 0, len(text)
-
-    def end_word():
-        nonlocal cur, dyn, skip_next
-        if cur is not None:
-            if skip_next:
-                skip_next = False
-            else:
-                commands[-1].append(_word("".join(cur), dyn))
-        cur, dyn = None, False
-
-    def new_command():
-        end_word()
-        if commands[-1]:
-            commands.append([])
-
     while i < n:
         c = text[i]
         if c == "\\":
-            if text.startswith("\r\n", i + 1):
-                i += 3
-                continue
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 2
-                continue
-            if i + 1 >= n:
-                i += 1
-                continue
-            cur = cur if cur is not None else []
-            cur.append(text[i + 1])
-            i += 2
+            ch, i = _escaped(text, i)
+            if ch is not None:
+                w.add(ch)
         elif c in " \t\r\f\v":
-            end_word()
+            w.end_word()
             i += 1
         elif c in "\n;":
-            new_command()
+            w.new_command()
             i += 1
-        elif c == "&":
-            if text.startswith("&>", i):
-                if cur is not None and not skip_next:
-                    end_word()
-                i += 3 if text.startswith("&>>", i) else 2
-                skip_next = True
-                continue
-            new_command()
-            i += 2 if text.startswith("&&", i) else 1
-        elif c == "|":
-            new_command()
-            i += 2 if text.startswith(("||", "|&"), i) else 1
+        elif c in "&|":
+            i = _operator(text, i, w)
         elif c in "<>":
-            if cur is not None and digits("".join(cur)) and not dyn:
-                cur, dyn = None, False  # a file descriptor number: 2>&1
+            if w.cur is not None and digits("".join(w.cur)) and not w.dyn:
+                w.cur, w.dyn = None, False  # a file descriptor number: 2>&1
             else:
-                end_word()
+                w.end_word()
             i += next(len(op) for op in _REDIRECTS if text.startswith(op, i))
-            skip_next = True
-        elif c == "#" and cur is None:
+            w.skip_next = True
+        elif c == "#" and w.cur is None:
             end = text.find("\n", i)
             i = n if end < 0 else end
-        elif c == "'":
-            end = text.find("'", i + 1)
-            if end < 0:
-                raise CommandError(say("p_unbalanced", quote="'", where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i + 1 : end])
-            i = end + 1
-        elif c == '"':
-            cur = cur if cur is not None else []
-            j = i + 1
-            while True:
-                if j >= n:
-                    raise CommandError(say("p_unbalanced", quote='"', where=_where(text, i)))
-                d = text[j]
-                if d == '"':
-                    break
-                if d == "\\" and j + 1 < n and text[j + 1] in '"\\$`\n':
-                    if text[j + 1] != "\n":
-                        cur.append(text[j + 1])
-                    j += 2
-                    continue
-                if d in "$`":
-                    dyn = True
-                cur.append(d)
-                j += 1
-            i = j + 1
-        elif c == "$" and i + 1 < n and text[i + 1] in "({":
-            end = _skip_balanced(text, i + 1, text[i + 1], ")" if text[i + 1] == "(" else "}")
-            if end < 0:
-                raise CommandError(say("p_unbalanced_paren", paren=text[i + 1], where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i:end])
-            dyn = True
-            i = end
-        elif c == "$" and i + 1 < n and text[i + 1] == "'":
-            end = text.find("'", i + 2)
-            if end < 0:
-                raise CommandError(say("p_unbalanced", quote="$'", where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i + 2 : end])
-            i = end + 1
-        elif c == "`":
-            end = text.find("`", i + 1)
-            if end < 0:
-                raise CommandError(say("p_unbalanced", quote="`", where=_where(text, i)))
-            cur = cur if cur is not None else []
-            cur.append(text[i : end + 1])
-            dyn = True
-            i = end + 1
+        elif c in "'\"`" or (c == "$" and i + 1 < n and text[i + 1] in "({'"):
+            chunk, i, dynamic = _quoted(text, i)
+            w.add(chunk, dynamic)
         else:
-            if c == "$" and i + 1 < n and (text[i + 1] in _NAME_REST or text[i + 1] in "@*#?$!-"):
-                dyn = True
-            cur = cur if cur is not None else []
-            cur.append(c)
+            w.add(c, c == "$" and i + 1 < n and (text[i + 1] in _NAME_REST or text[i + 1] in "@*#?$!-"))
             i += 1
-    end_word()
-    return [cmd for cmd in commands if cmd]
+    w.end_word()
+    return [cmd for cmd in w.commands if cmd]
+
+
+class _Words:
+    """The simple commands shell_split builds: the words so far and the word being read."""
+
+    __slots__ = ("commands", "cur", "dyn", "skip_next")
+
+    def __init__(self) -> None:
+        self.commands: list[list[Word]] = [[]]
+        self.cur: list[str] | None = None
+        self.dyn = False
+        self.skip_next = False  # the word after a redirection is its target, not an argument
+
+    def add(self, chunk: str, dynamic: bool = False) -> None:
+        if self.cur is None:
+            self.cur = []
+        self.cur.append(chunk)
+        if dynamic:
+            self.dyn = True
+
+    def end_word(self) -> None:
+        if self.cur is not None:
+            if self.skip_next:
+                self.skip_next = False
+            else:
+                self.commands[-1].append(_word("".join(self.cur), self.dyn))
+        self.cur, self.dyn = None, False
+
+    def new_command(self) -> None:
+        self.end_word()
+        if self.commands[-1]:
+            self.commands.append([])
+
+
+def _escaped(text: str, i: int) -> tuple[str | None, int]:
+    """The character a backslash at ``i`` quotes (None for a line continuation or a backslash at the
+    end), and where the text goes on."""
+    if text.startswith("\r\n", i + 1):
+        return None, i + 3
+    if i + 1 < len(text) and text[i + 1] == "\n":
+        return None, i + 2
+    if i + 1 >= len(text):
+        return None, i + 1
+    return text[i + 1], i + 2
+
+
+def _operator(text: str, i: int, w: _Words) -> int:
+    """Read the control operator or the ``&>`` redirection at ``i`` (an ``&`` or a ``|``); where the
+    text goes on."""
+    if text.startswith("&>", i):
+        if w.cur is not None and not w.skip_next:
+            w.end_word()
+        w.skip_next = True
+        return i + (3 if text.startswith("&>>", i) else 2)
+    w.new_command()
+    if text[i] == "&":
+        return i + (2 if text.startswith("&&", i) else 1)
+    return i + (2 if text.startswith(("||", "|&"), i) else 1)
+
+
+def _quoted(text: str, i: int) -> tuple[str, int, bool]:
+    """The quoted part or substitution that starts at ``i`` (``'...'``, ``"..."``, ``$'...'``,
+    ``$(...)``, ``${...}``, a backquote): what the word gets, where the text goes on, and whether its
+    value is decided at run time."""
+    c = text[i]
+    if c == '"':
+        return _double_quoted(text, i)
+    if c == "$" and text[i + 1] in "({":
+        end = _skip_balanced(text, i + 1, text[i + 1], ")" if text[i + 1] == "(" else "}")
+        if end < 0:
+            raise CommandError(say("p_unbalanced_paren", paren=text[i + 1], where=_where(text, i)))
+        return text[i:end], end, True
+    quote, start = ("$'", i + 2) if c == "$" else (c, i + 1)
+    end = text.find(quote[-1], start)
+    if end < 0:
+        raise CommandError(say("p_unbalanced", quote=quote, where=_where(text, i)))
+    if c == "`":
+        return text[i : end + 1], end + 1, True
+    return text[start:end], end + 1, False
+
+
+def _double_quoted(text: str, i: int) -> tuple[str, int, bool]:
+    """The text of the double-quoted part that starts at ``i``, where the text goes on after it, and
+    whether it holds a ``$`` or a backquote."""
+    out: list[str] = []
+    dyn = False
+    j, n = i + 1, len(text)
+    while True:
+        if j >= n:
+            raise CommandError(say("p_unbalanced", quote='"', where=_where(text, i)))
+        d = text[j]
+        if d == '"':
+            break
+        if d == "\\" and j + 1 < n and text[j + 1] in '"\\$`\n':
+            if text[j + 1] != "\n":
+                out.append(text[j + 1])
+            j += 2
+            continue
+        if d in "$`":
+            dyn = True
+        out.append(d)
+        j += 1
+    return "".join(out), j + 1, dyn
 
 
 def _strip_prompts(text: str) -> str:
@@ -503,20 +509,13 @@ def _full(findings: list) -> bool:
 
 def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: dict, *, serve: bool = False) -> None:
     """Read the words after the program into result["flags"] (canonical name -> entry)."""
-    flags, findings = result["flags"], result["findings"]
+    findings = result["findings"]
     check_unknown = program != "miles"  # Miles hands the flags it does not define to Megatron
     unknown: set[str] = set()
     if serve and words and not words[0].startswith("-"):  # `sglang serve MODEL`: the first word is the model
         words = [_word("--model-path", False), *words]
     i, n = 0, len(words)
     only_values = False
-
-    def takes(k: int) -> bool:
-        if k >= n or words[k] == "--":
-            return False
-        nxt = words[k]
-        return not nxt.startswith("-") or negative_number(nxt)
-
     while i < n:
         w = words[i]
         i += 1
@@ -538,26 +537,10 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if w.startswith("--") and "=" in w:
             written, attached = w.split("=", 1)
         if serve and written == "--model-type":  # read by `sglang serve` itself
-            if attached is None and takes(i):
+            if attached is None and _takes(words, i):
                 i += 1
             continue
-        arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
-        if ambiguous:
-            _finding(
-                findings,
-                "ambiguous-flag",
-                say(
-                    "p_ambiguous",
-                    flag=written,
-                    list=spec.name if spec else "",
-                    options=or_list([a["name"] for a in ambiguous]),
-                ),
-            )
-        elif arg is None and spec is not None and check_unknown and not _full(findings) and written not in unknown:
-            unknown.add(written)  # each unknown flag is looked up once, however often it is written
-            matches = close_matches(written, spec.suggestable)
-            hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
-            _finding(findings, "unknown-flag", say("p_unknown", flag=written, list=spec.label, hint=hint))
+        arg = _look_up(written, spec, findings, unknown if check_unknown else None)
         name = arg["name"] if arg is not None else written
         if arg is not None and is_switch(arg):
             if attached is not None:
@@ -568,35 +551,85 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         else:
             nargs = arg.get("nargs") if arg is not None else None
             many = nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1)
-            values: list[Word] = []
             if attached is not None:
                 values = [_word(attached, w.dynamic)]
             else:
                 limit = nargs if isinstance(nargs, int) and nargs > 1 else (n if many else 1)
-                while len(values) < limit and takes(i):
-                    values.append(words[i])
-                    i += 1
-            if values:
-                entry = _typed_entry(name, written, values, arg, findings)
-            elif arg is None:  # an unknown flag with no value after it: read it as a switch
-                entry = {"name": name, "written": written, "raw": None, "value": True, "dynamic": False}
-            elif nargs == "*":
-                entry = {"name": name, "written": written, "raw": "", "value": [], "dynamic": False}
-            else:
-                if nargs != "?":
-                    _finding(findings, "missing-value", say("p_needs_value", flag=name))
-                entry = {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
+                values = _values_at(words, i, limit)
+                i += len(values)
+            entry = _valued_entry(name, written, values, arg, findings)
             if many:
                 entry["list"] = True
-        if arg is None:
-            entry["unknown"] = True
-        elif arg.get("deprecated"):
-            _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name if spec else ""))
-        if name in flags:
-            _finding(findings, "repeated-flag", say("p_repeated", flag=name))
-        flags[name] = entry
-        if name == "--config":
-            _opaque(result, "opaque", f"`--config {entry['raw'] or ''}`".replace(" `", "`"), "flags")
+        _keep(entry, arg, written, spec, result)
+
+
+def _keep(entry: dict, arg: dict | None, written: str, spec: ArgList | None, result: dict) -> None:
+    """Put a flag's entry into result["flags"]: an unknown, deprecated or repeated flag is a finding,
+    and ``--config`` makes the command opaque."""
+    flags, findings, name = result["flags"], result["findings"], entry["name"]
+    if arg is None:
+        entry["unknown"] = True
+    elif arg.get("deprecated"):
+        _finding(findings, "deprecated-flag", say("p_deprecated", flag=written, list=spec.name if spec else ""))
+    if name in flags:
+        _finding(findings, "repeated-flag", say("p_repeated", flag=name))
+    flags[name] = entry
+    if name == "--config":
+        _opaque(result, "opaque", f"`--config {entry['raw'] or ''}`".replace(" `", "`"), "flags")
+
+
+def _takes(words: list[Word], k: int) -> bool:
+    """Whether the word at ``k`` can be a flag's value (it is there, is not ``--`` and is not a flag)."""
+    if k >= len(words) or words[k] == "--":
+        return False
+    nxt = words[k]
+    return not nxt.startswith("-") or negative_number(nxt)
+
+
+def _values_at(words: list[Word], i: int, limit: int) -> list[Word]:
+    """Up to ``limit`` values from ``i`` on, as argparse takes them after a flag."""
+    values: list[Word] = []
+    while len(values) < limit and _takes(words, i + len(values)):
+        values.append(words[i + len(values)])
+    return values
+
+
+def _look_up(written: str, spec: ArgList | None, findings: list, unknown: set[str] | None) -> dict | None:
+    """The argument ``written`` names in ``spec``, or None; an ambiguous prefix, or an unknown flag
+    (when ``unknown`` collects them: each is reported once), is a finding."""
+    arg, ambiguous = spec.resolve(written) if spec is not None else (None, [])
+    if ambiguous:
+        _finding(
+            findings,
+            "ambiguous-flag",
+            say(
+                "p_ambiguous",
+                flag=written,
+                list=spec.name if spec else "",
+                options=or_list([a["name"] for a in ambiguous]),
+            ),
+        )
+    elif arg is None and spec is not None and unknown is not None and not _full(findings) and written not in unknown:
+        unknown.add(written)  # each unknown flag is looked up once, however often it is written
+        matches = close_matches(written, spec.suggestable)
+        hint = say("p_did_you_mean", options=or_list(matches)) if matches else ""
+        _finding(findings, "unknown-flag", say("p_unknown", flag=written, list=spec.label, hint=hint))
+    return arg
+
+
+def _valued_entry(name: str, written: str, values: list[Word], arg: dict | None, findings: list) -> dict:
+    """The entry of a flag that takes values, from the ``values`` written after it (none: a switch
+    if the flag is unknown, an empty list for nargs="*", else a value missing)."""
+    if values:
+        return _typed_entry(name, written, values, arg, findings)
+    if arg is None:  # an unknown flag with no value after it: read it as a switch
+        return {"name": name, "written": written, "raw": None, "value": True, "dynamic": False}
+    nargs = arg.get("nargs")
+    if nargs == "*":
+        return {"name": name, "written": written, "raw": "", "value": [], "dynamic": False}
+    if nargs != "?":
+        _finding(findings, "missing-value", say("p_needs_value", flag=name))
+    return {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
 
 
 def _opaque(result: dict, code: str, subject: str, what: str) -> None:
@@ -784,28 +817,9 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
         if i >= n:
             return False
         w = _basename(words[i])
-        if w == "env":
-            i += 1
-            while i < n and words[i].startswith("-"):
-                if words[i] == "--":
-                    i += 1
-                    break
-                i += 2 if words[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
-            continue
-        if w == "sudo":
-            i += 1
-            while i < n and words[i].startswith("-"):
-                i += 2 if words[i] in SUDO_VALUE else 1
-            continue
-        if w in ("nohup", "exec", "time", "command", "builtin", "stdbuf"):
-            i += 1
-            while w == "stdbuf" and i < n and words[i].startswith("-"):
-                i += 1
-            continue
-        if w == "uv" and i + 1 < n and words[i + 1] == "run":
-            i += 2
-            while i < n and words[i].startswith("-"):
-                i += 2 if words[i] in UV_VALUE and words[i] != "--isolated" else 1
+        after = _after_wrapper(w, words, i)
+        if after is not None:
+            i = after
             continue
         if w == "ray" and words[i + 1 : i + 3] == ["job", "submit"]:
             rest = words[i + 3 :]
@@ -818,79 +832,131 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
                 return False
             return _recognize_text(words[i + 2], env, result, args, depth + 1)
         if w == "docker" and i + 1 < n and words[i + 1] in ("run", "exec", "container"):
-            j = i + 2 if words[i + 1] != "container" else i + 3
-            if words[i + 1] == "container" and (i + 2 >= n or words[i + 2] not in ("run", "exec")):
-                return False
-            mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
-            entry = None
-            while j < n and words[j].startswith("-"):
-                opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
-                if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
-                    opt, val = opt[:2], opt[2:]
-                if opt in DOCKER_VALUE and val is None:
-                    if j + 1 >= n:
-                        return False
-                    val = words[j + 1]
-                    j += 1
-                j += 1
-                if opt in ("-e", "--env") and val is not None:
-                    if "=" in val:
-                        _set_env(env, val)
-                    else:
-                        env[val] = {"value": None, "dynamic": False, "host": True}
-                elif opt == "--env-file":
-                    _opaque(result, "opaque-env", f"`--env-file {val}`", "env")
-                elif opt == "--entrypoint":
-                    entry = val
-            if j + 1 >= n:  # no image, or nothing after it
-                result["error"] = say("p_docker_own", mode=mode)
-                return True
-            if mode == "run":
-                m = _re().match(
-                    r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
-                    r"(?:[-_].*)?$",
-                    words[j],
-                )
-                if m:
-                    result["image"] = {"name": str(words[j]), "version": m.group(1)}
-            rest = words[j + 1 :]
-            if entry:
-                rest = [_word(x, False) for x in entry.split()] + rest
-            words, i, n = rest, 0, len(rest)
+            inside = _docker(words, i, env, result)
+            if isinstance(inside, bool):
+                return inside
+            words, i, n = inside, 0, len(inside)
             continue
         if _is_python(w):
-            i += 1
-            module = None
-            while i < n and words[i].startswith("-"):
-                opt = words[i]
-                if opt == "-m" and i + 1 < n:
-                    module, i = str(words[i + 1]), i + 2
-                    break
-                if opt.startswith("-m") and len(opt) > 2:
-                    module, i = opt[2:], i + 1
-                    break
-                if opt == "-c" and i + 1 < n:
-                    return _recognize_python(words[i + 1], result, args)
-                i += 2 if opt in ("-X", "-W", "-Q") else 1
-            if module is None:
-                if i < n and _basename(words[i]) in MILES_SCRIPTS:
-                    return _found(
-                        result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1 :], args
-                    )
-                return False
-            program = MODULES.get(module)
-            if program is None:
-                if module.startswith(("sglang", "sglang_router")):
-                    result["error"] = say("p_module", module=module)
-                    return True
-                return False
-            return _found(result, program, say("p_label_module", module=module), words[i:], args)
-        if w == "sglang":
-            if i + 1 < n and words[i + 1] == "serve":
-                return _found(result, "sglang", say("p_label_serve"), words[i + 2 :], args, serve=True)
-            return False
+            return _python(words, i + 1, result, args)
+        if w == "sglang" and i + 1 < n and words[i + 1] == "serve":
+            return _found(result, "sglang", say("p_label_serve"), words[i + 2 :], args, serve=True)
         return False
     return False
+
+
+def _after_wrapper(w: str, words: list[Word], i: int) -> int | None:
+    """Where the wrapped command starts when the word at ``i`` (named ``w``) runs another command
+    (env, sudo, nohup, exec, time, command, builtin, stdbuf, uv run), with the wrapper's options
+    skipped; None for any other word."""
+    n = len(words)
+    if w == "env":
+        i += 1
+        while i < n and words[i].startswith("-"):
+            if words[i] == "--":
+                return i + 1
+            i += 2 if words[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
+        return i
+    if w == "sudo":
+        i += 1
+        while i < n and words[i].startswith("-"):
+            i += 2 if words[i] in SUDO_VALUE else 1
+        return i
+    if w in ("nohup", "exec", "time", "command", "builtin", "stdbuf"):
+        i += 1
+        while w == "stdbuf" and i < n and words[i].startswith("-"):
+            i += 1
+        return i
+    if w == "uv" and i + 1 < n and words[i + 1] == "run":
+        i += 2
+        while i < n and words[i].startswith("-"):
+            i += 2 if words[i] in UV_VALUE and words[i] != "--isolated" else 1
+        return i
+    return None
+
+
+def _docker(words: list[Word], i: int, env: dict, result: dict) -> list[Word] | bool:
+    """``docker run|exec|container run|exec`` at ``i``: the command it runs in the container (its
+    entrypoint first), or what _recognize answers (False: nothing to read; True: an error is set)."""
+    n = len(words)
+    j = i + 2 if words[i + 1] != "container" else i + 3
+    if words[i + 1] == "container" and (i + 2 >= n or words[i + 2] not in ("run", "exec")):
+        return False
+    mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
+    options = _docker_options(words, j, env, result)
+    if options is None:
+        return False
+    j, entry = options
+    if j + 1 >= n:  # no image, or nothing after it
+        result["error"] = say("p_docker_own", mode=mode)
+        return True
+    if mode == "run":
+        m = _re().match(
+            r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
+            r"(?:[-_].*)?$",
+            words[j],
+        )
+        if m:
+            result["image"] = {"name": str(words[j]), "version": m.group(1)}
+    rest = words[j + 1 :]
+    if entry:
+        rest = [_word(x, False) for x in entry.split()] + rest
+    return rest
+
+
+def _docker_options(words: list[Word], j: int, env: dict, result: dict) -> tuple[int, str | None] | None:
+    """Read docker's options from ``j``: the environment they set (into ``env``), an env file (opaque);
+    where the image is, and the ``--entrypoint``. None when an option's value is missing."""
+    n = len(words)
+    entry = None
+    while j < n and words[j].startswith("-"):
+        opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
+        if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
+            opt, val = opt[:2], opt[2:]
+        if opt in DOCKER_VALUE and val is None:
+            if j + 1 >= n:
+                return None
+            val = words[j + 1]
+            j += 1
+        j += 1
+        if opt in ("-e", "--env") and val is not None:
+            if "=" in val:
+                _set_env(env, val)
+            else:
+                env[val] = {"value": None, "dynamic": False, "host": True}
+        elif opt == "--env-file":
+            _opaque(result, "opaque-env", f"`--env-file {val}`", "env")
+        elif opt == "--entrypoint":
+            entry = val
+    return j, entry
+
+
+def _python(words: list[Word], i: int, result: dict, args: dict | Specs) -> bool:
+    """A Python interpreter's options from ``i``: ``-m MODULE``, ``-c CODE`` or a Miles script."""
+    n = len(words)
+    module = None
+    while i < n and words[i].startswith("-"):
+        opt = words[i]
+        if opt == "-m" and i + 1 < n:
+            module, i = str(words[i + 1]), i + 2
+            break
+        if opt.startswith("-m") and len(opt) > 2:
+            module, i = opt[2:], i + 1
+            break
+        if opt == "-c" and i + 1 < n:
+            return _recognize_python(words[i + 1], result, args)
+        i += 2 if opt in ("-X", "-W", "-Q") else 1
+    if module is None:
+        if i < n and _basename(words[i]) in MILES_SCRIPTS:
+            return _found(result, "miles", say("p_label_miles", script=_basename(words[i])), words[i + 1 :], args)
+        return False
+    program = MODULES.get(module)
+    if program is None:
+        if module.startswith(("sglang", "sglang_router")):
+            result["error"] = say("p_module", module=module)
+            return True
+        return False
+    return _found(result, program, say("p_label_module", module=module), words[i:], args)
 
 
 def _found(result: dict, program: str, label: str, words: list[Word], args: dict | Specs, *, serve=False) -> bool:
@@ -984,6 +1050,20 @@ def _placeholder_finding(text: str) -> dict | None:
     }
 
 
+def _rejoined(commands: list[list[Word]], pending: list[dict]) -> list[list[Word]]:
+    """The commands with each pasted line that lost its backslash (`--flag` starting a line of its
+    own) joined to the one before, said once in ``pending``."""
+    merged: list[list[Word]] = []
+    for words in commands:
+        if merged and words[0].startswith("--") and not words[0].dynamic:
+            merged[-1] = merged[-1] + words
+            if not any(f["code"] == "lost-continuation" for f in pending):
+                pending.append({"code": "lost-continuation", "message": say("p_lost_continuation", word=words[0])})
+        else:
+            merged.append(words)
+    return merged
+
+
 def parse(text: str, args: dict | Specs) -> dict:
     """Parse a pasted command.
 
@@ -1014,18 +1094,7 @@ def parse(text: str, args: dict | Specs) -> dict:
         commands = shell_split(_strip_prompts(text))
     except CommandError as err:
         commands, shell_error = [], str(err)
-    merged: list[list[Word]] = []
-    for words in commands:  # a pasted line that lost its backslash: `--flag` starting a line of its own
-        if merged and words[0].startswith("--") and not words[0].dynamic:
-            merged[-1] = merged[-1] + words
-            lost = True
-        else:
-            merged.append(words)
-            lost = False
-        if lost:
-            warn = say("p_lost_continuation", word=words[0])
-            if not any(f["code"] == "lost-continuation" for f in pending):
-                pending.append({"code": "lost-continuation", "message": warn})
+    merged = _rejoined(commands, pending)
     placeholder = _placeholder_finding(text)
     if placeholder is not None:
         pending.append(placeholder)

@@ -14,7 +14,12 @@ the command line (opsmanual/cli/exposure.py) reads the command and the bundle.
 from __future__ import annotations
 
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
-from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, WORDS, fill  # noqa: F401 -- the words, once
+from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, MESSAGES, WORDS, fill, say  # noqa: F401 -- the words, once
+from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # words live once, there
+from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS
+from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS
+from opsmanual.data.programs import ARG_LISTS  # programs, lists and products: one table
+from opsmanual.data.programs import PROGRAM_PRODUCT as PRODUCT
 from opsmanual.engines.command import (
     ARGS_PROGRAM,
     ArgList,
@@ -26,12 +31,6 @@ from opsmanual.engines.command import (
     or_list,
     parse,
 )
-
-PRODUCT = {"sglang": "sglang", "engine": "sglang", "bench": "sglang", "router": "sglang-router", "miles": "miles"}
-from opsmanual.data.exposure_words import MESSAGES, say  # noqa: E402
-from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # noqa: E402 -- words live once, there
-from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS  # noqa: E402
-from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS  # noqa: E402
 
 QUANT_TRAITS = ("fp8", "fp4")
 ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
@@ -514,65 +513,82 @@ def _has_ipv6(value: str) -> bool:
 
 
 def _deployment_leaf(c: dict, ctx: Context):
+    """A fact of the deployment the command shows: the router's policy, an IPv6 address, the
+    prefill/decode role, or more than one node."""
     if "router_policy" in c:
-        if ctx.program != "router":
-            return F, say("not_program", program=PROGRAM_WORDS["router"])
-        arg, entry, shown_name = ctx.lookup("--policy", "router")
-        if entry is not None:
-            if entry["dynamic"]:
-                return U, say("not_literal", subject=ctx.flag_shown(entry))
-            policy, how = entry["value"], ctx.flag_shown(entry)
-        elif ctx.opaque():
-            return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
-        elif arg is not None and arg.get("default") is not None:
-            policy, how = arg["default"], say("policy_default", flag=shown_name)
-        else:
-            return U, say("policy_no_default", flag=shown_name)
-        ok = str(policy) in c["router_policy"]
-        return (
-            (T, say("policy", policy=policy, how=how))
-            if ok
-            else (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
-        )
+        return _router_policy_leaf(c, ctx)
     if "ipv6" in c:
-        found, dynamic = None, None
-        for name, entry in ctx.parsed["flags"].items():
-            key = entry["written"] if entry.get("kwarg") else name
-            if not key.replace("_", "-").endswith(ADDRESS_ENDINGS):
-                continue
-            if entry["dynamic"]:
-                dynamic = dynamic or entry
-            elif entry["raw"] and _has_ipv6(
-                " ".join(map(str, entry["value"])) if isinstance(entry["value"], list) else str(entry["value"])
-            ):
-                found = found or entry
-        if found:
-            return T, say("ipv6", flag=ctx.flag_shown(found))
-        if dynamic:
-            return U, say("not_literal", subject=ctx.flag_shown(dynamic))
-        if ctx.opaque():
-            return U, say("ipv6_opaque", opaque=ctx.opaque()), "config"
-        return F, say("ipv6_none")
+        return _ipv6_leaf(ctx)
     if not ctx.runs("sglang"):
         return F, say("not_program", program=PROGRAM_WORDS["sglang"])
     if "pd_role" in c:
-        arg, entry, shown_name = ctx.lookup("--disaggregation-mode", "sglang")
-        if entry is not None:
-            if entry["dynamic"]:
-                return U, say("not_literal", subject=ctx.flag_shown(entry))
-            role = str(entry["value"])
-            ok = role in c["pd_role"]
-            if ok:
-                return T, say("pd_role", role=role, flag=ctx.flag_shown(entry))
-            return F, (
-                say("pd_role_not", role=role, flag=ctx.flag_shown(entry), wanted=MESSAGES["or"].join(c["pd_role"]))
-                if role in ("prefill", "decode")
-                else say("pd_none_written", flag=ctx.flag_shown(entry))
-            )
-        if ctx.opaque():
-            return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
-        return F, say("pd_none", flag=shown_name)
-    # multi_node
+        return _pd_role_leaf(c, ctx)
+    return _multi_node_leaf(ctx)
+
+
+def _router_policy_leaf(c: dict, ctx: Context):
+    if ctx.program != "router":
+        return F, say("not_program", program=PROGRAM_WORDS["router"])
+    arg, entry, shown_name = ctx.lookup("--policy", "router")
+    if entry is not None:
+        if entry["dynamic"]:
+            return U, say("not_literal", subject=ctx.flag_shown(entry))
+        policy, how = entry["value"], ctx.flag_shown(entry)
+    elif ctx.opaque():
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
+    elif arg is not None and arg.get("default") is not None:
+        policy, how = arg["default"], say("policy_default", flag=shown_name)
+    else:
+        return U, say("policy_no_default", flag=shown_name)
+    ok = str(policy) in c["router_policy"]
+    return (
+        (T, say("policy", policy=policy, how=how))
+        if ok
+        else (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
+    )
+
+
+def _ipv6_leaf(ctx: Context):
+    found, dynamic = None, None
+    for name, entry in ctx.parsed["flags"].items():
+        key = entry["written"] if entry.get("kwarg") else name
+        if not key.replace("_", "-").endswith(ADDRESS_ENDINGS):
+            continue
+        if entry["dynamic"]:
+            dynamic = dynamic or entry
+        elif entry["raw"] and _has_ipv6(
+            " ".join(map(str, entry["value"])) if isinstance(entry["value"], list) else str(entry["value"])
+        ):
+            found = found or entry
+    if found:
+        return T, say("ipv6", flag=ctx.flag_shown(found))
+    if dynamic:
+        return U, say("not_literal", subject=ctx.flag_shown(dynamic))
+    if ctx.opaque():
+        return U, say("ipv6_opaque", opaque=ctx.opaque()), "config"
+    return F, say("ipv6_none")
+
+
+def _pd_role_leaf(c: dict, ctx: Context):
+    _, entry, shown_name = ctx.lookup("--disaggregation-mode", "sglang")
+    if entry is not None:
+        if entry["dynamic"]:
+            return U, say("not_literal", subject=ctx.flag_shown(entry))
+        role = str(entry["value"])
+        ok = role in c["pd_role"]
+        if ok:
+            return T, say("pd_role", role=role, flag=ctx.flag_shown(entry))
+        return F, (
+            say("pd_role_not", role=role, flag=ctx.flag_shown(entry), wanted=MESSAGES["or"].join(c["pd_role"]))
+            if role in ("prefill", "decode")
+            else say("pd_none_written", flag=ctx.flag_shown(entry))
+        )
+    if ctx.opaque():
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
+    return F, say("pd_none", flag=shown_name)
+
+
+def _multi_node_leaf(ctx: Context):
     _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
     _, nodes, nodes_name = ctx.lookup("--nnodes", "sglang")
     if addr is not None and addr["raw"] not in (None, ""):
@@ -818,9 +834,7 @@ class Engine:
     def specs(self, version: str | None) -> Specs:
         """The argument list of each program for ``version`` (else the manual's, else the newest),
         each indexed only when the command needs it."""
-        return Specs(
-            {p: (lambda p=p: self.arglist(p, version)) for p in ("sglang", "sglang-router", "sglang-bench", "miles")}
-        )
+        return Specs({p: (lambda p=p: self.arglist(p, version)) for p in ARG_LISTS})
 
     def parse(self, command: str, version: str | None = None) -> dict:
         return parse(command, self.specs(version))
@@ -904,14 +918,11 @@ class Engine:
         program = parsed["program"]
         out["program"] = program
         product = PRODUCT[program]
-        versions, tags = {}, {}
+        versions: dict = {}
+        tags: dict = {}
         if given is not None:
-            known = (self.releases.get(product) or {}).get("versions")
-            if known and not any(_cmp(given, k) == 0 for k in known):
-                order = sorted(known, key=version_key)
-                out["error"] = say(
-                    "no_release", product=PRODUCT_LABEL[product], given=given, first=order[0], last=order[-1]
-                )
+            out["error"] = self._unknown_release(product, given)
+            if out["error"]:
                 return out
             versions[product] = given
         elif (
@@ -933,20 +944,7 @@ class Engine:
         if isinstance(gpu, str) and gpu.strip():
             g = self.find_gpu(gpu)
             if g is None:
-                names = sorted({x["name"] for x in self.gpus})
-                lowered: dict[str, str] = {}
-                for x in self.gpus:
-                    lowered.setdefault(_norm(x["name"]), x["name"])
-                for x in self.gpus:
-                    for a in x.get("aliases") or []:
-                        lowered.setdefault(_norm(a), x["name"])
-                near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
-                hint = (
-                    say("gpu_did_you_mean", names=or_list(near))
-                    if near
-                    else (say("gpu_knows", n=len(names), first=names[0]) if names else say("gpu_no_list"))
-                )
-                out["error"] = say("unknown_gpu", gpu=gpu.strip()[:100], hint=hint)
+                out["error"] = self._unknown_gpu(gpu)
                 return out
         key = ARGS_PROGRAM[program]
         spec = specs.get(key)
@@ -956,6 +954,46 @@ class Engine:
             )
         out["findings"] = self._rename_findings(parsed, specs.get(key))
         ctx = Context(self, parsed, specs, g, versions, tags, model_traits)
+        applies, may_apply = self._judge(ctx, out)
+        # "may apply" by evidence: more conditions held first, then fewer left undecided (a stable sort)
+        may_apply.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
+        out["results"] = applies + may_apply
+        if out["not_checkable"]:
+            n = len(out["not_checkable"])
+            out["notes"].append(say("not_checkable_one") if n == 1 else say("not_checkable_many", n=n))
+        if out["unconditioned"]:
+            n = len(out["unconditioned"])
+            out["notes"].append(say("unconditioned_one") if n == 1 else say("unconditioned_many", n=n))
+        return out
+
+    def _unknown_release(self, product: str, given: str) -> str | None:
+        """Why ``given`` is not a release of ``product`` the manual lists, or None."""
+        known = (self.releases.get(product) or {}).get("versions")
+        if known and not any(_cmp(given, k) == 0 for k in known):
+            order = sorted(known, key=version_key)
+            return say("no_release", product=PRODUCT_LABEL[product], given=given, first=order[0], last=order[-1])
+        return None
+
+    def _unknown_gpu(self, gpu: str) -> str:
+        """The error for a GPU name the manual does not know, with the names nearest to it."""
+        names = sorted({x["name"] for x in self.gpus})
+        lowered: dict[str, str] = {}
+        for x in self.gpus:
+            lowered.setdefault(_norm(x["name"]), x["name"])
+        for x in self.gpus:
+            for a in x.get("aliases") or []:
+                lowered.setdefault(_norm(a), x["name"])
+        near = _dedupe(lowered[m] for m in close_matches(_norm(gpu), sorted(lowered)))
+        hint = (
+            say("gpu_did_you_mean", names=or_list(near))
+            if near
+            else (say("gpu_knows", n=len(names), first=names[0]) if names else say("gpu_no_list"))
+        )
+        return say("unknown_gpu", gpu=gpu.strip()[:100], hint=hint)
+
+    def _judge(self, ctx: Context, out: dict) -> tuple[list[dict], list[dict]]:
+        """Each incident against the command: those that apply and those that may, in the manual's
+        order; the rest counted into ``out`` (checked, does not apply, not checkable, unconditioned)."""
         applies: list[dict] = []
         may_apply: list[dict] = []
         for inc in self.incidents:
@@ -985,16 +1023,7 @@ class Engine:
             if exp.get("note"):
                 item["note"] = exp["note"]
             (applies if value is T else may_apply).append(item)
-        # "may apply" by evidence: more conditions held first, then fewer left undecided (a stable sort)
-        may_apply.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
-        out["results"] = applies + may_apply
-        if out["not_checkable"]:
-            n = len(out["not_checkable"])
-            out["notes"].append(say("not_checkable_one") if n == 1 else say("not_checkable_many", n=n))
-        if out["unconditioned"]:
-            n = len(out["unconditioned"])
-            out["notes"].append(say("unconditioned_one") if n == 1 else say("unconditioned_many", n=n))
-        return out
+        return applies, may_apply
 
 
 def check(bundle: dict, command: str, **kw) -> dict:

@@ -216,36 +216,10 @@ class Matcher:
             counted = offset
             return lines
 
-        marked = 0  # file offset: the phase markers before it are reported
+        marks = _Markers(self.markers, buf, mv, line_max, window, before)
 
         def markers(upto: int):
-            """The last line of each phase marker in the buffer from ``marked`` to ``upto`` (a buffer
-            offset), in the order of the file: all that a match after them needs to know."""
-            nonlocal marked
-            frm = max(marked - base, 0)
-            if upto <= frm:
-                return
-            marked = base + upto
-            last = []
-            for pattern, needle, regex in self.markers:
-                at = buf.rfind(needle, frm, upto)
-                while at >= 0:
-                    nl = buf.rfind(b"\n", 0, at)
-                    begin = nl + 1 if nl >= 0 or open_at >= base else open_at - base
-                    end = buf.find(b"\n", at, filled)
-                    continues = end < 0 and not eof
-                    end = filled if end < 0 else end
-                    long = begin < 0 or continues or end - begin > line_max
-                    if regex is None or _Line(mv, begin, end, long, continues, window).holds(regex, (at,)):
-                        last.append((base + begin, pattern, at, begin, end, long, len(needle)))
-                        break
-                    at = buf.rfind(needle, frm, at)
-            for key, pattern, at, begin, end, long, length in sorted(last):
-
-                def where(at=at, begin=begin, end=end, long=long, length=length):
-                    return (before(base + at) + 1, *_excerpt(mv, begin, end, long, at, length, window))
-
-                yield pattern, key, where
+            return marks.since_last(upto, base, open_at, filled, eof)
 
         while True:
             got = read(mv[keep : keep + step])
@@ -254,13 +228,8 @@ class Matcher:
             stop, valid_to = _check(buf, mv, keep, filled, max(0, valid - base), eof)
             if stop is not None:
                 cut = max(lo, buf.rfind(b"\n", 0, stop[0]) + 1)
-            elif eof:
-                cut = filled
             else:
-                nl = buf.rfind(b"\n", lo, filled)
-                cut, line_at = (nl + 1, base + nl + 1) if nl >= 0 else (lo, open_at)
-                if base + filled - line_at > line_max:  # the unfinished line is too long to carry whole
-                    cut = max(cut, filled - window)
+                cut = filled if eof else _cut(buf, lo, filled, base, open_at, line_max, window)
             valid = base + valid_to
             if cut > lo:
                 matches = [m for m in self.find(buf, filled) if lo <= m[1] < cut]
@@ -341,6 +310,63 @@ class Matcher:
 
 def _start(match) -> int:
     return match[1]
+
+
+def _cut(buf, lo: int, filled: int, base: int, open_at: int, line_max: int, window: int) -> int:
+    """Where the search of a block that is not the last stops: after its last whole line, or inside
+    an unfinished line too long to carry whole (a window before the end)."""
+    nl = buf.rfind(b"\n", lo, filled)
+    cut, line_at = (nl + 1, base + nl + 1) if nl >= 0 else (lo, open_at)
+    if base + filled - line_at > line_max:  # the unfinished line is too long to carry whole
+        cut = max(cut, filled - window)
+    return cut
+
+
+class _Markers:
+    """The phase markers of one stream, each reported once: the last line of each marker in the part
+    of the buffer not reported yet, in the order of the file."""
+
+    def __init__(self, markers, buf, mv, line_max: int, window: int, before):
+        self.markers, self.buf, self.mv = markers, buf, mv
+        self.line_max, self.window, self.before = line_max, window, before
+        self.marked = 0  # file offset: the phase markers before it are reported
+
+    def since_last(self, upto: int, base: int, open_at: int, filled: int, eof: bool):
+        """Yield ``(pattern, line key, where)`` for the last line of each phase marker in the buffer
+        from ``marked`` to ``upto`` (a buffer offset): all that a match after them needs to know."""
+        frm = max(self.marked - base, 0)
+        if upto <= frm:
+            return
+        self.marked = base + upto
+        mv, window, before = self.mv, self.window, self.before
+        last = [
+            found
+            for pattern, needle, regex in self.markers
+            if (found := self._last(pattern, needle, regex, frm, upto, base, open_at, filled, eof)) is not None
+        ]
+        for key, pattern, at, begin, end, long, length in sorted(last):
+
+            def where(at=at, begin=begin, end=end, long=long, length=length):
+                return (before(base + at) + 1, *_excerpt(mv, begin, end, long, at, length, window))
+
+            yield pattern, key, where
+
+    def _last(self, pattern, needle, regex, frm, upto, base, open_at, filled, eof):
+        """The last line from ``frm`` to ``upto`` where the marker holds, as (line key, pattern, at,
+        begin, end, long, length), or None."""
+        buf = self.buf
+        at = buf.rfind(needle, frm, upto)
+        while at >= 0:
+            nl = buf.rfind(b"\n", 0, at)
+            begin = nl + 1 if nl >= 0 or open_at >= base else open_at - base
+            end = buf.find(b"\n", at, filled)
+            continues = end < 0 and not eof
+            end = filled if end < 0 else end
+            long = begin < 0 or continues or end - begin > self.line_max
+            if regex is None or _Line(self.mv, begin, end, long, continues, self.window).holds(regex, (at,)):
+                return (base + begin, pattern, at, begin, end, long, len(needle))
+            at = buf.rfind(needle, frm, at)
+        return None
 
 
 def _check(buf, mv, keep, filled, vfrom, eof):

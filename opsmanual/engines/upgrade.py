@@ -28,8 +28,8 @@ ENDS, BEGINS, CONTINUES = "ends", "begins", "continues"
 INCIDENT_ORDER = {ENDS: 0, BEGINS: 1, CONTINUES: 2}
 # what a reader writes instead, by change
 BREAKS = (REMOVED,)  # with a command: an option the release no longer accepts (a renamed one not kept too)
-LIST_PRODUCT = {"sglang": "sglang", "sglang-bench": "sglang", "sglang-router": "sglang-router", "miles": "miles"}
-PRODUCT_LABEL = {"sglang": "SGLang", "sglang-router": "sglang-router", "miles": "Miles"}
+from opsmanual.data.programs import LIST_PRODUCT  # noqa: E402 -- a list -> the product whose releases it follows
+from opsmanual.data.programs import PRODUCT_LABELS as PRODUCT_LABEL  # noqa: E402
 
 
 class UpgradeError(ValueError):

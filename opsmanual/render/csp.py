@@ -8,7 +8,7 @@ colour palette, its storage scope); each is allowed by its SHA-256 hash, so no o
 
 Under ``mkdocs serve`` only, each page is served with one more script, MkDocs' live reload, written
 in after the build: :func:`allow_inserted_script` adds that script's hash, and no other, to the page
-as it is served (opsmanual/builders/mkdocs_build.py, ``on_serve``). A built page never holds either."""
+as it is served (opsmanual/builders/mkdocs/build.py, ``on_serve``). A built page never holds either."""
 
 from __future__ import annotations
 

@@ -32,16 +32,17 @@ import zipfile
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from opsmanual.data import programs
 from opsmanual.data.model import Incident
 from opsmanual.data.site import Site
-from opsmanual.render.html import STATUS_LABELS, plain
+from opsmanual.render.pieces import STATUS_LABELS, plain
 from opsmanual.text.versions import compare, in_range
 
 SCHEMA_VERSION = "1.7.4"  # the OSV schema version whose fields the records use
 PREFIX = "x_SGLM-"  # OSV's schema accepts ids that start with "x_" besides the registered databases' prefixes
 FOLDER = "osv"
 ARCHIVE = f"{FOLDER}/all.zip"
-PYPI = {"sglang": "sglang", "sglang-router": "sglang-router"}  # products published on PyPI, by package name
+PYPI = programs.PYPI  # products published on PyPI -> the package name (opsmanual/data/programs.py)
 # A fixed time for every member of the archive, so that two builds of the same data give the same bytes.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 

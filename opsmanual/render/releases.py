@@ -6,6 +6,7 @@ and the facts in, HTML and Atom out; opsmanual/site/plan.py makes them pages and
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -60,16 +61,33 @@ def _ranges(inc: Incident) -> list[dict[str, Any]]:
     return list((inc.exposure or {}).get("versions") or ())
 
 
-def fixed_by(inc: Incident, version: str, listed: list[str]) -> str | None:
-    """The first listed release after ``version`` that the incident no longer affects, or None."""
-    ranges = _ranges(inc)
-    later = sorted((v for v in listed if compare(v, version) > 0), key=version_key)
-    return next((v for v in later if affected(ranges, PRODUCT, v) is False), None)
+class Affects:
+    """Whether an incident affects a release (``argchanges.affected``), each answer worked out once:
+    the release pages of one build ask the same questions again and again (one of these serves them
+    all; the incidents' ids name them)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str], bool | None] = {}
+
+    def __call__(self, inc: Incident, version: str) -> bool | None:
+        key = (inc.id, version)
+        if key not in self._seen:
+            self._seen[key] = affected(_ranges(inc), PRODUCT, version)
+        return self._seen[key]
 
 
-def known(incidents: Iterable[Incident], version: str) -> list[Incident]:
+def fixed_by(inc: Incident, version: str, ascending: list[str], affects: Affects | None = None) -> str | None:
+    """The first release after ``version`` that the incident no longer affects, or None; ``ascending``:
+    the listed releases, oldest first (sorted once by the caller: a build asks this thousands of times)."""
+    affects = affects or Affects()
+    start = bisect_right(ascending, version_key(version), key=version_key)
+    return next((v for v in ascending[start:] if affects(inc, v) is False), None)
+
+
+def known(incidents: Iterable[Incident], version: str, affects: Affects | None = None) -> list[Incident]:
     """The incidents whose affected range holds ``version`` (an unknown range is left out: it is not known)."""
-    return [i for i in incidents if affected(_ranges(i), PRODUCT, version)]
+    affects = affects or Affects()
+    return [i for i in incidents if affects(i, version)]
 
 
 def _changes(facts: Facts, version: str) -> tuple[str | None, list[dict[str, Any]]]:
@@ -124,13 +142,17 @@ def _value(v: Any) -> Markup:
     return Markup("<code>{0}</code>").format(", ".join(map(str, v)) if isinstance(v, list) else v)
 
 
-def release_page(version: str, incidents: Iterable[Incident], site: Site, facts: Facts) -> ReleasePage:
-    """The known-issues page of SGLang ``version``."""
+def release_page(
+    version: str, incidents: Iterable[Incident], site: Site, facts: Facts, affects: Affects | None = None
+) -> ReleasePage:
+    """The known-issues page of SGLang ``version`` (``affects``: one for every page of a build)."""
+    affects = affects or Affects()
     listed = list(facts.versions(PRODUCT))
     newest = listed[0] if listed else version
-    mine = known(incidents, version)
+    mine = known(incidents, version, affects)
     base = relative_root(release_url(version))
-    fixes = {i.id: fixed_by(i, version, listed) for i in mine}
+    ascending = sorted(listed, key=version_key)
+    fixes = {i.id: fixed_by(i, version, ascending, affects) for i in mine}
     fixed = [i for i in mine if fixes[i.id]]
     open_ = [i for i in mine if not fixes[i.id]]
     fixed.sort(key=lambda i: (version_key(fixes[i.id] or "0"), i.id))
@@ -191,7 +213,7 @@ def release_page(version: str, incidents: Iterable[Incident], site: Site, facts:
     return ReleasePage(f"{URL}{version}.md", meta, str(escape(heading)), "\n".join(parts))
 
 
-def index_page(incidents: Iterable[Incident], site: Site, facts: Facts) -> ReleasePage:
+def index_page(incidents: Iterable[Incident], site: Site, facts: Facts, affects: Affects | None = None) -> ReleasePage:
     """``/releases/``: every release with a page, newest first, with its number of known incidents."""
     incidents = tuple(incidents)
     base = relative_root(URL)
@@ -200,7 +222,7 @@ def index_page(incidents: Iterable[Incident], site: Site, facts: Facts) -> Relea
     for v in versions(facts):
         if line_of(v) not in lines:
             lines.append(line_of(v))
-        n = len(known(incidents, v))
+        n = len(known(incidents, v, affects))
         rows.append(
             str(
                 Markup('<tr><td><a href="{0}">SGLang {1}</a></td><td>{2}</td></tr>').format(
@@ -236,7 +258,7 @@ def feeds(incidents: Iterable[Incident], site: Site, facts: Facts, title: str) -
     from opsmanual.render.exports import atom_entry, atom_feed, atom_text
 
     incidents = tuple(incidents)
-    listed = list(facts.versions(PRODUCT))
+    ascending = sorted(facts.versions(PRODUCT), key=version_key)
     by_line: dict[str, list[str]] = {}
     for v in versions(facts):
         by_line.setdefault(line_of(v), []).append(v)
@@ -252,7 +274,7 @@ def feeds(incidents: Iterable[Incident], site: Site, facts: Facts, title: str) -
         newest = max((inc.checked for inc, _ in hits), default=None)
         feed = atom_feed(site, f"{title}: known issues of SGLang {line}", title, path, URL, newest)
         for inc, mine in hits:
-            fix = fixed_by(inc, mine[-1], listed)
+            fix = fixed_by(inc, mine[-1], ascending)
             span = mine[0] if len(mine) == 1 else f"{mine[0]} to {mine[-1]}"
             summary = f"Affects SGLang {span}; " + (f"fixed in {fix}." if fix else "not fixed in a release yet.")
             if inc.workaround:

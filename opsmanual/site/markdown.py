@@ -6,12 +6,14 @@ return HTML and plain values; this module is what writes them into a page source
 heading, a link to another page's source, a fenced block, a whole generated page with its front
 matter. Nothing here knows a site generator.
 """
+
 from __future__ import annotations
 
 import json
 import posixpath
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
@@ -59,8 +61,9 @@ CHECK_PAGE = "check.md"
 
 def check_link(command: str, page_src: str) -> str:
     """A link from the page ``page_src`` to the check page, with ``command`` filled in."""
-    return page_link("open the check page with this section's typical flags", CHECK_PAGE, page_src,
-                     "?cmd=" + quote(command, safe=""))
+    return page_link(
+        "open the check page with this section's typical flags", CHECK_PAGE, page_src, "?cmd=" + quote(command, safe="")
+    )
 
 
 def fenced(text: str, language: str = "text") -> str:
@@ -76,7 +79,7 @@ def fenced(text: str, language: str = "text") -> str:
 _JSON_INERT = {ord(c): f"\\u{ord(c):04x}" for c in "{}%#\x7f<>&"}  # a str.translate table
 
 
-def inert_json(value) -> str:
+def inert_json(value: object) -> str:
     """``value`` (text, a flag or a list of text) as JSON that is pure printable ASCII and holds no
     template or HTML syntax: YAML reads it back exactly, and text that is not read as front matter
     still renders as nothing but itself."""
@@ -84,14 +87,18 @@ def inert_json(value) -> str:
     return text.translate(_JSON_INERT)
 
 
-def front_matter(meta: Mapping) -> str:
+def front_matter(meta: Mapping[str, Any]) -> str:
     """``meta`` as YAML front matter, every value written by :func:`inert_json`."""
-    lines = [f"{k}:" + "".join(f"\n  {sub}: {inert_json(x)}" for sub, x in v.items())
-             if isinstance(v, Mapping) else f"{k}: {inert_json(v)}" for k, v in meta.items()]
+    lines = [
+        f"{k}:" + "".join(f"\n  {sub}: {inert_json(x)}" for sub, x in v.items())
+        if isinstance(v, Mapping)
+        else f"{k}: {inert_json(v)}"
+        for k, v in meta.items()
+    ]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
-def page_source(meta: Mapping, title_html: Markup | str, body_html: str, block: Block = as_is) -> str:
+def page_source(meta: Mapping[str, Any], title_html: Markup | str, body_html: str, block: Block = as_is) -> str:
     """A generated page: its front matter, its title as the page's h1, then its HTML body (given to
     ``block``, see :func:`story`)."""
     return f"{front_matter(meta)}\n# {title_html}\n\n{block(body_html)}\n"
@@ -122,5 +129,18 @@ def links_from_source(html: str, url: str, src: str) -> str:
     return _LINK.sub(lambda m: f'{m.group(1)}{_from_source(m.group(2), url, src)}"', html)
 
 
-__all__ = ["links_from_source", "as_is", "heading", "story", "incident_table", "page_link", "check_link", "fenced", "inert_json",
-           "front_matter", "page_source", "inline", "story_pieces"]
+__all__ = [
+    "as_is",
+    "check_link",
+    "fenced",
+    "front_matter",
+    "heading",
+    "incident_table",
+    "inert_json",
+    "inline",
+    "links_from_source",
+    "page_link",
+    "page_source",
+    "story",
+    "story_pieces",
+]

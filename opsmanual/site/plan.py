@@ -5,21 +5,22 @@
 ``pages`` are generated Markdown pages (a page per incident), given as their parts so that a site
 generator can put the HTML body through Markdown or around it; ``files`` are written as they are
 (the exports, the data the browser fetches, the pages at old incident addresses). Nothing here
-knows a site generator: the MkDocs adapter (opsmanual/builders/mkdocs_build.py) hands the plan to
-MkDocs, and `generate` (opsmanual/cli/generate.py) writes it to disk for any other builder.
+knows a site generator: each builder receives the plan (opsmanual/builders/contract.py); MkDocs'
+(opsmanual/builders/mkdocs/) hands it to MkDocs, and the generated tree (opsmanual/builders/zensical/)
+writes it to disk for a generator without hooks.
 """
+
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from opsmanual.data.errors import ManualError
 from opsmanual.data.loader import SCHEMA
-from opsmanual.render import exports
+from opsmanual.render import exports, operations, osv
 from opsmanual.render import html as render
-from opsmanual.render import operations, osv
 from opsmanual.site import markdown
 from opsmanual.site.state import BuildState
 
@@ -38,7 +39,7 @@ class GeneratedPage:
     """A Markdown page the plan adds: ``path`` under docs/, its front matter, title and HTML body."""
 
     path: str
-    meta: dict
+    meta: dict[str, Any]
     title: str  # inline HTML
     body: str  # HTML
 
@@ -57,7 +58,7 @@ class GeneratedFile:
 
 @dataclass(frozen=True)
 class Plan:
-    nav: list  # in the shape of mkdocs.yml's ``nav``: [{title: path or [...]}, ...]
+    nav: list[Any]  # in the shape of mkdocs.yml's ``nav``: [{title: path or [...]}, ...]
     pages: tuple[GeneratedPage, ...]
     files: tuple[GeneratedFile, ...]
 
@@ -71,12 +72,23 @@ INCIDENT_PAGE_META = {"render_macros": False, "hide": ["toc"]}
 def incident_pages(state: BuildState) -> list[GeneratedPage]:
     site = state.site
     listed = releases(state)  # once for every page
+    neighbours = render.Neighbours.of(state.incidents, site)  # the manual's order, once for every page
     pages = []
     for inc in state.incidents:
-        page = render.incident_page(inc, site, state.incidents, stories=state.stories_of(inc),
-                                    checks=state.checks_of(inc), releases=listed)
-        pages.append(GeneratedPage(f"{site.table_url}{inc.id}.md", {**page.meta, **INCIDENT_PAGE_META},
-                                   str(page.title), page.body))
+        page = render.incident_page(
+            inc,
+            site,
+            state.incidents,
+            stories=state.stories_of(inc),
+            checks=state.checks_of(inc),
+            releases=listed,
+            neighbours=neighbours,
+        )
+        pages.append(
+            GeneratedPage(
+                f"{site.table_url}{inc.id}.md", {**page.meta, **INCIDENT_PAGE_META}, str(page.title), page.body
+            )
+        )
     return pages
 
 
@@ -88,8 +100,11 @@ def release_pages(state: BuildState) -> list[GeneratedPage]:
     facts = state.manual.facts
     if facts is None:
         return []
-    made = [known_issues.index_page(state.incidents, state.site, facts)]
-    made += [known_issues.release_page(v, state.incidents, state.site, facts) for v in known_issues.versions(facts)]
+    affects = known_issues.Affects()  # each incident at each release, decided once for every page
+    made = [known_issues.index_page(state.incidents, state.site, facts, affects)]
+    made += [
+        known_issues.release_page(v, state.incidents, state.site, facts, affects) for v in known_issues.versions(facts)
+    ]
     return [GeneratedPage(p.path, p.meta, p.title, p.body) for p in made]
 
 
@@ -100,11 +115,13 @@ def release_feeds(state: BuildState, site_name: str) -> list[GeneratedFile]:
     facts = state.manual.facts
     if facts is None:
         return []
-    return [GeneratedFile(path, text)
-            for path, text in known_issues.feeds(state.incidents, state.site, facts, site_name).items()]
+    return [
+        GeneratedFile(path, text)
+        for path, text in known_issues.feeds(state.incidents, state.site, facts, site_name).items()
+    ]
 
 
-def _json(value) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -135,9 +152,12 @@ def diagnose_bundle(state: BuildState) -> str:
 
 def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
     site = state.site
-    out = [GeneratedFile(f"{site.table_url}{old}/index.html",
-                         render.redirect_page(old, cast("Incident", state.incident(new)), site))
-           for old, new in state.redirects.items()]  # an old address keeps working (the loader checked each new id)
+    out = [
+        GeneratedFile(
+            f"{site.table_url}{old}/index.html", render.redirect_page(old, cast("Incident", state.incident(new)), site)
+        )
+        for old, new in state.redirects.items()
+    ]  # an old address keeps working (the loader checked each new id)
     if state.redirects:
         out.append(GeneratedFile(REDIRECTS, _json(dict(state.redirects))))
     out += [
@@ -147,20 +167,28 @@ def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
         GeneratedFile("incidents.schema.json", SCHEMA.read_bytes()),
         GeneratedFile(EXPOSURE_BUNDLE, exposure_bundle(state)),
         GeneratedFile(operations.LOGGING_CONFIG, operations.logging_config(site.site_url)),
-        GeneratedFile(operations.LINKS_FILE,
-                      operations.incident_links_module(state.incidents, state.manual.guidance, site)),
+        GeneratedFile(
+            operations.LINKS_FILE, operations.incident_links_module(state.incidents, state.manual.guidance, site)
+        ),
         # load_manual always reads data/metrics.yaml
         GeneratedFile(operations.ALERT_RULES, operations.alert_rules(cast("Metrics", state.manual.metrics), site)),
         GeneratedFile(DIAGNOSE_BUNDLE, diagnose_bundle(state)),
         GeneratedFile(UPGRADE_PLAN, upgrade_plan(state)),
     ]
     # The finder's data beside the incident table: the index (stories included), vocabulary and patterns.
-    finder = render.finder_data(state.incidents, site, {i.id: state.stories_of(i) for i in state.incidents},
-                                state.manual.synonyms, state.manual.guidance)
+    finder = render.finder_data(
+        state.incidents,
+        site,
+        {i.id: state.stories_of(i) for i in state.incidents},
+        state.manual.synonyms,
+        state.manual.guidance,
+    )
     out.append(GeneratedFile(f"{site.table_url}{render.FINDER_DATA}", _json(finder)))
     # One OSV record per incident under osv/, and osv/all.zip with them all (render/osv.py).
-    out += [GeneratedFile(path, content)
-            for path, content in osv.files(state.incidents, site, releases(state), state.redirects)]
+    out += [
+        GeneratedFile(path, content)
+        for path, content in osv.files(state.incidents, site, releases(state), state.redirects)
+    ]
     out += release_feeds(state, site_name)
     # llms.txt, llms-full.txt and a Markdown twin beside every page (site/twins.py): files, not pages.
     if state.docs_dir is not None:
@@ -176,7 +204,7 @@ def releases(state: BuildState) -> dict[str, tuple[str, ...]]:
     return {product: facts.versions(product) for product in facts.releases} if facts else {}
 
 
-def theme_extra(state: BuildState) -> dict:
+def theme_extra(state: BuildState) -> dict[str, Any]:
     """What overrides/main.html reads from the configuration's ``extra``, the same for every builder:
     where the map of renamed incidents waits (the page's script sends an old id in the address on to
     the new one), the site's host and port when its address is on this machine (each page then
@@ -189,7 +217,7 @@ def theme_extra(state: BuildState) -> dict:
     }
 
 
-def _escaped(nav):
+def _escaped(nav: Any) -> Any:
     if isinstance(nav, list):
         return [_escaped(item) for item in nav]
     if isinstance(nav, dict):
@@ -197,14 +225,15 @@ def _escaped(nav):
     return nav
 
 
-def nav(state: BuildState) -> list:
+def nav(state: BuildState) -> list[Any]:
     """The navigation, from data/manual.yaml, with every title escaped: MkDocs and Zensical write
     navigation titles as HTML, and the titles of data/manual.yaml are text."""
-    return _escaped(state.site.nav())
+    return [_escaped(item) for item in state.site.nav()]
 
 
 def plan(state: BuildState, site_name: str) -> Plan:
     """Every page and file the site adds to docs/, and its navigation (``site_name``: the site's
     name, which the feed carries)."""
-    return Plan(nav=nav(state), pages=(*incident_pages(state), *release_pages(state)),
-                files=tuple(files(state, site_name)))
+    return Plan(
+        nav=nav(state), pages=(*incident_pages(state), *release_pages(state)), files=tuple(files(state, site_name))
+    )

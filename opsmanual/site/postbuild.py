@@ -2,9 +2,10 @@
 
 Every page gets its Content-Security-Policy (opsmanual/render/csp.py), and a page whose element ids
 collide stops the build. MkDocs runs :func:`finish_page` on each page as it is written
-(opsmanual/builders/mkdocs_build.py); after another site generator, :func:`finish_site` runs over
+(opsmanual/builders/mkdocs/build.py); after another site generator, :func:`finish_site` runs over
 the output folder. Nothing here knows a site generator.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ def duplicate_ids(html: str) -> str | None:
     for ident in ids:
         base, _, number = ident.rpartition("_")
         if number.isdigit() and base in seen and not base.startswith("__"):
-            return (f"the heading id {ident!r} was renamed because {base!r} was taken; "
-                    f"if {base!r} is an incident's id, rename the incident")
+            return (
+                f"the heading id {ident!r} was renamed because {base!r} was taken; "
+                f"if {base!r} is an incident's id, rename the incident"
+            )
     return None
 
 

@@ -1,25 +1,30 @@
 """What one build of the site knows and collects, in one typed object.
 
 The hooks create it when a build starts (:func:`BuildState.load`); the macros
-and the hooks read and add to it while pages are rendered. Nothing here knows
+(opsmanual/site/macros.py) and the hooks read and add to it while pages are rendered. Nothing here knows
 about MkDocs, so another site generator can drive the same object.
 """
+
 from __future__ import annotations
 
-from opsmanual import ROOT
-
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
+from opsmanual import ROOT
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.loader import Manual, load_manual
-from opsmanual.site.checks import check_manual
 from opsmanual.data.model import Incident
 from opsmanual.data.site import Site
 from opsmanual.data.sources import split
 from opsmanual.render.stories import Checks, MarkdownPieces, Story
+from opsmanual.site.checks import check_manual
+
+if TYPE_CHECKING:
+    import jinja2
 
 _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 
@@ -27,7 +32,7 @@ _SLOT = re.compile(r'<div data-sgm-slot="([0-9]+)"></div>')
 BENCH_SCHEMA = Path(ROOT) / "bench" / "results.schema.json"
 
 
-def load_bench(path: Path) -> dict | None:
+def load_bench(path: Path) -> dict[str, Any] | None:
     """The figures `make bench` wrote, checked against bench/results.schema.json, or None before its
     first run."""
     from opsmanual.data import validate
@@ -40,9 +45,10 @@ def load_bench(path: Path) -> dict | None:
     try:
         validate.check(results, BENCH_SCHEMA, shown)
     except ManualError as err:
-        raise ManualError([Problem(p.file, p.line, p.incident, f"{p.message}; run make bench again")
-                           for p in err.problems]) from None
-    return results
+        raise ManualError(
+            [Problem(p.file, p.line, p.incident, f"{p.message}; run make bench again") for p in err.problems]
+        ) from None
+    return cast("dict[str, Any]", results)
 
 
 # The section pages' stories and checks as Markdown converted them in the last build, by text: a
@@ -97,7 +103,7 @@ class BuildState:
 
     manual: Manual
     site: Site  # with this build's site_url and repo_url
-    bench: dict | None = None  # the figures of the last `make bench`, if any
+    bench: dict[str, Any] | None = None  # the figures of the last `make bench`, if any
     docs_dir: Path | None = None  # the hand-written pages (their Markdown twins are written from them)
     pages: dict[str, PageRecord] = field(default_factory=dict)
     stories: dict[str, dict[str, Story]] = field(default_factory=dict)  # incident id -> section -> story
@@ -109,14 +115,25 @@ class BuildState:
     _checked_kept: dict[str, str] | None = field(default=None, repr=False)  # what that file holds (None: unread)
     _checked: dict[str, str] = field(default_factory=dict, repr=False)  # those this build checked or found there
 
+    def __repr__(self) -> str:
+        """One short line: mkdocs-macros writes every variable of a build as JSON at each build, this
+        state among them, and the dataclass's own repr was the whole manual (megabytes)."""
+        return f"BuildState({len(self.incidents)} incidents, {len(self.pages)} pages rendered)"
+
     @classmethod
-    def load(cls, project: Path, docs_dir: Path, site_url: str | None, repo_url: str | None,
-             markdown: tuple[list, dict] | None = None) -> BuildState:
+    def load(
+        cls,
+        project: Path,
+        docs_dir: Path,
+        site_url: str | None,
+        repo_url: str | None,
+        markdown: tuple[list[Any], dict[str, Any]] | None = None,
+    ) -> BuildState:
         """Load and check the data, and read the stories and checks of the section pages (rendered
         with ``markdown``, the site's Markdown extensions and their settings); raise ManualError
         naming every problem."""
         manual = load_manual(project, docs_dir)
-        check_manual(manual)
+        check_manual(manual, docs_dir)
         site = manual.site.with_addresses(site_url=site_url, repo_url=repo_url)
         state = cls(manual=manual, site=site, bench=load_bench(project / "bench" / "results.json"), docs_dir=docs_dir)
         if markdown is not None:
@@ -127,7 +144,9 @@ class BuildState:
             state.keep_conversions()
         return state
 
-    def template_problems(self, env, text: str, macros, variables, first_line: int = 1) -> list[tuple[int, str]]:
+    def template_problems(
+        self, env: jinja2.Environment, text: str, macros: Iterable[str], variables: Iterable[str], first_line: int = 1
+    ) -> list[tuple[int, str]]:
         """The problems of a hand-written page's template (opsmanual/site/page_template.py), none when
         the same template passed the same check in the last build."""
         from opsmanual.site.page_template import passed_key, problems
@@ -158,13 +177,14 @@ class BuildState:
         self._memo_kept = {k: v for k, v in pieces.memo.items() if k in pieces.used}
         _write_memo(self._memo_path, self._memo_kept)
 
-    def read_sections(self, docs_dir: Path, extensions: list, configs: dict,
-                      memo: dict[str, str] | None = None) -> None:
+    def read_sections(
+        self, docs_dir: Path, extensions: list[Any], configs: dict[str, Any], memo: dict[str, str] | None = None
+    ) -> None:
         """Each section page's stories and checks, from its Markdown source, rendered once (or taken
         from ``memo``, the conversions of an earlier build, where the text is the same)."""
         from opsmanual.data.site import body_start
-        from opsmanual.site.markdown import check_link
         from opsmanual.data.yamlfile import decode, read_bytes
+        from opsmanual.site.markdown import check_link
 
         site = self.site
 
@@ -172,9 +192,13 @@ class BuildState:
             number = next(s.number for s in site.sections.values() if s.page == page)
             return check_link(site.section(number).check or "", page)
 
-        pieces = self._pieces = MarkdownPieces(extensions, configs, macros={"check_link": link},
-                                               variables={"manual_version": site.version,
-                                                          "incident_count": len(self.incidents)}, memo=memo)
+        pieces = self._pieces = MarkdownPieces(
+            extensions,
+            configs,
+            macros={"check_link": link},
+            variables={"manual_version": site.version, "incident_count": len(self.incidents)},
+            memo=memo,
+        )
         problems: list[Problem] = []
         for number, section in site.sections.items():
             shown = f"docs/{section.page}"
@@ -199,8 +223,10 @@ class BuildState:
             if inc is None:
                 message = f"story({ident!r}): no incident has that id in data/incidents.yaml"
             elif number not in inc.sections:
-                message = (f"story({ident!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
-                           f"not in {number}; change its `sections` in data/incidents.yaml")
+                message = (
+                    f"story({ident!r}): the incident is told in section(s) {', '.join(inc.sections)}, "
+                    f"not in {number}; change its `sections` in data/incidents.yaml"
+                )
             elif not 2 <= level <= 6:
                 message = f"story({ident!r}, level={level}): a story's heading level is a number from 2 to 6"
             elif ident in seen:
@@ -211,8 +237,15 @@ class BuildState:
             problems.append(Problem(shown, line, None, message))
         missing = [i.id for i in self.incidents if number in i.sections and i.id not in seen]
         if missing:
-            problems.append(Problem(shown, None, None, f"section {number} does not tell {', '.join(missing)}; "
-                                                       f"add {{{{ story(\"{missing[0]}\") }}}} for each"))
+            problems.append(
+                Problem(
+                    shown,
+                    None,
+                    None,
+                    f"section {number} does not tell {', '.join(missing)}; "
+                    f'add {{{{ story("{missing[0]}") }}}} for each',
+                )
+            )
         return problems
 
     def description(self, docs_dir: Path, src: str) -> str | None:
@@ -228,7 +261,7 @@ class BuildState:
         text = decode(read_bytes(docs_dir / src, shown), shown)
         if front_matter(text).get("description"):
             return None
-        paragraph = first_paragraph(text[body_start(text):])
+        paragraph = first_paragraph(text[body_start(text) :])
         if paragraph is None or self._pieces is None:
             return None
         return previews.description(self._pieces.html(paragraph, src))
@@ -279,9 +312,17 @@ class BuildState:
         slots = self.page(src).slots
         found = _SLOT.findall(html)
         if len(found) != len(slots):
-            raise ManualError([Problem(f"docs/{src}", None, None,
-                                       "a macro's HTML was lost on its way through Markdown "
-                                       "(its placeholder must stand on a line of its own)")])
+            raise ManualError(
+                [
+                    Problem(
+                        f"docs/{src}",
+                        None,
+                        None,
+                        "a macro's HTML was lost on its way through Markdown "
+                        "(its placeholder must stand on a line of its own)",
+                    )
+                ]
+            )
         out = _SLOT.sub(lambda m: slots[int(m.group(1))], html)
         slots.clear()
         return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from opsmanual.data.site import body_start, page_url
@@ -82,16 +82,17 @@ class _Writer:
             name, args = m.group(1), m.group(3) or ""
             try:
                 call = ast.parse(f"f({args})", mode="eval").body
-                assert isinstance(call, ast.Call)
+                if not isinstance(call, ast.Call):
+                    raise ValueError(args)
                 pos = [ast.literal_eval(a) for a in call.args]
                 kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-            except (SyntaxError, ValueError, AssertionError):
+            except (SyntaxError, ValueError):
                 pos, kw = [], {}
             return self.macro(name, pos, kw, src, section)
 
         return _MACRO.sub(one, text)
 
-    def macro(self, name: str, pos: list, kw: dict, src: str, section: str | None) -> str:
+    def macro(self, name: str, pos: list[Any], kw: dict[str, Any], src: str, section: str | None) -> str:
         site = self.site
         if name == "manual_version":
             return site.version

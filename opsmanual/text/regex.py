@@ -29,3 +29,11 @@ def compile(pattern: str) -> Any:
     if re2 is not None:
         return re2.compile(pattern)
     return re.compile(pattern, re.ASCII)
+
+
+def sre_modules() -> tuple[Any, Any]:
+    """The stdlib's regex constants and parser (re._constants, re._parser), which typeshed does not
+    describe: the loader reads each log pattern's syntax tree with them."""
+    from re import _constants, _parser  # type: ignore[attr-defined]  # private modules without stubs
+
+    return _constants, _parser

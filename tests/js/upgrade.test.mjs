@@ -39,7 +39,12 @@ test("a folded history gives back each release's list; a removal of a missing na
   assert.throws(() => unfold([{ version: "1.0", arguments: [] }, { version: "1.1", removed: ["--a"] }]), /removes --a/);
 });
 
+// The programs table as the exposure bundle's words carry it (opsmanual/data/programs.py), cut to SGLang's.
+const programs = { programs: { sglang: { list: "sglang" } }, modules: {}, lists: { sglang: { product: "sglang" } },
+  products: { sglang: { label: "SGLang" } } };
+
 const data = {
+  programs,
   releases: { sglang: ["0.5.3", "0.5.2", "0.5.1"] },
   incidents: [
     { id: "x-1", name: "#1", title: "fixed", path: "incidents/x-1/", prs: ["https://github.com/o/r/pull/7"],

@@ -1,3 +1,4 @@
+// @ts-check
 /* What to do about an incident: the line every answer in the browser leads with (the check, the
    diagnosis), as opsmanual/render/actions.py made it and a bundle carries it ({kind, label, text,
    url}). Nothing here decides or words the action; it only writes it, `backtick` spans as <code>,

@@ -1,3 +1,4 @@
+// @ts-check
 /* Old incident ids in the address: `/incidents/#<old>` and `/<section page>/#<old>`.
    When data/redirects.yaml renames anything, every page's head names where its map
    (old id -> the id that now tells the incident) waits; the map is fetched only when the

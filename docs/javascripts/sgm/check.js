@@ -1,3 +1,4 @@
+// @ts-check
 /* "Check a launch command" (the mount layer). The rules live in ./exposure.js,
    which the command line's Python twin matches case for case; this file only
    reads the form, runs the engine on the site's /exposure.json and writes the
@@ -212,7 +213,7 @@ export function mountCheck(root, signal) {
     let out;
     try {
       out = engine.check(now.cmd, { gpu: now.gpu || null, version: now.version || null });
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       out = { error: fill(engine.words.page.crashed, { name: err.name }), results: [] };
     }
     const address = addressFor(now);

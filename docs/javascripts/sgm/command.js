@@ -1,3 +1,4 @@
+// @ts-check
 // Read a pasted launch command the way the shell and SGLang's argument parser would.
 //
 // The twin of opsmanual/engines/command.py: the same forms, the same results, the same
@@ -7,11 +8,22 @@
 
 export const MAX_CHARS = 100000;
 
-export const ARGS_PROGRAM = { sglang: "sglang", engine: "sglang", router: "sglang-router", bench: "sglang-bench", miles: "miles" };
-// Every message, the argument lists' labels and the option tables of docker, sudo and uv come from the
-// exposure bundle's `words` (rendered from opsmanual/data/exposure_words.py): parse(text, args, words) makes
-// them the words of that parse.
+// Every message, the argument lists' labels, the option tables of docker, sudo and uv and the programs
+// table (each program's argument list, each list's product, the modules `python -m` runs: opsmanual/data/
+// programs.py) come from the exposure bundle's `words` (rendered from opsmanual/data/exposure_words.py):
+// parse(text, args, words) makes them the words of that parse.
 let W = null;
+
+/* The argument list that describes `program` (a key of the programs table), from the bundle's words. */
+export function argsProgram(program, words = W) {
+  const entry = hasOwn(words.program_table.programs, program) ? words.program_table.programs[program] : null;
+  return entry ? entry.list : undefined;
+}
+
+/* The product whose releases the argument list `list` follows. */
+export function listProduct(list, words = W) {
+  return hasOwn(words.program_table.lists, list) ? words.program_table.lists[list].product : undefined;
+}
 
 /* `template` with each {name} replaced by its value (as fill() in opsmanual/data/exposure_words.py). */
 export function fill(template, values) {
@@ -29,7 +41,6 @@ function optionSet(name) {
   }
   return sets[name];
 }
-const MODULES = { "sglang.launch_server": "sglang", "sglang.bench_serving": "bench", "sglang.benchmark.serving": "bench", "sglang_router.launch_router": "router" };
 const MILES_SCRIPTS = ["train.py", "train_async.py"];
 
 const ASSIGN = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
@@ -617,6 +628,7 @@ class PyReader {
     return this.s.startsWith(str, this.i);
   }
 
+  /** @returns {{value: string | typeof DYNAMIC, kind: string} | undefined} */
   string() {
     const m = /^([rRuUbBfF]{0,2})('''|"""|'|")/.exec(this.s.slice(this.i, this.i + 5));
     if (!m) return undefined;
@@ -1224,7 +1236,8 @@ function recognize(words, env, result, args, depth = 0) {
         }
         return false;
       }
-      const program = hasOwn(MODULES, module) ? MODULES[module] : undefined;
+      const modules = W.program_table.modules;
+      const program = hasOwn(modules, module) ? modules[module] : undefined;
       if (program === undefined) {
         if (module.startsWith("sglang") || module.startsWith("sglang_router")) {
           result.error = say("p_module", { module });
@@ -1246,9 +1259,9 @@ function recognize(words, env, result, args, depth = 0) {
 function found(result, program, label, words, args, serve = false) {
   result.program = program;
   result.label = label;
-  const spec = args[ARGS_PROGRAM[program]] || null;
+  const spec = args[argsProgram(program)] || null;
   if (spec === null && program !== "miles") {
-    finding(result.findings, "no-argument-list", say("p_no_arglist", { label: W.arg_labels[ARGS_PROGRAM[program]][1] }));
+    finding(result.findings, "no-argument-list", say("p_no_arglist", { label: W.arg_labels[argsProgram(program)][1] }));
   }
   parseFlags(words, spec, program, result, serve);
   return true;

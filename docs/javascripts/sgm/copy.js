@@ -1,3 +1,4 @@
+// @ts-check
 /* Copy for chat: one button, two formats. A paste into Slack, Teams or a document takes the
    text/html (a real link named for the incident); a paste into a terminal or a plain box takes the
    text/plain line, which ends with the bare address. Both strings are written by the build into
@@ -23,7 +24,8 @@ async function write({ html, text }) {
 
 export function mountCopy(signal) {
   document.addEventListener("click", (event) => {
-    const button = event.target.closest && event.target.closest(".sgm-copy__chat");
+    const target = /** @type {HTMLElement} */ (event.target);
+    const button = /** @type {HTMLElement | null} */ (target.closest && target.closest(".sgm-copy__chat"));
     if (!button) return;
     event.preventDefault();
     const label = button.dataset.label || button.textContent;

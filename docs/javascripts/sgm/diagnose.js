@@ -1,3 +1,4 @@
+// @ts-check
 /* Is this a known incident? The browser's twin of opsmanual/engines/diagnose.py, step by step: read a
    whole bug report (versions, GPU, launch commands, model, error lines, phase, words), then rank the
    incidents by the log lines they print, the launch conditions that hold, the reported version and

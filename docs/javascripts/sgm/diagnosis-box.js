@@ -1,3 +1,4 @@
+// @ts-check
 /* The diagnosis box above the finder's rows: a pasted whole report (what was seen, the command, the
    versions, a traceback) diagnosed by sgm/diagnose.js, with what was read from it, the verdict per
    incident with its reasons, and for an unknown report the related incidents, a prefilled report
@@ -173,7 +174,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
      incident are on a phone's first screen. */
   parts.splice(read, 0, facts);
   parts.push(edit);
-  const active = document.activeElement;
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
   box.replaceChildren(...parts);
   if (active && edit.contains(active) && document.activeElement !== active) active.focus();
 }

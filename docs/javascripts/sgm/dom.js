@@ -1,3 +1,4 @@
+// @ts-check
 /* Writing an answer into the page, text only: nothing from the data ever becomes markup. */
 
 /* An element with a class and its text. */

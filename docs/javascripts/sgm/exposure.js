@@ -1,3 +1,4 @@
+// @ts-check
 // Am I exposed? Check a launch command against the incidents' exposure conditions.
 //
 // The twin of opsmanual/engines/exposure.py: it takes the same bundle (built by
@@ -6,12 +7,11 @@
 // must pass. No facts live here: GPUs, models, releases and argument lists all
 // come from the bundle.
 
-import { ARGS_PROGRAM, ArgList, closeMatches, cmpStr, fill, fmtValue, hasOwn, orList, parse } from "./command.js";
+import { ArgList, argsProgram, closeMatches, cmpStr, fill, fmtValue, hasOwn, listProduct, orList, parse } from "./command.js";
 
 export { parse } from "./command.js";
 
 export const FORMAT = 1;
-const PRODUCT = { sglang: "sglang", engine: "sglang", bench: "sglang", router: "sglang-router", miles: "miles" };
 // The words (product names, program and trait words, every reason and note) come from the bundle's `words`,
 // rendered from opsmanual/data/exposure_words.py: each check's Context carries them as `ctx.w`.
 const QUANT_TRAITS = ["fp8", "fp4"];
@@ -152,11 +152,12 @@ class Context {
     this.modelTraits = modelTraits;
     this.models = {};
     this.hints = new Map();  // an undecided reason -> what the reader could add to decide it
+    this.leaves = new Map();  // a condition's or a range's key -> its evaluated leaf, for this check
     this.w = engine.words;
   }
 
   arg(name, program) {
-    const key = ARGS_PROGRAM[program];
+    const key = argsProgram(program, this.w);
     const spec = this.specs[key];
     if (spec && spec.byOption.has(name)) return spec.byOption.get(name);
     for (const other of this.engine.arglists(key)) if (other.byOption.has(name)) return other.byOption.get(name);
@@ -190,7 +191,7 @@ class Context {
       if (kwarg !== null && kwarg.kwarg && kwarg.unknown) entry = kwarg;
     }
     if (entry === null) {  // written by the name an earlier release gave it: the same condition
-      const renames = this.engine.renamedTo.get(ARGS_PROGRAM[program])?.get(canonical) || [];
+      const renames = this.engine.renamedTo.get(argsProgram(program, this.w))?.get(canonical) || [];
       for (const r of renames) {
         const old = hasOwn(this.parsed.flags, r.old) ? this.parsed.flags[r.old] : null;
         if (old !== null && !old.kwarg) {
@@ -550,6 +551,32 @@ function any(children) {
   return [F, reasons, undecided];
 }
 
+// Incidents share conditions (a flag, a GPU vendor) and version ranges: within one check each is
+// decided once, as in the Python engine, under a key made once per condition object.
+const LEAF_KEYS = new WeakMap();
+function keyOf(obj) {
+  let key = LEAF_KEYS.get(obj);
+  if (key === undefined) {
+    key = JSON.stringify(obj);
+    LEAF_KEYS.set(obj, key);
+  }
+  return key;
+}
+
+function leafOf(obj, ctx, decide) {
+  const key = keyOf(obj);
+  let leaf = ctx.leaves.get(key);
+  if (leaf === undefined) {
+    const [v, reason, hint] = decide(obj, ctx);
+    if (v === U && hint) ctx.hints.set(reason, hint);
+    leaf = v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];  // shared: read-only
+    ctx.leaves.set(key, leaf);
+  }
+  return leaf;
+}
+
+const RANGE = (r, ctx) => versionLeaf(r, ctx);
+
 export function evaluate(cond, ctx) {
   const [key] = Object.keys(cond);
   const value = cond[key];
@@ -559,17 +586,11 @@ export function evaluate(cond, ctx) {
     const [v, rs, us] = evaluate(value, ctx);
     return v === U ? [U, NONE, us] : [!v, rs, us];  // what held inside an undecided `not` is no evidence
   }
-  const [v, reason, hint] = LEAVES[key](cond, ctx);
-  if (v === U && hint) ctx.hints.set(reason, hint);
-  return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
+  return leafOf(cond, ctx, LEAVES[key]);
 }
 
 function versionsNode(ranges, ctx) {
-  return any(ranges.map((r) => {
-    const [v, reason, hint] = versionLeaf(r, ctx);
-    if (v === U && hint) ctx.hints.set(reason, hint);
-    return v !== U ? [v, [reason], NONE] : [v, NONE, [reason]];
-  }));
+  return any(ranges.map((r) => leafOf(r, ctx, RANGE)));
 }
 
 function dedupe(items) {
@@ -677,7 +698,7 @@ export class Engine {
   /* The parser's findings, and one for each option written by the name an earlier release gave it (when the
      release checked lists the new name); it replaces the parser's unknown-flag finding. */
   renameFindings(parsed, spec) {
-    const key = ARGS_PROGRAM[parsed.program];
+    const key = argsProgram(parsed.program, this.words);
     const table = this.renamedFrom.get(key);
     if (!table || !spec) return parsed.findings;
     const extra = [], oldNames = [];
@@ -724,7 +745,7 @@ export class Engine {
 
   specs(version) {
     const out = {};
-    for (const p of ["sglang", "sglang-router", "sglang-bench", "miles"]) {
+    for (const p of Object.keys(this.words.program_table.lists)) {
       const s = this.arglist(p, version);
       if (s !== null) out[p] = s;
     }
@@ -771,7 +792,7 @@ export class Engine {
     }
     const program = parsed.program;
     out.program = program;
-    const product = PRODUCT[program];
+    const product = listProduct(argsProgram(program, w), w);
     const versions = {}, tags = {};
     const releases = (p) => (hasOwn(this.releases, p) ? this.releases[p].versions || [] : []);
     if (given !== null) {
@@ -807,7 +828,7 @@ export class Engine {
         return out;
       }
     }
-    const spec = specs[ARGS_PROGRAM[program]];
+    const spec = specs[argsProgram(program, w)];
     if (spec && hasOwn(versions, product) && spec.version !== versions[product] && given !== null) {
       out.notes.push(say(w, "no_arglist", { product: w.products[product], version: versions[product], checked: spec.version }));
     }

@@ -1,3 +1,4 @@
+// @ts-check
 /* Facets, the way Algolia-style disjunctive facets count: values of one facet
    combine with OR, facets with AND, and each value's count is what checking it
    would show, given the query and the other facets. DOM-free. */

@@ -1,3 +1,4 @@
+// @ts-check
 /* What the finder asks: its query of the search, and its log of the log patterns and the search.
    DOM-free: the mount (sgm/finder.js) hands `ask` to the scheduler (sgm/scheduler.js), which drops
    the stale answers. */

@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's table, decided without the page: which rows are in place and in which batches, what a
    column's value is for sorting, and what a click on a column's header does to the sort. DOM-free:
    sgm/finder/table.js reads the cells and moves the rows. */

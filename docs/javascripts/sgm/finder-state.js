@@ -1,3 +1,4 @@
+// @ts-check
 /* What the finder shows for a state and the answers to it: which incidents, in which order, and the
    sentences about them, made of finder.json's `words` (opsmanual/data/finder_words.py), which each
    function that speaks takes as `words`. DOM-free: the mount (finder.js) reads the form and moves

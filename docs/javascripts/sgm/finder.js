@@ -1,3 +1,4 @@
+// @ts-check
 /* The incident finder on the incidents page: the mount that reads finder.json and the form's state,
    asks the search through the scheduler (sgm/scheduler.js, sgm/finder-ask.js), lets
    sgm/finder-state.js decide what to show, and hands each part of the answer to its view under

@@ -1,3 +1,4 @@
+// @ts-check
 /* Which words of a text to highlight for a search, bounded however long the
    text or the query: unique terms only, a cap on the number of ranges, and
    no recursion. DOM-free. */

@@ -1,3 +1,4 @@
+// @ts-check
 /* The home page's search box. Typing and Enter need no script: the form asks the incident finder
    for ?filter=. A pasted log (two lines or more) goes to the finder as ?log=, which reads it line by
    line, instead of being squashed onto one line of the field. */

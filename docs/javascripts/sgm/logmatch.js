@@ -1,3 +1,4 @@
+// @ts-check
 /* A pasted log, read line by line against the incidents' log patterns (the same
    patterns `python -m macros.triage` uses), and the lines that look like errors,
    for a text search when no pattern knows them. DOM-free. */
@@ -97,7 +98,7 @@ export function analyseLog(text, patterns, shared = null, order = null) {
     possible: h.lines.size === 0,
   }));
   const place = (id) => (rank.has(id) ? rank.get(id) : Infinity);
-  hits.sort((a, b) => (a.possible - b.possible) || (b.lines - a.lines) || (b.possibleLines - a.possibleLines)
+  hits.sort((a, b) => (Number(a.possible) - Number(b.possible)) || (b.lines - a.lines) || (b.possibleLines - a.possibleLines)
     || (a.first - b.first) || (place(a.id) - place(b.id)));
   const common = [...guidance.values()].sort((a, b) => (b.lines - a.lines) || (a.first - b.first));
   /* Lines that look like errors: exception lines, the last line of a traceback, Error, failed... */

@@ -1,3 +1,4 @@
+// @ts-check
 /* "I am moving from A to B" on the check page (the mount layer). The answer is the upgrade command's
    (`sglang-manual upgrade --from A --to B -- COMMAND`), computed by its browser twin ./upgrade.js on the
    exposure bundle and the upgrade plan (upgrade.json: every release's argument lists), which are fetched
@@ -122,7 +123,7 @@ export function mountMove(root, signal) {
   let ready = null;
   let failed = null;
 
-  for (const node of document.querySelectorAll(".sgm-move__nojs")) node.hidden = true;
+  for (const node of document.querySelectorAll(/** @type {"div"} */ (".sgm-move__nojs"))) node.hidden = true;
 
   function clear() {
     result.hidden = true;
@@ -159,7 +160,7 @@ export function mountMove(root, signal) {
     let out;
     try {
       out = upgrade(ready.data, a, b, { exposure: command ? ready.engine : null, command, gpu });
-    } catch (err) {
+    } catch (/** @type {any} */ err) {
       out = { error: `${err.name}: ${err.message}`, items: [] };
     }
     render(result, out, ready.words, base, a, b, command !== null);

@@ -1,3 +1,4 @@
+// @ts-check
 /* Questions to a search that answers later (a worker), asked as the reader types. DOM-free.
 
    Every question is asked at once: nothing waits for typing to pause. One question is in flight
@@ -6,6 +7,11 @@
    was asked since, so the screen never shows an answer to an older question than the last one it
    showed, and what it shows is always the answer to the question named with it. */
 
+/**
+ * @param {(question: any) => any} run
+ * @param {(question: any, answer: any, seq: number) => void} show
+ * @param {(error: any, question: any) => void} [fail]
+ */
 export function createScheduler(run, show, fail = () => {}) {
   let seq = 0;          // the number of the newest question
   let inFlight = null;  // {seq, question} being answered

@@ -1,3 +1,4 @@
+// @ts-check
 /* The page's side of the finder's search: a worker when the browser has module workers,
    else the same search on the page itself. Every call returns a promise; answers to
    queries that a newer one has replaced are simply not used by the caller. */
@@ -41,15 +42,11 @@ function inWorker(url) {
 }
 
 async function onPage(url) {
-  const [{ createSearch }, response] = await Promise.all([import("./search.js"), fetch(url)]);
+  const [{ answer: answerOf, createSearch }, response] = await Promise.all([import("./search.js"), fetch(url)]);
   const started = performance.now();
   const data = await response.json();
   const search = createSearch(data);
-  const answer = (query) => {
-    const found = search.search(query);
-    return { text: found.text, words: found.words, results: found.results.map((r) => ({ id: r.id, score: r.score })),
-      highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix } };
-  };
+  const answer = (query) => answerOf(search, query);  // as the worker answers (search.js)
   const { index: _index, ...rest } = data;  // the index stays here; the page needs the rest
   return {
     ready: Promise.resolve({ data: rest, loaded: performance.now() - started }),

@@ -1,21 +1,10 @@
+// @ts-check
 /* The finder's search, run in a worker so that typing never waits for it: the page
    sends queries, the worker answers with the ranked incidents. It reads finder.json
    (fetched by the page while the worker starts) and sends the page everything but the index. */
-import { createSearch } from "./search.js";
+import { answer, createSearch } from "./search.js";
 
 let search = null;
-const MAX_SENT = 1000;  // incidents per answer: more would only cost the page time to receive
-
-function answer(query) {
-  const found = search.search(query);
-  return {
-    text: found.text,
-    words: found.words,
-    results: found.results.slice(0, MAX_SENT).map((r) => ({ id: r.id, score: r.score })),
-    total: found.results.length,
-    highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix },
-  };
-}
 
 self.onmessage = async (event) => {
   const message = event.data;
@@ -28,13 +17,13 @@ self.onmessage = async (event) => {
       const { index: _index, ...rest } = data;  // the index stays in the worker
       self.postMessage({ type: "ready", data: rest, loaded: performance.now() - started });
     } else if (message.type === "search") {
-      self.postMessage({ type: "found", seq: message.seq, found: answer(message.query) });
+      self.postMessage({ type: "found", seq: message.seq, found: answer(search, message.query) });
     } else if (message.type === "nearest") {
       self.postMessage({ type: "found", seq: message.seq, found: search.nearest(message.query) });
     } else if (message.type === "many") {
-      self.postMessage({ type: "found", seq: message.seq, found: message.queries.map(answer) });
+      self.postMessage({ type: "found", seq: message.seq, found: message.queries.map((query) => answer(search, query)) });
     }
   } catch (error) {
-    self.postMessage({ type: "error", seq: message.seq, error: String(error && error.message || error) });
+    self.postMessage({ type: "error", seq: message.seq, error: String(error && /** @type {Error} */ (error).message || error) });
   }
 };

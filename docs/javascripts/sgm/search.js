@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's ranked search: an operator's words in, incidents out, best first.
    MiniSearch (vendored) does the ranking: BM25 over weighted fields, prefix
    matching of the word being typed, typo tolerance for longer words. This
@@ -14,6 +15,7 @@ const SYNONYM_WEIGHT = 0.8;    // a synonym counts a little less than the word t
 const MIN_PREFIX = 3;          // the word being typed matches as a prefix from this many letters
 const MIN_FUZZY = 6;           // words this long also match with one typo
 const MAX_SCORED = 2000;       // incidents per word group, best first, that are weighed (the rest cannot rank)
+export const MAX_SENT = 1000;  // incidents per answer the page receives: more would only cost it time
 
 /* The postings of one term in one field, as the build wrote them (opsmanual/render/search_index.py
    encode_postings: gaps between documents in base 36, a count after a colon when above one),
@@ -206,8 +208,8 @@ export function createSearch(data) {
       const span = found ? found.entry.phrase.length : 1;
       const own = words.slice(i, i + span);
       const last = i + span === words.length;
-      const alternatives = [{ words: own, weight: 1, prefix: open && last && own[span - 1].length >= MIN_PREFIX,
-        phrase: span > 1 ? found.entry.phrase.join(" ") : null }];
+      const alternatives = /** @type {any[]} */ ([{ words: own, weight: 1, prefix: open && last && own[span - 1].length >= MIN_PREFIX,
+        phrase: span > 1 ? found.entry.phrase.join(" ") : null }]);
       if (span === 1 && /^[a-z]+$/.test(own[0]) && own[0].length >= MIN_FUZZY) {
         alternatives.push({ words: own, weight: 1, fuzzy: true });
       }
@@ -330,4 +332,18 @@ export function createSearch(data) {
   }
 
   return { search, nearest, plan, rules };
+}
+
+/* What the page receives for a query, from the worker (search-worker.js) or, where the browser has
+   no module workers, from the search run on the page (search-client.js): the ranked ids with their
+   scores (the first MAX_SENT; `total` counts them all) and what to highlight. */
+export function answer(search, query) {
+  const found = search.search(query);
+  return {
+    text: found.text,
+    words: found.words,
+    results: found.results.slice(0, MAX_SENT).map((r) => ({ id: r.id, score: r.score })),
+    total: found.results.length,
+    highlight: { terms: [...found.highlight.terms], prefix: found.highlight.prefix },
+  };
 }

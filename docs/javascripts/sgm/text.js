@@ -1,3 +1,4 @@
+// @ts-check
 /* How the finder cuts and normalises words. opsmanual/text/words.py and opsmanual/render/search_index.py builds the search
    index with the same rules in Python; tests/js/search.test.mjs checks that the
    two agree. DOM-free. */

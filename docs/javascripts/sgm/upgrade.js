@@ -1,3 +1,4 @@
+// @ts-check
 /* Before you upgrade: what a move from SGLang release A to release B ends, begins and breaks. The browser
    twin of opsmanual/engines/upgrade.py (and of opsmanual/data/argchanges.py's `step` and `affected`),
    item for item: tests/upgrade_conformance.json holds the cases both run. DOM-free. Its data is the
@@ -5,7 +6,7 @@
    and the upgrade plan (upgrade.json, opsmanual/render/upgrade_plan.py: every release's argument lists
    as changes, the fixes' pull requests); `upgradeData` joins them into the engine's data, the shape the
    Python engine's `upgrade_data` gives. */
-import { ARGS_PROGRAM } from "./command.js";
+import { argsProgram, listProduct } from "./command.js";
 import { cmpVersion, versionKey } from "./exposure.js";
 
 export const FORMAT = 1;
@@ -13,8 +14,6 @@ export const ENDS = "ends", BEGINS = "begins", CONTINUES = "continues";
 export const REMOVED = "removed", RENAMED = "renamed", DEPRECATED = "deprecated", DEFAULT_CHANGED = "default-changed";
 const INCIDENT_ORDER = { [ENDS]: 0, [BEGINS]: 1, [CONTINUES]: 2 };
 const BREAKS = [REMOVED];
-const LIST_PRODUCT = { sglang: "sglang", "sglang-bench": "sglang", "sglang-router": "sglang-router", miles: "miles" };
-const PRODUCT_LABEL = { sglang: "SGLang", "sglang-router": "sglang-router", miles: "Miles" };
 const hasOwn = (o, k) => o !== null && o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
 const byCodePoint = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -151,13 +150,20 @@ export function upgradeData(bundle, plan) {
   }
   const releases = {};
   for (const [p, e] of Object.entries(bundle.releases || {})) releases[p] = [...(e.versions || [])];
+  const programs = bundle.words.program_table;  // the programs, lists and products (opsmanual/data/programs.py)
   const prs = plan.prs || {};
   const incidents = bundle.incidents.map((i) => ({
     id: i.id, name: i.name, title: i.title, path: i.path,
     ranges: ((i.exposure && i.exposure.versions) || []),
     prs: hasOwn(prs, i.id) ? prs[i.id] : [],
   }));
-  return { releases, incidents, args };
+  return { releases, incidents, args, programs };
+}
+
+/* How readers name `product`, from the programs table the data carries. */
+function productLabel(data, product) {
+  const products = (data.programs && data.programs.products) || {};
+  return hasOwn(products, product) ? products[product].label : product;
 }
 
 /* ---- The move ------------------------------------------------------------------- */
@@ -190,9 +196,8 @@ function isVersion(v) {
   }
 }
 
-export function checkMove(releases, product, a, b) {
+export function checkMove(releases, product, a, b, label = product) {
   const known = releases[product] || [];
-  const label = PRODUCT_LABEL[product] ?? product;
   for (const [option, v] of [["--from", a], ["--to", b]]) {
     if (!isVersion(v)) throw new UpgradeError(`${option} ${v}: not a release number (such as 0.5.22, 0.5.10rc0 or 0.5.6.post2)`);
     if (!known.some((k) => cmpVersion(v, k) === 0)) {
@@ -208,7 +213,7 @@ export function checkMove(releases, product, a, b) {
 
 export function incidents(data, a, b, product = "sglang", keep = null) {
   const steps = between(data.releases[product] || [], a, b);
-  const out = [];
+  const out = /** @type {any[]} */ ([]);
   for (const inc of data.incidents) {
     const ranges = inc.ranges;
     const atA = affected(ranges, product, a), atB = affected(ranges, product, b);
@@ -271,7 +276,7 @@ export function flags(data, a, b, program = "sglang", used = null, written = nul
   const lists = hasOwn(data.args, program) ? data.args[program] : {};
   const versions = oldestFirst(Object.keys(lists)).filter((v) => cmpVersion(v, a) >= 0 && cmpVersion(v, b) <= 0);
   if (!versions.length) return [];
-  const label = PRODUCT_LABEL[LIST_PRODUCT[program] ?? program] ?? program;
+  const label = productLabel(data, listProduct(program, { program_table: data.programs }) ?? program);
   // each tracked option: its name at a -> its current name (null once removed)
   const tracked = used === null ? null : new Map(used.map((n) => [n, n]));
   const out = [];
@@ -326,7 +331,7 @@ export function upgrade(data, a, b, { exposure = null, command = null, gpu = nul
   a = strip(a);
   b = strip(b);
   try {
-    checkMove(data.releases, product, a, b);
+    checkMove(data.releases, product, a, b, productLabel(data, product));
   } catch (err) {
     if (err instanceof UpgradeError) return { items: [], program: null, error: err.message };
     throw err;
@@ -338,7 +343,8 @@ export function upgrade(data, a, b, { exposure = null, command = null, gpu = nul
   let program = null;
   const first = exposure.parse(command, a);
   // The move names SGLang releases: a router's (or Miles') command is checked without a release of its own.
-  const ownList = LIST_PRODUCT[ARGS_PROGRAM[first.program || "sglang"] ?? "sglang"];
+  const words = { program_table: data.programs };
+  const ownList = listProduct(argsProgram(first.program || "sglang", words) ?? "sglang", words);
   const own = ownList === undefined || ownList === product;
   for (const v of [a, b]) {
     const out = exposure.check(command, { gpu, version: own ? v : null, model_traits: modelTraits });
@@ -347,10 +353,10 @@ export function upgrade(data, a, b, { exposure = null, command = null, gpu = nul
     keep[v] = new Set(out.results.map((r) => r.id));
   }
   const parsed = first;
-  const listed = ARGS_PROGRAM[program || "sglang"] ?? "sglang";
+  const listed = argsProgram(program || "sglang", words) ?? "sglang";
   const known = Object.entries(parsed.flags).filter(([, entry]) => !entry.unknown);
   let items = incidents(data, a, b, product, keep);
-  if (LIST_PRODUCT[listed] === product) {
+  if (listProduct(listed, words) === product) {
     const shown = Object.fromEntries(known.filter(([, e]) => !e.kwarg).map(([name, e]) => [name, e.written || name]));
     items = items.concat(flags(data, a, b, listed, known.map(([name]) => name), shown));
   }

@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's state in the address, and back: the address always says what
    is on screen, so a link shows the same view. DOM-free. */
 import { MAX_QUERY } from "./text.js";

@@ -1,3 +1,4 @@
+// @ts-check
 /* Words rendered from Python, filled in: finder.json's `words` (opsmanual/data/finder_words.py). A
    template names its values in braces; a word that depends on a count has a `<key>_one` and a
    `<key>_many` form. DOM-free. */

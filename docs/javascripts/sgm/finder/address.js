@@ -1,3 +1,4 @@
+// @ts-check
 /* The address follows the finder's view a moment later, so that a link shows the same rows. It is
    written from the state the rows answer, never from a newer one whose answer is still on its way. */
 import { nextAddress } from "../finder-state.js";

@@ -1,3 +1,4 @@
+// @ts-check
 /* A whole report pasted into the finder (or handed over by the home page): its diagnosis above the
    rows. The engine and its bundles load only now (sgm/diagnosis-box.js). The report stays in this
    page: the address keeps only the log lines the rows answer. */

@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's facets: the panel that opens and shuts, its check boxes (kept as the state says), and
    the count beside each value, what checking it would show (sgm/facets.js counts). */
 import { facetCounts } from "../facets.js";

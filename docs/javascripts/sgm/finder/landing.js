@@ -1,3 +1,4 @@
+// @ts-check
 /* Once the rows are first in place: go to the incident the address names, bringing its row back if
    the finder left it out, and tell the page (sgm/anchors.js waits for it). */
 import { landingId } from "../finder-state.js";

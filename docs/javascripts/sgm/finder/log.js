@@ -1,3 +1,4 @@
+// @ts-check
 /* The pasted log above the finder's rows: one sentence about it and its kept lines, and, when it
    holds only lines that many incidents print, what to check for that error first. The words come
    from sgm/finder-state.js, finder.json's words and its guidance. */

@@ -1,3 +1,4 @@
+// @ts-check
 /* The words the search matched, highlighted in the first rows shown (the CSS Custom Highlight API,
    so no row's markup changes), after the frame that shows the rows. sgm/highlight.js decides which
    words; a browser without the API highlights nothing. */

@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's field: typing asks at every key, a pasted log or an overlong paste is taken apart
    (sgm/finder-state.js pasted()), Escape clears, and "/" anywhere else on the page focuses it
    (ahead of Material's own search shortcut). */
@@ -31,7 +32,7 @@ export function mountQuery(form, { signal, read, onQuery, onLog, onEscape }) {
   on(form.querySelector(".sgm-finder__focus"), "click", () => input.focus());
   /* One Tab from the field, then Enter: the first result's link, past the buttons and the facets. */
   on(form.querySelector(".sgm-finder__skip"), "click", () => {
-    const links = document.querySelectorAll(".sgm-table tbody tr:not([hidden]) .sgm-row-link");
+    const links = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".sgm-table tbody tr:not([hidden]) .sgm-row-link"));
     const first = [...links].find((link) => link.getClientRects().length > 0);
     if (first) first.focus();
   });

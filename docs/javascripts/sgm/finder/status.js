@@ -1,3 +1,4 @@
+// @ts-check
 /* What the finder says about its rows: the count (read out to screen readers), the "nothing matched"
    note with a nearer query and Material's own search as ways on, and the button that switches
    between best matches first and grouped by part. The sentences come from sgm/finder-state.js, made
@@ -6,8 +7,8 @@ import { nearestText } from "../finder-state.js";
 
 /* Material's own search, opened with `query` in its box: for when the incidents hold nothing. */
 function openHeaderSearch(query) {
-  const toggle = document.querySelector('[data-md-toggle="search"]');
-  const box = document.querySelector('[data-md-component="search-query"]');
+  const toggle = /** @type {HTMLInputElement | null} */ (document.querySelector('[data-md-toggle="search"]'));
+  const box = /** @type {HTMLInputElement | null} */ (document.querySelector('[data-md-component="search-query"]'));
   if (!toggle || !box) return false;
   toggle.checked = true;
   toggle.dispatchEvent(new Event("change"));

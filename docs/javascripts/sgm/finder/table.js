@@ -1,3 +1,4 @@
+// @ts-check
 /* The finder's rows: the page's own table rows, moved into the ranked results table or back into
    their parts' tables, the sort buttons on the column headers, the "Show all" bar, and the note a
    ranked row carries about the pasted log. sgm/finder-rows.js decides; this view moves. */
@@ -19,10 +20,10 @@ function setRows(body, rows) {
 /* `entries`: each incident's {id, row, home} (home: the table body the page put its row in), in the
    manual's order; `words`: finder.json's. `onSort(column)` and `onShowAll()` run on a click. */
 export function mountTable(form, { entries, statusOrder, words, signal, onSort, onShowAll }) {
-  const results = document.querySelector(".sgm-results");
+  const results = /** @type {HTMLElement | null} */ (document.querySelector(".sgm-results"));
   const resultsBody = results ? results.querySelector("tbody") : null;
-  const tables = [...document.querySelectorAll(".sgm-table[data-part]")];
-  const headers = [...document.querySelectorAll(".sgm-table th[data-sort]")];
+  const tables = [.../** @type {NodeListOf<HTMLTableElement>} */ (document.querySelectorAll(".sgm-table[data-part]"))];
+  const headers = [.../** @type {NodeListOf<HTMLTableCellElement>} */ (document.querySelectorAll(".sgm-table th[data-sort]"))];
   const more = form.querySelector(".sgm-finder__more");
   const homes = [...new Set(entries.map((e) => e.home))];
   let stamp = 0;

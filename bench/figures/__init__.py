@@ -1,0 +1,1 @@
+"""The speed figures, one module per figure or small family of figures; bench/bench.py lists them."""
