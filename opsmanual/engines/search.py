@@ -502,7 +502,8 @@ class Search:
     def search(self, query: str) -> dict[str, Any]:
         """Incidents for ``query``, best first: ``results`` [{id, score, share, covered, terms}], and
         what to highlight. A word group counts as much as it is rare, half as much when only a story
-        says it; an incident must cover a quarter of the query's weight, or half the best one's."""
+        says it; an incident must cover a quarter of the query's weight, or half the best one's, or most
+        of the query's words."""
         planned = self.plan(query)
         groups = planned["groups"]
         if not groups:
@@ -533,7 +534,10 @@ class Search:
             doc["terms"] = list(doc["terms"])
         best = max([0, *(d["share"] for d in scored)])
         need = min(0.5, best) / 2 - 1e-9
-        results = sorted((d for d in scored if d["share"] >= need), key=lambda d: (-d["score"], self.order[d["id"]]))
+        # ... or most of the query's words, common ones too (as search.js keeps them)
+        many = len(planned["groups"])
+        kept = (d for d in scored if d["share"] >= need or d["covered"] * 2 > many)
+        results = sorted(kept, key=lambda d: (-d["score"], self.order[d["id"]]))
         terms: dict[str, None] = {}
         for r in results[:30]:
             for t in r["terms"]:
