@@ -531,6 +531,7 @@ export class Diagnoser {
     const w = this.w;
     const count = this.incidents.length;
     const top = [...Array(count).keys()].sort((a, b) => ev.score[b] - ev.score[a] || a - b).slice(0, 2);
+    /** @type {Array<[number, number, number, string]>} */
     const ranked = [];
     for (let n = 0; n < count; n++) {
       const mechanism = ev.held[n] && ev.support[n] >= w.support && !ev.outside[n];

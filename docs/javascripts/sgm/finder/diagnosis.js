@@ -5,7 +5,7 @@
 
 /* `onForget()` runs when the reader drops the report from the diagnosis box; `onAnswer(ids)` gets the
    incidents each answer shown names as matching, in its order. */
-export function mountDiagnosis(form, { signal, onForget, onAnswer = () => {} }) {
+export function mountDiagnosis(form, { signal, onForget, onAnswer = /** @type {(ids: string[]) => void} */ ((_ids) => {}) }) {
   const box = form.querySelector(".sgm-diagnosis");
   let stamp = 0;
 
