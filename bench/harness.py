@@ -319,8 +319,11 @@ EXPOSURE_WHEN = [  # a mix of every condition kind, with flags SGLang 0.5.22 has
 
 
 def exposure_project(tmp: Path, count: int) -> Path:
-    """A copy of the manual's data with ``count`` synthetic incidents that carry exposure conditions."""
-    dest = tmp / "exposure"
+    """A copy of the manual's data with ``count`` synthetic incidents that carry exposure conditions,
+    made once per run and count (every figure that needs it shares it)."""
+    dest = tmp / f"exposure-{count}"
+    if (dest / "data" / "incidents.yaml").exists():
+        return dest
     for name in ("data", "docs"):
         shutil.copytree(ROOT / name, dest / name)
     out = ["", "# synthetic incidents for the exposure benchmark"]

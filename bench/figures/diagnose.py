@@ -53,7 +53,7 @@ def bench_diagnose(tmp: Path, count: int, runs: int) -> tuple[float, str]:
 
     report = diagnose_report(200_000)
     figures = []
-    for project in (ROOT, tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)):
+    for project in (ROOT, exposure_project(tmp, count)):
         bundle, exposure = load_bundles(str(project), None)
         engine = Diagnoser(bundle, exposure)
         engine.diagnose(report)
@@ -102,7 +102,7 @@ def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     page_dir.mkdir()
     for js in (ROOT / "docs" / "javascripts" / "sgm").glob("*.js"):
         shutil.copy2(js, page_dir / js.name)
-    more = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+    more = exposure_project(tmp, count)
     for name, project in (("manual", ROOT), ("more", more)):
         manual = load_manual(project)
         (page_dir / f"{name}-diagnose.json").write_text(json.dumps(from_manual(manual)), "utf-8")

@@ -44,7 +44,7 @@ def bench_exposure_cli(tmp: Path, count: int, runs: int) -> tuple[float, str]:
 def bench_upgrade_cli(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     """`upgrade` from 0.5.9 to 0.5.22 with the exposure benchmark's command: two exposure checks (one at
     each release) and the command's options followed through every release's argument list."""
-    project = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+    project = exposure_project(tmp, count)
     run([PY, "-m", "compileall", "-q", str(ROOT / "macros"), str(ROOT / "opsmanual")])
     cmd = [PY, "-m", "opsmanual", "upgrade", "--project", str(project), "--from", "0.5.9", "--to", "0.5.22"]
     cmd += ["--", *EXPOSURE_COMMAND]
@@ -80,7 +80,7 @@ def bench_exposure_js(tmp: Path, count: int) -> tuple[float, str]:
 
     from opsmanual.render.bundle import bundle
 
-    project = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+    project = exposure_project(tmp, count)
     page_dir = tmp / "exposure-page"
     page_dir.mkdir()
     for js in (ROOT / "docs" / "javascripts" / "sgm").glob("*.js"):

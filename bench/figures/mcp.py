@@ -20,9 +20,9 @@ MCP_QUESTIONS = [
 def search_project(tmp: Path, count: int) -> Path:
     """The exposure benchmark's copy of the data (``count`` synthetic incidents added), with a story
     for each of them on their section page, as the build and the search's data require."""
-    dest = tmp / "search"
+    dest = tmp / f"search-{count}"
     if not dest.exists():
-        source = tmp / "exposure" if (tmp / "exposure").exists() else exposure_project(tmp, count)
+        source = exposure_project(tmp, count)
         shutil.copytree(source, dest)
         page = dest / "docs" / "part-3" / "3-2-sizing-the-pool.md"
         told = "".join(f'{{{{ story("capture-exposure-{k}") }}}}\n\nA story.\n\n' for k in range(count))
