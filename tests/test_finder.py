@@ -389,3 +389,23 @@ def test_the_address_never_runs_ahead_of_the_rows(page, server):
     page.wait_for_function("window.__seen.length && window.__seen.at(-1)[0] === 'bootstrap'")
     seen = page.evaluate("window.__seen")
     assert all(address == answered for address, answered in seen), seen
+
+
+def test_a_keystroke_visits_the_rows_it_shows_not_every_row(page, server, incidents):
+    """An answer's update touches the rows it shows and the rows that carry a note about a pasted
+    log, not every incident's row: at 5,000 incidents a look into each row at each key held the next
+    key back. Counted as row look-ups (querySelector on a table row) during one answer."""
+    open_finder(page, server)
+    search(page, "retract")
+    page.evaluate("""() => {
+      window.__rowLookups = 0;
+      const own = Element.prototype.querySelector;
+      Element.prototype.querySelector = function (selector) {
+        if (this.tagName === "TR") window.__rowLookups += 1;
+        return own.call(this, selector);
+      };
+    }""")
+    search(page, "retract health")
+    shown = len(ids(page))
+    assert 0 < shown < len(incidents)
+    assert page.evaluate("window.__rowLookups") <= shown
