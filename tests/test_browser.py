@@ -224,3 +224,23 @@ def test_leaving_the_finder_leaves_no_highlight_address_write_or_landing_mark_be
     assert page.evaluate("location.search") == ""
     assert not page.evaluate("CSS.highlights.has('sgm-hit')")
     assert page.evaluate("'sgmRows' in document.documentElement.dataset") is False
+
+
+def test_the_themes_start_restyles_no_element_for_its_scheme_mark(page, server):
+    """Material's colour-scheme code marks <body> as switching, and a rule of its own then applies to
+    every element: set while the page starts, the mark restyled every element of the incidents page
+    in the longest task of its start. The page carries the mark before the theme's script runs, so the
+    theme's own set changes nothing (one style recalculation of the whole page fewer), and the theme
+    still takes it off, so transitions work after the start."""
+    page.add_init_script("""window.__marks = [];
+      new MutationObserver((records) => { for (const r of records) if (r.target === document.body)
+        window.__marks.push([r.oldValue, document.body.getAttribute(r.attributeName)]); })
+        .observe(document, { subtree: true, attributes: true, attributeOldValue: true,
+                             attributeFilter: ["data-md-color-switching"] });""")
+    page.goto(f"{server}incidents/")
+    page.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+    marks = page.evaluate("window.__marks")
+    first, *theirs, off = marks
+    assert first == [None, ""]  # the page's own mark, before the theme's script
+    assert theirs and all(m == ["", ""] for m in theirs)  # the theme's sets: no change
+    assert off == ["", None]  # taken off after the theme's first frame

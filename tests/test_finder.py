@@ -419,3 +419,23 @@ def test_a_symptom_typed_on_the_home_page_finds_what_most_of_its_words_say(page,
     rows = ids(page)
     assert "sglang-36889" in rows, rows
     assert rows.index("sglang-36889") > 0, rows
+
+
+def test_a_keystroke_visits_the_rows_it_shows_not_every_row(page, server, incidents):
+    """An answer's update touches the rows it shows and the rows that carry a note about a pasted
+    log, not every incident's row: at 5,000 incidents a look into each row at each key held the next
+    key back. Counted as row look-ups (querySelector on a table row) during one answer."""
+    open_finder(page, server)
+    search(page, "retract")
+    page.evaluate("""() => {
+      window.__rowLookups = 0;
+      const own = Element.prototype.querySelector;
+      Element.prototype.querySelector = function (selector) {
+        if (this.tagName === "TR") window.__rowLookups += 1;
+        return own.call(this, selector);
+      };
+    }""")
+    search(page, "retract health")
+    shown = len(ids(page))
+    assert 0 < shown < len(incidents)
+    assert page.evaluate("window.__rowLookups") <= shown

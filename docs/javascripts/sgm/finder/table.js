@@ -83,19 +83,31 @@ export function mountTable(form, { entries, statusOrder, words, signal, onSort, 
     return visible;
   }
 
-  /* Each ranked row says what the log showed for it; a row in its part says nothing. */
+  /* Each ranked row says what the log showed for it; a row in its part says nothing. The rows that
+     carry a note are kept, so that an update visits them and the rows the log found, never every
+     row: at thousands of incidents a look into each row at each key held the next key back. */
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const noted = new Map();  // incident id -> its note
   function showEvidence(evidence, ranked) {
-    for (const e of entries) {
-      const text = ranked ? evidenceText(evidence.get(e.id), words) : "";
-      let note = e.row.querySelector(".sgm-row-evidence");
-      if (!text) {
-        if (note) note.remove();
-        continue;
+    const texts = new Map();
+    if (ranked) {
+      for (const [id, hit] of evidence) {
+        const text = evidenceText(hit, words);
+        if (text && byId.has(id)) texts.set(id, text);
       }
+    }
+    for (const [id, note] of noted) {
+      if (texts.has(id)) continue;
+      note.remove();
+      noted.delete(id);
+    }
+    for (const [id, text] of texts) {
+      let note = noted.get(id);
       if (!note) {
         note = document.createElement("span");
         note.className = "sgm-row-evidence";
-        e.row.cells[0].append(note);
+        byId.get(id).row.cells[0].append(note);
+        noted.set(id, note);
       }
       if (note.textContent !== text) note.textContent = text;
     }
