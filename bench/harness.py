@@ -264,9 +264,7 @@ def page_result(page_dir: Path, timeout: int) -> dict:
     httpd, url = serve_dir(page_dir)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
+            browser = launch(p)
             page = browser.new_page()
             page.goto(f"{url}index.html")
             page.wait_for_function("window.__result !== undefined", timeout=timeout)
@@ -277,10 +275,15 @@ def page_result(page_dir: Path, timeout: int) -> dict:
     return result
 
 
-def browser_page(p, **options):
-    browser = p.chromium.launch(
+def launch(p):
+    """The machine's Chromium, started as every browser figure starts it (``p``: sync Playwright)."""
+    return p.chromium.launch(
         executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
     )
+
+
+def browser_page(p, **options):
+    browser = launch(p)
     return browser, browser.new_page(viewport={"width": 1300, "height": 900}, **options)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from harness import Bench, browser_page, builder, chromium, finder_site, load, serve_dir, synthetic_project
+from harness import Bench, browser_page, builder, finder_site, launch, load, serve_dir, synthetic_project
 
 MEASURE = """
 (() => {
@@ -146,9 +146,7 @@ def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     longest = {"incidents/": [], "about/": []}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
+            browser = launch(p)
             # the two pages in turn, so that both see the same machine; a smoke run (runs=1) loads each once
             for _ in range(runs if runs == 1 else max(runs, 7)):
                 for path, times in longest.items():

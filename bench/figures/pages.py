@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import Bench, chromium, real_site, serve_dir
+from harness import Bench, launch, real_site, serve_dir
 
 PAGE_TYPES = {
     "home": "",
@@ -25,9 +25,7 @@ def bench_page_bytes(tmp: Path) -> tuple[float, str]:
     weights = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
+            browser = launch(p)
             for name, path in PAGE_TYPES.items():
                 context = browser.new_context(viewport={"width": 1300, "height": 900})
                 sizes = []
@@ -64,9 +62,7 @@ def bench_cls(tmp: Path, runs: int) -> tuple[float, str]:
     shifts = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
+            browser = launch(p)
             for name, size in (("desktop", (1280, 800)), ("phone", (390, 844))):
                 worst = 0.0
                 for _ in range(runs if runs == 1 else max(runs, 2)):  # a smoke run (runs=1) loads once
