@@ -871,3 +871,33 @@ def test_a_line_few_incidents_print_relates_each_of_them(engine):
         "[2026-01-02 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
     )
     assert not crash["results"], [(r["id"], r["why"]) for r in crash["results"]]
+
+
+def test_the_background_words_come_from_the_manual_read(tmp_path):
+    """The bundle takes the background words of the manual it was made from (its own data/), not the
+    words of the checkout the code runs from; a malformed file is one line naming it, exit status 2."""
+    import shutil
+
+    from opsmanual.data.loader import load_manual
+    from opsmanual.render.diagnose import from_manual
+
+    project = tmp_path / "p"
+    for name in ("data", "docs"):
+        shutil.copytree(ROOT / name, project / name)
+    background = project / "data" / "diagnose-background.yaml"
+    word = "retraction"  # a word incidents tell: as a background word, no incident's terms may hold it
+    assert word in from_manual(load_manual(ROOT))["terms"]
+    background.write_text(yaml.safe_dump({"words": [word]}), "utf-8")
+    assert word not in from_manual(load_manual(project))["terms"]
+
+    background.write_text("words: 3\n", "utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "opsmanual", "diagnose", "--project", str(project), "-"],
+        input="CUDA out of memory",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "data/diagnose-background.yaml:1: 'words' must be a list of words" in run.stderr
+    assert "Traceback" not in run.stderr

@@ -180,6 +180,7 @@ class Manual:
     facts: Facts | None = None  # the GPUs, models, releases and argument lists, validated
     guidance: tuple[Guidance, ...] = ()  # the errors many incidents share (data/guidance.yaml)
     metrics: Metrics | None = None  # the metrics and alert rules (data/metrics.yaml: opsmanual.data.metrics.Metrics)
+    background: frozenset[str] = frozenset()  # the words the diagnosis never counts (data/diagnose-background.yaml)
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:
@@ -241,4 +242,15 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
         facts(data),
         load_guidance(data / "guidance.yaml", site, incidents),
         load_metrics(data / "metrics.yaml", incidents),
+        _background(data),
     )
+
+
+def _background(data: Path) -> frozenset[str]:
+    """data/diagnose-background.yaml's words; a malformed file is one problem naming it."""
+    from opsmanual.data.background import NAME, load_background
+
+    try:
+        return load_background(data)
+    except ValueError as err:
+        raise ManualError([Problem(f"data/{NAME}", 1, None, str(err).split(": ", 1)[-1])]) from None

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
@@ -215,11 +214,8 @@ def diagnose_bundle(
 
 def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
     """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
-    from opsmanual import ROOT
-    from opsmanual.data.background import load_background
     from opsmanual.render.html import by_part
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
-    background = load_background(Path(ROOT) / "data")
-    return diagnose_bundle(ordered, manual.guidance, site, labels("phase"), site.guidance_url, background)
+    return diagnose_bundle(ordered, manual.guidance, site, labels("phase"), site.guidance_url, manual.background)
