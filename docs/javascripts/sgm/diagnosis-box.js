@@ -5,6 +5,7 @@
    link and a draft entry. The finder imports this module, and it fetches diagnose.json and
    exposure.json, only when a report is pasted. Every word shown comes from the bundle. */
 import { actionLine } from "./action.js";
+import { el, inline } from "./dom.js";
 import { ANSWER_KNOWN, Diagnoser } from "./diagnose.js";
 
 let loading = null;
@@ -22,21 +23,6 @@ export function loadDiagnoser(form) {
   return loading;
 }
 
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
-
-/* Text with `code` spans, as the data writes it. */
-function withCode(parent, text) {
-  String(text).split("`").forEach((part, n) => {
-    if (!part) return;
-    if (n % 2) parent.append(el("code", "", part)); else parent.append(part);
-  });
-  return parent;
-}
 
 export function loadingBox(box, labels) {
   box.hidden = false;
@@ -94,10 +80,10 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
     link.href = out.first.path ? `${root}${out.first.path}` : "#";
     title.append(link);
     first.append(title);
-    if (out.first.text) first.append(withCode(el("p", "sgm-diagnosis__first-text"), out.first.text));
+    if (out.first.text) first.append(inline(el("p", "sgm-diagnosis__first-text"), out.first.text));
     if (out.first.steps.length) {
       const steps = el("ul", "sgm-diagnosis__first-steps");
-      for (const step of out.first.steps) steps.append(withCode(el("li"), step));
+      for (const step of out.first.steps) steps.append(inline(el("li"), step));
       first.append(steps);
     }
     if (out.first.fixedIn.length) first.append(el("p", "sgm-diagnosis__first-fixed", `${L.fixedIn} ${out.first.fixedIn.join(", ")}`));
@@ -118,7 +104,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
       link.href = `${root}${r.path}`;
       title.append(link, " ", el("code", "sgm-diagnosis__id", r.id));
       const why = el("ul", "sgm-diagnosis__why");
-      for (const w of r.why) why.append(withCode(el("li"), w));
+      for (const w of r.why) why.append(inline(el("li"), w));
       item.append(title);
       const action = actions.get(r.id);
       if (action) item.append(actionLine(action, link.href));
@@ -133,9 +119,9 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
     const link = el("a", "", g.title);
     link.href = g.path ? `${root}${g.path}` : "#";
     p.append(link, " ");
-    withCode(p, g.summary);
+    inline(p, g.summary);
     guidanceParts.push(p);
-    if (g.advice) guidanceParts.push(withCode(el("p", "sgm-diagnosis__advice", `${g.phaseLabel}: `), g.advice));
+    if (g.advice) guidanceParts.push(inline(el("p", "sgm-diagnosis__advice", `${g.phaseLabel}: `), g.advice));
   }
   /* A known incident's evidence before the common errors; for an unknown report, the common errors first. */
   if (out.answer === ANSWER_KNOWN) parts.push(...incidentParts, ...guidanceParts);
