@@ -109,8 +109,12 @@ def builder(project_dir: Path, out: Path, strict: bool = True):
 
 
 def synthetic_project(tmp: Path, count: int) -> Path:
-    """A copy of the manual whose data holds ``count`` synthetic incidents, told on its section pages."""
-    dest = tmp / "synthetic"
+    """A copy of the manual whose data holds ``count`` synthetic incidents, told on its section pages,
+    made once per run and count (every figure that needs it shares it)."""
+    final = tmp / f"synthetic-{count}"
+    if final.exists():
+        return final
+    dest = tmp / f"synthetic-{count}.part"  # renamed once whole
     dest.mkdir()
     for name in ("mkdocs.yml", "data", "macros", "opsmanual", "includes", "overrides"):
         src = ROOT / name
@@ -167,7 +171,8 @@ def synthetic_project(tmp: Path, count: int) -> Path:
         text = f'---\nsection: "{number}"\n---\n\nA synthetic section page.\n\n{{{{ callout() }}}}\n\n## Incidents\n\n'
         text += "".join(f'{{{{ story("{i}") }}}}\n\nA story.\n\n' for i in told[number])
         (dest / "docs" / section.page).write_text(text, "utf-8")
-    return dest
+    dest.rename(final)
+    return final
 
 
 _REAL_STORIES: dict = {}
@@ -324,9 +329,10 @@ EXPOSURE_WHEN = [  # a mix of every condition kind, with flags SGLang 0.5.22 has
 def exposure_project(tmp: Path, count: int) -> Path:
     """A copy of the manual's data with ``count`` synthetic incidents that carry exposure conditions,
     made once per run and count (every figure that needs it shares it)."""
-    dest = tmp / f"exposure-{count}"
-    if (dest / "data" / "incidents.yaml").exists():
-        return dest
+    final = tmp / f"exposure-{count}"
+    if final.exists():
+        return final
+    dest = tmp / f"exposure-{count}.part"  # renamed once whole
     for name in ("data", "docs"):
         shutil.copytree(ROOT / name, dest / name)
     out = ["", "# synthetic incidents for the exposure benchmark"]
@@ -352,7 +358,8 @@ def exposure_project(tmp: Path, count: int) -> Path:
         ]
     path = dest / "data" / "incidents.yaml"
     path.write_text(path.read_text("utf-8") + "\n".join(out) + "\n", "utf-8")
-    return dest
+    dest.rename(final)
+    return final
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
 
     out = tmp / f"site-synthetic-{count}"
     if not out.exists():
-        project_dir = synthetic_project(tmp, count) if not (tmp / "synthetic").exists() else tmp / "synthetic"
+        project_dir = synthetic_project(tmp, count)
         builder(project_dir, out)()
     httpd, url = serve_dir(out)
     longest = {"incidents/": [], "about/": []}
