@@ -154,6 +154,15 @@ def test_nothing_found_is_exit_status_1():
     assert text.returncode == 1 and text.stdout.strip() == "No incident matches."
 
 
+def test_one_incident_is_counted_in_the_singular():
+    """The count leads the answer and reads as English whatever it is."""
+    one = json.loads(run("--json", "--status", "open", "oom").stdout)
+    assert one["total"] == 1, one  # the one open incident that oom finds
+    assert run("--status", "open", "oom").stdout.startswith("1 incident, best first:")
+    many = run("oom").stdout
+    assert many.split(",")[0].endswith(" incidents"), many
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -169,6 +169,10 @@ def check_facets(facets: dict[str, list[str]], incidents: list[dict]) -> dict[st
     return selected
 
 
+def _incidents(n: int) -> str:
+    return f"{n} incident" if n == 1 else f"{n} incidents"
+
+
 def answer(search, pages: dict, query: str, facets: dict[str, list[str]] | None, limit: int, base: str) -> dict:
     """The incidents for ``query``, best first, narrowed by ``facets``: what the command prints with
     --json and the MCP server's search tool answers. ``search``: an engines.search.Search."""
@@ -207,10 +211,10 @@ def _text(out: dict) -> str:
         lines = ["No incident matches."]
         if out["nearest"]:
             near = out["nearest"]
-            lines.append(f"Without {near['dropped']!r}: {near['found']} incidents ({prog()} {near['query']}).")
+            lines.append(f"Without {near['dropped']!r}: {_incidents(near['found'])} ({prog()} {near['query']}).")
         return "\n".join(lines)
     lines = [
-        f"{out['total']} incidents, best first"
+        f"{_incidents(out['total'])}, best first"
         + (f" (the first {len(out['results'])})" if out["total"] > len(out["results"]) else "")
         + ":"
     ]
