@@ -53,7 +53,7 @@ def main(argv: list[str]) -> None:
             print(line(f"{path.name} [{s or 'all'}]", measure(engine, [c for c in cases if c.get("split", "") == s])))
         if len(splits) > 1:
             print(line(f"{path.name} [all]", measure(engine, cases)))
-    fixtures = ROOT.parent.parent / "shared" / "fixtures" / "h200"
+    fixtures = ROOT.parent / "shared" / "fixtures" / "h200"
     for f in sorted(fixtures.glob("*.txt")) if fixtures.is_dir() else []:
         out = engine.diagnose(f.read_text("utf-8"))
         words_only = [r["id"] for r in out["results"] if all(w.startswith("your words") for w in r["why"])]

@@ -901,3 +901,35 @@ def test_the_background_words_come_from_the_manual_read(tmp_path):
     assert run.returncode == 2, run.stderr
     assert "data/diagnose-background.yaml:1: 'words' must be a list of words" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_typed_words_get_the_finder_s_incidents_in_its_order(tmp_path):
+    """Words typed into a search box (one line, nothing but words) get the incidents the finder shows,
+    in its order: `diagnose` (text and --json) lists the first three that `search` lists, each with the
+    words the finder matched. A report of two lines keeps the diagnosis's own ranking."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from search_cases import HELD_OUT  # questions no finder test was tuned on
+
+    for query in [*HELD_OUT, "requests stuck in queue while GPU is idle"]:
+        found = subprocess.run(
+            [sys.executable, "-m", "opsmanual", "search", "--json", "--limit", "3", query],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+            check=False,
+        )
+        want = [r["id"] for r in json.loads(found.stdout)["results"]]
+        assert want, query
+        items = json.loads(_run("--json", "-", stdin=query.encode()).stdout)
+        incidents = [i for i in items if i["kind"] == "incident"]
+        if items[-1]["verdict"] == "a known incident":  # the GPU or release named made a match: it leads
+            assert incidents[0]["verdict"] == "matches" and incidents[0]["id"] in want, (query, incidents)
+            continue
+        assert [i["id"] for i in incidents] == want, query
+        assert all(i["verdict"] == "related" and "the finder's" in i["why"][0] for i in incidents), incidents
+        text = _run("-", stdin=query.encode()).stdout.decode()
+        assert [line.split()[1] for line in text.splitlines() if line.startswith("related: ")] == want, text
+    two = "requests stuck in queue while GPU is idle\nthe scheduler shows #queue-req: 12"
+    items = json.loads(_run("--json", "-", stdin=two.encode()).stdout)
+    assert not any("the finder's" in w for i in items if i["kind"] == "incident" for w in i["why"]), items

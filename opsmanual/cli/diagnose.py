@@ -9,7 +9,9 @@ prints what it read (versions, GPU, commands, model, phase, error lines, the wor
 incident), then the incidents best first, each with its verdict ("matches" for strong evidence,
 "related" otherwise) and the reasons, then the entries of the common errors page that the report's
 generic errors bring. When no incident has strong evidence, the answer is "not a known incident",
-with a prefilled link to report it and a draft entry for data/incidents.yaml.
+with a prefilled link to report it and a draft entry for data/incidents.yaml. Words typed rather
+than a report (one line, nothing in it but words) get the incidents the finder shows for them, in
+its order (`sglang-manual search`), as the incidents page and the home page's box do.
 
 ``--json`` prints a list, best first: one object per incident (``id``, ``verdict``, ``why``,
 ``score``, ``title``, ``url``), then one per common error (``verdict`` "guidance"), then the answer
@@ -194,10 +196,99 @@ def _text(out: dict, base: str) -> str:
     return "\n".join(lines)
 
 
-def answer(diagnoser, text: str) -> dict:
+def typed(out: dict, text: str) -> bool:
+    """Are these words typed into a search box rather than a report? Fewer than TYPED_LINES lines, and
+    nothing read from them but words and the kind of failure: no line an incident or a common error
+    prints, no command, no incident that matches (the release or the GPU they name can make one). The finder searches such words; the
+    diagnosis then lists its incidents in that order."""
+    from opsmanual.data.diagnosis import TYPED_LINES
+
+    f = out["facts"]
+    return (
+        sum(1 for line in text.splitlines() if line.strip()) < TYPED_LINES
+        and not (f["commands"] or out["guidance"])
+        and not any(r["verdict"] == "matches" or not _by_words(r) for r in out["results"])
+    )
+
+
+def _by_words(result: dict) -> bool:
+    """Is an incident related by the kind of failure and words alone (no line, flag, release, GPU)?"""
+    from opsmanual.data.diagnosis import MESSAGES
+
+    kinds = (MESSAGES["words"].split("{")[0], MESSAGES["kind"].split("{")[0])
+    return all(w.startswith(kinds) for w in result["why"])
+
+
+def in_finder_order(out: dict, found: list[dict], limit: int) -> None:
+    """Typed words: the related incidents are the finder's first ``limit`` (``found``: the search's
+    results, as `sglang-manual search --json` gives them), each with the words it matched."""
+    from opsmanual.data.diagnosis import MESSAGES
+
+    out["order"] = "finder"
+    out["results"] = [
+        {
+            "id": r["id"],
+            "verdict": "related",
+            "score": round(r["score"], 3),
+            "why": [
+                fill_words(MESSAGES["finderRank"], rank=_ORDINAL.get(k, str(k)), words=", ".join(r["matched"][:_SHOWN]))
+            ],
+            "title": r["title"],
+            "name": r["id"],
+            "path": r["path"],
+            "action": r["action"],
+        }
+        for k, r in enumerate(found[:limit], 1)
+    ]
+
+
+def fill_words(template: str, **values) -> str:
+    from opsmanual.engines.diagnose import fill
+
+    return fill(template, **values)
+
+
+_ORDINAL = {1: "first", 2: "second", 3: "third"}
+_SHOWN = 6  # words shown of those the finder matched
+
+
+def finder_results(search, pages: dict, words: str) -> list[dict]:
+    """The finder's results for ``words``, best first (``search``: an engines.search.Search; ``pages``:
+    each incident's title, page and action, as `sglang-manual search` keeps them), each with the words
+    it matched."""
+    return [
+        {"id": r["id"], "score": r["score"], "matched": r["terms"], **pages[r["id"]]}
+        for r in search.search(words)["results"]
+    ]
+
+
+def finder_of(project: str):
+    """The finder's search over the manual in ``project``, on the data `sglang-manual search` keeps:
+    a function from words to :func:`finder_results`. The data loads on the first call."""
+    held: list = []
+
+    def search(words: str) -> list[dict]:
+        if not held:
+            from opsmanual.cli.search import load_data
+            from opsmanual.engines.search import Search
+
+            data = load_data(project)
+            held.append((Search(data["finder"]), data["pages"]))
+        search, pages = held[0]
+        return finder_results(search, pages, words)
+
+    return search
+
+
+def answer(diagnoser, text: str, finder=None) -> dict:
     """The diagnosis of ``text``, each incident with what to do about it (opsmanual/render/actions.py,
-    as the bundle carries it): what the command, its --json and the MCP server's tool answer."""
+    as the bundle carries it): what the command, its --json and the MCP server's tool answer.
+    ``finder(words)``, when given, is the finder's search (its results, best first): words typed
+    rather than a report get the incidents in its order, as the finder and the home page's box show."""
     out = diagnoser.diagnose(text)
+    if finder is not None and typed(out, text):
+        in_finder_order(out, finder(text.strip()), diagnoser.w["relatedMax"])
+        return out
     actions = {  # the diagnosis bundle adds the releases that fix it (fixedIn) for its "What to do first"
         i["id"]: {k: v for k, v in i["action"].items() if k != "fixedIn"} if i.get("action") else None
         for i in diagnoser.bundle["incidents"]
@@ -290,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     from opsmanual.engines.diagnose import Diagnoser
 
     try:
-        out = answer(Diagnoser(bundle, exposure), text)
+        out = answer(Diagnoser(bundle, exposure), text, finder_of(opts["project"]))
     except Exception as err:
         return common.internal_error("diagnose", err, "report")
     from opsmanual.text.terminal import json_text

@@ -232,14 +232,18 @@ class Manual:
         over the data the command keeps in .cache/ (built in memory here when it is missing or stale)."""
         from opsmanual.cli.search import answer
 
+        engine, pages = self.search_data()
+        return answer(engine, pages, query, facets, limit, self.base)
+
+    def search_data(self) -> tuple:
+        """The finder's search and each incident's page, loaded on first use."""
         if self._search is None:
             from opsmanual.cli.search import load_data
             from opsmanual.engines.search import Search
 
             data = load_data(self.project, write=False)
             self._search = (Search(data["finder"]), data["pages"])
-        engine, pages = self._search
-        return answer(engine, pages, query, facets, limit, self.base)
+        return self._search
 
     def incident(self, id: str) -> dict:  # the tool's argument is `id`
         from opsmanual.render.exports import record
@@ -329,7 +333,14 @@ class Manual:
             raise UsageError("the report holds a NUL byte; a report is text")
         if not report.strip():
             raise UsageError("the report is empty")
-        return {"results": _json(answer(self.diagnoser, report), self.base)}
+        return {"results": _json(answer(self.diagnoser, report, self.finder_words), self.base)}
+
+    def finder_words(self, words: str) -> list[dict]:
+        """The finder's results for typed words, as the diagnosis lists them, on this server's data."""
+        from opsmanual.cli.diagnose import finder_results
+
+        search, pages = self.search_data()
+        return finder_results(search, pages, words)
 
 
 def _check(name: str, arguments: dict) -> list[str]:

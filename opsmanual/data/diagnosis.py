@@ -209,6 +209,10 @@ LINE_PREFIX = {
 MAX_ERROR_LINES = 8
 
 MAX_CHARS = 1_000_000  # characters of a report that are read
+# Fewer non-empty lines than this, with no log line, command, version or GPU in them, are words typed
+# (or one line pasted) into a search box: the finder searches them (sgm/logmatch.js looksLikeLog reads
+# two lines or more as a log), so the diagnosis lists the incidents in the finder's order.
+TYPED_LINES = 2
 MAX_LINE = 4000  # characters of a line that the line rules read
 
 # How evidence counts (points); verdicts follow from the total and from what kind of evidence it is.
@@ -248,6 +252,7 @@ MESSAGES = {
     "possibleLine": "log line {line}, which several incidents print: {text}",
     "hardware": "your GPU: {gpu}",
     "words": "your words: {words}",
+    "finderRank": "the finder's {rank} for these words (it matched {words})",
     "phaseAdvice": "{label}: {advice}",
     "kind": "the kind of failure: {kind}",
     "versionSeen": "{version} is a version where it was seen",
