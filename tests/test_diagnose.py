@@ -933,3 +933,24 @@ def test_typed_words_get_the_finder_s_incidents_in_its_order(tmp_path):
     two = "requests stuck in queue while GPU is idle\nthe scheduler shows #queue-req: 12"
     items = json.loads(_run("--json", "-", stdin=two.encode()).stdout)
     assert not any("the finder's" in w for i in items if i["kind"] == "incident" for w in i["why"]), items
+
+
+def test_the_lines_every_cuda_error_carries_are_no_evidence(engine):
+    """PyTorch appends the same advice to every CUDA or HIP error, and Python writes the same line between
+    chained tracebacks (here a real capture failure, tests/guidance_logs/capture-cublas.txt): none of
+    them is an error line, and "the stacktrace below might be incorrect" tells no wrong output, so only
+    the error lines themselves and their guidance remain."""
+    text = (ROOT / "tests" / "guidance_logs" / "capture-cublas.txt").read_text("utf-8")
+    out = engine.diagnose(text)
+    read = [e["text"] for e in out["facts"]["errors"]]
+    assert read and all("CUDA error" in line for line in read), read
+    assert not [w for r in out["results"] for w in r["why"] if "wrong output" in w], out["results"]
+    assert len([r for r in out["results"] if _words_alone(r)]) <= 2, out["results"]
+    assert out["first"]["id"] == "cuda-graph-capture-failed"
+    hip = (
+        "RuntimeError: HIP error: an illegal memory access was encountered\n"
+        "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+        "might be incorrect.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3\n"
+        "Compile with `TORCH_USE_HIP_DSA` to enable device-side assertions.\n"
+    )
+    assert [e["text"] for e in engine.diagnose(hip)["facts"]["errors"]] == [hip.split("\n", maxsplit=1)[0]]

@@ -333,7 +333,11 @@ LABELS = {
 
 # --------------------------------------------------------------------------- evidence an expert accepts
 # A line of an environment dump (python -m torch.utils.collect_env or sglang.check_env, lscpu, pip freeze,
-# nvidia-smi and nvidia-smi -q): never an error line, and its words are no evidence. Bounded repeats only.
+# nvidia-smi and nvidia-smi -q), or one that PyTorch or Python prints with every error of its sort (the
+# advice PyTorch appends to each CUDA or HIP error, c10/cuda/CUDAMiscFunctions.cpp and
+# c10/cuda/CUDAException.cpp; Python's lines between chained tracebacks): never an error line, and its
+# words are no evidence ("the stacktrace below might be incorrect" tells no wrong output). Bounded
+# repeats only.
 ENV_LINE = {
     "flags": "",
     "re": "|".join(
@@ -348,6 +352,12 @@ ENV_LINE = {
             r"^[ \t]*[A-Za-z][\w ()+-]{0,60}(?:version|Version|platform|used to build| OS|configuration):[ \t]",
             r"^[ \t]{4,}[A-Z][A-Za-z0-9]{0,40}(?:[ \t][A-Z][A-Za-z0-9]{0,40}){0,8}[ \t]*$",  # nvidia-smi -q's headings
             r"^=+[ \t]*NVSMI LOG[ \t]*=+",
+            r"^[ \t]*(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call",
+            r"^[ \t]*For debugging consider passing [A-Z_]{1,40}=",
+            r"^[ \t]*Compile with `TORCH_USE_(?:CUDA|HIP)_DSA` to enable device-side assertions",
+            r"^[ \t]*Search for `[A-Za-z]{1,60}' in https?://\S{1,200} for more information",
+            r"^[ \t]*During handling of the above exception, another exception occurred:",
+            r"^[ \t]*The above exception was the direct cause of the following exception:",
         ]
     ),
 }
