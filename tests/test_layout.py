@@ -113,6 +113,22 @@ def test_the_incident_table_does_not_jump_while_the_finder_starts(view, server):
     assert shift <= 0.05, (kind, shift)
 
 
+def test_no_part_far_below_the_first_screen_is_laid_out_while_the_page_loads(view, server):
+    """Each part's table is laid out when it comes near the screen, the last part's too: the rows
+    the browser has laid out once the page has started are the near parts' only (the last part's
+    rows were laid out at load and restyled with the page at each of the theme's page-wide changes
+    while it starts). A part of more than 64 rows is laid out at once on a phone (manual.css)."""
+    kind, page = view
+    page.goto(server + "incidents/")
+    page.wait_for_selector(".sgm-finder[data-ready]")
+    laid = page.evaluate("""() => [...document.querySelectorAll('.sgm-table[data-part]')]
+        .filter((t) => t.getBoundingClientRect().top > 3 * innerHeight)
+        .filter((t) => innerWidth > 719 || t.querySelectorAll('tbody tr').length <= 64)
+        .map((t) => [t.dataset.part, [...t.querySelectorAll('tbody tr')]
+          .filter((r) => r.checkVisibility({ contentVisibilityAuto: true })).length])""")
+    assert laid and all(rows == 0 for _, rows in laid), (kind, laid)
+
+
 @pytest.mark.parametrize("ident", ["sglang-19953", "sglang-26248", "capture-process-group-sigterm"])
 def test_the_affected_versions_block_fits_and_comes_first(view, server, ident):
     """The affected releases (a known range with its evidence, an unknown range with its reason, or
