@@ -1,5 +1,5 @@
 """The hand-written pages' compiled templates a build keeps for the next one
-(opsmanual/site/page_template.py's kept_compiled, which the MkDocs build gives mkdocs-macros): a
+(opsmanual/render/templating.py's kept_compiled, which the MkDocs build gives mkdocs-macros): a
 rebuild compiles only a page whose text, or what else decides its code, changed."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _env(**settings):
 
 
 def _from_string(env, folder, page=PAGE):
-    from opsmanual.site.page_template import kept_compiled
+    from opsmanual.render.templating import kept_compiled
 
     return kept_compiled(env, folder, lambda: page)
 
@@ -70,3 +70,32 @@ def test_a_kept_page_that_cannot_be_read_is_compiled_again(tmp_path):
         env, compiled = _env()
         assert _from_string(env, tmp_path)(TEXT).render(title="T", xs=["a"]) == "# T\n\nA "
         assert compiled == [TEXT]
+
+
+def test_the_section_pages_pieces_are_compiled_once_across_builds(tmp_path):
+    """The stories and checks of the section pages are templates too (their macros expanded before
+    Markdown): a rebuild compiles only the pieces whose text changed."""
+    from opsmanual.render.stories import MarkdownPieces
+
+    def renderer():
+        made = MarkdownPieces(
+            ["attr_list"],
+            {},
+            macros={"check_link": lambda page: f"[check]({page})"},
+            variables={"n": 3},
+            compiled=tmp_path,
+        )
+        compiled = []
+        compile_ = made._env.compile
+        made._env.compile = lambda source, *a, **k: compiled.append(source) or compile_(source, *a, **k)
+        return made, compiled
+
+    pieces = ["{{ n }} checks: {{ check_link() }}\n", "Plain text, no template.\n", "Then {{ n + 1 }}.\n"]
+    first, compiled = renderer()
+    shown = [first.html(text, "part-2/2-1-a.md") for text in pieces]
+    assert compiled == [pieces[0], pieces[2]] and ">check</a>" in shown[0]
+    again, compiled = renderer()
+    assert [again.html(text, "part-2/2-1-a.md") for text in pieces] == shown
+    assert compiled == []
+    edited, compiled = renderer()
+    assert "5" in edited.html("Then {{ n + 2 }}.\n", "part-2/2-1-a.md") and compiled == ["Then {{ n + 2 }}.\n"]

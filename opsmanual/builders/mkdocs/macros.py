@@ -48,9 +48,9 @@ def on_pre_page_macros(env: Any) -> None:
 
 def _keep_compiled(env: Any) -> None:
     """mkdocs-macros compiles each page's text afresh; its environment (made anew for each build)
-    keeps the compiled code of each page in .cache/jinja-pages instead (site/page_template.py), so
+    keeps the compiled code of each page in .cache/jinja-pages instead (render/templating.py), so
     that a rebuild compiles only the pages that changed."""
-    from opsmanual.site.page_template import kept_compiled
+    from opsmanual.render.templating import kept_compiled
 
     jinja = env.env
     if "from_string" not in vars(jinja):
