@@ -102,14 +102,16 @@ def bench_build(tmp: Path, runs: int) -> tuple[float, str]:
     pages = rendered_pages(ROOT, tmp)
     plain = plain_copy(ROOT / "docs", tmp / "plain", pages)
     # A build keeps the section pages' converted stories (.cache/markdown-pieces.json), the site
-    # plan (.cache/site-plan.marshal) and the pages' compiled templates (.cache/jinja-pages/), each
-    # keyed on what it is made from, and a rebuild makes only what changed: the timed builds are
-    # rebuilds, and the first build without them is reported beside them.
+    # plan (.cache/site-plan.marshal) and the compiled templates of the pages and of their pieces
+    # (.cache/jinja-pages/, .cache/jinja-pieces/), each keyed on what it is made from, and a
+    # rebuild makes only what changed: the timed builds are rebuilds, and the first build without
+    # them is reported beside them.
     cold = None
     if runs > 1:  # not in a smoke run: the timed builds below prove the build runs
         (ROOT / ".cache" / "markdown-pieces.json").unlink(missing_ok=True)
         (ROOT / ".cache" / "site-plan.marshal").unlink(missing_ok=True)
-        shutil.rmtree(ROOT / ".cache" / "jinja-pages", ignore_errors=True)
+        for folder in ("jinja-pages", "jinja-pieces"):
+            shutil.rmtree(ROOT / ".cache" / folder, ignore_errors=True)
         started = time.perf_counter()
         builder(ROOT, tmp / "site-cold")()
         cold = time.perf_counter() - started
