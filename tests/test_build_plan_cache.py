@@ -86,3 +86,33 @@ def test_a_kept_plan_that_cannot_be_read_is_made_again(tmp_path, monkeypatch):
         kept.write_bytes(broken)
         assert plancache.plan(state, "The manual", project, code=project / "opsmanual") == first
     assert len(made) == 3
+
+
+def test_a_kept_plan_brings_the_incident_tables_rows_and_an_edit_makes_them_anew(tmp_path, monkeypatch):
+    from opsmanual.render import html
+    from opsmanual.site import plancache
+    from opsmanual.site.config import read
+    from opsmanual.site.state import BuildState
+
+    project = _project(tmp_path)
+    markdown = read(ROOT / "mkdocs.yml").markdown
+    made = []
+    rows_data = html.rows_data
+    monkeypatch.setattr(html, "rows_data", lambda *a: made.append(a) or rows_data(*a))
+
+    def build():
+        state = BuildState.load(project, project / "docs", site_url=None, repo_url=None, markdown=markdown)
+        plancache.plan(state, "The manual", project, code=project / "opsmanual")
+        return state
+
+    rows = dict(build().rows)
+    assert len(made) == 1
+    again = build()
+    assert again.rows == rows and len(made) == 1
+    incidents = project / "data" / "incidents.yaml"
+    text = incidents.read_text("utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("  title: "))
+    incidents.write_text(text.replace(line, line + " after an edit", 1), "utf-8")
+    edited = build()
+    assert len(made) == 2
+    assert any("after an edit" in row for row in edited.rows.values())

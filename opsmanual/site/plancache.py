@@ -1,4 +1,5 @@
-"""The site plan of the last build, kept for the next one when nothing it is made from has changed.
+"""The site plan of the last build (and the incident table's rows), kept for the next one when
+nothing they are made from has changed.
 
 The plan (opsmanual/site/plan.py) is a pure function of the build state and the code that renders
 it, and the build state is made from files: the data, the hand-written pages, the snippets, the
@@ -19,6 +20,7 @@ import hashlib
 import marshal
 import os
 import sys
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,7 @@ from opsmanual.site.plan import plan as make_plan
 from opsmanual.site.state import BuildState
 
 CACHE = Path(".cache") / "site-plan.marshal"  # under the project
-_FORMAT = "sgm-plan-1"
+_FORMAT = "sgm-plan-2"
 _MAX = 512 << 20  # a larger file is not a plan of this manual: it is ignored
 _PACKAGES = ("jinja2", "MarkupSafe", "PyYAML", "Markdown", "pymdown-extensions", "mkdocs-material")
 CODE = Path(__file__).resolve().parents[1]  # the opsmanual package that renders the plan
@@ -106,7 +108,16 @@ def key(state: BuildState, site_name: str, project: Path, code: Path = CODE) -> 
     return digest.hexdigest()
 
 
-def _read(path: Path, wanted: str) -> Plan | None:
+@dataclass(frozen=True)
+class Kept:
+    """What a build keeps for the next: its plan, and the incident table's rows (BuildState.rows),
+    which the same inputs make the same."""
+
+    plan: Plan
+    rows: dict[str, str]
+
+
+def _read(path: Path, wanted: str) -> Kept | None:
     try:
         if path.stat().st_size > _MAX:
             return None
@@ -115,9 +126,9 @@ def _read(path: Path, wanted: str) -> Plan | None:
         kept = marshal.loads(path.read_bytes())  # noqa: S302
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    if not (isinstance(kept, tuple) and len(kept) == 5 and kept[0] == _FORMAT and kept[1] == wanted):
+    if not (isinstance(kept, tuple) and len(kept) == 6 and kept[0] == _FORMAT and kept[1] == wanted):
         return None
-    nav, pages, files = kept[2:]
+    nav, pages, files, rows = kept[2:]
     shaped = (
         isinstance(nav, list)
         and isinstance(pages, list)
@@ -126,6 +137,8 @@ def _read(path: Path, wanted: str) -> Plan | None:
         and all(isinstance(p[i], str) for p in pages for i in (0, 2, 3))
         and all(isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str) for f in files)
         and all(isinstance(f[1], str | bytes) for f in files)
+        and isinstance(rows, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in rows.items())
     )
     try:
         shaped = shaped and _exact(kept)  # plain values all the way down: nothing else is taken from the file
@@ -133,10 +146,9 @@ def _read(path: Path, wanted: str) -> Plan | None:
         return None
     if not shaped:
         return None
-    return Plan(
-        nav=nav,
-        pages=tuple(GeneratedPage(*p) for p in pages),
-        files=tuple(GeneratedFile(*f) for f in files),
+    return Kept(
+        Plan(nav=nav, pages=tuple(GeneratedPage(*p) for p in pages), files=tuple(GeneratedFile(*f) for f in files)),
+        rows,
     )
 
 
@@ -153,13 +165,13 @@ def _exact(value: object) -> bool:
     return False
 
 
-def _write(path: Path, wanted: str, made: Plan) -> None:
-    """Keep ``made`` under ``wanted``, atomically; a plan that would not come back as it is is not kept."""
-    pages = [(p.path, p.meta, p.title, p.body) for p in made.pages]
-    files = [(f.path, f.content) for f in made.files]
-    if not (_exact(made.nav) and _exact(pages) and _exact(files)):
+def _write(path: Path, wanted: str, made: Kept) -> None:
+    """Keep ``made`` under ``wanted``, atomically; what would not come back as it is is not kept."""
+    pages = [(p.path, p.meta, p.title, p.body) for p in made.plan.pages]
+    files = [(f.path, f.content) for f in made.plan.files]
+    if not (_exact(made.plan.nav) and _exact(pages) and _exact(files) and _exact(made.rows)):
         return
-    blob = marshal.dumps((_FORMAT, wanted, made.nav, pages, files))
+    blob = marshal.dumps((_FORMAT, wanted, made.plan.nav, pages, files, made.rows))
     if len(blob) > _MAX:
         return
     try:
@@ -178,7 +190,8 @@ def plan(state: BuildState, site_name: str, project: Path, code: Path = CODE) ->
     path = project / CACHE
     kept = _read(path, wanted)
     if kept is not None:
-        return kept
+        state.__dict__["rows"] = kept.rows  # BuildState.rows is a cached_property: the rows it would make
+        return kept.plan
     made = make_plan(state, site_name)
-    _write(path, wanted, made)
+    _write(path, wanted, Kept(made, dict(state.rows)))
     return made
