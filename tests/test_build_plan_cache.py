@@ -116,3 +116,42 @@ def test_a_kept_plan_brings_the_incident_tables_rows_and_an_edit_makes_them_anew
     edited = build()
     assert len(made) == 2
     assert any("after an edit" in row for row in edited.rows.values())
+
+
+def test_snippets_taken_from_the_whole_project_keep_no_plan_and_from_another_folder_key_it(tmp_path, monkeypatch):
+    """pymdownx.snippets reads text from its base_path folders: one outside the hashed folders is
+    hashed too, and one holding the project (whose caches and output change with every build) keeps
+    no plan at all."""
+    import copy
+
+    from opsmanual.site import plancache
+    from opsmanual.site.config import read
+    from opsmanual.site.state import BuildState
+
+    project = _project(tmp_path / "project")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "note.md").write_text("A shared note.\n", "utf-8")
+    extensions, configs = read(ROOT / "mkdocs.yml").markdown
+    monkeypatch.chdir(project)
+    made = []
+    make = plancache.make_plan
+    monkeypatch.setattr(plancache, "make_plan", lambda *a: made.append(a) or make(*a))
+
+    def build(*bases):
+        settings = copy.deepcopy(configs)
+        settings["pymdownx.snippets"]["base_path"] = ["includes", *bases]
+        state = BuildState.load(
+            project, project / "docs", site_url=None, repo_url=None, markdown=(extensions, settings)
+        )
+        return plancache.plan(state, "The manual", project, code=project / "opsmanual")
+
+    build(str(shared))
+    build(str(shared))
+    assert len(made) == 1
+    (shared / "note.md").write_text("Another shared note.\n", "utf-8")
+    build(str(shared))
+    assert len(made) == 2
+    build(".")
+    build(".")
+    assert len(made) == 4

@@ -81,11 +81,41 @@ def _versions() -> list[str]:
     return found
 
 
-def key(state: BuildState, site_name: str, project: Path, code: Path = CODE) -> str:
+def _snippet_folders(fingerprint: str | None, hashed: list[Path]) -> list[Path] | None:
+    """The folders pymdownx.snippets takes text from (its ``base_path``, from the folder the build
+    runs in) that are not hashed already; None when one holds the project itself (its caches and
+    output change with every build: such a build keeps no plan)."""
+    import json
+
+    if fingerprint is None:
+        return []
+    configs = json.loads(fingerprint)[1]
+    snippets = configs.get("pymdownx.snippets") if isinstance(configs, dict) else None
+    if not isinstance(snippets, dict):
+        return []
+    bases = snippets.get("base_path", ["."])
+    extra = []
+    for base in [bases] if isinstance(bases, str) else list(bases):
+        folder = Path(str(base)).resolve()
+        if any(folder == h or h in folder.parents for h in hashed):
+            continue
+        if any(folder == h or folder in h.parents for h in hashed):
+            return None
+        extra.append(folder)
+    return extra
+
+
+def key(state: BuildState, site_name: str, project: Path, code: Path = CODE) -> str | None:
     """The key of the plan ``state`` makes: every input file's path and bytes, and what else the
-    build is given (see the module's docstring)."""
+    build is given (see the module's docstring); None when the inputs cannot all be named."""
     digest = hashlib.sha256(_FORMAT.encode())
-    for label, folder in _folders(project, state.docs_dir, code):
+    pieces = state._pieces
+    folders = _folders(project, state.docs_dir, code)
+    snippets = _snippet_folders(pieces._fingerprint if pieces is not None else None, [f.resolve() for _, f in folders])
+    if snippets is None:
+        return None
+    folders += [(f"snippets/{k}", folder) for k, folder in enumerate(snippets)]
+    for label, folder in folders:
         for directory, subdirs, names in os.walk(folder):
             subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
             for name in sorted(names):
@@ -95,7 +125,6 @@ def key(state: BuildState, site_name: str, project: Path, code: Path = CODE) -> 
         digest.update(b"\1")
     for name, path in _files(project):
         _hash_file(digest, name, path)
-    pieces = state._pieces
     given = [
         site_name,
         state.site.site_url,
@@ -187,6 +216,8 @@ def plan(state: BuildState, site_name: str, project: Path, code: Path = CODE) ->
     """The site plan of ``state`` (opsmanual/site/plan.py), taken from the last build's when every
     input is the same (``project``: the folder of mkdocs.yml, which holds the cache)."""
     wanted = key(state, site_name, project, code)
+    if wanted is None:
+        return make_plan(state, site_name)
     path = project / CACHE
     kept = _read(path, wanted)
     if kept is not None:
