@@ -55,6 +55,7 @@ def test_an_edited_page_or_another_syntax_or_filter_compiles_again(tmp_path):
     env, compiled = _env()
     _from_string(env, tmp_path, page="part-1/1-2-another-page.md")(edited)
     assert compiled == [edited]
+    assert len(list(tmp_path.iterdir())) == 2  # one kept file per page, whatever was edited
 
 
 def test_a_kept_page_that_cannot_be_read_is_compiled_again(tmp_path):

@@ -98,7 +98,18 @@ def _compile_settings(env: jinja2.Environment) -> str:
 
 
 class _KeptCode(_CompiledTemplates):
-    """Compiled pages kept in a folder; one that cannot be read or written only means compiling."""
+    """Compiled pages kept in a folder, one file per page (so that the folder does not grow with
+    edits), checked against the text and ``settings`` together; a file that cannot be read or
+    written only means compiling."""
+
+    def __init__(self, folder: str, settings: str) -> None:
+        super().__init__(folder)
+        self._settings = settings
+
+    def get_source_checksum(self, source: str) -> str:
+        return hashlib.sha1(
+            f"{self._settings}\0{source}".encode("utf-8", "surrogatepass"), usedforsecurity=False
+        ).hexdigest()
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
@@ -113,18 +124,17 @@ def kept_compiled(env: jinja2.Environment, folder: Path, page: Callable[[], str]
     """``env.from_string`` with each page's compiled code kept in ``folder`` between builds (``page``:
     the page, or piece of a page, being rendered, whose entry it is): a rebuild compiles only the
     texts that, or whose settings (:func:`_compile_settings`), changed. Jinja checks the kept code
-    against the text's checksum and Python's bytecode version."""
+    against their checksum and Python's bytecode version."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         pass  # nothing is kept: every page compiles, as without this
-    kept = _KeptCode(str(folder))
-    settings = _compile_settings(env)
+    kept = _KeptCode(str(folder), _compile_settings(env))
 
     def from_string(
         source: str, globals: dict[str, Any] | None = None, template_class: type[jinja2.Template] | None = None
     ) -> jinja2.Template:
-        bucket = kept.get_bucket(env, f"{page()}\0{settings}", None, source)
+        bucket = kept.get_bucket(env, page(), None, source)
         code = bucket.code
         if code is None:
             code = bucket.code = env.compile(source)
