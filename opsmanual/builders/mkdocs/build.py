@@ -158,6 +158,13 @@ def on_build_error() -> None:
     gc.unfreeze()
 
 
+def on_shutdown() -> None:
+    """The command ends (``mkdocs build``, or ``mkdocs serve`` stopped), and the process with it:
+    what is left is set aside from the garbage collector once more, so that Python's last collection
+    as it exits does not walk all of it (a tenth of a second of CPU after every build)."""
+    gc.freeze()
+
+
 def on_serve(server: LiveReloadServer) -> LiveReloadServer:
     """Under ``mkdocs serve`` only: MkDocs writes its live-reload script into each page it serves, after
     the build, and the page's policy would block it. The page as served allows that one script by its
