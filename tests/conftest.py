@@ -86,9 +86,10 @@ def mkdocs_build(
 
 
 # The build's caches a copy may start from: each is keyed by the content it was made from (the
-# converted Markdown by text and settings, the template checks by text and names) and replaced
+# converted Markdown by text and settings, the template checks by text and names, the site plan by
+# every file it is made from: opsmanual/site/plancache.py) and replaced
 # whole (os.replace), so a copy whose files differ converts or checks those again.
-CONTENT_CACHES = (".cache/markdown-pieces.json", ".cache/page-templates.json")
+CONTENT_CACHES = (".cache/markdown-pieces.json", ".cache/page-templates.json", ".cache/site-plan.marshal")
 
 
 def copy_project(dest: Path) -> Path:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import unescape
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,6 +23,7 @@ import jinja2
 
 from opsmanual.data.site import page_url
 from opsmanual.data.sources import ChecksSource, StorySource
+from opsmanual.render.templating import kept_compiled
 
 
 @dataclass(frozen=True)
@@ -61,9 +63,11 @@ class MarkdownPieces:
         variables: dict[str, Any],
         comments: tuple[str, str] = ("{#jinja-comment", "jinja-comment#}"),
         memo: dict[str, str] | None = None,
+        compiled: Path | None = None,
     ):
         """``memo``: Markdown already converted, by :func:`piece_key` (a rebuild converts only what
-        changed); it gains what this renderer converts."""
+        changed); it gains what this renderer converts. ``compiled``: a folder where the pieces'
+        compiled templates are kept between builds (render/templating.py's kept_compiled)."""
         import markdown
 
         self._md = markdown.Markdown(extensions=list(extensions), extension_configs=dict(configs))
@@ -79,6 +83,9 @@ class MarkdownPieces:
             keep_trailing_newline=True,
         )
         self._macros, self._variables = macros, variables
+        self._pieces_of: dict[str, int] = {}  # how many pieces of each page were rendered as templates
+        self._named = ""  # the piece being compiled, as its kept code is named: page#number
+        self._kept = kept_compiled(self._env, compiled, lambda: self._named) if compiled is not None else None
 
     def html(self, text: str, page: str) -> str:
         """``text``, written on the page ``page`` (its path under docs/), as HTML whose links still
@@ -87,7 +94,7 @@ class MarkdownPieces:
             context = dict(self._variables)
             context.update({name: (lambda fn=fn: fn(page)) for name, fn in self._macros.items()})
             try:
-                text = self._env.from_string(text).render(**context)
+                text = self._template(text, page).render(**context)
             except jinja2.TemplateError:
                 pass  # the page's own template check names the line, when the page is built
         if SNIPPET in text:  # the conversion depends on another file's text: never kept
@@ -100,6 +107,13 @@ class MarkdownPieces:
             self._md.reset()
             converted = self.memo[key] = self._md.convert(text)
         return md_links_to_urls(converted, page)
+
+    def _template(self, text: str, page: str) -> jinja2.Template:
+        if self._kept is None:
+            return self._env.from_string(text)
+        number = self._pieces_of[page] = self._pieces_of.get(page, 0) + 1
+        self._named = f"{page}#{number}"
+        return self._kept(text)
 
     def story(self, source: StorySource) -> Story:
         html = self.html(source.markdown, source.page)

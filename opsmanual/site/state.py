@@ -57,6 +57,8 @@ MEMO = Path(".cache") / "markdown-pieces.json"
 # The hand-written pages whose template passed its check in the last build (site/page_template.py), by
 # what decides the check: a rebuild checks only the templates that changed.
 CHECKED = Path(".cache") / "page-templates.json"
+# The section pages' pieces compiled as templates in the last build (render/templating.py's kept_compiled).
+PIECES_COMPILED = Path(".cache") / "jinja-pieces"
 _MEMO_MAX = 64 << 20  # a larger file is not a memo of this manual's pieces: it is ignored
 
 
@@ -140,7 +142,7 @@ class BuildState:
             memo = _read_memo(project / MEMO)
             state._memo_path, state._memo_kept = project / MEMO, memo
             state._checked_path = project / CHECKED
-            state.read_sections(docs_dir, *markdown, memo=dict(memo))
+            state.read_sections(docs_dir, *markdown, memo=dict(memo), compiled=project / PIECES_COMPILED)
             state.keep_conversions()
         return state
 
@@ -178,10 +180,16 @@ class BuildState:
         _write_memo(self._memo_path, self._memo_kept)
 
     def read_sections(
-        self, docs_dir: Path, extensions: list[Any], configs: dict[str, Any], memo: dict[str, str] | None = None
+        self,
+        docs_dir: Path,
+        extensions: list[Any],
+        configs: dict[str, Any],
+        memo: dict[str, str] | None = None,
+        compiled: Path | None = None,
     ) -> None:
         """Each section page's stories and checks, from its Markdown source, rendered once (or taken
-        from ``memo``, the conversions of an earlier build, where the text is the same)."""
+        from ``memo``, the conversions of an earlier build, where the text is the same; ``compiled``:
+        where the pieces' compiled templates are kept between builds)."""
         from opsmanual.data.site import body_start
         from opsmanual.data.yamlfile import decode, read_bytes
         from opsmanual.site.markdown import check_link
@@ -198,6 +206,7 @@ class BuildState:
             macros={"check_link": link},
             variables={"manual_version": site.version, "incident_count": len(self.incidents)},
             memo=memo,
+            compiled=compiled,
         )
         problems: list[Problem] = []
         for number, section in site.sections.items():

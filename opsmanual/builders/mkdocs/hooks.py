@@ -95,6 +95,10 @@ def on_build_error(error: Exception) -> None:
     _build().on_build_error()
 
 
+def on_shutdown() -> None:
+    _build().on_shutdown()
+
+
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: object) -> LiveReloadServer:
     done: LiveReloadServer = _build().on_serve(server)
     return done

@@ -35,6 +35,7 @@ def on_pre_page_macros(env: Any) -> None:
     from opsmanual.builders.mkdocs.build import stop
     from opsmanual.data.site import body_start
 
+    _keep_compiled(env)
     if env.page.meta.get("render_macros") is False or not env.force_page_rendering(env.page.file.src_path):
         return
     src = env.page.file.src_uri
@@ -43,6 +44,18 @@ def on_pre_page_macros(env: Any) -> None:
     found = _state(env.conf).template_problems(env.env, env.markdown, env.macros, env.variables, first)
     if found:
         raise stop("\n".join(f"docs/{src}:{line}: {message}" for line, message in found))
+
+
+def _keep_compiled(env: Any) -> None:
+    """mkdocs-macros compiles each page's text afresh; its environment (made anew for each build)
+    keeps the compiled code of each page in .cache/jinja-pages instead (render/templating.py), so
+    that a rebuild compiles only the pages that changed."""
+    from opsmanual.render.templating import kept_compiled
+
+    jinja = env.env
+    if "from_string" not in vars(jinja):
+        folder = Path(env.conf.config_file_path).resolve().parent / ".cache" / "jinja-pages"
+        jinja.from_string = kept_compiled(jinja, folder, lambda: str(env.page.file.src_uri))
 
 
 def on_post_page_macros(env: Any) -> None:
