@@ -185,6 +185,9 @@ export function mountCheck(root, signal) {
   let timer = 0;
   let engine = null;
   let failed = null;
+  /* This page's path: instant navigation puts the next page's address in the bar at the click, before
+     this view is torn down, and a run due in between must not write this form's address onto it. */
+  const page = window.location.pathname;
 
   nojs.hidden = true;
   form.hidden = false;
@@ -193,6 +196,7 @@ export function mountCheck(root, signal) {
 
   function run() {
     window.clearTimeout(timer);
+    if (signal.aborted || window.location.pathname !== page) return;
     const now = state();
     if (!now.cmd.trim()) {
       result.hidden = true;

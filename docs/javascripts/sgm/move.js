@@ -122,6 +122,7 @@ export function mountMove(root, signal) {
   let timer = 0;
   let ready = null;
   let failed = null;
+  const page = window.location.pathname;  // as check.js: no address written once the page is left
 
   for (const node of document.querySelectorAll(/** @type {"div"} */ (".sgm-move__nojs"))) node.hidden = true;
 
@@ -132,6 +133,7 @@ export function mountMove(root, signal) {
 
   function run() {
     window.clearTimeout(timer);
+    if (signal.aborted || window.location.pathname !== page) return;
     const a = fields.from.value, b = fields.to.value;
     const address = addressFor({ from: a, to: b });
     if (address !== window.location.href) window.history.replaceState(window.history.state, "", address);
