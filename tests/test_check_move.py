@@ -178,3 +178,33 @@ def test_a_plan_that_cannot_load_says_so_and_names_the_command_line(browser, ser
     assert "upgrade.json" in status and "sglang-manual upgrade --from A --to B" in status
     assert page.is_hidden(".sgm-move__result")
     context.close()
+
+
+def test_leaving_the_page_writes_no_move_address_onto_the_next(page, server):
+    """Two releases picked, and a link to another page followed before the move's answer is due: the
+    theme's instant navigation puts the next page's address in the bar at once, and the next page
+    arrives later (slowed here past the form's delay). The move, still waiting to run, must not write
+    its ?from=&to= onto the next page's address."""
+    import time
+
+    from conftest import page_timers_run
+
+    open_check(page, server)
+
+    def slow(route):
+        response = route.fetch()
+        time.sleep(0.6)
+        route.fulfill(response=response)
+
+    page.route("**/errors/", slow)
+    page.evaluate("""() => {
+      const from = document.getElementById('sgm-move-from'), to = document.getElementById('sgm-move-to');
+      from.value = '0.5.9';
+      to.value = '0.5.22';
+      from.dispatchEvent(new Event('input', { bubbles: true }));
+      document.querySelector('.md-nav__link[href$="errors/"]').click();
+    }""")
+    page.wait_for_url("**/errors/")
+    page_timers_run(page, 800)
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
+    assert page.evaluate("location.search") == ""
