@@ -312,6 +312,33 @@ def page_timers_run(page, ms: int) -> None:
     page.wait_for_function("() => window.__timersRun === true")  # bounded, as every wait of a page
 
 
+def slow_page(page, pattern: str, seconds: float = 0.6) -> None:
+    """Make the page at ``pattern`` arrive ``seconds`` late, as on a slow network or a loaded machine:
+    longer than any of the forms' delays (at most 300 ms), so that a write those delays hold back is
+    due while Material's instant navigation has already put the next page's address in the bar."""
+    import time
+
+    def slow(route):
+        response = route.fetch()
+        time.sleep(seconds)
+        route.fulfill(response=response)
+
+    page.route(pattern, slow)
+
+
+def leave_for_a_slow_page(page, script: str) -> None:
+    """Run ``script`` (which changes a form), follow the navigation's link to the common errors page in
+    the same task, that page slowed by :func:`slow_page`, and return once every timer the form set
+    before the page went has run."""
+    slow_page(page, "**/errors/")
+    page.evaluate(f"""() => {{
+      {script}
+      document.querySelector('.md-nav__link[href$="errors/"]').click();
+    }}""")
+    page.wait_for_url("**/errors/")
+    page_timers_run(page, 800)
+
+
 def open_finder(page, server, query=""):
     """Open the incidents page (with an optional query string) and wait until the finder has
     mounted and its rows answer the address it was opened with (the answer comes from a worker,

@@ -4,9 +4,8 @@ The finder itself is tested in test_finder.py."""
 from __future__ import annotations
 
 import contextlib
-import time
 
-from conftest import open_finder, page_timers_run
+from conftest import open_finder, page_timers_run, slow_page
 
 from opsmanual.render import html as render
 
@@ -215,12 +214,7 @@ def test_leaving_the_finder_leaves_no_highlight_address_write_or_landing_mark_be
 
     # The next page arrives only after the finder's address write is due (150 ms), as on a slow network or
     # a loaded machine: the theme has already put the new page's address in the bar by then.
-    def slow(route):
-        response = route.fetch()
-        time.sleep(0.6)
-        route.fulfill(response=response)
-
-    page.route("**/part-2/2-3-retraction/", slow)
+    slow_page(page, "**/part-2/2-3-retraction/")
     # A new query, and the page left at once: its address is still to be written when the page goes.
     page.evaluate("""() => {
       const input = document.querySelector('.sgm-finder__q');

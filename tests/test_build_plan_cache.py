@@ -19,20 +19,33 @@ def _project(dest: Path) -> Path:
     return dest
 
 
-def test_a_rebuild_takes_the_kept_plan_and_any_edited_input_makes_it_anew(tmp_path, monkeypatch):
+def _build(project: Path, site_name: str = "The manual", markdown=None):
+    """Load the build state of ``project`` and take its plan as a build does: (state, plan)."""
     from opsmanual.site import plancache
     from opsmanual.site.config import read
     from opsmanual.site.state import BuildState
 
+    markdown = markdown or read(ROOT / "mkdocs.yml").markdown
+    state = BuildState.load(project, project / "docs", site_url=None, repo_url=None, markdown=markdown)
+    return state, plancache.plan(state, site_name, project, code=project / "opsmanual")
+
+
+def _counted(monkeypatch, module, name: str) -> list:
+    """Each call of ``module.name`` from now on, counted in the list returned."""
+    calls: list = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a: calls.append(a) or real(*a))
+    return calls
+
+
+def test_a_rebuild_takes_the_kept_plan_and_any_edited_input_makes_it_anew(tmp_path, monkeypatch):
+    from opsmanual.site import plancache
+
     project = _project(tmp_path)
-    markdown = read(ROOT / "mkdocs.yml").markdown
-    made = []
-    make = plancache.make_plan
-    monkeypatch.setattr(plancache, "make_plan", lambda *a: made.append(a) or make(*a))
+    made = _counted(monkeypatch, plancache, "make_plan")
 
     def build(site_name="The manual"):
-        state = BuildState.load(project, project / "docs", site_url=None, repo_url=None, markdown=markdown)
-        return plancache.plan(state, site_name, project, code=project / "opsmanual")
+        return _build(project, site_name)[1]
 
     def pages(plan):
         return {p.path: p.body for p in plan.pages}
@@ -71,17 +84,11 @@ def test_a_rebuild_takes_the_kept_plan_and_any_edited_input_makes_it_anew(tmp_pa
 
 def test_a_kept_plan_that_cannot_be_read_is_made_again(tmp_path, monkeypatch):
     from opsmanual.site import plancache
-    from opsmanual.site.config import read
-    from opsmanual.site.state import BuildState
 
     project = _project(tmp_path)
-    markdown = read(ROOT / "mkdocs.yml").markdown
-    state = BuildState.load(project, project / "docs", site_url=None, repo_url=None, markdown=markdown)
-    first = plancache.plan(state, "The manual", project, code=project / "opsmanual")
+    state, first = _build(project)
     kept = project / plancache.CACHE
-    made = []
-    make = plancache.make_plan
-    monkeypatch.setattr(plancache, "make_plan", lambda *a: made.append(a) or make(*a))
+    made = _counted(monkeypatch, plancache, "make_plan")
     for broken in (b"", b"not marshal", kept.read_bytes()[: kept.stat().st_size // 2]):
         kept.write_bytes(broken)
         assert plancache.plan(state, "The manual", project, code=project / "opsmanual") == first
@@ -90,20 +97,12 @@ def test_a_kept_plan_that_cannot_be_read_is_made_again(tmp_path, monkeypatch):
 
 def test_a_kept_plan_brings_the_incident_tables_rows_and_an_edit_makes_them_anew(tmp_path, monkeypatch):
     from opsmanual.render import html
-    from opsmanual.site import plancache
-    from opsmanual.site.config import read
-    from opsmanual.site.state import BuildState
 
     project = _project(tmp_path)
-    markdown = read(ROOT / "mkdocs.yml").markdown
-    made = []
-    rows_data = html.rows_data
-    monkeypatch.setattr(html, "rows_data", lambda *a: made.append(a) or rows_data(*a))
+    made = _counted(monkeypatch, html, "rows_data")
 
     def build():
-        state = BuildState.load(project, project / "docs", site_url=None, repo_url=None, markdown=markdown)
-        plancache.plan(state, "The manual", project, code=project / "opsmanual")
-        return state
+        return _build(project)[0]
 
     rows = dict(build().rows)
     assert len(made) == 1
@@ -126,7 +125,6 @@ def test_snippets_taken_from_the_whole_project_keep_no_plan_and_from_another_fol
 
     from opsmanual.site import plancache
     from opsmanual.site.config import read
-    from opsmanual.site.state import BuildState
 
     project = _project(tmp_path / "project")
     shared = tmp_path / "shared"
@@ -134,17 +132,12 @@ def test_snippets_taken_from_the_whole_project_keep_no_plan_and_from_another_fol
     (shared / "note.md").write_text("A shared note.\n", "utf-8")
     extensions, configs = read(ROOT / "mkdocs.yml").markdown
     monkeypatch.chdir(project)
-    made = []
-    make = plancache.make_plan
-    monkeypatch.setattr(plancache, "make_plan", lambda *a: made.append(a) or make(*a))
+    made = _counted(monkeypatch, plancache, "make_plan")
 
     def build(*bases):
         settings = copy.deepcopy(configs)
         settings["pymdownx.snippets"]["base_path"] = ["includes", *bases]
-        state = BuildState.load(
-            project, project / "docs", site_url=None, repo_url=None, markdown=(extensions, settings)
-        )
-        return plancache.plan(state, "The manual", project, code=project / "opsmanual")
+        return _build(project, markdown=(extensions, settings))[1]
 
     build(str(shared))
     build(str(shared))

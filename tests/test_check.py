@@ -213,25 +213,14 @@ def test_leaving_the_page_writes_no_check_address_onto_the_next(page, server):
     instant navigation puts the next page's address in the bar at once, and the next page arrives later
     (slowed here past the check's delay). The check, still waiting to run, must not write its ?cmd= onto
     the next page's address."""
-    import time
-
-    from conftest import page_timers_run
+    from conftest import leave_for_a_slow_page
 
     open_check(page, server)
-
-    def slow(route):
-        response = route.fetch()
-        time.sleep(0.6)
-        route.fulfill(response=response)
-
-    page.route("**/errors/", slow)
-    page.evaluate("""() => {
-      const box = document.querySelector('.sgm-check__form').elements.cmd;
+    leave_for_a_slow_page(
+        page,
+        """const box = document.querySelector('.sgm-check__form').elements.cmd;
       box.value = 'python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2';
-      box.dispatchEvent(new Event('input', { bubbles: true }));
-      document.querySelector('.md-nav__link[href$="errors/"]').click();
-    }""")
-    page.wait_for_url("**/errors/")
-    page_timers_run(page, 800)
+      box.dispatchEvent(new Event('input', { bubbles: true }));""",
+    )
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
     assert page.evaluate("location.search") == ""

@@ -185,26 +185,15 @@ def test_leaving_the_page_writes_no_move_address_onto_the_next(page, server):
     theme's instant navigation puts the next page's address in the bar at once, and the next page
     arrives later (slowed here past the form's delay). The move, still waiting to run, must not write
     its ?from=&to= onto the next page's address."""
-    import time
-
-    from conftest import page_timers_run
+    from conftest import leave_for_a_slow_page
 
     open_check(page, server)
-
-    def slow(route):
-        response = route.fetch()
-        time.sleep(0.6)
-        route.fulfill(response=response)
-
-    page.route("**/errors/", slow)
-    page.evaluate("""() => {
-      const from = document.getElementById('sgm-move-from'), to = document.getElementById('sgm-move-to');
+    leave_for_a_slow_page(
+        page,
+        """const from = document.getElementById('sgm-move-from'), to = document.getElementById('sgm-move-to');
       from.value = '0.5.9';
       to.value = '0.5.22';
-      from.dispatchEvent(new Event('input', { bubbles: true }));
-      document.querySelector('.md-nav__link[href$="errors/"]').click();
-    }""")
-    page.wait_for_url("**/errors/")
-    page_timers_run(page, 800)
+      from.dispatchEvent(new Event('input', { bubbles: true }));""",
+    )
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
     assert page.evaluate("location.search") == ""

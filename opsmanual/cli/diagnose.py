@@ -219,33 +219,26 @@ def _by_words(result: dict) -> bool:
     return all(w.startswith(kinds) for w in result["why"])
 
 
-def in_finder_order(out: dict, found: list[dict], limit: int) -> None:
+def in_finder_order(out: dict, found: list[dict], limit: int, names: dict[str, str]) -> None:
     """Typed words: the related incidents are the finder's first ``limit`` (``found``: the search's
-    results, as `sglang-manual search --json` gives them), each with the words it matched."""
+    results, as :func:`finder_results` gives them), each with the words it matched; ``names``: each
+    incident's name, by id."""
     from opsmanual.data.diagnosis import MESSAGES
+    from opsmanual.engines.diagnose import fill
 
-    out["order"] = "finder"
     out["results"] = [
         {
             "id": r["id"],
             "verdict": "related",
             "score": round(r["score"], 3),
-            "why": [
-                fill_words(MESSAGES["finderRank"], rank=_ORDINAL.get(k, str(k)), words=", ".join(r["matched"][:_SHOWN]))
-            ],
+            "why": [fill(MESSAGES["finderRank"], rank=_ORDINAL.get(k, str(k)), words=", ".join(r["matched"][:_SHOWN]))],
             "title": r["title"],
-            "name": r["id"],
+            "name": names[r["id"]],
             "path": r["path"],
             "action": r["action"],
         }
         for k, r in enumerate(found[:limit], 1)
     ]
-
-
-def fill_words(template: str, **values) -> str:
-    from opsmanual.engines.diagnose import fill
-
-    return fill(template, **values)
 
 
 _ORDINAL = {1: "first", 2: "second", 3: "third"}
@@ -287,7 +280,8 @@ def answer(diagnoser, text: str, finder=None) -> dict:
     rather than a report get the incidents in its order, as the finder and the home page's box show."""
     out = diagnoser.diagnose(text)
     if finder is not None and typed(out, text):
-        in_finder_order(out, finder(text.strip()), diagnoser.w["relatedMax"])
+        names = {i["id"]: i["name"] for i in diagnoser.bundle["incidents"]}
+        in_finder_order(out, finder(text.strip()), diagnoser.w["relatedMax"], names)
         return out
     actions = {  # the diagnosis bundle adds the releases that fix it (fixedIn) for its "What to do first"
         i["id"]: {k: v for k, v in i["action"].items() if k != "fixedIn"} if i.get("action") else None

@@ -50,6 +50,26 @@ def keep_compiled_templates(folder: Path) -> None:
     _env.bytecode_cache = _CompiledTemplates(str(folder))
 
 
+def syntax(env: jinja2.Environment) -> list[Any]:
+    """The environment's template syntax: its delimiters, whitespace and line settings, and its
+    extensions (what a template's text is read with, and so part of every key kept for a text)."""
+    return [
+        env.block_start_string,
+        env.block_end_string,
+        env.variable_start_string,
+        env.variable_end_string,
+        env.comment_start_string,
+        env.comment_end_string,
+        env.line_statement_prefix,
+        env.line_comment_prefix,
+        env.trim_blocks,
+        env.lstrip_blocks,
+        env.newline_sequence,
+        env.keep_trailing_newline,
+        sorted(env.extensions),
+    ]
+
+
 def _compile_settings(env: jinja2.Environment) -> str:
     """What decides the code Jinja compiles a template's text to, besides the text: Jinja's version,
     the environment's syntax and options, and its filters and tests (a filter's name is checked as
@@ -73,23 +93,11 @@ def _compile_settings(env: jinja2.Environment) -> str:
         [
             jinja2.__version__,
             [
-                env.block_start_string,
-                env.block_end_string,
-                env.variable_start_string,
-                env.variable_end_string,
-                env.comment_start_string,
-                env.comment_end_string,
-                env.line_statement_prefix,
-                env.line_comment_prefix,
-                env.trim_blocks,
-                env.lstrip_blocks,
-                env.newline_sequence,
-                env.keep_trailing_newline,
+                *syntax(env),
                 env.optimized,
                 env.is_async,
                 env.autoescape if isinstance(env.autoescape, bool) else named(env.autoescape),
                 named(env.finalize) if env.finalize is not None else None,
-                sorted(env.extensions),
             ],
             {name: named(f) for name, f in sorted(env.filters.items())},
             {name: named(f) for name, f in sorted(env.tests.items())},

@@ -13,6 +13,8 @@ from pathlib import Path
 import jinja2
 from jinja2 import meta, nodes
 
+from opsmanual.render.templating import syntax
+
 
 def problems(
     env: jinja2.Environment, text: str, macros: Iterable[str], variables: Iterable[str], first_line: int = 1
@@ -62,21 +64,6 @@ def passed_key(
     (opsmanual/site/state.py), so that a rebuild parses only the templates that changed."""
     known = set(macros) | set(variables) | set(env.globals)
     callables = sorted(n for n in known if callable(env.globals.get(n)))
-    syntax = [
-        env.block_start_string,
-        env.block_end_string,
-        env.variable_start_string,
-        env.variable_end_string,
-        env.comment_start_string,
-        env.comment_end_string,
-        env.line_statement_prefix,
-        env.line_comment_prefix,
-        env.trim_blocks,
-        env.lstrip_blocks,
-        env.newline_sequence,
-        env.keep_trailing_newline,
-        sorted(env.extensions),
-    ]
     head = json.dumps(
         [
             jinja2.__version__,
@@ -85,7 +72,7 @@ def passed_key(
             sorted(variables),
             sorted(env.globals),
             callables,
-            syntax,
+            syntax(env),
             first_line,
         ]
     )
