@@ -17,17 +17,18 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = [ROOT / "tests" / "diagnose_reports.yaml", ROOT / "tests" / "diagnose_heldout.yaml"]
 
 
-def measure(engine, cases: list[dict]) -> dict:
+def measure(engine, cases: list[dict], finder=None) -> dict:
+    """``finder(words)``: the finder's ids for a report's own words, best first (as the CLI asks it)."""
     related = [c for c in cases if c["expect"]]
     unrelated = [c for c in cases if not c["expect"]]
     top3 = named = unknown = 0
     for c in related:
-        out = engine.diagnose(c["text"])
+        out = engine.diagnose(c["text"], finder)
         ids = [r["id"] for r in out["results"][:3]]
         top3 += any(i in ids for i in c["expect"])
         named += any(r["verdict"] == "matches" and r["id"] in c["expect"] for r in out["results"][:1])
     for c in unrelated:
-        unknown += engine.diagnose(c["text"])["answer"] == "not a known incident"
+        unknown += engine.diagnose(c["text"], finder)["answer"] == "not a known incident"
     return {"related": len(related), "top3": top3, "named": named, "unrelated": len(unrelated), "unknown": unknown}
 
 
@@ -40,23 +41,35 @@ def line(name: str, m: dict) -> str:
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    from opsmanual.cli.diagnose import load_bundles
+    from opsmanual.cli.diagnose import finder_of, load_bundles
     from opsmanual.engines.diagnose import Diagnoser
 
     engine = Diagnoser(*load_bundles(str(ROOT), None))
+    search = finder_of(str(ROOT))
+
+    def finder(words: str) -> list[str]:
+        return [r["id"] for r in search(words)]
+
     for path in [Path(a) for a in argv] or FILES:
         if not path.exists():
             continue
         cases = yaml.safe_load(path.read_text("utf-8")) or []
         splits = sorted({c.get("split", "") for c in cases})
         for s in splits:
-            print(line(f"{path.name} [{s or 'all'}]", measure(engine, [c for c in cases if c.get("split", "") == s])))
+            print(
+                line(
+                    f"{path.name} [{s or 'all'}]",
+                    measure(engine, [c for c in cases if c.get("split", "") == s], finder),
+                )
+            )
         if len(splits) > 1:
-            print(line(f"{path.name} [all]", measure(engine, cases)))
+            print(line(f"{path.name} [all]", measure(engine, cases, finder)))
     fixtures = ROOT.parent / "shared" / "fixtures" / "h200"
     for f in sorted(fixtures.glob("*.txt")) if fixtures.is_dir() else []:
-        out = engine.diagnose(f.read_text("utf-8"))
-        words_only = [r["id"] for r in out["results"] if all(w.startswith("your words") for w in r["why"])]
+        out = engine.diagnose(f.read_text("utf-8"), finder)
+        words_only = [
+            r["id"] for r in out["results"] if all(w.startswith(("your words", "the finder")) for w in r["why"])
+        ]
         first = out["guidance"][0]["id"] if out["guidance"] else None
         print(
             f"{f.name}: {out['answer']}; first guidance {first}; {len(out['results'])} incidents, "

@@ -15,13 +15,24 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORTS = yaml.safe_load((ROOT / "tests" / "diagnose_reports.yaml").read_text("utf-8"))
 
 
+class _AsTheFinderAsks:
+    """The Python engine asking the finder's search for a report's own words, as the finder page does."""
+
+    def __init__(self, engine, search):
+        self.bundle = engine.bundle
+        self._engine, self._search = engine, search
+
+    def diagnose(self, text: str) -> dict:
+        return self._engine.diagnose(text, lambda words: [r["id"] for r in self._search(words)])
+
+
 @pytest.fixture(scope="module")
 def engine():
-    from opsmanual.cli.diagnose import load_bundles
+    from opsmanual.cli.diagnose import finder_of, load_bundles
     from opsmanual.engines.diagnose import Diagnoser
 
     bundle, exposure = load_bundles(str(ROOT), "https://github.com/example/sglang-manual")
-    return Diagnoser(bundle, exposure)
+    return _AsTheFinderAsks(Diagnoser(bundle, exposure), finder_of(str(ROOT)))
 
 
 def paste(page, selector, text):

@@ -212,10 +212,11 @@ def typed(out: dict, text: str) -> bool:
 
 
 def _by_words(result: dict) -> bool:
-    """Is an incident related by the kind of failure and words alone (no line, flag, release, GPU)?"""
+    """Is an incident related by the kind of failure, words (its own, or the finder's rank for them) and
+    the GPU named alone: no line, flag or release?"""
     from opsmanual.data.diagnosis import MESSAGES
 
-    kinds = (MESSAGES["words"].split("{")[0], MESSAGES["kind"].split("{")[0])
+    kinds = tuple(MESSAGES[k].split("{")[0] for k in ("words", "kind", "finderReport", "hardware"))
     return all(w.startswith(kinds) for w in result["why"])
 
 
@@ -277,8 +278,9 @@ def answer(diagnoser, text: str, finder=None) -> dict:
     """The diagnosis of ``text``, each incident with what to do about it (opsmanual/render/actions.py,
     as the bundle carries it): what the command, its --json and the MCP server's tool answer.
     ``finder(words)``, when given, is the finder's search (its results, best first): words typed
-    rather than a report get the incidents in its order, as the finder and the home page's box show."""
-    out = diagnoser.diagnose(text)
+    rather than a report get the incidents in its order, as the finder and the home page's box show; a
+    report's own words (its headline and error lines) are evidence by the finder's first three."""
+    out = diagnoser.diagnose(text, (lambda words: [r["id"] for r in finder(words)]) if finder is not None else None)
     if finder is not None and typed(out, text):
         names = {i["id"]: i["name"] for i in diagnoser.bundle["incidents"]}
         in_finder_order(out, finder(text.strip()), diagnoser.w["relatedMax"], names)

@@ -232,8 +232,8 @@ WEIGHTS = {
     "textScale": 4,  # text points per unit of weight / sqrt(the incident's whole weight)
     "matches": 100,  # a total from which an incident with strong evidence "matches"
     "strongText": 30,  # text points that corroborate a launch condition that holds
-    "support": 1,  # pieces of evidence of the same failure (its kind, a line, many words) that, with a
-    # launch condition the report states, make its mechanism: the incident matches
+    "support": 1,  # pieces of evidence of the same failure besides words (its kind, a line it prints)
+    # that, with a launch condition the report states, make its mechanism: the incident matches
     "lead": 150,  # an incident whose points are at least this percentage of every other's ...
     "leadKinds": 2,  # ... on evidence of at least this many kinds (kind, line, words; one condition at most)
     "related": 12,  # a total from which an incident is shown as related
@@ -243,7 +243,18 @@ WEIGHTS = {
     "relatedWords": 20,  # text points from which words alone (with the GPU) make an incident related ...
     "relatedWordsMin": 2,  # ... when there are at least this many different words
     "words": 4,  # words shown in one incident's reasons
+    "finder": 30,  # the finder's first for the report's own words; its second and third get 2/3 and 1/3
 }
+
+# The finder ranks the incidents for a report's own words: its headline (the first line, when it is a
+# sentence rather than a log line, a command or a traceback) and its first error lines that no common
+# error and no several incidents print. Its first FINDER_RANKS count as evidence (WEIGHTS "finder").
+FINDER_RANKS = ["first", "second", "third"]
+FINDER_ERRORS = 2  # error lines asked for besides the headline
+FINDER_CHARS = 500  # characters of those words asked for (the finder reads 512)
+HEADLINE_WORDS = {"re": r"[A-Za-z]{3,}", "flags": "", "min": 3}  # a headline has this many words of 3 letters
+# A first line whose prefix (LINE_PREFIX) holds a digit or a level is a log line, not a headline ("[Bug]" is none)
+LOG_PREFIX = {"re": r"[0-9]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b", "flags": ""}
 
 # The reasons and texts both engines write, as templates: {name} is replaced by a value (text or number).
 MESSAGES = {
@@ -253,6 +264,7 @@ MESSAGES = {
     "hardware": "your GPU: {gpu}",
     "words": "your words: {words}",
     "finderRank": "the finder's {rank} for these words (it matched {words})",
+    "finderReport": "the finder's {rank} for your report's own words",
     "phaseAdvice": "{label}: {advice}",
     "kind": "the kind of failure: {kind}",
     "versionSeen": "{version} is a version where it was seen",

@@ -138,10 +138,12 @@ class _Evidence:
         self.held = [False] * count  # a launch condition of it that the report states (its mechanism)
         self.kind = [False] * count  # the report tells a kind of failure its own text tells
         self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
+        self.failure = [0] * count  # of that evidence, what is not words: its kind, a line it prints
         self.condition = [False] * count  # the release in its range, its GPU
         self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.outside = [False] * count  # the reported release is outside the affected range
+        self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
 
 
 class Diagnoser:
@@ -183,6 +185,8 @@ class Diagnoser:
         self.prose_flag = _rx(r["proseFlag"])
         self.model_word = _rx(r["modelWord"])
         self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
+        self.headline_words = _rx(r["headlineWords"])
+        self.log_prefix = _rx(r["logPrefix"])
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
         # ("g", guidance position) or ("m", guidance position, phase)
@@ -451,7 +455,16 @@ class Diagnoser:
 
     # ------------------------------------------------------------------ the diagnosis
 
-    def diagnose(self, text: str) -> dict:
+    def diagnose(self, text: str, finder=None) -> dict:
+        """The diagnosis of ``text``. ``finder(words)``, when given, is the finder's search: the incident
+        ids it ranks for the report's own words (:meth:`prepare`'s ``query``), best first."""
+        prepared = self.prepare(text)
+        found = finder(prepared["query"]) if finder is not None and prepared["query"] else []
+        return self.finish(prepared, found)
+
+    def prepare(self, text: str) -> dict:
+        """Everything read from ``text`` before the finder is asked, and ``query``: the report's own words
+        for the finder ("" when it has none). Pass it to :meth:`finish` with the finder's ids."""
         facts = self.read(text)
         body, lines, starts = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts")
         ev = _Evidence(len(self.incidents))
@@ -468,11 +481,30 @@ class Diagnoser:
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
+        facts["query"] = self._finder_query(lines, facts, shared)
+        return {
+            "query": facts["query"],
+            "facts": facts,
+            "lines": lines,
+            "evidence": ev,
+            "points": text_points,
+            "words": words,
+            "guidance": (guidance_hits, markers),
+            "notes": exposure["notes"],
+        }
+
+    def finish(self, prepared: dict, found: list[str]) -> dict:
+        """The diagnosis, from :meth:`prepare`'s reading and ``found``: the incident ids the finder ranks
+        for its ``query``, best first."""
+        facts, ev = prepared["facts"], prepared["evidence"]
+        text_points, words = prepared["points"], prepared["words"]
+        self._finder_evidence(ev, found)
         results = self._ranked(ev, text_points, words)
         known = bool(results) and results[0]["verdict"] == "matches"
-        guidance = self._guidance(guidance_hits, markers, lines, facts)
+        hits, markers = prepared["guidance"]
+        guidance = self._guidance(hits, markers, prepared["lines"], facts)
         facts["symptoms"] = _top_words(words, text_points, results, self.incidents, self.w["words"] * 2)
-        facts["commandNotes"] = exposure["notes"]
+        facts["commandNotes"] = prepared["notes"]
         out = {
             "answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN,
             "first": self._first(results, guidance, known),
@@ -483,6 +515,44 @@ class Diagnoser:
         if not known:
             out["report"] = self._report(facts, guidance)
         return out
+
+    def _finder_query(self, lines: list[str], facts: dict, shared: set[int]) -> str:
+        """The report's own words for the finder: its headline (the first line, when it is a sentence
+        rather than a log line, a command, a traceback or an environment dump's line) and its first error
+        lines that no common error and no several incidents print; "" when there are none."""
+        parts = []
+        for n, line in enumerate(lines):
+            if not line.strip(SPACE):
+                continue
+            rest = self.prefix.sub("", line, count=1)
+            core = rest.strip(SPACE)
+            if not (
+                n in shared
+                or self.log_prefix.search(line[: len(line) - len(rest)])
+                or self.env_line.search(line)
+                or self.command_prompt.search(line)
+                or self.command_start.search(line)
+                or self.traceback.search(core)
+                or self.exception_line.search(core)
+                or len(self.headline_words.findall(core)) < self.rules["headlineWords"]["min"]
+            ):
+                parts.append(core)
+            break
+        errors = [e["text"] for e in facts["errors"] if e["line"] - 1 not in shared]
+        parts.extend(e for e in errors[: self.rules["finderErrors"]] if e not in parts)
+        return " ".join(parts)[: self.rules["finderChars"]].strip(SPACE)
+
+    def _finder_evidence(self, ev: _Evidence, found: list[str]) -> None:
+        """5. The finder's first incidents for the report's own words: its first counts most."""
+        ranks = self.rules["finderRanks"]
+        ev.lead = list(ev.score)  # the finder ranks by words: it makes no incident far ahead
+        for k, incident_id in enumerate(found[: len(ranks)]):
+            n = self._index.get(incident_id)
+            if n is None:
+                continue
+            ev.score[n] += self.w["finder"] * (len(ranks) - k) // len(ranks)
+            ev.other[n] = True
+            ev.why[n].append(fill(self.msg["finderReport"], rank=ranks[k]))
 
     def _lines_evidence(self, ev: _Evidence, certain: dict, possible: dict, lines: list[str]) -> None:
         """1. Log lines. A line only this incident prints is its own: it matches. A line several incidents (or
@@ -509,6 +579,7 @@ class Diagnoser:
             ev.score[n] += w["possible"] // printers[line]
             ev.other[n] = True
             ev.support[n] += 1
+            ev.failure[n] += 1
             ev.few[n] = printers[line] <= w["relatedMax"]  # a line so few print relates each of them
             ev.why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
 
@@ -558,6 +629,7 @@ class Diagnoser:
                 ev.why[n].append(fill(self.msg["kind"], kind=", ".join(same)))
             if [k for k in own if k in inc["kinds"]]:
                 ev.support[n] += 1
+                ev.failure[n] += 1
                 ev.kind[n] = True
 
     def _told(self, text: str) -> list[str]:
@@ -575,20 +647,23 @@ class Diagnoser:
 
     def _ranked(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> list[dict]:
         """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
-        report states, in a release not outside its range, with evidence of the same failure (its kind, a
-        line it prints, many of its words); or far ahead of every other on two kinds of evidence (of the
+        report states, in a release not outside its range, with evidence of the same failure besides words
+        (its kind, a line it prints); or far ahead of every other on two kinds of evidence (of the
         failure, or one of its conditions: a flag, its release, its GPU). Others are *related* with evidence
         besides words, or with several rare words; at most relatedMax of them."""
         w = self.w
         ranked = []
-        top = sorted(range(len(self.incidents)), key=lambda k: -ev.score[k])[:2]
+        lead = ev.lead
+        top = sorted(range(len(self.incidents)), key=lambda k: -lead[k])[:2]
         for n in range(len(self.incidents)):
-            mechanism = ev.held[n] and ev.support[n] >= w["support"] and not ev.outside[n]
+            # a launch condition stated, with evidence of the same failure besides words (a flag and
+            # shared words are no mechanism: many reports give the common flags)
+            mechanism = ev.held[n] and ev.failure[n] >= w["support"] and not ev.outside[n]
             # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
-            second = ev.score[top[1]] if len(top) > 1 and top[0] == n else None
+            second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (
                 second is not None
-                and ev.score[n] * 100 >= w["lead"] * max(second, 0)
+                and lead[n] * 100 >= w["lead"] * max(second, 0)
                 and ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
                 and not ev.outside[n]
             )

@@ -115,10 +115,12 @@ class Evidence {
     this.held = new Array(count).fill(false);  // a launch condition of it that the report states
     this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
     this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
+    this.failure = new Array(count).fill(0);  // of that evidence, what is not words: its kind, a line
     this.condition = new Array(count).fill(false);  // the release in its range, its GPU
     this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
+    this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
   }
 }
 
@@ -155,6 +157,8 @@ export class Diagnoser {
     this.proseFlag = rx(r.proseFlag, false, true);
     this.modelWord = rx(r.modelWord);
     this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
+    this.headlineWords = rx(r.headlineWords, false, true);
+    this.logPrefix = rx(r.logPrefix);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
        ["g", guidance position], or ["m", guidance position, phase] */
     this.patterns = [];
@@ -394,7 +398,17 @@ export class Diagnoser {
 
   /* ------------------------------------------------------------------ the diagnosis */
 
-  diagnose(text) {
+  /* The diagnosis of `text`. `finder(words)`, when given, is the finder's search: the incident ids it
+     ranks for the report's own words (prepare()'s `query`), best first. */
+  diagnose(text, finder = null) {
+    const prepared = this.prepare(text);
+    const found = finder && prepared.query ? finder(prepared.query) : [];
+    return this.finish(prepared, found);
+  }
+
+  /* Everything read from `text` before the finder is asked, and `query`: the report's own words for the
+     finder ("" when it has none). Pass it to finish() with the finder's ids. */
+  prepare(text) {
     const { facts, body, lines, starts } = this.read(text);
     const ev = new Evidence(this.incidents.length);
     const { certain, possible, guidance: guidanceHits, markers } = this.log(body, lines, starts);
@@ -412,6 +426,15 @@ export class Diagnoser {
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
+    facts.query = this.finderQuery(lines, facts, shared);
+    return { query: facts.query, facts, lines, ev, points, words, guidanceHits, markers, notes: exposure.notes };
+  }
+
+  /* The diagnosis, from prepare()'s reading and `found`: the incident ids the finder ranks for its
+     `query`, best first. */
+  finish(prepared, found) {
+    const { facts, lines, ev, points, words, guidanceHits, markers, notes } = prepared;
+    this.finderEvidence(ev, found);
     const results = this.ranked(ev, points, words);
     const known = results.length > 0 && results[0].verdict === "matches";
     const guidance = this.guidance(guidanceHits, markers, lines, facts);
@@ -423,10 +446,44 @@ export class Diagnoser {
       }
     }
     facts.symptoms = symptoms;
-    facts.commandNotes = exposure.notes;
+    facts.commandNotes = notes;
     const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, first: this.first(results, guidance, known), facts, results, guidance };
     if (!known) out.report = this.report(facts, guidance);
     return out;
+  }
+
+  /* The report's own words for the finder: its headline (the first line, when it is a sentence rather
+     than a log line, a command, a traceback or an environment dump's line) and its first error lines
+     that no common error and no several incidents print; "" when there are none. */
+  finderQuery(lines, facts, shared) {
+    const parts = [];
+    for (let n = 0; n < lines.length; n++) {
+      const line = lines[n];
+      if (!line.trim()) continue;
+      const rest = line.replace(this.prefix, "");
+      const core = rest.trim();
+      if (!(shared.has(n) || this.logPrefix.test(line.slice(0, line.length - rest.length)) || this.envLine.test(line) || this.commandPrompt.test(line) || this.commandStart.test(line)
+        || this.traceback.test(core) || this.exceptionLine.test(core)
+        || (core.match(this.headlineWords) || []).length < this.rules.headlineWords.min)) parts.push(core);
+      break;
+    }
+    const errors = facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text);
+    for (const e of errors.slice(0, this.rules.finderErrors)) if (!parts.includes(e)) parts.push(e);
+    return Array.from(parts.join(" ")).slice(0, this.rules.finderChars).join("").trim();
+  }
+
+  /* 5. The finder's first incidents for the report's own words: its first counts most. */
+  finderEvidence(ev, found) {
+    const ranks = this.rules.finderRanks;
+    ev.lead = [...ev.score];  // the finder ranks by words: it makes no incident far ahead
+    const index = new Map(this.incidents.map((inc, n) => [inc.id, n]));
+    found.slice(0, ranks.length).forEach((id, k) => {
+      const n = index.get(id);
+      if (n === undefined) return;
+      ev.score[n] += Math.floor(this.w.finder * (ranks.length - k) / ranks.length);
+      ev.other[n] = true;
+      ev.why[n].push(fill(this.msg.finderReport, { rank: ranks[k] }));
+    });
   }
 
   /* 1. Log lines: a line only this incident prints is its own; a line several print counts as much as it
@@ -453,6 +510,7 @@ export class Diagnoser {
       ev.score[n] += Math.floor(w.possible / printers.get(line));
       ev.other[n] = true;
       ev.support[n] += 1;
+      ev.failure[n] += 1;
       ev.few[n] = printers.get(line) <= w.relatedMax;  // a line so few print relates each of them
       ev.why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
     }
@@ -505,6 +563,7 @@ export class Diagnoser {
       }
       if (own.some((k) => inc.kinds.includes(k))) {
         ev.support[n] += 1;
+        ev.failure[n] += 1;
         ev.kind[n] = true;
       }
     });
@@ -525,18 +584,22 @@ export class Diagnoser {
   }
 
   /* The verdicts: *matches* on an own log line, on the mechanism (a stated launch condition, a release
-     not outside its range and evidence of the same failure), or far ahead of every other incident on
-     evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax of them. */
+     not outside its range and evidence of the same failure besides words), or far ahead of every other
+     incident on evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax
+     of them. */
   ranked(ev, points, words) {
     const w = this.w;
     const count = this.incidents.length;
-    const top = [...Array(count).keys()].sort((a, b) => ev.score[b] - ev.score[a] || a - b).slice(0, 2);
+    const lead = ev.lead;
+    const top = [...Array(count).keys()].sort((a, b) => lead[b] - lead[a] || a - b).slice(0, 2);
     /** @type {Array<[number, number, number, string]>} */
     const ranked = [];
     for (let n = 0; n < count; n++) {
-      const mechanism = ev.held[n] && ev.support[n] >= w.support && !ev.outside[n];
-      const second = top.length > 1 && top[0] === n ? ev.score[top[1]] : null;
-      const ahead = second !== null && ev.score[n] * 100 >= w.lead * Math.max(second, 0)
+      /* a launch condition stated, with evidence of the same failure besides words (a flag and shared
+         words are no mechanism: many reports give the common flags) */
+      const mechanism = ev.held[n] && ev.failure[n] >= w.support && !ev.outside[n];
+      const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
+      const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
         && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
       let verdict;
       if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";

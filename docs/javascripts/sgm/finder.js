@@ -104,6 +104,8 @@ function start(form, data, signal, client) {
   const log = mountLog(form, { guidance: data.guidance || [], words, signal, onForget: forgetLog });
   const diagnosis = mountDiagnosis(form, {
     signal, onForget: forgetLog,
+    /* the finder's ids for the report's own words, as `sglang-manual diagnose` asks its search */
+    search: (words) => client.search(words).then((found) => found.results.map((r) => r.id)),
     /* the rows open with what the box names, for the log the report was read with */
     onAnswer: (ids) => { state.diagnosed = { log: state.log, ids }; update(); },
   });

@@ -4,8 +4,12 @@
    page: the address keeps only the log lines the rows answer. */
 
 /* `onForget()` runs when the reader drops the report from the diagnosis box; `onAnswer(ids)` gets the
-   incidents each answer shown names as matching, in its order. */
-export function mountDiagnosis(form, { signal, onForget, onAnswer = /** @type {(ids: string[]) => void} */ ((_ids) => {}) }) {
+   incidents each answer shown names as matching, in its order; `search(words)` resolves to the finder's
+   incident ids for words, best first (the report's own words are evidence by its first three). */
+export function mountDiagnosis(form, {
+  signal, onForget, search = /** @type {(words: string) => Promise<string[]>} */ (async (_words) => []),
+  onAnswer = /** @type {(ids: string[]) => void} */ ((_ids) => {}),
+}) {
   const box = form.querySelector(".sgm-diagnosis");
   let stamp = 0;
 
@@ -27,11 +31,17 @@ export function mountDiagnosis(form, { signal, onForget, onAnswer = /** @type {(
       const engine = await view.loadDiagnoser(form);
       if (mine !== stamp || signal.aborted) return;
       const started = performance.now();
-      const out = engine.diagnose(text);
-      /* For `make bench`: the diagnosis alone, and with the bundles' loading. */
+      const prepared = engine.prepare(text);
+      const read = performance.now() - started;
+      const found = prepared.query ? await search(prepared.query).catch(() => []) : [];  // no finder: no rank
+      if (mine !== stamp || signal.aborted) return;
+      const finished = performance.now();
+      const out = engine.finish(prepared, found);
+      /* For `make bench`: the diagnosis alone (its reading and its verdicts, not the finder's answer
+         between them), and with the bundles' loading. */
       performance.clearMeasures("sgm-diagnose");
       performance.clearMeasures("sgm-diagnose-shown");
-      performance.measure("sgm-diagnose", { start: started });
+      performance.measure("sgm-diagnose", { start: finished - read, end: performance.now() });
       view.renderDiagnosis(box, engine, out, {
         root: form.dataset.root || "", text, signal,
         edited: (next) => update(next, { reveal: false }),
