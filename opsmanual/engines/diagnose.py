@@ -144,7 +144,6 @@ class _Evidence:
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.outside = [False] * count  # the reported release is outside the affected range
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
-        self.first = [False] * count  # the finder's first for the report's own words
 
 
 class Diagnoser:
@@ -553,7 +552,6 @@ class Diagnoser:
                 continue
             ev.score[n] += self.w["finder"] * (len(ranks) - k) // len(ranks)
             ev.other[n] = True
-            ev.first[n] = k == 0
             ev.why[n].append(fill(self.msg["finderReport"], rank=ranks[k]))
 
     def _lines_evidence(self, ev: _Evidence, certain: dict, possible: dict, lines: list[str]) -> None:
@@ -651,8 +649,7 @@ class Diagnoser:
         """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
         (its kind, a line it prints); or far ahead of every other on two kinds of evidence (of the
-        failure, or one of its conditions: a flag, its release, its GPU), or on its own evidence with the
-        finder's first rank for the report's own words. Others are *related* with evidence
+        failure, or one of its conditions: a flag, its release, its GPU). Others are *related* with evidence
         besides words, or with several rare words; at most relatedMax of them."""
         w = self.w
         ranked = []
@@ -662,13 +659,12 @@ class Diagnoser:
             # a launch condition stated, with evidence of the same failure besides words (a flag and
             # shared words are no mechanism: many reports give the common flags)
             mechanism = ev.held[n] and ev.failure[n] >= w["support"] and not ev.outside[n]
-            # or one incident far ahead of every other on its own evidence, of two kinds (at most one a
-            # condition), or which the finder ranks first for the report's own words too
+            # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
             second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (
                 second is not None
                 and lead[n] * 100 >= w["lead"] * max(second, 0)
-                and (ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"] or ev.first[n])
+                and ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
                 and not ev.outside[n]
             )
             if (ev.own[n] or mechanism or ahead) and ev.score[n] > 0:

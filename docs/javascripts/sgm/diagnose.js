@@ -121,7 +121,6 @@ class Evidence {
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
-    this.first = new Array(count).fill(false);  // the finder's first for the report's own words
   }
 }
 
@@ -483,7 +482,6 @@ export class Diagnoser {
       if (n === undefined) return;
       ev.score[n] += Math.floor(this.w.finder * (ranks.length - k) / ranks.length);
       ev.other[n] = true;
-      ev.first[n] = k === 0;
       ev.why[n].push(fill(this.msg.finderReport, { rank: ranks[k] }));
     });
   }
@@ -587,8 +585,8 @@ export class Diagnoser {
 
   /* The verdicts: *matches* on an own log line, on the mechanism (a stated launch condition, a release
      not outside its range and evidence of the same failure besides words), or far ahead of every other
-     incident on evidence of two kinds (at most one a condition), or on its own evidence with the finder's
-     first rank for the report's own words; *related* otherwise, at most relatedMax of them. */
+     incident on evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax
+     of them. */
   ranked(ev, points, words) {
     const w = this.w;
     const count = this.incidents.length;
@@ -602,7 +600,7 @@ export class Diagnoser {
       const mechanism = ev.held[n] && ev.failure[n] >= w.support && !ev.outside[n];
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
-        && (ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds || ev.first[n]) && !ev.outside[n];
+        && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
       let verdict;
       if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
