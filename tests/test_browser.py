@@ -110,6 +110,76 @@ def test_without_javascript_every_row_shows(browser, server, incidents):
     context.close()
 
 
+SHOWN_PER_PART = """() => [...document.querySelectorAll('.sgm-table[data-part] tbody')].map(
+  body => [body.rows.length, [...body.rows].filter(r => r.getClientRects().length > 0).length])"""
+
+
+def _every_row_shown(page) -> bool:
+    return all(shown == rows for rows, shown in page.evaluate(SHOWN_PER_PART))
+
+
+def _without_the_page_s_own_reveal(page) -> None:
+    """Serve the incidents page without its inline script that shows every row after a few seconds, so
+    that only the finder can show them."""
+    import re
+
+    def strip(route):
+        response = route.fetch()
+        body = re.sub(
+            r"<script>setTimeout\(function \(\) \{ document[^<]*sgm-rows-later[^<]*</script>", "", response.text()
+        )
+        assert body != response.text(), "the page's own reveal was not found"
+        route.fulfill(response=response, body=body)
+
+    page.route("**/incidents/", strip)
+
+
+def test_the_rows_wait_for_the_finder_only_while_it_loads(browser, server, incidents):
+    """With a script, each part shows its first rows (a first screen's worth) until the finder has put its
+    own in place; every row shows once it has, when its index cannot load, a few seconds after the page
+    whatever loads, and at once for an address that names a row."""
+    context = browser.new_context()
+    page = context.new_page()
+    _without_the_page_s_own_reveal(page)
+    held = []
+    page.route("**/incidents/finder.json", lambda route: held.append(route))  # noqa: PLW0108 (Playwright takes no bound builtin)
+    page.goto(f"{server}incidents/")
+    page.wait_for_function("() => document.querySelector('.sgm-table[data-part]')")
+    parts = page.evaluate(SHOWN_PER_PART)
+    assert any(rows > shown for rows, shown in parts), parts  # a long part waits ...
+    assert all(shown == min(rows, 8) for rows, shown in parts), parts  # ... with its first rows shown
+    while not held:
+        page.wait_for_timeout(50)
+    held[0].continue_()
+    page.wait_for_selector(".sgm-finder[data-ready]")
+    page.wait_for_function("() => !document.documentElement.classList.contains('sgm-rows-later')")
+    assert _every_row_shown(page) and len(visible_ids(page)) == len(incidents)
+    context.close()
+    # the index cannot load: the page's own rows, every one
+    context = browser.new_context()
+    page = context.new_page()
+    _without_the_page_s_own_reveal(page)
+    page.route("**/incidents/finder.json", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(f"{server}incidents/")
+    page.wait_for_function("() => !document.documentElement.classList.contains('sgm-rows-later')")
+    assert _every_row_shown(page)
+    # no other script loads: every row after a few seconds
+    page = context.new_page()
+    page.route("**/javascripts/manual.js", lambda route: route.abort())
+    page.goto(f"{server}incidents/")
+    assert not _every_row_shown(page)
+    page.wait_for_function("() => !document.documentElement.classList.contains('sgm-rows-later')", timeout=15000)
+    assert _every_row_shown(page)
+    # an address naming a row: the row is there to scroll to
+    last = page.evaluate("() => [...document.querySelectorAll('.sgm-table[data-part] tbody tr')].at(-1).id")
+    page = context.new_page()
+    page.route("**/javascripts/manual.js", lambda route: route.abort())
+    page.goto(f"{server}incidents/#{last}")
+    assert _every_row_shown(page)
+    page.wait_for_function(f"() => document.getElementById('{last}').getBoundingClientRect().top < innerHeight")
+    context.close()
+
+
 def test_q_in_the_address_runs_the_search_and_the_address_follows_the_box_in_place(page, server):
     """?q= (the name other sites use) fills the finder's field and runs it; as the reader types,
     the address follows the field without a history entry per key."""

@@ -148,7 +148,7 @@ def bench_longtask(tmp: Path, count: int, runs: int) -> tuple[float, str]:
         with sync_playwright() as p:
             browser = launch(p)
             # the two pages in turn, so that both see the same machine; a smoke run (runs=1) loads each once
-            for _ in range(runs if runs == 1 else max(runs, 7)):
+            for _ in range(runs if runs == 1 else max(runs, 11)):
                 for path, times in longest.items():
                     page = browser.new_page(viewport={"width": 1300, "height": 900})
                     page.add_init_script(LONGTASKS)

@@ -44,7 +44,11 @@ export function mountFinder(form, signal) {
       performance.measure("sgm-finder-index", { start: loading });
       cleanup = start(form, data, signal, client);
     })
-    .catch((error) => { if (!signal.aborted) console.warn("The finder could not load its index:", error); });
+    .catch((error) => {
+      if (signal.aborted) return;
+      document.documentElement.classList.remove("sgm-rows-later");  // the page's own rows, every one (manual.css)
+      console.warn("The finder could not load its index:", error);
+    });
   return () => {
     cleanup();
     if (client) client.close();

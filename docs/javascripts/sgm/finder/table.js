@@ -76,6 +76,7 @@ export function mountTable(form, { entries, statusOrder, words, signal, onSort, 
       if (heading && heading.hidden !== empty) heading.hidden = empty;
     }
     more.hidden = !cut;
+    document.documentElement.classList.remove("sgm-rows-later");  // the rows are in place (manual.css)
     if (cut) {
       form.querySelector(".sgm-finder__more-shown").textContent = String(visible.length);
       form.querySelector(".sgm-finder__more-count").textContent = String(list.length);
