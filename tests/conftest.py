@@ -318,10 +318,15 @@ def slow_page(page, pattern: str, seconds: float = 0.6) -> None:
     due while Material's instant navigation has already put the next page's address in the bar."""
     import time
 
+    from playwright.sync_api import Error as PlaywrightError
+
     def slow(route):
-        response = route.fetch()
-        time.sleep(seconds)
-        route.fulfill(response=response)
+        try:
+            response = route.fetch()
+            time.sleep(seconds)
+            route.fulfill(response=response)
+        except PlaywrightError:  # the page closed while its response was held: nothing waits for it any more
+            pass
 
     page.route(pattern, slow)
 
@@ -331,11 +336,14 @@ def leave_for_a_slow_page(page, script: str) -> None:
     the same task, that page slowed by :func:`slow_page`, and return once every timer the form set
     before the page went has run."""
     slow_page(page, "**/errors/")
+    heading = page.text_content(".md-content h1")
     page.evaluate(f"""() => {{
       {script}
       document.querySelector('.md-nav__link[href$="errors/"]').click();
     }}""")
     page.wait_for_url("**/errors/")
+    # the address changes at the click; the page is left once the next page's content is in place
+    page.wait_for_function("h => document.querySelector('.md-content h1')?.textContent !== h", arg=heading)
     page_timers_run(page, 800)
 
 

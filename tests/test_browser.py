@@ -293,6 +293,8 @@ def test_leaving_the_finder_leaves_no_highlight_address_write_or_landing_mark_be
       document.querySelector('#sglang-8463 a[href*="2-3-retraction"]').click();
     }""")
     page.wait_for_url("**/part-2/2-3-retraction/#sglang-8463")
+    # the address changes at the click; the page is left once the next one is in place
+    page.wait_for_function("() => !document.querySelector('.sgm-finder')")
     page_timers_run(page, 400)  # any timer or frame of the finder left running has run (its address: 150 ms)
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
     assert page.evaluate("location.search") == ""
