@@ -41,14 +41,11 @@ def line(name: str, m: dict) -> str:
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    from opsmanual.cli.diagnose import finder_of, load_bundles
+    from opsmanual.cli.diagnose import finder_of, ids_of, load_bundles
     from opsmanual.engines.diagnose import Diagnoser
 
     engine = Diagnoser(*load_bundles(str(ROOT), None))
-    search = finder_of(str(ROOT))
-
-    def finder(words: str) -> list[str]:
-        return [r["id"] for r in search(words)]
+    finder = ids_of(finder_of(str(ROOT)))
 
     for path in [Path(a) for a in argv] or FILES:
         if not path.exists():

@@ -28,10 +28,9 @@ def engine():
 @pytest.fixture(scope="module")
 def finder():
     """The finder's ids for a report's own words, best first, as the CLI asks the search."""
-    from opsmanual.cli.diagnose import finder_of
+    from opsmanual.cli.diagnose import finder_of, ids_of
 
-    search = finder_of(str(ROOT))
-    return lambda words: [r["id"] for r in search(words)]
+    return ids_of(finder_of(str(ROOT)))
 
 
 REPORT = """\

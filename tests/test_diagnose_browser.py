@@ -18,21 +18,21 @@ REPORTS = yaml.safe_load((ROOT / "tests" / "diagnose_reports.yaml").read_text("u
 class _AsTheFinderAsks:
     """The Python engine asking the finder's search for a report's own words, as the finder page does."""
 
-    def __init__(self, engine, search):
+    def __init__(self, engine, finder):
         self.bundle = engine.bundle
-        self._engine, self._search = engine, search
+        self._engine, self._finder = engine, finder
 
     def diagnose(self, text: str) -> dict:
-        return self._engine.diagnose(text, lambda words: [r["id"] for r in self._search(words)])
+        return self._engine.diagnose(text, self._finder)
 
 
 @pytest.fixture(scope="module")
 def engine():
-    from opsmanual.cli.diagnose import finder_of, load_bundles
+    from opsmanual.cli.diagnose import finder_of, ids_of, load_bundles
     from opsmanual.engines.diagnose import Diagnoser
 
     bundle, exposure = load_bundles(str(ROOT), "https://github.com/example/sglang-manual")
-    return _AsTheFinderAsks(Diagnoser(bundle, exposure), finder_of(str(ROOT)))
+    return _AsTheFinderAsks(Diagnoser(bundle, exposure), ids_of(finder_of(str(ROOT))))
 
 
 def paste(page, selector, text):

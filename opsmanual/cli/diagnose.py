@@ -256,6 +256,11 @@ def finder_results(search, pages: dict, words: str) -> list[dict]:
     ]
 
 
+def ids_of(finder):
+    """``finder`` (words -> :func:`finder_results`) as the engine asks it: words -> incident ids, best first."""
+    return lambda words: [r["id"] for r in finder(words)]
+
+
 def finder_of(project: str):
     """The finder's search over the manual in ``project``, on the data `sglang-manual search` keeps:
     a function from words to :func:`finder_results`. The data loads on the first call."""
@@ -280,7 +285,7 @@ def answer(diagnoser, text: str, finder=None) -> dict:
     ``finder(words)``, when given, is the finder's search (its results, best first): words typed
     rather than a report get the incidents in its order, as the finder and the home page's box show; a
     report's own words (its headline and error lines) are evidence by the finder's first three."""
-    out = diagnoser.diagnose(text, (lambda words: [r["id"] for r in finder(words)]) if finder is not None else None)
+    out = diagnoser.diagnose(text, ids_of(finder) if finder is not None else None)
     if finder is not None and typed(out, text):
         names = {i["id"]: i["name"] for i in diagnoser.bundle["incidents"]}
         in_finder_order(out, finder(text.strip()), diagnoser.w["relatedMax"], names)

@@ -137,6 +137,7 @@ export class Diagnoser {
     this.msg = bundle.messages;
     this.stop = new Set(r.stopWords);
     this.incidents = bundle.incidents;
+    this.index = new Map(this.incidents.map((inc, n) => [inc.id, n]));  // an incident's position, by id
     this.versions = r.versions.map((v) => [v.product, rx(v, true)]);
     this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
@@ -438,10 +439,9 @@ export class Diagnoser {
     const results = this.ranked(ev, points, words);
     const known = results.length > 0 && results[0].verdict === "matches";
     const guidance = this.guidance(guidanceHits, markers, lines, facts);
-    const index = new Map(this.incidents.map((inc, n) => [inc.id, n]));
     const symptoms = [];
     for (const r of results) {
-      for (const word of words[index.get(r.id)]) {
+      for (const word of words[this.index.get(r.id)]) {
         if (!symptoms.includes(word) && symptoms.length < this.w.words * 2) symptoms.push(word);
       }
     }
@@ -462,9 +462,11 @@ export class Diagnoser {
       if (!line.trim()) continue;
       const rest = line.replace(this.prefix, "");
       const core = rest.trim();
-      if (!(shared.has(n) || this.logPrefix.test(line.slice(0, line.length - rest.length)) || this.envLine.test(line) || this.commandPrompt.test(line) || this.commandStart.test(line)
+      const headline = !(shared.has(n) || this.logPrefix.test(line.slice(0, line.length - rest.length))
+        || this.envLine.test(line) || this.commandPrompt.test(line) || this.commandStart.test(line)
         || this.traceback.test(core) || this.exceptionLine.test(core)
-        || (core.match(this.headlineWords) || []).length < this.rules.headlineWords.min)) parts.push(core);
+        || (core.match(this.headlineWords) || []).length < this.rules.headlineWords.min);
+      if (headline) parts.push(core);
       break;
     }
     const errors = facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text);
@@ -476,9 +478,8 @@ export class Diagnoser {
   finderEvidence(ev, found) {
     const ranks = this.rules.finderRanks;
     ev.lead = [...ev.score];  // the finder ranks by words: it makes no incident far ahead
-    const index = new Map(this.incidents.map((inc, n) => [inc.id, n]));
     found.slice(0, ranks.length).forEach((id, k) => {
-      const n = index.get(id);
+      const n = this.index.get(id);
       if (n === undefined) return;
       ev.score[n] += Math.floor(this.w.finder * (ranks.length - k) / ranks.length);
       ev.other[n] = true;
