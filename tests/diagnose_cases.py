@@ -34,6 +34,9 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "prose-names-and-env": "The benchmark crashed, with max_running_requests set to 8 and export HF_HUB_OFFLINE='1'\n"
+    "ServerArgs(enable_hierarchical_cache=True, tp_size=2)\n    if self.enable_dp_attention:\n"
+    "python -m sglang.bench_serving --dataset-name random --num-prompts 10\n",
     "controls": 'sglang: 0.5.18\nRuntimeError: the "widget"\x7f\x85\ufffe\x01\x9b\ufeff config: \\x41 # failed to load\n'
     "- failed to load the widget configuration\n"
     "\x1cValueError: the widget failed to load at its ends\x85\n"

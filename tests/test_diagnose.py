@@ -1024,3 +1024,65 @@ def test_the_finder_s_rank_makes_no_match(engine):
             out = engine.diagnose(case["text"], lambda _words, f=found: f)
             named = [r["id"] for r in out["results"] if r["verdict"] == "matches"]
             assert named == [r["id"] for r in alone["results"] if r["verdict"] == "matches"], case["url"]
+
+
+def test_a_flag_written_as_its_server_argument_counts_as_given(engine):
+    """`max_running_requests` in the prose is `--max-running-requests` given; an attribute (`self.x`) or an
+    argument with its value (a ServerArgs dump) is not."""
+    told = "Hybrid Mamba model serves two requests at a time although {} is 8\n"
+    given = engine.diagnose(told.format("max_running_requests"))
+    assert "`--max-running-requests` is given" in given["results"][0]["why"], given["results"][:2]
+    for other in ("self.max_running_requests", "max_running_requests=8 in ServerArgs, so it"):
+        out = engine.diagnose(told.format(other))
+        assert not [w for r in out["results"] for w in r["why"] if "--max-running-requests" in w], other
+
+
+def test_a_variable_the_prose_sets_is_set_for_the_command(engine):
+    """`export HF_HUB_OFFLINE=1` written beside a benchmark command is the command's environment: with it,
+    the offline benchmark's conditions all hold and it matches; without it, it is only related."""
+    command = (
+        "python -m sglang.bench_serving --backend sglang --dataset-name random --num-prompts 10\n"
+        "huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach\n"
+    )
+    told = engine.diagnose("The random dataset crashes offline\nexport HF_HUB_OFFLINE=1\n" + command)
+    first = told["results"][0]
+    assert first["id"] == "capture-hf-hub-offline-benchmark" and first["verdict"] == "matches", first
+    assert any(w.startswith("`HF_HUB_OFFLINE=1`") for w in first["why"]), first["why"]
+    plain = engine.diagnose("The random dataset crashes offline\n" + command)
+    assert plain["answer"] == "not a known incident", [(r["id"], r["verdict"]) for r in plain["results"]]
+
+
+def test_a_mechanism_several_incidents_show_names_none_of_them(engine):
+    """`--speculative-algorithm` given and a slow decode is the mechanism of more than one incident (a flag
+    each names and their kind of failure): none of them matches."""
+    prepared = engine.prepare(
+        "Speculative decoding made decode slow\n"
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE3\n"
+    )
+    ev = prepared["evidence"]
+    shown = [inc["id"] for n, inc in enumerate(engine.incidents) if ev.held[n] and ev.kind[n]]
+    assert len(shown) >= 2, shown
+    out = engine.finish(prepared, [])
+    assert out["answer"] == "not a known incident", [(r["id"], r["verdict"]) for r in out["results"]]
+
+
+def test_an_unset_variable_is_no_launch_condition_the_report_states(engine):
+    """A reason that a variable "is not set" proves nothing stated: it never makes a mechanism."""
+    out = engine.diagnose("Hybrid model decode got slow after the upgrade\n--max-running-requests 8\n")
+    for r in out["results"]:
+        if r["verdict"] == "matches":
+            assert [w for w in r["why"] if "is given" in w or "family" in w], r
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Scheduler watchdog timeout after an hour of traffic", "hang"),
+        ("EAGLE lowered throughput at a full batch", "slow"),
+        ("there is a significant increase TTFT with disaggregation", "slow"),
+        ("Eagle3 doesnt show throughput improvement", "slow"),
+        ("flashinfer JIT cannot find the `cuda_fp8.h` header file", "missing toolchain"),
+    ],
+)
+def test_the_kind_of_failure_as_reports_word_it(engine, text, kind):
+    assert kind in engine._told(text)

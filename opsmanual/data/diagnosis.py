@@ -393,15 +393,30 @@ HEX = {
     )
     + ")$",
 }
-# A reason of the exposure check that rests on a flag being absent: no proof when the command is cut
-# off, or when the report names the flag elsewhere.
-ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not given"}
+# A reason of the exposure check that rests on a flag being absent or a variable unset: no launch condition
+# the report states, and no proof when the command is cut off or the report names the flag elsewhere.
+ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not (?:given|set)"}
 # A command cut off: its last line ends with a backslash, three dots or an ellipsis.
 CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
 # A flag named in the prose (outside every launch command read): checked as given, in a launch command
 # made of those flags alone, which proves no other flag absent.
 # (group 1 is the flag; the character before it is read, nothing after it: no lookaround)
 PROSE_FLAG = {"flags": "", "re": r"(?:^|[^A-Za-z0-9_-])(--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12})"}
+# A flag the prose names as its server argument (``max_running_requests``): the same flag, when an incident's
+# launch condition names it. Not an attribute (``self.x``), an argument with its value (``x=None``, a
+# ServerArgs dump) or a call. (group 1 is the name; the character after it is read)
+PROSE_NAME = {
+    "flags": "",
+    "re": r"(?:^|[^A-Za-z0-9_.=-])([a-z][a-z0-9]{0,40}(?:_[a-z0-9]{1,40}){1,12})(?:[^A-Za-z0-9_=(.-]|$)",
+}
+# An environment variable the prose sets (``HF_HUB_OFFLINE=1``, ``export NCCL_DEBUG=INFO``): set for every
+# command read and for the flags the prose names, unless a command sets it itself. (group 1 the name, 2 the
+# value, without quotes)
+PROSE_ENV = {
+    "flags": "",
+    "re": r"(?:^|[^A-Za-z0-9_$.-])([A-Z][A-Z0-9_]{2,60})=[\x22\x27]?([A-Za-z0-9_.:/,-]{1,100})",
+}
+MAX_PROSE_ENV = 20
 PROSE_COMMAND = "python -m sglang.launch_server"
 # A model the report names that is checked with the flags its prose states: a path or a Hub name, nothing
 # a shell would read otherwise.
@@ -418,7 +433,8 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "hang",
         "flags": "i",
-        "re": r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|deadlock|freez|stops? (?:responding|printing)|no response",
+        "re": r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|deadlock|freez|stops? (?:responding|printing)|no response"
+        r"|watchdog timeout|stopped making progress|no progress",
     },
     {
         "kind": "wrong output",
@@ -441,12 +457,17 @@ KINDS: list[dict[str, Any]] = [
         "kind": "missing toolchain",
         "flags": "i",
         "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}: (?:no such file or directory|cannot open shared object file)"
-        r"|cannot find -l[a-z]|nvcc: not found|nvcc not found|without (?:nvcc|cuda toolkit|cuda-toolkit)",
+        r"|cannot find -l[a-z]|nvcc: not found|nvcc not found|without (?:nvcc|cuda toolkit|cuda-toolkit)"
+        r"|(?:cannot|can't|could not|couldn't) find (?:the )?`?[a-z0-9_/]{1,80}\.(?:h|hpp|cuh)\b",
     },
     {
         "kind": "slow",
         "flags": "i",
-        "re": r"\bslow|throughput (?:drop|fell|collapse)|latency (?:spike|grew|regress)|regress",
+        "re": r"\bslow|throughput (?:drop|fell|collapse)|(?:lower(?:ed)?|cost|costs) throughput"
+        r"|latency (?:spike|grew|regress)|regress"
+        r"|perf(?:ormance)? (?:drop|degradation)|(?:increase|higher) (?:in )?(?:ttft|itl|tpot|latency)"
+        r"|(?:ttft|itl|tpot|latency) (?:increase|is (?:much )?higher)|no (?:throughput|speed) (?:improvement|gain)"
+        r"|(?:show|give)s? no (?:throughput|speed)|(?:n't|nt|not) (?:show|give) (?:any )?(?:throughput|speed)(?:up)? (?:improvement|gain)",
     },
 ]
 KIND_LINES = 60  # lines of the report's prose read for the kind (its error lines are read too)

@@ -5,8 +5,10 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 - the log lines the incidents print (the finder's and the triage command's patterns: a line only
   the incident prints is certain, a line several print is possible, its weight shared among them);
 - the launch command's exposure conditions that hold (opsmanual/engines/exposure.py, run with the
-  GPU and version read from the report; flags stated in the prose are checked with the model the
-  report names) and whether the reported version is in the affected range;
+  GPU and version read from the report; flags stated in the prose, as flags or as server arguments
+  (``max_running_requests``), are checked with the model the report names, and the environment
+  variables the prose sets are set for every command) and whether the reported version is in the
+  affected range;
 - the kind of failure the report tells (out of memory, hang, wrong output, refused start, ...) and
   the incident's own text tells;
 - the report's words that tell the incident (the incidents' text, weighted by how rare a word is;
@@ -14,11 +16,11 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 
 An incident *matches* on a line only it prints; on its mechanism (a launch condition the report
 states, a release not outside its range, and evidence of the same failure: its kind, a line it
-prints, many of its words); or when it is far ahead of every other incident on evidence of two kinds
-(at most one of them a condition: a flag, its release, its GPU). Others with some evidence are *related* (at most three,
-after those that match). When none matches the
-answer is "not a known incident", with the related ones, a prefilled link to report a new incident
-and a draft entry for data/incidents.yaml. Errors many incidents share bring their entry of
+prints), when no other incident shows the same; or when it is far ahead of every other incident on
+evidence of two kinds (at most one of them a condition: a flag, its release, its GPU). Others with
+some evidence are *related* (at most three, after those that match). When none matches the answer is
+"not a known incident", with the related ones, a prefilled link to report a new incident and a draft
+entry for data/incidents.yaml. Errors many incidents share bring their entry of
 data/guidance.yaml, with the phase (start-up, capture, serving, shutdown) the error came in.
 
 Everything comes from two JSON bundles: the diagnosis bundle (opsmanual/render/diagnose.py) and the
@@ -183,6 +185,8 @@ class Diagnoser:
         self.absent_reason = _rx(r["absentReason"])
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
+        self.prose_name = _rx(r["proseName"])
+        self.prose_env = _rx(r["proseEnv"])
         self.model_word = _rx(r["modelWord"])
         self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
         self.headline_words = _rx(r["headlineWords"])
@@ -648,17 +652,21 @@ class Diagnoser:
     def _ranked(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> list[dict]:
         """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
-        (its kind, a line it prints); or far ahead of every other on two kinds of evidence (of the
+        (its kind, a line it prints), when it is the only incident that shows one; or far ahead of every other on two kinds of evidence (of the
         failure, or one of its conditions: a flag, its release, its GPU). Others are *related* with evidence
         besides words, or with several rare words; at most relatedMax of them."""
         w = self.w
         ranked = []
         lead = ev.lead
         top = sorted(range(len(self.incidents)), key=lambda k: -lead[k])[:2]
+        # a launch condition stated, with evidence of the same failure besides words (a flag and shared
+        # words are no mechanism: many reports give the common flags); one that several incidents show
+        # tells none of them apart
+        shown = [
+            n for n in range(len(self.incidents)) if ev.held[n] and ev.failure[n] >= w["support"] and not ev.outside[n]
+        ]
         for n in range(len(self.incidents)):
-            # a launch condition stated, with evidence of the same failure besides words (a flag and
-            # shared words are no mechanism: many reports give the common flags)
-            mechanism = ev.held[n] and ev.failure[n] >= w["support"] and not ev.outside[n]
+            mechanism = shown == [n]
             # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
             second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (
@@ -735,10 +743,15 @@ class Diagnoser:
     def _exposure(self, facts: dict, body: str) -> dict:
         """The exposure check of each command read, merged: an incident's best result with its reasons.
         A reason that rests on a flag being absent is dropped when the command is cut off or the report
-        names the flag elsewhere (a flag stated in prose counts as given)."""
+        names the flag elsewhere (a flag stated in prose counts as given). The environment variables the
+        prose sets are set for each command, before its own."""
         out: dict = {"results": {}, "notes": []}
+        outside = body
         for command in facts["commands"]:
-            checked = self._check(command, facts)
+            outside = outside.replace(command, "")
+        env = self._prose_env(outside)
+        for command in facts["commands"]:
+            checked = self._check(env + command, facts)
             if checked["error"]:
                 out["notes"].append(fill(self.msg["notCommand"], error=checked["error"]))
                 continue
@@ -746,22 +759,37 @@ class Diagnoser:
             self._merge(out, checked, cut, command, body)
         # the flags stated in the prose (outside every command read), with the model the report names: what
         # they leave out proves nothing; a model of another family rules an incident out
-        outside = body
-        for command in facts["commands"]:
-            outside = outside.replace(command, "")
-        flags = list(dict.fromkeys(self.prose_flag.findall(outside)))[: self.rules["maxProseFlags"]]
+        flags = list(dict.fromkeys(self._prose_flags(outside)))[: self.rules["maxProseFlags"]]
         prose = " ".join(f for f in flags if f not in ("--model-path", "--model"))
         stated = []
         if prose and facts["model"] and self.model_word.search(facts["model"]):
-            stated.append(f"{self.rules['proseCommand']} --model-path {facts['model']} {prose}")
+            stated.append(f"{env}{self.rules['proseCommand']} --model-path {facts['model']} {prose}")
         if prose:
-            stated.append(f"{self.rules['proseCommand']} {prose}")
+            stated.append(f"{env}{self.rules['proseCommand']} {prose}")
         for command in stated:
             checked = self._check(command, facts)
             if not checked["error"]:
                 self._merge(out, checked, True, command, body)
                 break
         return out
+
+    def _prose_flags(self, text: str) -> list[str]:
+        """The flags ``text`` names: as flags, and as the server arguments an incident's condition names."""
+        named = []
+        for m in self.prose_name.finditer(text):
+            flag = "--" + m.group(1).replace("_", "-")
+            if flag in self.condition_flags:
+                named.append((m.start(1), flag))
+        written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text)]
+        return [f for _, f in sorted(written + named)]
+
+    def _prose_env(self, text: str) -> str:
+        """The environment variables ``text`` sets, first value kept, as a command's prefix ("" if none)."""
+        seen: dict[str, str] = {}
+        for m in self.prose_env.finditer(text):
+            if m.group(1) not in seen and len(seen) < self.rules["maxProseEnv"]:
+                seen[m.group(1)] = m.group(2)
+        return "".join(f"{k}={v} " for k, v in seen.items())
 
     def _check(self, command: str, facts: dict) -> dict:
         """The exposure check of ``command`` with the GPU and the release read (without the release when the
@@ -795,7 +823,7 @@ class Diagnoser:
         if not flag.startswith("--"):
             return False
         outside = body.replace(command, "")
-        return re.search(re.escape(flag) + r"(?![\w-])", outside, re.ASCII) is not None
+        return flag in self._prose_flags(outside)
 
     def _version(self, incident_id: str, versions: dict):
         exp = self.exposure_by_id.get(incident_id)
@@ -846,8 +874,14 @@ class Diagnoser:
         prose = "\n".join(kept)
         if not flags:
             return prose
-        return self.prose_flag.sub(
+        prose = self.prose_flag.sub(
             lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " if m.group(1) in flags else m.group(0), prose
+        )
+        return self.prose_name.sub(
+            lambda m: (
+                m.group(0).replace(m.group(1), " ", 1) if "--" + m.group(1).replace("_", "-") in flags else m.group(0)
+            ),
+            prose,
         )
 
     def _seen_forms(self, body: str) -> dict[str, str]:

@@ -156,6 +156,8 @@ export class Diagnoser {
     this.absentReason = rx(r.absentReason);
     this.cutCommand = rx(r.cutCommand);
     this.proseFlag = rx(r.proseFlag, false, true);
+    this.proseName = rx(r.proseName, false, true);
+    this.proseEnvRx = rx(r.proseEnv, false, true);
     this.modelWord = rx(r.modelWord);
     this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
     this.headlineWords = rx(r.headlineWords, false, true);
@@ -595,10 +597,12 @@ export class Diagnoser {
     const top = [...Array(count).keys()].sort((a, b) => lead[b] - lead[a] || a - b).slice(0, 2);
     /** @type {Array<[number, number, number, string]>} */
     const ranked = [];
+    /* a launch condition stated, with evidence of the same failure besides words (a flag and shared words
+       are no mechanism: many reports give the common flags); one that several incidents show tells none
+       of them apart */
+    const shown = [...Array(count).keys()].filter((n) => ev.held[n] && ev.failure[n] >= w.support && !ev.outside[n]);
     for (let n = 0; n < count; n++) {
-      /* a launch condition stated, with evidence of the same failure besides words (a flag and shared
-         words are no mechanism: many reports give the common flags) */
-      const mechanism = ev.held[n] && ev.failure[n] >= w.support && !ev.outside[n];
+      const mechanism = shown.length === 1 && shown[0] === n;
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
         && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
@@ -645,7 +649,29 @@ export class Diagnoser {
     const prose = lines.filter((line, n) => !skip.has(n) && !this.envLine.test(line))
       .map((line) => line.replace(this.url, " ")).join("\n");
     if (!flags.size) return prose;
-    return prose.replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0));
+    return prose
+      .replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0))
+      .replace(this.proseName, (m0, name) => (flags.has(`--${name.replace(/_/g, "-")}`) ? m0.replace(name, " ") : m0));
+  }
+
+  /* The flags `text` names: as flags, and as the server arguments an incident's condition names. */
+  proseFlags(text) {
+    const found = [];
+    for (const m of text.matchAll(this.proseName)) {
+      const flag = `--${m[1].replace(/_/g, "-")}`;
+      if (this.conditionFlags.has(flag)) found.push([m.index + m[0].indexOf(m[1]), flag]);
+    }
+    for (const m of text.matchAll(this.proseFlag)) found.push([m.index + m[0].length - m[1].length, m[1]]);
+    return found.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+  }
+
+  /* The environment variables `text` sets, first value kept, as a command's prefix ("" if none). */
+  proseEnv(text) {
+    const seen = new Map();
+    for (const m of text.matchAll(this.proseEnvRx)) {
+      if (!seen.has(m[1]) && seen.size < this.rules.maxProseEnv) seen.set(m[1], m[2]);
+    }
+    return [...seen].map(([k, v]) => `${k}=${v} `).join("");
   }
 
   /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
@@ -656,14 +682,17 @@ export class Diagnoser {
     if (cut) return true;
     const flag = m[1].replace(/^`+|`+$/g, "");
     if (!flag.startsWith("--")) return false;
-    return new RegExp(`${escapeRx(flag)}(?![A-Za-z0-9_-])`).test(body.split(command).join(""));
+    return this.proseFlags(body.split(command).join("")).includes(flag);
   }
 
   /* The exposure check of each command read, merged: an incident's best result with its reasons. */
   exposureOf(facts, body) {
     const out = { results: new Map(), notes: [] };
+    let outside = body;
+    for (const command of facts.commands) outside = outside.split(command).join("");
+    const env = this.proseEnv(outside);
     for (const command of facts.commands) {
-      const checked = this.check(command, facts);
+      const checked = this.check(env + command, facts);
       if (checked.error) {
         out.notes.push(fill(this.msg.notCommand, { error: checked.error }));
         continue;
@@ -672,13 +701,11 @@ export class Diagnoser {
       this.merge(out, checked, cut, command, body);
     }
     /* the flags stated in the prose, with the model the report names: what they leave out proves nothing */
-    let outside = body;
-    for (const command of facts.commands) outside = outside.split(command).join("");
-    const flags = [...new Set(Array.from(outside.matchAll(this.proseFlag), (m) => m[1]))].slice(0, this.rules.maxProseFlags);
+    const flags = [...new Set(this.proseFlags(outside))].slice(0, this.rules.maxProseFlags);
     const prose = flags.filter((f) => f !== "--model-path" && f !== "--model").join(" ");
     const stated = [];
-    if (prose && facts.model && this.modelWord.test(facts.model)) stated.push(`${this.rules.proseCommand} --model-path ${facts.model} ${prose}`);
-    if (prose) stated.push(`${this.rules.proseCommand} ${prose}`);
+    if (prose && facts.model && this.modelWord.test(facts.model)) stated.push(`${env}${this.rules.proseCommand} --model-path ${facts.model} ${prose}`);
+    if (prose) stated.push(`${env}${this.rules.proseCommand} ${prose}`);
     for (const command of stated) {
       const checked = this.check(command, facts);
       if (!checked.error) {
