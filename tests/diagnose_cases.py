@@ -34,6 +34,7 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "arch": "Capture fails on an sm_120 card\nBuilt for sm_80 and compute capability 9.0\n",
     "prose-names-and-env": "The benchmark crashed, with max_running_requests set to 8 and export HF_HUB_OFFLINE='1'\n"
     "ServerArgs(enable_hierarchical_cache=True, tp_size=2)\n    if self.enable_dp_attention:\n"
     "python -m sglang.bench_serving --dataset-name random --num-prompts 10\n",

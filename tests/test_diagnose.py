@@ -1086,3 +1086,16 @@ def test_an_unset_variable_is_no_launch_condition_the_report_states(engine):
 )
 def test_the_kind_of_failure_as_reports_word_it(engine, text, kind):
     assert kind in engine._told(text)
+
+
+def test_the_gpu_architecture_a_report_names_is_its_hardware(engine):
+    """`sm_120` (or compute capability 12.0, or a GPU of that architecture) is the hardware of the incident
+    whose GPU is SM120; a build that lists several architectures names none."""
+    told = engine.diagnose("CUDA graph capture fails on sm_120, the server only runs with --disable-cuda-graph\n")
+    assert told["facts"]["arch"] == "SM120"
+    first = told["results"][0]
+    assert first["id"] == "report-joshua8-ai-2026-01" and "your GPU's architecture: SM120" in first["why"], first
+    assert engine.read("compute capability: 12.0\n")["arch"] == "SM120"
+    assert engine.read("GPU 0: NVIDIA GeForce RTX 5090\n")["arch"] == "SM120"
+    assert engine.read("TORCH_CUDA_ARCH_LIST built for sm_80 sm_90 sm_120\n")["arch"] is None
+    assert engine.read("the gpt-oss model on sm_90a\n")["arch"] == "SM90"

@@ -72,6 +72,14 @@ GPU_MEMORY: list[dict[str, Any]] = [
     {"re": r"\|[ \t]*\d+MiB[ \t]*/[ \t]*(\d+)MiB[ \t]*\|", "flags": "", "mib": True},
 ]
 
+# The GPU's architecture as a report writes it (``sm_120``, ``SM90a``, ``compute capability 12.0``): "SM" and
+# the groups. Read from the GPU the report names, else from these when they name one architecture only
+# (a build that lists several names none).
+ARCH: list[dict[str, Any]] = [
+    {"re": r"(?:^|[^A-Za-z0-9])sm[_ ]?([1-9][0-9]{1,2})[a-z]?\b", "flags": "i"},
+    {"re": r"compute capability[: =]{1,3}([1-9][0-9]?)\.([0-9])\b", "flags": "i"},
+]
+
 # A launch command starts on a line that holds one of these; a line ending in a backslash goes on.
 COMMAND_START = {
     "flags": "",
@@ -262,6 +270,7 @@ MESSAGES = {
     "certainMore": " (and {more} more)",
     "possibleLine": "log line {line}, which several incidents print: {text}",
     "hardware": "your GPU: {gpu}",
+    "hardwareArch": "your GPU's architecture: {arch}",
     "words": "your words: {words}",
     "finderRank": "the finder's {rank} for these words (it matched {words})",
     "finderReport": "the finder's {rank} for your report's own words",
@@ -324,6 +333,7 @@ LABELS = {
     "facts": "Read from your report (edit the report below if something is wrong):",
     "versions": "Versions",
     "gpu": "GPU",
+    "arch": "GPU architecture",
     "memory": "GPU memory",
     "model": "Model",
     "phase": "Phase",

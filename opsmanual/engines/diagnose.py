@@ -168,6 +168,7 @@ class Diagnoser:
         self.versions = [(v["product"], _rx(v, True), _rx_lower(v, True)) for v in r["versions"]]
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
+        self.arch = [_rx(a) for a in r["arch"]]
         self.command_start = _rx(r["commandStart"])
         self.command_start_all = _rx(r["commandStart"], True)
         self.command_prompt = _rx(r["commandPrompt"])
@@ -219,6 +220,11 @@ class Diagnoser:
                 if key and key not in names:
                     names[key] = g
         self.gpu_by_name = names
+        self.gpu_arch = {
+            g["id"]: "SM" + g["compute_capability"].replace(".", "")
+            for g in self.exposure.gpus
+            if g.get("compute_capability")
+        }
         alternatives = sorted(names, key=lambda k: (-len(k), k))
         # on the text in ASCII lower case (as diagnose.js's flag i without u): the name is group 1,
         # its neighbours are not letters or digits
@@ -247,6 +253,7 @@ class Diagnoser:
         facts: dict = {
             "versions": {},
             "gpu": None,
+            "arch": None,
             "memory": None,
             "commands": [],
             "model": None,
@@ -266,6 +273,7 @@ class Diagnoser:
                 )
         facts["versions"] = {p: facts["versions"][p] for p in self.rules["products"] if p in facts["versions"]}
         facts["gpu"] = self._gpu(body)
+        facts["arch"] = self._arch(body, facts["gpu"])
         for rx, mib in self.gpu_memory:
             m = rx.search(body)
             if m:
@@ -314,6 +322,18 @@ class Diagnoser:
                 if found:
                     return found
         return self._gpu_in(body)
+
+    def _arch(self, body: str, gpu: dict | None) -> str | None:
+        """The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone."""
+        if gpu and self.gpu_arch.get(gpu["id"]):
+            return self.gpu_arch[gpu["id"]]
+        found: set[str] = set()
+        for rx in self.arch:
+            for m in rx.finditer(body):
+                found.add("SM" + "".join(m.groups()))
+                if len(found) > 1:
+                    return None
+        return found.pop() if found else None
 
     def _gpu_in(self, text: str) -> dict | None:
         if self.gpu_any is None:
@@ -614,10 +634,14 @@ class Diagnoser:
                 ev.score[n] += w["versionOut"]
                 ev.outside[n] = True
                 ev.why[n].append(reason)
-            if facts["gpu"] and inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"]):
+            if inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"], facts["arch"]):
                 ev.score[n] += w["hardware"]
                 ev.condition[n] = True
-                ev.why[n].append(fill(self.msg["hardware"], gpu=facts["gpu"]["name"]))
+                ev.why[n].append(
+                    fill(self.msg["hardware"], gpu=facts["gpu"]["name"])
+                    if facts["gpu"]
+                    else fill(self.msg["hardwareArch"], arch=facts["arch"])
+                )
 
     def _kinds(self, ev: _Evidence, prose: str, facts: dict, shared: set[int]) -> None:
         """3. The kind of failure, read in the report's opening prose and its error lines (a bounded text). A
@@ -856,8 +880,10 @@ class Diagnoser:
         return None, None
 
     @staticmethod
-    def _same_hardware(hardware: list[str], gpu: dict) -> bool:
-        names = [_norm_name(gpu["name"]), _norm_name(gpu["written"]), _norm_name(gpu["id"])]
+    def _same_hardware(hardware: list[str], gpu: dict | None, arch: str | None = None) -> bool:
+        """Whether the GPU named (by its name or its architecture, "SM120") is hardware an incident names."""
+        names = [_norm_name(gpu["name"]), _norm_name(gpu["written"]), _norm_name(gpu["id"])] if gpu else []
+        names += [_norm_name(arch)] if arch else []
         for hw in hardware:
             h = _norm_name(hw)
             if any(n == h or f" {h} " in f" {n} " for n in names):

@@ -177,6 +177,7 @@ def diagnose_bundle(
             "productLabels": rules.PRODUCT_LABELS,
             "gpuLines": rules.GPU_LINES,
             "gpuMemory": rules.GPU_MEMORY,
+            "arch": rules.ARCH,
             "commandStart": rules.COMMAND_START,
             "commandPrompt": rules.COMMAND_PROMPT,
             "maxCommands": rules.MAX_COMMANDS,

@@ -141,6 +141,7 @@ export class Diagnoser {
     this.versions = r.versions.map((v) => [v.product, rx(v, true)]);
     this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
+    this.arch = r.arch.map((a) => rx(a, false, true));
     this.commandStart = rx(r.commandStart);
     this.commandPrompt = rx(r.commandPrompt);
     this.modelLines = r.modelLines.map((m) => rx(m, true));
@@ -190,6 +191,8 @@ export class Diagnoser {
       }
     }
     this.gpuByName = names;
+    this.gpuArch = new Map(this.exposure.gpus.filter((g) => g.compute_capability)
+      .map((g) => [g.id, `SM${g.compute_capability.replace(".", "")}`]));
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
     this.gpuAny = alternatives.length ? new RegExp(`(?<![A-Za-z0-9])(?:${
       alternatives.map((k) => k.split(" ").map(escapeRx).join("[-_ ]+")).join("|")})(?![A-Za-z0-9])`, "i") : null;
@@ -204,7 +207,7 @@ export class Diagnoser {
 
   read(text) {
     const { body, lines, starts, notes } = this.lines(text);
-    const facts = { versions: {}, gpu: null, memory: null, commands: [], model: null, phase: null, errors: [], notes };
+    const facts = { versions: {}, gpu: null, arch: null, memory: null, commands: [], model: null, phase: null, errors: [], notes };
     const found = {};
     for (const [product, re] of this.versions) {
       if (hasOwn(found, product)) continue;
@@ -213,6 +216,7 @@ export class Diagnoser {
     }
     for (const p of this.rules.products) if (hasOwn(found, p)) facts.versions[p] = found[p];
     facts.gpu = this.gpu(body);
+    facts.arch = this.archOf(body, facts.gpu);
     for (const [re, mib] of this.gpuMemory) {
       const m = re.exec(body);
       if (m) {
@@ -272,6 +276,19 @@ export class Diagnoser {
       }
     }
     return this.gpuIn(body);
+  }
+
+  /* The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone. */
+  archOf(body, gpu) {
+    if (gpu && this.gpuArch.has(gpu.id)) return this.gpuArch.get(gpu.id);
+    const found = new Set();
+    for (const re of this.arch) {
+      for (const m of body.matchAll(re)) {
+        found.add(`SM${m.slice(1).join("")}`);
+        if (found.size > 1) return null;
+      }
+    }
+    return found.size ? [...found][0] : null;
   }
 
   gpuIn(text) {
@@ -544,10 +561,10 @@ export class Diagnoser {
         ev.outside[n] = true;
         ev.why[n].push(reason);
       }
-      if (facts.gpu && inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu)) {
+      if (inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu, facts.arch)) {
         ev.score[n] += w.hardware;
         ev.condition[n] = true;
-        ev.why[n].push(fill(this.msg.hardware, { gpu: facts.gpu.name }));
+        ev.why[n].push(facts.gpu ? fill(this.msg.hardware, { gpu: facts.gpu.name }) : fill(this.msg.hardwareArch, { arch: facts.arch }));
       }
     });
   }
@@ -764,8 +781,10 @@ export class Diagnoser {
     return [null, null];
   }
 
-  static sameHardware(hardware, gpu) {
-    const names = [normName(gpu.name), normName(gpu.written), normName(gpu.id)];
+  /* Whether the GPU named (by its name or its architecture, "SM120") is hardware an incident names. */
+  static sameHardware(hardware, gpu, arch = null) {
+    const names = gpu ? [normName(gpu.name), normName(gpu.written), normName(gpu.id)] : [];
+    if (arch) names.push(normName(arch));
     return hardware.some((hw) => {
       const h = normName(hw);
       return names.some((n) => n === h || ` ${n} `.includes(` ${h} `));

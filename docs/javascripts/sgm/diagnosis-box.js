@@ -62,6 +62,7 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   const versions = Object.entries(f.versions).map(([p, v]) => `${labels[p] || p} ${v}`);
   row(L.versions, versions.length ? versions.join(", ") : "");
   row(L.gpu, f.gpu ? f.gpu.name : "");
+  if (f.arch) row(L.arch, f.arch);
   row(L.memory, f.memory ? `${f.memory} GiB` : "");
   row(L.model, f.model || "");
   row(L.phase, f.phase ? (engine.rules.phaseLabels[f.phase] || f.phase) : "");
