@@ -1099,3 +1099,18 @@ def test_the_gpu_architecture_a_report_names_is_its_hardware(engine):
     assert engine.read("GPU 0: NVIDIA GeForce RTX 5090\n")["arch"] == "SM120"
     assert engine.read("TORCH_CUDA_ARCH_LIST built for sm_80 sm_90 sm_120\n")["arch"] is None
     assert engine.read("the gpt-oss model on sm_90a\n")["arch"] == "SM90"
+
+
+def test_the_finder_s_rank_and_one_word_relate_nothing(engine, finder):
+    """A c10d rendezvous timeout opens with its guidance. The finder ranks incidents for its second error line
+    ("Initialization failed. detoken_init_state: init ok"), but each shares one word with it ("init"): words
+    alone, and too few, so none is related."""
+    text = (ROOT / "tests" / "guidance_logs" / "rendezvous-timeout.txt").read_text("utf-8")
+    prepared = engine.prepare(text)
+    found = finder(prepared["query"])
+    assert found, prepared["query"]
+    out = engine.finish(prepared, found)
+    assert out["first"]["id"] == "distributed-rendezvous-timeout"
+    for r in out["results"]:
+        words = [w for w in r["why"] if w.startswith("your words: ")]
+        assert words and len(words[0].split(", ")) >= 2, r

@@ -144,6 +144,7 @@ class _Evidence:
         self.condition = [False] * count  # the release in its range, its GPU
         self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
+        self.found = [False] * count  # among the finder's first for the report's own words (words too)
         self.outside = [False] * count  # the reported release is outside the affected range
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
 
@@ -575,7 +576,7 @@ class Diagnoser:
             if n is None:
                 continue
             ev.score[n] += self.w["finder"] * (len(ranks) - k) // len(ranks)
-            ev.other[n] = True
+            ev.found[n] = True
             ev.why[n].append(fill(self.msg["finderReport"], rank=ranks[k]))
 
     def _lines_evidence(self, ev: _Evidence, certain: dict, possible: dict, lines: list[str]) -> None:
@@ -706,7 +707,8 @@ class Diagnoser:
                 and (
                     ev.other[n]
                     or (ev.kind[n] and text_points[n] > 0)
-                    or (text_points[n] >= w["relatedWords"] and len(words[n]) >= w["relatedWordsMin"])
+                    # the finder's rank is words too: with one word of the incident it relates nothing
+                    or ((ev.found[n] or text_points[n] >= w["relatedWords"]) and len(words[n]) >= w["relatedWordsMin"])
                 )
             ):
                 verdict = "related"

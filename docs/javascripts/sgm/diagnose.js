@@ -119,6 +119,7 @@ class Evidence {
     this.condition = new Array(count).fill(false);  // the release in its range, its GPU
     this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
+    this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
   }
@@ -501,7 +502,7 @@ export class Diagnoser {
       const n = this.index.get(id);
       if (n === undefined) return;
       ev.score[n] += Math.floor(this.w.finder * (ranks.length - k) / ranks.length);
-      ev.other[n] = true;
+      ev.found[n] = true;
       ev.why[n].push(fill(this.msg.finderReport, { rank: ranks[k] }));
     });
   }
@@ -626,7 +627,8 @@ export class Diagnoser {
       let verdict;
       if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
-        || (points[n] >= w.relatedWords && words[n].length >= w.relatedWordsMin)))) verdict = "related";
+        /* the finder's rank is words too: with one word of the incident it relates nothing */
+        || ((ev.found[n] || points[n] >= w.relatedWords) && words[n].length >= w.relatedWordsMin)))) verdict = "related";
       else continue;
       ranked.push([verdict === "matches" ? 0 : 1, -ev.score[n], n, verdict]);
     }
