@@ -34,6 +34,11 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "server-args": "The server hangs after an hour with long prompts\n"
+    "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "
+    "max_running_requests=None, enable_hierarchical_cache=True, hicache_storage_backend=None, "
+    "speculative_algorithm='EAGLE3', disable_radix_cache=False)\n"
+    "llm = sgl.Engine(model_path='Qwen/Qwen3-8B', enable_dp_attention=True, ...\n",
     "arch": "Capture fails on an sm_120 card\nBuilt for sm_80 and compute capability 9.0\n",
     "prose-names-and-env": "The benchmark crashed, with max_running_requests set to 8 and export HF_HUB_OFFLINE='1'\n"
     "ServerArgs(enable_hierarchical_cache=True, tp_size=2)\n    if self.enable_dp_attention:\n"

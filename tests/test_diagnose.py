@@ -1114,3 +1114,34 @@ def test_the_finder_s_rank_and_one_word_relate_nothing(engine, finder):
     for r in out["results"]:
         words = [w for w in r["why"] if w.startswith("your words: ")]
         assert words and len(words[0].split(", ")) >= 2, r
+
+
+SERVER_ARGS = (
+    "The server hangs after an hour with long prompts\n"
+    "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "
+    "mem_fraction_static=0.8, max_running_requests=None, enable_hierarchical_cache=True, "
+    "hicache_storage_backend=None, disable_radix_cache=False, enable_dp_attention=False)\n"
+)
+
+
+def test_the_settings_sglang_echoes_are_its_launch_command(engine):
+    """`server_args=ServerArgs(...)` states the flags: True is given, False and None are not, and a whole dump
+    proves a flag absent. HiCache given, its storage backend not, and a hang: the HiCache incident whose
+    mechanism that is matches, the one that needs a storage backend does not. The dump's words (false,
+    running) are no evidence."""
+    out = engine.diagnose(SERVER_ARGS)
+    first = out["results"][0]
+    assert first["id"] == "sglang-42465" and first["verdict"] == "matches", out["results"][:2]
+    assert "`--enable-hierarchical-cache` is given" in first["why"]
+    assert not [r for r in out["results"] if r["id"] == "sglang-30760" and r["verdict"] == "matches"]
+    assert not [w for r in out["results"] for w in r["why"] if w.startswith("your words") and "false" in w]
+    assert not [w for r in out["results"] for w in r["why"] if "--enable-dp-attention" in w], out["results"]
+
+
+def test_a_settings_dump_cut_off_proves_no_flag_absent(engine):
+    """A dump with no closing parenthesis may have left a flag out: "not given" proves nothing."""
+    whole = engine.prepare(SERVER_ARGS)
+    cut = engine.prepare(SERVER_ARGS.replace("enable_dp_attention=False)", "enable_dp_attention=False, ..."))
+    absent = [w for why in whole["evidence"].why for w in why if w.endswith("is not given")]
+    assert absent, "the whole dump proves some flag absent"
+    assert not [w for why in cut["evidence"].why for w in why if w.endswith("is not given")]

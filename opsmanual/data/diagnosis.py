@@ -427,6 +427,14 @@ PROSE_ENV = {
     "re": r"(?:^|[^A-Za-z0-9_$.-])([A-Z][A-Z0-9_]{2,60})=[\x22\x27]?([A-Za-z0-9_.:/,-]{1,100})",
 }
 MAX_PROSE_ENV = 20
+# SGLang's echo of its settings at start-up (``server_args=ServerArgs(model_path='...', tp_size=8, ...)``) or an
+# ``sgl.Engine(...)`` call: the arguments an incident's conditions name are read as a launch command (True
+# is the flag given; False and None are not given). A whole dump lists every argument, so what it leaves out
+# is not given; one cut off (no closing parenthesis at the line's end) proves nothing absent. ``NAME`` in
+# ARGS_VALUE is each argument's name (the flag's, with underscores); group 1 is its value as written.
+ARGS_DUMP = {"flags": "", "re": r"(?:ServerArgs|Engine)\("}
+ARGS_VALUE = r"(?:^|[(, ])NAME=('[^'\n]{0,400}'|\x22[^\x22\n]{0,400}\x22|[A-Za-z0-9_.+-]{1,100})"
+ARGS_END = {"flags": "", "re": r"\)[ \t]*$"}
 PROSE_COMMAND = "python -m sglang.launch_server"
 # A model the report names that is checked with the flags its prose states: a path or a Hub name, nothing
 # a shell would read otherwise.

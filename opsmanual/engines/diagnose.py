@@ -7,8 +7,8 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 - the launch command's exposure conditions that hold (opsmanual/engines/exposure.py, run with the
   GPU and version read from the report; flags stated in the prose, as flags or as server arguments
   (``max_running_requests``), are checked with the model the report names, and the environment
-  variables the prose sets are set for every command) and whether the reported version is in the
-  affected range;
+  variables the prose sets are set for every command; SGLang's settings dump, ``ServerArgs(...)``,
+  counts as a command) and whether the reported version is in the affected range;
 - the kind of failure the report tells (out of memory, hang, wrong output, refused start, ...) and
   the incident's own text tells;
 - the report's words that tell the incident (the incidents' text, weighted by how rare a word is;
@@ -189,6 +189,13 @@ class Diagnoser:
         self.prose_flag = _rx(r["proseFlag"])
         self.prose_name = _rx(r["proseName"])
         self.prose_env = _rx(r["proseEnv"])
+        self.args_dump = _rx(r["argsDump"])
+        self.args_end = _rx(r["argsEnd"])
+        # each argument an incident's condition names, as a settings dump writes it (sorted: one order)
+        self.arg_values = [
+            (flag, compile_pattern(r["argsValue"].replace("NAME", flag[2:].replace("-", "_"))))
+            for flag in sorted(self.condition_flags)
+        ]
         self.model_word = _rx(r["modelWord"])
         self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
         self.headline_words = _rx(r["headlineWords"])
@@ -502,7 +509,9 @@ class Diagnoser:
         shared = {h for found in possible.values() for h in found}
         shared.update(h for hits in guidance_hits.values() for h in hits)
         written = {f for r in exposure["results"].values() for y in r["why"] for f in self.prose_flag.findall(y)}
-        prose = self._prose(lines, shared, self.condition_flags | written)  # aliases as written too
+        # a settings dump is the launch command's, not words of the failure
+        dumps = {n for n, line in enumerate(lines) if self.args_dump.search(line)}
+        prose = self._prose(lines, shared | dumps, self.condition_flags | written)  # aliases as written too
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -783,6 +792,13 @@ class Diagnoser:
                 continue
             cut = bool(self.cut_command.search(command)) or len(command.split("\n")) >= self.rules["maxCommandLines"]
             self._merge(out, checked, cut, command, body)
+        # SGLang's echo of its settings: a command of the arguments the conditions name
+        dumped = self._dumped(body.split("\n"), facts, env)
+        if dumped is not None:
+            command, cut = dumped
+            checked = self._check(command, facts)
+            if not checked["error"]:
+                self._merge(out, checked, cut, command, body)
         # the flags stated in the prose (outside every command read), with the model the report names: what
         # they leave out proves nothing; a model of another family rules an incident out
         flags = list(dict.fromkeys(self._prose_flags(outside)))[: self.rules["maxProseFlags"]]
@@ -798,6 +814,27 @@ class Diagnoser:
                 self._merge(out, checked, True, command, body)
                 break
         return out
+
+    def _dumped(self, lines: list[str], facts: dict, env: str) -> tuple[str, bool] | None:
+        """The first settings dump (``ServerArgs(...)``, ``Engine(...)``) as a launch command of the arguments
+        the conditions name, and whether the dump is cut off; None when there is none."""
+        for line in lines:
+            m = self.args_dump.search(line)
+            if not m:
+                continue
+            settings = line[m.end() - 1 :]
+            parts = []
+            for flag, rx in self.arg_values:
+                v = rx.search(settings)
+                if v is None or v.group(1) in ("False", "None", "''", '""'):
+                    continue
+                parts.append(flag if v.group(1) == "True" else f"{flag} {v.group(1)}")
+            model = (
+                f" --model-path {facts['model']}" if facts["model"] and self.model_word.search(facts["model"]) else ""
+            )
+            command = f"{env}{self.rules['proseCommand']}{model} {' '.join(parts)}".rstrip()
+            return command, not self.args_end.search(line)
+        return None
 
     def _prose_flags(self, text: str) -> list[str]:
         """The flags ``text`` names: as flags, and as the server arguments an incident's condition names."""

@@ -160,6 +160,11 @@ export class Diagnoser {
     this.proseFlag = rx(r.proseFlag, false, true);
     this.proseName = rx(r.proseName, false, true);
     this.proseEnvRx = rx(r.proseEnv, false, true);
+    this.argsDump = rx(r.argsDump);
+    this.argsEnd = rx(r.argsEnd);
+    /* each argument an incident's condition names, as a settings dump writes it (sorted: one order) */
+    this.argValues = [...this.conditionFlags].sort(cmp)
+      .map((flag) => [flag, new RegExp(r.argsValue.replace("NAME", flag.slice(2).replace(/-/g, "_")), "u")]);
     this.modelWord = rx(r.modelWord);
     this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
     this.headlineWords = rx(r.headlineWords, false, true);
@@ -443,7 +448,10 @@ export class Diagnoser {
     for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
     const written = new Set(this.conditionFlags);  // aliases as written too
     for (const r of exposure.results.values()) for (const y of r.why) for (const m of y.matchAll(this.proseFlag)) written.add(m[1]);
-    const prose = this.prose(lines, shared, written);
+    /* a settings dump is the launch command's, not words of the failure */
+    const skip = new Set(shared);
+    lines.forEach((line, n) => { if (this.argsDump.test(line)) skip.add(n); });
+    const prose = this.prose(lines, skip, written);
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
@@ -673,6 +681,25 @@ export class Diagnoser {
       .replace(this.proseName, (m0, name) => (flags.has(`--${name.replace(/_/g, "-")}`) ? m0.replace(name, " ") : m0));
   }
 
+  /* The first settings dump (`ServerArgs(...)`, `Engine(...)`) as a launch command of the arguments the
+     conditions name, and whether the dump is cut off; null when there is none. */
+  dumped(lines, facts, env) {
+    for (const line of lines) {
+      const m = this.argsDump.exec(line);
+      if (!m) continue;
+      const settings = line.slice(m.index + m[0].length - 1);
+      const parts = [];
+      for (const [flag, re] of this.argValues) {
+        const v = re.exec(settings);
+        if (v === null || ["False", "None", "''", '""'].includes(v[1])) continue;
+        parts.push(v[1] === "True" ? flag : `${flag} ${v[1]}`);
+      }
+      const model = facts.model && this.modelWord.test(facts.model) ? ` --model-path ${facts.model}` : "";
+      return [`${env}${this.rules.proseCommand}${model} ${parts.join(" ")}`.trimEnd(), !this.argsEnd.test(line)];
+    }
+    return null;
+  }
+
   /* The flags `text` names: as flags, and as the server arguments an incident's condition names. */
   proseFlags(text) {
     const found = [];
@@ -718,6 +745,12 @@ export class Diagnoser {
       }
       const cut = this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
       this.merge(out, checked, cut, command, body);
+    }
+    /* SGLang's echo of its settings: a command of the arguments the conditions name */
+    const dumped = this.dumped(body.split("\n"), facts, env);
+    if (dumped !== null) {
+      const checked = this.check(dumped[0], facts);
+      if (!checked.error) this.merge(out, checked, dumped[1], dumped[0], body);
     }
     /* the flags stated in the prose, with the model the report names: what they leave out proves nothing */
     const flags = [...new Set(this.proseFlags(outside))].slice(0, this.rules.maxProseFlags);
