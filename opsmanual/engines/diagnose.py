@@ -865,9 +865,16 @@ class Diagnoser:
         return checked
 
     def _merge(self, out: dict, checked: dict, cut: bool, command: str, body: str) -> None:
+        named: list[frozenset[str]] = []  # the flags the report names outside the command, read once
+
+        def stated() -> frozenset[str]:
+            if not named:
+                named.append(frozenset(self._prose_flags(body.replace(command, ""))))
+            return named[0]
+
         for found in checked["results"]:
             r = found
-            why = [y for y in r["why"] if not self._unproven(y, cut, command, body)]
+            why = [y for y in r["why"] if not self._unproven(y, cut, stated)]
             if len(why) != len(r["why"]):
                 if not [y for y in why if not self.generic_reason.search(y)]:
                     continue
@@ -876,17 +883,16 @@ class Diagnoser:
             if kept is None or (kept["result"] != "applies" and r["result"] == "applies"):
                 out["results"][r["id"]] = r
 
-    def _unproven(self, reason: str, cut: bool, command: str, body: str) -> bool:
+    def _unproven(self, reason: str, cut: bool, stated) -> bool:
+        """Whether ``reason`` rests on a flag being absent that the command cannot prove: it is cut off, or
+        the report names the flag elsewhere (``stated()``: the flags it names outside the command)."""
         m = self.absent_reason.search(reason)
         if not m:
             return False
         if cut:
             return True
         flag = m.group(1).strip("`")
-        if not flag.startswith("--"):
-            return False
-        outside = body.replace(command, "")
-        return flag in self._prose_flags(outside)
+        return flag.startswith("--") and flag in stated()
 
     def _version(self, incident_id: str, versions: dict):
         exp = self.exposure_by_id.get(incident_id)

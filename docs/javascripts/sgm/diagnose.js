@@ -722,13 +722,12 @@ export class Diagnoser {
 
   /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
      names the flag elsewhere (a flag stated in prose counts as given). */
-  unproven(reason, cut, command, body) {
+  unproven(reason, cut, stated) {
     const m = this.absentReason.exec(reason);
     if (!m) return false;
     if (cut) return true;
     const flag = m[1].replace(/^`+|`+$/g, "");
-    if (!flag.startsWith("--")) return false;
-    return this.proseFlags(body.split(command).join("")).includes(flag);
+    return flag.startsWith("--") && stated().has(flag);
   }
 
   /* The exposure check of each command read, merged: an incident's best result with its reasons. */
@@ -779,8 +778,10 @@ export class Diagnoser {
   }
 
   merge(out, checked, cut, command, body) {
+    let named = null;  // the flags the report names outside the command, read once
+    const stated = () => (named ??= new Set(this.proseFlags(body.split(command).join(""))));
     for (let r of checked.results) {
-      const why = r.why.filter((y) => !this.unproven(y, cut, command, body));
+      const why = r.why.filter((y) => !this.unproven(y, cut, stated));
       if (why.length !== r.why.length) {
         if (!why.some((y) => !this.genericReason.test(y))) continue;
         r = { ...r, why, result: "may apply" };
