@@ -925,7 +925,8 @@ def test_typed_words_get_the_finder_s_incidents_in_its_order(tmp_path):
     sys.path.insert(0, str(ROOT / "tests"))
     from search_cases import HELD_OUT  # questions no finder test was tuned on
 
-    for query in [*HELD_OUT, "requests stuck in queue while GPU is idle"]:
+    # the GPU or its architecture named is no more than words: the finder's order stays
+    for query in [*HELD_OUT, "requests stuck in queue while GPU is idle", "cuda graph capture fails on sm_120"]:
         found = subprocess.run(
             [sys.executable, "-m", "opsmanual", "search", "--json", "--limit", "3", query],
             capture_output=True,
@@ -1145,3 +1146,12 @@ def test_a_settings_dump_cut_off_proves_no_flag_absent(engine):
     absent = [w for why in whole["evidence"].why for w in why if w.endswith("is not given")]
     assert absent, "the whole dump proves some flag absent"
     assert not [w for why in cut["evidence"].why for w in why if w.endswith("is not given")]
+
+
+def test_the_finder_s_rank_and_the_incident_s_gpu_relate_it(engine, finder):
+    """One word of the incident and the finder's rank relate nothing, but with the incident's GPU (here its
+    architecture, sm_120) they do."""
+    out = engine.diagnose("cuda graph capture fails on sm_120", finder)
+    sm120 = [r for r in out["results"] if r["id"] == "report-joshua8-ai-2026-01"]
+    assert sm120 and "your GPU's architecture: SM120" in sm120[0]["why"], out["results"]
+    assert any(w.startswith("the finder's") for w in sm120[0]["why"])

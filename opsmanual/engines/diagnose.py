@@ -142,6 +142,7 @@ class _Evidence:
         self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
         self.failure = [0] * count  # of that evidence, what is not words: its kind, a line it prints
         self.condition = [False] * count  # the release in its range, its GPU
+        self.hardware = [False] * count  # its GPU or GPU architecture, named in the report
         self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
@@ -646,7 +647,7 @@ class Diagnoser:
                 ev.why[n].append(reason)
             if inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"], facts["arch"]):
                 ev.score[n] += w["hardware"]
-                ev.condition[n] = True
+                ev.condition[n] = ev.hardware[n] = True
                 ev.why[n].append(
                     fill(self.msg["hardware"], gpu=facts["gpu"]["name"])
                     if facts["gpu"]
@@ -686,9 +687,10 @@ class Diagnoser:
     def _ranked(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> list[dict]:
         """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
-        (its kind, a line it prints), when it is the only incident that shows one; or far ahead of every other on two kinds of evidence (of the
-        failure, or one of its conditions: a flag, its release, its GPU). Others are *related* with evidence
-        besides words, or with several rare words; at most relatedMax of them."""
+        (its kind, a line it prints), when it is the only incident that shows one; or far ahead of every
+        other on two kinds of evidence (of the failure, or one of its conditions: a flag, its release, its
+        GPU). Others are *related* with evidence besides words, or with several rare words (the finder's
+        rank among them); at most relatedMax of them."""
         w = self.w
         ranked = []
         lead = ev.lead
@@ -716,8 +718,10 @@ class Diagnoser:
                 and (
                     ev.other[n]
                     or (ev.kind[n] and text_points[n] > 0)
-                    # the finder's rank is words too: with one word of the incident it relates nothing
+                    # the finder's rank is words too: with one word of the incident (and not its GPU) it
+                    # relates nothing
                     or ((ev.found[n] or text_points[n] >= w["relatedWords"]) and len(words[n]) >= w["relatedWordsMin"])
+                    or (ev.found[n] and ev.hardware[n])
                 )
             ):
                 verdict = "related"

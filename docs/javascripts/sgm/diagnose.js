@@ -117,6 +117,7 @@ class Evidence {
     this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
     this.failure = new Array(count).fill(0);  // of that evidence, what is not words: its kind, a line
     this.condition = new Array(count).fill(false);  // the release in its range, its GPU
+    this.hardware = new Array(count).fill(false);  // its GPU or GPU architecture, named in the report
     this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
@@ -572,7 +573,7 @@ export class Diagnoser {
       }
       if (inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu, facts.arch)) {
         ev.score[n] += w.hardware;
-        ev.condition[n] = true;
+        ev.condition[n] = ev.hardware[n] = true;
         ev.why[n].push(facts.gpu ? fill(this.msg.hardware, { gpu: facts.gpu.name }) : fill(this.msg.hardwareArch, { arch: facts.arch }));
       }
     });
@@ -635,8 +636,9 @@ export class Diagnoser {
       let verdict;
       if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
-        /* the finder's rank is words too: with one word of the incident it relates nothing */
-        || ((ev.found[n] || points[n] >= w.relatedWords) && words[n].length >= w.relatedWordsMin)))) verdict = "related";
+        /* the finder's rank is words too: with one word of the incident (and not its GPU) it relates nothing */
+        || ((ev.found[n] || points[n] >= w.relatedWords) && words[n].length >= w.relatedWordsMin)
+        || (ev.found[n] && ev.hardware[n])))) verdict = "related";
       else continue;
       ranked.push([verdict === "matches" ? 0 : 1, -ev.score[n], n, verdict]);
     }
