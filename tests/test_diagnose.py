@@ -1049,6 +1049,9 @@ def test_a_variable_the_prose_sets_is_set_for_the_command(engine):
     first = told["results"][0]
     assert first["id"] == "capture-hf-hub-offline-benchmark" and first["verdict"] == "matches", first
     assert any(w.startswith("`HF_HUB_OFFLINE=1`") for w in first["why"]), first["why"]
+    # the variable set counts as a condition, not again as words
+    words = engine.prepare("The random dataset crashes offline\nexport HF_HUB_OFFLINE=1\n" + command)["words"]
+    assert not [w for found in words for w in found if "hf_hub_offline" in w.lower()], words
     plain = engine.diagnose("The random dataset crashes offline\n" + command)
     assert plain["answer"] == "not a known incident", [(r["id"], r["verdict"]) for r in plain["results"]]
 

@@ -161,6 +161,8 @@ class Diagnoser:
         self.exposure_by_id = {i["id"]: i.get("exposure") for i in exposure_bundle["incidents"]}
         # the flags the incidents' launch conditions name: in a report they count as conditions, not as words
         self.condition_flags = frozenset(_flags_of([i.get("exposure") for i in exposure_bundle["incidents"]]))
+        # and the variables they name: set in a report, they count as conditions, not as words
+        self.condition_env = frozenset(_flags_of([i.get("exposure") for i in exposure_bundle["incidents"]], "env"))
         r = bundle["rules"]
         self.rules = r
         self.w = r["weights"]
@@ -512,7 +514,7 @@ class Diagnoser:
         written = {f for r in exposure["results"].values() for y in r["why"] for f in self.prose_flag.findall(y)}
         # a settings dump is the launch command's, not words of the failure
         dumps = {n for n, line in enumerate(lines) if self.args_dump.search(line)}
-        prose = self._prose(lines, shared | dumps, self.condition_flags | written)  # aliases as written too
+        prose = self._prose(lines, shared | dumps, self.condition_flags | self.condition_env | written)
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -941,8 +943,8 @@ class Diagnoser:
 
     def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset(), flags=frozenset()) -> str:
         """The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the
-        lines in ``skip``, none of the ``flags`` (a flag that counts as a launch condition counts not again
-        as words)."""
+        lines in ``skip``, none of the ``flags`` (a flag or a variable set that counts as a launch condition
+        counts not again as words)."""
         kept = [
             self.url.sub(" ", line) for n, line in enumerate(lines) if n not in skip and not self.env_line.search(line)
         ]
@@ -952,11 +954,14 @@ class Diagnoser:
         prose = self.prose_flag.sub(
             lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " if m.group(1) in flags else m.group(0), prose
         )
-        return self.prose_name.sub(
+        prose = self.prose_name.sub(
             lambda m: (
                 m.group(0).replace(m.group(1), " ", 1) if "--" + m.group(1).replace("_", "-") in flags else m.group(0)
             ),
             prose,
+        )
+        return self.prose_env.sub(
+            lambda m: m.group(0).replace(m.group(1), " ", 1) if m.group(1) in flags else m.group(0), prose
         )
 
     def _seen_forms(self, body: str) -> dict[str, str]:
@@ -1116,8 +1121,9 @@ def _top_words(words, points, results, incidents, limit: int) -> list[str]:
     return out
 
 
-def _flags_of(node) -> list[str]:
-    """Every flag name an exposure condition names, in the order met (as diagnose.js flagsOf())."""
+def _flags_of(node, key: str = "flag") -> list[str]:
+    """Every flag name (``key`` "env": every variable name) an exposure condition names, in the order met (as
+    diagnose.js flagsOf())."""
     out: list[str] = []
     stack = [node]
     while stack:
@@ -1125,10 +1131,10 @@ def _flags_of(node) -> list[str]:
         if isinstance(item, list):
             stack.extend(reversed(item))
         elif isinstance(item, dict):
-            flag = item.get("flag")
+            flag = item.get(key)
             if isinstance(flag, dict) and isinstance(flag.get("name"), str):
                 out.append(flag["name"])
-            stack.extend(reversed([v for k, v in item.items() if k != "flag"]))
+            stack.extend(reversed([v for k, v in item.items() if k != key]))
     return out
 
 

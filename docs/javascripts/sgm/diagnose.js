@@ -87,8 +87,8 @@ function lineOf(starts, at) {
   return lo - 1;
 }
 
-/* Every flag name an exposure condition names (as diagnose.py _flags_of()). */
-function flagsOf(node) {
+/* Every flag name (`key` "env": every variable name) an exposure condition names (as diagnose.py _flags_of()). */
+function flagsOf(node, key = "flag") {
   const out = [];
   const stack = [node];
   while (stack.length) {
@@ -96,9 +96,9 @@ function flagsOf(node) {
     if (Array.isArray(item)) {
       for (let k = item.length - 1; k >= 0; k--) stack.push(item[k]);
     } else if (item !== null && typeof item === "object") {
-      const flag = item.flag;
+      const flag = item[key];
       if (flag !== null && typeof flag === "object" && !Array.isArray(flag) && typeof flag.name === "string") out.push(flag.name);
-      const rest = Object.entries(item).filter(([k]) => k !== "flag").map(([, v]) => v);
+      const rest = Object.entries(item).filter(([k]) => k !== key).map(([, v]) => v);
       for (let k = rest.length - 1; k >= 0; k--) stack.push(rest[k]);
     }
   }
@@ -133,6 +133,8 @@ export class Diagnoser {
     this.exposure = new ExposureEngine(exposureBundle);
     this.exposureById = new Map(exposureBundle.incidents.map((i) => [i.id, i.exposure]));
     this.conditionFlags = new Set(flagsOf(exposureBundle.incidents.map((i) => i.exposure)));
+    /* and the variables they name: set in a report, they count as conditions, not as words */
+    this.conditionEnv = new Set(flagsOf(exposureBundle.incidents.map((i) => i.exposure), "env"));
     const r = bundle.rules;
     this.rules = r;
     this.w = r.weights;
@@ -447,7 +449,7 @@ export class Diagnoser {
     const shared = new Set();
     for (const found of possible.values()) for (const h of found) shared.add(h);
     for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
-    const written = new Set(this.conditionFlags);  // aliases as written too
+    const written = new Set([...this.conditionFlags, ...this.conditionEnv]);  // aliases as written too
     for (const r of exposure.results.values()) for (const y of r.why) for (const m of y.matchAll(this.proseFlag)) written.add(m[1]);
     /* a settings dump is the launch command's, not words of the failure */
     const skip = new Set(shared);
@@ -680,7 +682,8 @@ export class Diagnoser {
     if (!flags.size) return prose;
     return prose
       .replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0))
-      .replace(this.proseName, (m0, name) => (flags.has(`--${name.replace(/_/g, "-")}`) ? m0.replace(name, " ") : m0));
+      .replace(this.proseName, (m0, name) => (flags.has(`--${name.replace(/_/g, "-")}`) ? m0.replace(name, " ") : m0))
+      .replace(this.proseEnvRx, (m0, name) => (flags.has(name) ? m0.replace(name, " ") : m0));
   }
 
   /* The first settings dump (`ServerArgs(...)`, `Engine(...)`) as a launch command of the arguments the
