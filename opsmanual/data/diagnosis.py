@@ -435,6 +435,8 @@ MAX_PROSE_ENV = 20
 ARGS_DUMP = {"flags": "", "re": r"(?:ServerArgs|Engine)\("}
 ARGS_VALUE = r"(?:^|[(, ])NAME=('[^'\n]{0,400}'|\x22[^\x22\n]{0,400}\x22|[A-Za-z0-9_.+-]{1,100})"
 ARGS_END = {"flags": "", "re": r"\)[ \t]*$"}
+ARGS_GIVEN = "True"  # a value that is the flag given alone
+ARGS_NOT_GIVEN = ["False", "None", "''", '""']  # values that are no flag given
 PROSE_COMMAND = "python -m sglang.launch_server"
 # A model the report names that is checked with the flags its prose states: a path or a Hub name, nothing
 # a shell would read otherwise.

@@ -160,9 +160,10 @@ class Diagnoser:
         self.exposure = ExposureEngine(exposure_bundle)
         self.exposure_by_id = {i["id"]: i.get("exposure") for i in exposure_bundle["incidents"]}
         # the flags the incidents' launch conditions name: in a report they count as conditions, not as words
-        self.condition_flags = frozenset(_flags_of([i.get("exposure") for i in exposure_bundle["incidents"]]))
+        exposures = [i.get("exposure") for i in exposure_bundle["incidents"]]
+        self.condition_flags = frozenset(_flags_of(exposures))
         # and the variables they name: set in a report, they count as conditions, not as words
-        self.condition_env = frozenset(_flags_of([i.get("exposure") for i in exposure_bundle["incidents"]], "env"))
+        self.condition_env = frozenset(_flags_of(exposures, "env"))
         r = bundle["rules"]
         self.rules = r
         self.w = r["weights"]
@@ -505,16 +506,16 @@ class Diagnoser:
         ev = _Evidence(len(self.incidents))
         certain, possible, _, guidance_hits, markers = self._log(body, lines, starts)
         self._lines_evidence(ev, certain, possible, lines)
-        exposure = self._exposure(facts, body)
+        # a settings dump (ServerArgs(...)) is the launch command's, not words of the failure
+        dumps = [n for n, line in enumerate(lines) if self.args_dump.search(line)]
+        exposure = self._exposure(facts, body, lines[dumps[0]] if dumps else None)
         self._conditions(ev, exposure, facts)
         # lines several incidents or a common error print count as lines, not again as words; the flags
         # the launch conditions name count as conditions, not again as words
         shared = {h for found in possible.values() for h in found}
         shared.update(h for hits in guidance_hits.values() for h in hits)
         written = {f for r in exposure["results"].values() for y in r["why"] for f in self.prose_flag.findall(y)}
-        # a settings dump is the launch command's, not words of the failure
-        dumps = {n for n, line in enumerate(lines) if self.args_dump.search(line)}
-        prose = self._prose(lines, shared | dumps, self.condition_flags | self.condition_env | written)
+        prose = self._prose(lines, shared.union(dumps), self.condition_flags | self.condition_env | written)
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -781,11 +782,12 @@ class Diagnoser:
             }
         return None
 
-    def _exposure(self, facts: dict, body: str) -> dict:
+    def _exposure(self, facts: dict, body: str, dump: str | None = None) -> dict:
         """The exposure check of each command read, merged: an incident's best result with its reasons.
         A reason that rests on a flag being absent is dropped when the command is cut off or the report
         names the flag elsewhere (a flag stated in prose counts as given). The environment variables the
-        prose sets are set for each command, before its own."""
+        prose sets are set for each command, before its own; ``dump``, SGLang's settings dump (the first
+        ``ServerArgs(...)`` line), is checked as a command too."""
         out: dict = {"results": {}, "notes": []}
         outside = body
         for command in facts["commands"]:
@@ -799,9 +801,8 @@ class Diagnoser:
             cut = bool(self.cut_command.search(command)) or len(command.split("\n")) >= self.rules["maxCommandLines"]
             self._merge(out, checked, cut, command, body)
         # SGLang's echo of its settings: a command of the arguments the conditions name
-        dumped = self._dumped(body.split("\n"), facts, env)
-        if dumped is not None:
-            command, cut = dumped
+        if dump is not None:
+            command, cut = self._dumped(dump, facts, env)
             checked = self._check(command, facts)
             if not checked["error"]:
                 self._merge(out, checked, cut, command, body)
@@ -821,32 +822,24 @@ class Diagnoser:
                 break
         return out
 
-    def _dumped(self, lines: list[str], facts: dict, env: str) -> tuple[str, bool] | None:
-        """The first settings dump (``ServerArgs(...)``, ``Engine(...)``) as a launch command of the arguments
-        the conditions name, and whether the dump is cut off; None when there is none."""
-        for line in lines:
-            m = self.args_dump.search(line)
-            if not m:
-                continue
-            settings = line[m.end() - 1 :]
-            parts = []
-            for flag, rx in self.arg_values:
-                v = rx.search(settings)
-                if v is None or v.group(1) in ("False", "None", "''", '""'):
-                    continue
-                parts.append(flag if v.group(1) == "True" else f"{flag} {v.group(1)}")
-            model = (
-                f" --model-path {facts['model']}" if facts["model"] and self.model_word.search(facts["model"]) else ""
-            )
-            command = f"{env}{self.rules['proseCommand']}{model} {' '.join(parts)}".rstrip()
-            return command, not self.args_end.search(line)
-        return None
+    def _dumped(self, line: str, facts: dict, env: str) -> tuple[str, bool]:
+        """A settings dump (``ServerArgs(...)``, ``Engine(...)``) as a launch command of the arguments the
+        conditions name, and whether the dump is cut off."""
+        settings = line[self.args_dump.search(line).end() - 1 :]
+        given, not_given = self.rules["argsGiven"], self.rules["argsNotGiven"]
+        parts = []
+        for flag, rx in self.arg_values:
+            v = rx.search(settings)
+            if v is not None and v.group(1) not in not_given:
+                parts.append(flag if v.group(1) == given else f"{flag} {v.group(1)}")
+        model = f" --model-path {facts['model']}" if facts["model"] and self.model_word.search(facts["model"]) else ""
+        return f"{env}{self.rules['proseCommand']}{model} {' '.join(parts)}".rstrip(), not self.args_end.search(line)
 
     def _prose_flags(self, text: str) -> list[str]:
         """The flags ``text`` names: as flags, and as the server arguments an incident's condition names."""
         named = []
         for m in self.prose_name.finditer(text):
-            flag = "--" + m.group(1).replace("_", "-")
+            flag = _flag_of(m.group(1))
             if flag in self.condition_flags:
                 named.append((m.start(1), flag))
         written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text)]
@@ -955,9 +948,7 @@ class Diagnoser:
             lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " if m.group(1) in flags else m.group(0), prose
         )
         prose = self.prose_name.sub(
-            lambda m: (
-                m.group(0).replace(m.group(1), " ", 1) if "--" + m.group(1).replace("_", "-") in flags else m.group(0)
-            ),
+            lambda m: m.group(0).replace(m.group(1), " ", 1) if _flag_of(m.group(1)) in flags else m.group(0),
             prose,
         )
         return self.prose_env.sub(
@@ -1119,6 +1110,11 @@ def _top_words(words, points, results, incidents, limit: int) -> list[str]:
             if word not in out and len(out) < limit:
                 out.append(word)
     return out
+
+
+def _flag_of(name: str) -> str:
+    """The flag of a server argument's name: ``max_running_requests`` -> ``--max-running-requests``."""
+    return "--" + name.replace("_", "-")
 
 
 def _flags_of(node, key: str = "flag") -> list[str]:

@@ -210,6 +210,8 @@ def diagnose_bundle(
             "argsDump": rules.ARGS_DUMP,
             "argsValue": rules.ARGS_VALUE,
             "argsEnd": rules.ARGS_END,
+            "argsGiven": rules.ARGS_GIVEN,
+            "argsNotGiven": rules.ARGS_NOT_GIVEN,
             "modelWord": rules.MODEL_WORD,
             "maxProseFlags": rules.MAX_PROSE_FLAGS,
             "finderRanks": rules.FINDER_RANKS,

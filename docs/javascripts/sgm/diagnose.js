@@ -87,6 +87,10 @@ function lineOf(starts, at) {
   return lo - 1;
 }
 
+/* The flag of a server argument's name: max_running_requests -> --max-running-requests (as diagnose.py
+   _flag_of()). */
+const flagOf = (name) => `--${name.replace(/_/g, "-")}`;
+
 /* Every flag name (`key` "env": every variable name) an exposure condition names (as diagnose.py _flags_of()). */
 function flagsOf(node, key = "flag") {
   const out = [];
@@ -132,9 +136,10 @@ export class Diagnoser {
     this.bundle = bundle;
     this.exposure = new ExposureEngine(exposureBundle);
     this.exposureById = new Map(exposureBundle.incidents.map((i) => [i.id, i.exposure]));
-    this.conditionFlags = new Set(flagsOf(exposureBundle.incidents.map((i) => i.exposure)));
+    const exposures = exposureBundle.incidents.map((i) => i.exposure);
+    this.conditionFlags = new Set(flagsOf(exposures));
     /* and the variables they name: set in a report, they count as conditions, not as words */
-    this.conditionEnv = new Set(flagsOf(exposureBundle.incidents.map((i) => i.exposure), "env"));
+    this.conditionEnv = new Set(flagsOf(exposures, "env"));
     const r = bundle.rules;
     this.rules = r;
     this.w = r.weights;
@@ -442,7 +447,9 @@ export class Diagnoser {
     const ev = new Evidence(this.incidents.length);
     const { certain, possible, guidance: guidanceHits, markers } = this.log(body, lines, starts);
     this.linesEvidence(ev, certain, possible, lines);
-    const exposure = this.exposureOf(facts, body);
+    /* a settings dump (ServerArgs(...)) is the launch command's, not words of the failure */
+    const dumps = lines.flatMap((line, n) => (this.argsDump.test(line) ? [n] : []));
+    const exposure = this.exposureOf(facts, body, dumps.length ? lines[dumps[0]] : null);
     this.conditions(ev, exposure, facts);
     /* lines several incidents or a common error print count as lines, not again as words; the flags the
        launch conditions name count as conditions, not again as words */
@@ -451,10 +458,7 @@ export class Diagnoser {
     for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
     const written = new Set([...this.conditionFlags, ...this.conditionEnv]);  // aliases as written too
     for (const r of exposure.results.values()) for (const y of r.why) for (const m of y.matchAll(this.proseFlag)) written.add(m[1]);
-    /* a settings dump is the launch command's, not words of the failure */
-    const skip = new Set(shared);
-    lines.forEach((line, n) => { if (this.argsDump.test(line)) skip.add(n); });
-    const prose = this.prose(lines, skip, written);
+    const prose = this.prose(lines, new Set([...shared, ...dumps]), written);
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
@@ -682,34 +686,30 @@ export class Diagnoser {
     if (!flags.size) return prose;
     return prose
       .replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0))
-      .replace(this.proseName, (m0, name) => (flags.has(`--${name.replace(/_/g, "-")}`) ? m0.replace(name, " ") : m0))
+      .replace(this.proseName, (m0, name) => (flags.has(flagOf(name)) ? m0.replace(name, " ") : m0))
       .replace(this.proseEnvRx, (m0, name) => (flags.has(name) ? m0.replace(name, " ") : m0));
   }
 
-  /* The first settings dump (`ServerArgs(...)`, `Engine(...)`) as a launch command of the arguments the
-     conditions name, and whether the dump is cut off; null when there is none. */
-  dumped(lines, facts, env) {
-    for (const line of lines) {
-      const m = this.argsDump.exec(line);
-      if (!m) continue;
-      const settings = line.slice(m.index + m[0].length - 1);
-      const parts = [];
-      for (const [flag, re] of this.argValues) {
-        const v = re.exec(settings);
-        if (v === null || ["False", "None", "''", '""'].includes(v[1])) continue;
-        parts.push(v[1] === "True" ? flag : `${flag} ${v[1]}`);
-      }
-      const model = facts.model && this.modelWord.test(facts.model) ? ` --model-path ${facts.model}` : "";
-      return [`${env}${this.rules.proseCommand}${model} ${parts.join(" ")}`.trimEnd(), !this.argsEnd.test(line)];
+  /* A settings dump (`ServerArgs(...)`, `Engine(...)`) as a launch command of the arguments the conditions
+     name, and whether the dump is cut off. */
+  dumped(line, facts, env) {
+    const m = this.argsDump.exec(line);
+    const settings = line.slice(m.index + m[0].length - 1);
+    const { argsGiven: given, argsNotGiven: notGiven } = this.rules;
+    const parts = [];
+    for (const [flag, re] of this.argValues) {
+      const v = re.exec(settings);
+      if (v !== null && !notGiven.includes(v[1])) parts.push(v[1] === given ? flag : `${flag} ${v[1]}`);
     }
-    return null;
+    const model = facts.model && this.modelWord.test(facts.model) ? ` --model-path ${facts.model}` : "";
+    return [`${env}${this.rules.proseCommand}${model} ${parts.join(" ")}`.trimEnd(), !this.argsEnd.test(line)];
   }
 
   /* The flags `text` names: as flags, and as the server arguments an incident's condition names. */
   proseFlags(text) {
     const found = [];
     for (const m of text.matchAll(this.proseName)) {
-      const flag = `--${m[1].replace(/_/g, "-")}`;
+      const flag = flagOf(m[1]);
       if (this.conditionFlags.has(flag)) found.push([m.index + m[0].indexOf(m[1]), flag]);
     }
     for (const m of text.matchAll(this.proseFlag)) found.push([m.index + m[0].length - m[1].length, m[1]]);
@@ -735,8 +735,9 @@ export class Diagnoser {
     return flag.startsWith("--") && stated().has(flag);
   }
 
-  /* The exposure check of each command read, merged: an incident's best result with its reasons. */
-  exposureOf(facts, body) {
+  /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
+     SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
+  exposureOf(facts, body, dump = null) {
     const out = { results: new Map(), notes: [] };
     let outside = body;
     for (const command of facts.commands) outside = outside.split(command).join("");
@@ -751,10 +752,10 @@ export class Diagnoser {
       this.merge(out, checked, cut, command, body);
     }
     /* SGLang's echo of its settings: a command of the arguments the conditions name */
-    const dumped = this.dumped(body.split("\n"), facts, env);
-    if (dumped !== null) {
-      const checked = this.check(dumped[0], facts);
-      if (!checked.error) this.merge(out, checked, dumped[1], dumped[0], body);
+    if (dump !== null) {
+      const [command, cut] = this.dumped(dump, facts, env);
+      const checked = this.check(command, facts);
+      if (!checked.error) this.merge(out, checked, cut, command, body);
     }
     /* the flags stated in the prose, with the model the report names: what they leave out proves nothing */
     const flags = [...new Set(this.proseFlags(outside))].slice(0, this.rules.maxProseFlags);
