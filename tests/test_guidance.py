@@ -23,6 +23,13 @@ FIXTURES = {
     "capture-cublas.txt": "cuda-graph-capture-failed",
     "rendezvous-timeout.txt": "distributed-rendezvous-timeout",
     "nccl-duplicate-gpu.txt": "nccl-invalid-usage",
+    "device-assert.txt": "cuda-device-side-assert",
+    "illegal-memory.txt": "cuda-illegal-memory-access",
+    "nccl-system-error.txt": "nccl-system-error",
+    "nan-sampling.txt": "sampling-nan-inf",
+    "triton.txt": "triton-kernel-failed",
+    "port-in-use.txt": "port-in-use",
+    "model-download.txt": "model-download-failed",
 }
 
 
