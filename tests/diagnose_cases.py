@@ -40,6 +40,21 @@ EDGE = {
     "speculative_algorithm='EAGLE3', disable_radix_cache=False)\n"
     "llm = sgl.Engine(model_path='Qwen/Qwen3-8B', enable_dp_attention=True, ...\n",
     "arch": "Capture fails on an sm_120 card\nBuilt for sm_80 and compute capability 9.0\n",
+    "code-and-routine": "[2026-01-02 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "
+    "cache hit rate: 0.00%, token usage: 0.00, #running-req: 0, #queue-req: 0\n"
+    "[2026-01-02 10:00:01 TP0] Capture decode CUDA graph begin. This can take up to several minutes.\n"
+    '    raise OutOfResources(self.metadata.shared, max_shared, "shared memory")\n'
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072\n"
+    "Traceback (most recent call last):\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 191, in maybe_init_draft_worker\n'
+    "    self.tp_worker = TpWorkerClass(\n"
+    "                     ^^^^^^^^^^^^^^\n"
+    "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in libc10.so)\n"
+    "Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+    "common-flag-and-open-model": "ModuleNotFoundError: No module named 'sgl_kernel'\n"
+    "python -m sglang.launch_server --model-path /data/models/Qwen2.5-72B-Instruct --tp 4 --enable-dp-attention\n"
+    "Capture cuda graph failed with Qwen3-30B-A3B; the cache hit rate fell and health checks failed\n",
     "prose-names-and-env": "The benchmark crashed, with max_running_requests set to 8 and export HF_HUB_OFFLINE='1'\n"
     "ServerArgs(enable_hierarchical_cache=True, tp_size=2)\n    if self.enable_dp_attention:\n"
     "python -m sglang.bench_serving --dataset-name random --num-prompts 10\n",

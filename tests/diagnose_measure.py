@@ -1,13 +1,18 @@
 """The diagnosis engine's numbers on the labelled reports, per file and split: the expected incident
 in the first three, the expected incident named as the match, and "not a known incident" for the
-unrelated reports; and, for the real GPU-machine texts under ../shared/fixtures/h200 when present,
-the first guidance and the incidents related by words alone.
+unrelated reports; for the real GPU-machine texts under ../shared/fixtures/h200 when present, the
+first guidance and the incidents related by words alone; and, on the unlabelled real bug reports of
+tests/diagnose_background/reports.jsonl (none of them a report of an incident of the manual, as far as
+their threads' numbers tell), how many get an incident named as the match: at most that many cry wolf.
+Those named are listed, for a person to judge.
 
     .venv/bin/python tests/diagnose_measure.py [FILE ...]
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -15,6 +20,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = [ROOT / "tests" / "diagnose_reports.yaml", ROOT / "tests" / "diagnose_heldout.yaml"]
+REPORTS = ROOT / "tests" / "diagnose_background" / "reports.jsonl"
 
 
 def measure(engine, cases: list[dict], finder=None) -> dict:
@@ -72,6 +78,28 @@ def main(argv: list[str]) -> None:
             f"{f.name}: {out['answer']}; first guidance {first}; {len(out['results'])} incidents, "
             f"{len(words_only)} by words alone"
         )
+    if argv:
+        return
+    # real error text held out from the guidance: the expected entry comes first, and few incidents by words
+    heldout = ROOT / "tests" / "guidance_heldout"
+    table = re.findall(r"^\| `([^`]+\.txt)` \| `([a-z0-9-]+)` \|", (heldout / "README.md").read_text("utf-8"), re.M)
+    right = quiet = 0
+    for name, expected in table:
+        out = engine.diagnose((heldout / name).read_text("utf-8"), finder)
+        first = out["guidance"][0]["id"] if out["guidance"] else None
+        words_only = [r for r in out["results"] if all(w.startswith(("your words", "the finder")) for w in r["why"])]
+        right += first == expected
+        quiet += len(words_only) <= 2
+        print(f"  guidance_heldout/{name}: first {first} (expected {expected}), {len(words_only)} by words alone")
+    print(f"guidance_heldout: the expected entry first {right}/{len(table)}, at most two by words alone {quiet}/{len(table)}")
+    reports = [json.loads(x) for x in REPORTS.read_text("utf-8").splitlines() if x.strip()]
+    named = []
+    for r in reports:
+        out = engine.diagnose(f"{r['title']}\n{r['text']}", finder)
+        if out["answer"] != "not a known incident":
+            named.append(f"  {r['url']} -> {out['results'][0]['id']}: {'; '.join(out['results'][0]['why'])[:160]}")
+    print(f"{REPORTS.name} (unlabelled): an incident named for {len(named)}/{len(reports)}")
+    print("\n".join(named))
 
 
 if __name__ == "__main__":

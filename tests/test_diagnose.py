@@ -1086,6 +1086,10 @@ def test_an_unset_variable_is_no_launch_condition_the_report_states(engine):
         ("there is a significant increase TTFT with disaggregation", "slow"),
         ("Eagle3 doesnt show throughput improvement", "slow"),
         ("flashinfer JIT cannot find the `cuda_fp8.h` header file", "missing toolchain"),
+        ("The cache hit rate of MambaRadixTree remains zero with the same prompt", "cache miss"),
+        ("Health check failed after the server had run for a while", "health check failure"),
+        ("EAGLE3 has a very low acceptance rate at 10K input", "low acceptance"),
+        ("Greedy text changed after a restart", "wrong output"),
     ],
 )
 def test_the_kind_of_failure_as_reports_word_it(engine, text, kind):
@@ -1158,3 +1162,92 @@ def test_the_finder_s_rank_and_the_incident_s_gpu_relate_it(engine, finder):
     sm120 = [r for r in out["results"] if r["id"] == "report-joshua8-ai-2026-01"]
     assert sm120 and "your GPU's architecture: SM120" in sm120[0]["why"], out["results"]
     assert any(w.startswith("the finder's") for w in sm120[0]["why"])
+
+
+def test_a_claim_that_was_wrong_is_no_wrong_output(engine):
+    """"wrong" tells wrong output when it is the output that is wrong, not a claim or a guess."""
+    assert "wrong output" not in engine._told("two of my claims were wrong; I was wrong about the cause")
+    assert "wrong output" in engine._told("the model gives wrong answers after the upgrade")
+
+
+def test_the_lines_every_healthy_run_prints_are_no_evidence(engine):
+    """A batch line's `cache hit rate: 0.00%` tells no cache miss, and the start-up and access-log lines
+    lend no words: only the failure's own line is read."""
+    healthy = (
+        "[2024-11-08 04:43:13 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.float16, avail mem=18.65 GB\n"
+        "[2024-11-08 04:43:13 TP0] Capture target decode CUDA graph begin. This can take up to several minutes.\n"
+        "[2024-11-08 04:43:59] INFO:     127.0.0.1:41416 - \"GET /get_model_info HTTP/1.1\" 200 OK\n"
+        "[2024-11-08 04:43:59 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "
+        "cache hit rate: 0.00%, token usage: 0.00, #running-req: 0, #queue-req: 0\n"
+    )
+    prepared = engine.prepare(healthy)
+    assert not any(prepared["words"]) and not any(prepared["evidence"].kind), prepared["words"]
+    assert not [r for r in engine.diagnose(healthy)["results"] if "cache miss" in " ".join(r["why"])]
+    told = engine.prepare("The prefix cache hit rate fell to zero\n" + healthy)
+    assert any(told["words"]) and any(told["evidence"].kind)
+
+
+TRACEBACK = """\
+    raise OutOfResources(self.metadata.shared, max_shared, "shared memory")
+triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: 65536.
+Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 191, in maybe_init_draft_worker
+    self.tp_worker = TpWorkerClass(
+                     ^^^^^^^^^^^^^^
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f4f in libc10.so)
+Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43
+RuntimeError: CUDA error: an illegal memory access was encountered
+"""
+
+
+def test_a_traceback_s_code_is_no_words_and_no_error_line(engine):
+    """The source lines under the frames (and the one right before the exception), their carets and C++
+    frames are code: no error lines and no words. The frames' function names still count."""
+    facts = engine.read(TRACEBACK)
+    assert [e["text"][:30] for e in facts["errors"]] == [
+        "triton.runtime.errors.OutOfRes",
+        "RuntimeError: CUDA error: an i",
+    ]
+    words = {w for ws in engine.prepare(TRACEBACK)["words"] for w in ws}
+    assert not words & {"raise", "self", "shared", "max", "frame", "exception", "error"}, words
+    assert "draft" in words  # maybe_init_draft_worker
+
+
+def test_a_model_s_size_is_no_word_of_the_failure(engine):
+    """`Qwen3-30B-A3B` names a model, a launch condition: its size tokens tell no incident whose story
+    names the same size."""
+    out = engine.prepare("EAGLE V2 worker crashes with index out of bounds on Qwen3-30B-A3B\n")
+    words = {w for ws in out["words"] for w in ws}
+    assert not words & {"30b", "a3b", "qwen3-30b-a3b"}, words
+
+
+def test_a_common_flag_is_no_mechanism(engine):
+    """`--tp 4` is given by about every other real launch command (data/diagnose-background.yaml's flags):
+    with a refused start it relates the shared-GPU incident, but names it no more than any report with
+    tensor parallelism."""
+    common = yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))["flags"]
+    assert "--tp-size" in {f["flag"] for f in common}
+    text = "ModuleNotFoundError: No module named 'sgl_kernel'\npython -m sglang.launch_server --model-path m --tp 4\n"
+    out = engine.diagnose(text)
+    shared = [r for r in out["results"] if r["id"] == "capture-l4-tp2-shared-gpu"]
+    assert shared and shared[0]["verdict"] == "related", out["results"]
+    assert "`--tp-size 4` (written `--tp`) is at least 2" in shared[0]["why"]
+
+
+def test_a_model_outside_the_incident_s_families_leaves_its_mechanism_open(engine):
+    """DP attention and a capture failure are the mechanism of the DeepSeek-V4 capture incident only with a
+    DeepSeek-V4 model: a model the manual places in no family leaves that condition open, so the incident
+    is related, not named."""
+    line = "[2026-01-01 10:00:00 TP0] Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
+    for model, verdict in (("deepseek-ai/DeepSeek-V4-Flash", "matches"), ("/data/Qwen2.5-72B-Instruct", "related")):
+        text = f"python -m sglang.launch_server --model-path {model} --enable-dp-attention\n{line}"
+        found = [r for r in engine.diagnose(text)["results"] if r["id"] == "sglang-23769"]
+        assert found and found[0]["verdict"] == verdict, (model, found)
+
+
+def test_the_common_flags_come_from_real_launch_commands():
+    """The flags file lists what tools/diagnose_background.py counts in the real reports, with their share."""
+    data = yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))
+    assert data["reports"]["with_command"] >= 10
+    assert all(f["share"] >= 0.2 for f in data["flags"]) and "--model-path" in {f["flag"] for f in data["flags"]}
+    assert not {"--enable-hierarchical-cache", "--speculative-algorithm"} & {f["flag"] for f in data["flags"]}

@@ -11,6 +11,13 @@ tests/log_lines.yaml that must match no incident (lines a healthy server prints)
 lines together, is one document. A word is background when at least MIN_DOCUMENTS documents of
 different kinds hold it: what every environment dump, traceback, path and URL shares, rather than
 what one dump happens to print.
+
+The flags common to real launch commands come from tests/diagnose_background/reports.jsonl: excerpts of
+real SGLang bug reports on GitHub (none of them a report of an incident of the manual, nor one of the
+diagnosis' development or held-out reports). The launch commands the diagnosis reads in each are parsed as
+SGLang parses them (``--tp`` is ``--tp-size``); a flag is common when at least FLAG_SHARE of the reports
+with a command give it, and at least FLAG_MIN reports. Such a flag, given, is no incident's mechanism on
+its own: about every other report states it, whatever went wrong.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ CORPUS = ROOT / "tests" / "diagnose_background"
 LOG_LINES = ROOT / "tests" / "log_lines.yaml"
 OUT = ROOT / "data" / "diagnose-background.yaml"
 MIN_DOCUMENTS = 2
+REPORTS = CORPUS / "reports.jsonl"
+FLAG_SHARE = 0.2
+FLAG_MIN = 10
 
 
 def documents() -> list[tuple[str, str]]:
@@ -37,6 +47,37 @@ def documents() -> list[tuple[str, str]]:
     quiet = [c["line"] for c in yaml.safe_load(LOG_LINES.read_text("utf-8")) if not c.get("expect")]
     docs.append(("tests/log_lines.yaml (the lines that match no incident)", "\n".join(quiet)))
     return docs
+
+
+def reports() -> list[dict]:
+    """The real reports of tests/diagnose_background/reports.jsonl (url, title, text)."""
+    import json
+
+    return [json.loads(line) for line in REPORTS.read_text("utf-8").splitlines() if line.strip()]
+
+
+def common_flags() -> tuple[list[dict], int]:
+    """The flags that at least FLAG_SHARE of the reports' launch commands give, each with its share, and
+    how many reports hold a launch command."""
+    from opsmanual.cli.diagnose import load_bundles
+    from opsmanual.engines.diagnose import Diagnoser
+
+    engine = Diagnoser(*load_bundles(str(ROOT), None))
+    given: dict[str, int] = {}
+    with_command = 0
+    for report in reports():
+        flags: set[str] = set()
+        for command in engine.read(f"{report['title']}\n{report['text']}")["commands"]:
+            flags.update(f for f in engine.exposure.parse(command).get("flags", {}) if f.startswith("--"))
+        with_command += bool(flags)
+        for flag in flags:
+            given[flag] = given.get(flag, 0) + 1
+    common = [
+        {"flag": f, "share": round(n / with_command, 2)}
+        for f, n in sorted(given.items(), key=lambda x: (-x[1], x[0]))
+        if n >= FLAG_MIN and n >= FLAG_SHARE * with_command
+    ]
+    return common, with_command
 
 
 def background() -> dict:
@@ -47,6 +88,7 @@ def background() -> dict:
             if any(c.isalpha() for c in token):
                 df[token] = df.get(token, 0) + 1
     words = sorted(t for t, n in df.items() if n >= MIN_DOCUMENTS)
+    flags, with_command = common_flags()
     return {
         "about": (
             "Words real text holds whatever went wrong (environment dumps, tracebacks, paths, healthy log "
@@ -55,6 +97,16 @@ def background() -> dict:
         ),
         "sources": [{"document": name, "sha256": hashlib.sha256(text.encode()).hexdigest()} for name, text in docs],
         "words": words,
+        "reports": {
+            "document": "tests/diagnose_background/reports.jsonl",
+            "sha256": hashlib.sha256(REPORTS.read_bytes()).hexdigest(),
+            "with_command": with_command,
+        },
+        "flags_about": (
+            f"Flags that at least {FLAG_SHARE:.0%} of the real reports' launch commands give (of the reports above "
+            "that hold one; share in hundredths): given, such a flag is no incident's mechanism on its own."
+        ),
+        "flags": flags,
     }
 
 

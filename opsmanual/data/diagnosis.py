@@ -206,6 +206,27 @@ ERRORISH = {
     + r")\b",
 }
 TRACEBACK = {"re": r"^Traceback \(most recent call last\):", "flags": ""}
+# A traceback's frames say where the code ran, not what went wrong: Python's frame line (its source line, the
+# indented line after it, is code too, as is an indented line right before the exception line), the carets
+# under a source line, and C++ stack frames. Their words are no evidence and they are no error lines.
+FRAME_LINE = {"re": r'^[ \t]*File "[^"\n]{1,500}", line \d', "flags": ""}
+CODE_LINE = {"re": r"^[ \t]*(?:[\^~]{3,}[ \t]*$|frame #\d{1,4}: |Exception raised from \S)", "flags": ""}
+# The line a traceback ends with: an exception's name (``RuntimeError``, ``triton.runtime.errors.OutOfResources``)
+# and its message; the indented line right before it is the source line that raised.
+RAISED_LINE = {
+    "re": r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b|[a-z_]\w*(?:\.\w+)+: )",
+    "flags": "",
+}
+# The lines every healthy SGLang run prints (the scheduler's batch lines, the model runner's and the KV cache
+# configurator's start-up lines, as 0.5.22 and earlier releases write them, and the HTTP server's access
+# log): they tell nothing of a failure, so their words are no evidence and they tell no kind of failure
+# ("#cached-token: 0, cache hit rate: 0.00%").
+ROUTINE_LINE = {
+    "flags": "",
+    "re": r"(?:Prefill|Decode) batch(?: \[\d{1,12}\])?[.,] #|Load weight (?:begin|end)\. |Memory pool end\. "
+    r"|KV Cache is allocated\. |Capture (?:[a-z]{1,20} ){0,3}(?:cuda|CUDA) graph (?:begin|end)\. "
+    r"|max_total_num_tokens=\d|The server is fired up and ready to roll|INFO: {1,8}\S{1,80} - \x22(?:GET|POST) /",
+}
 EXCEPTION_LINE = {"re": r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b", "flags": ""}
 LINE_PREFIX = {
     "flags": "",
@@ -406,6 +427,9 @@ HEX = {
 # A reason of the exposure check that rests on a flag being absent or a variable unset: no launch condition
 # the report states, and no proof when the command is cut off or the report names the flag elsewhere.
 ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not (?:given|set)"}
+# An open question the report's model leaves: the report names a model that the manual's model list does not
+# place in a family, so an incident's family condition stays open, and its mechanism is not shown.
+MODEL_OPEN = {"flags": "", "re": r" is not in the manual's model list$"}
 # A command cut off: its last line ends with a backslash, three dots or an ellipsis.
 CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
 # A flag named in the prose (outside every launch command read): checked as given, in a launch command
@@ -459,13 +483,32 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "wrong output",
         "flags": "i",
-        "re": r"\bwrong\b|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch"
-        r"|different (?:outputs?|completions?|answers?|results?|responses?|tokens)|outputs? differ|\bflips\b",
+        "re": r"\bwrong(?:ly)? (?:outputs?|answers?|results?|tokens?|text|responses?|completions?|generat|decod|logits?)"
+        r"|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch"
+        r"|different (?:outputs?|completions?|answers?|results?|responses?|tokens)|outputs? differ|\bflips\b"
+        r"|(?:text|output|answer)s? changed|(?:different|another) prompt",
     },
     {
         "kind": "refused start",
         "flags": "i",
         "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named",
+    },
+    {
+        "kind": "cache miss",
+        "flags": "i",
+        "re": r"hit rate|cache (?:hits?|miss(?:es)?) |prefix (?:cache )?(?:reuse|hits?)|reused? (?:no|nothing|none)"
+        r"|(?:computed|recomputed|prefilled) again|no (?:prefix |cache )?hits?",
+    },
+    {
+        "kind": "health check failure",
+        "flags": "i",
+        "re": r"health (?:check|probe)s? (?:\w+ )?fail|fail(?:ed|s|ing)? health|/health(?:_generate)? (?:fails|failed|returns? 5|timed out)",
+    },
+    {
+        "kind": "low acceptance",
+        "flags": "i",
+        "re": r"(?:low|poor|lower) accept(?:ance)?(?: rate| length| len)?|accept(?:ance)?(?: rate| length| len)? (?:is |was )?(?:very |only )?(?:low|fell|drop)"
+        r"|acceptance (?:of|fell|dropped)",
     },
     {"kind": "crash at capture", "flags": "i", "re": r"capture (?:cuda |prefill |decode )?graph failed|graph capture"},
     {
@@ -484,7 +527,7 @@ KINDS: list[dict[str, Any]] = [
         "kind": "slow",
         "flags": "i",
         "re": r"\bslow|throughput (?:drop|fell|collapse)|(?:lower(?:ed)?|cost|costs) throughput"
-        r"|latency (?:spike|grew|regress)|regress"
+        r"|latency (?:spike|grew|regress)|regress|(?:tail|p99) latency|cold start|square of"
         r"|perf(?:ormance)? (?:drop|degradation)|(?:increase|higher) (?:in )?(?:ttft|itl|tpot|latency)"
         r"|(?:ttft|itl|tpot|latency) (?:increase|is (?:much )?higher)|no (?:throughput|speed) (?:improvement|gain)"
         r"|(?:show|give)s? no (?:throughput|speed)|(?:n't|nt|not) (?:show|give) (?:any )?(?:throughput|speed)(?:up)? (?:improvement|gain)",

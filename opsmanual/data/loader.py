@@ -181,6 +181,7 @@ class Manual:
     guidance: tuple[Guidance, ...] = ()  # the errors many incidents share (data/guidance.yaml)
     metrics: Metrics | None = None  # the metrics and alert rules (data/metrics.yaml: opsmanual.data.metrics.Metrics)
     background: frozenset[str] = frozenset()  # the words the diagnosis never counts (data/diagnose-background.yaml)
+    common_flags: frozenset[str] = frozenset()  # flags about every other real launch command gives (the same file)
 
     @cached_property
     def by_id(self) -> dict[str, Incident]:
@@ -242,12 +243,12 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
         facts(data),
         load_guidance(data / "guidance.yaml", site, incidents),
         load_metrics(data / "metrics.yaml", incidents),
-        _background(data),
+        *_background(data),
     )
 
 
-def _background(data: Path) -> frozenset[str]:
-    """data/diagnose-background.yaml's words; a malformed file is one problem naming it."""
+def _background(data: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """data/diagnose-background.yaml's words and common flags; a malformed file is one problem naming it."""
     from opsmanual.data.background import NAME, load_background
 
     try:

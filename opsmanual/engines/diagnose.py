@@ -189,6 +189,12 @@ class Diagnoser:
         self.url = _rx(r["url"])
         self.hex = _rx(r["hex"])
         self.absent_reason = _rx(r["absentReason"])
+        self.frame_line = _rx(r["frameLine"])
+        self.code_line = _rx(r["codeLine"])
+        self.raised_line = _rx(r["raisedLine"])
+        self.routine_line = _rx(r["routineLine"])
+        self.model_open = _rx(r["modelOpen"])
+        self.common_flags = frozenset(r["commonFlags"])
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
         self.prose_name = _rx(r["proseName"])
@@ -306,9 +312,24 @@ class Diagnoser:
                 break
         if not facts["model"]:
             facts["model"] = self.model_of(body)
-        facts["errors"] = self._errors(lines, lower)
+        code = self._code(lines)
+        facts["errors"] = self._errors(lines, lower, code)
         facts["phase"] = self._phase(body, starts, facts["errors"])
-        return facts | {"_body": body, "_lines": lines, "_starts": starts}
+        return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code}
+
+    def _code(self, lines: list[str]) -> set[int]:
+        """The lines of a traceback that are code, not words of the failure: the source line under a Python
+        frame (the indented line after ``File "…", line N``, or an indented line right before the exception
+        line), the carets under it, and C++ stack frames."""
+        code = set()
+        for n, line in enumerate(lines):
+            if self.code_line.search(line):
+                code.add(n)
+            elif line[:1] in (" ", "\t") and line.strip(SPACE) and not self.frame_line.search(line):
+                after = lines[n + 1].strip(SPACE) if n + 1 < len(lines) else ""
+                if (n and self.frame_line.search(lines[n - 1])) or self.raised_line.search(after):
+                    code.add(n)
+        return code
 
     def _lines(self, text: str):
         notes = []
@@ -391,7 +412,7 @@ class Diagnoser:
             n = k + 1
         return out
 
-    def _errors(self, lines: list[str], lower: str) -> list[dict]:
+    def _errors(self, lines: list[str], lower: str, code: set[int]) -> list[dict]:
         found: list[dict] = []
         lowered = lower.split("\n") if self.errorish_lower is not None else None
         limit = self.rules["maxErrorLines"]
@@ -408,6 +429,8 @@ class Diagnoser:
         for n, line in enumerate(lines):
             if len(found) >= limit:
                 break
+            if n in code:
+                continue
             if self.env_line.search(line):
                 in_tb = False
                 continue
@@ -502,7 +525,7 @@ class Diagnoser:
         """Everything read from ``text`` before the finder is asked, and ``query``: the report's own words
         for the finder ("" when it has none). Pass it to :meth:`finish` with the finder's ids."""
         facts = self.read(text)
-        body, lines, starts = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts")
+        body, lines, starts, code = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts"), facts.pop("_code")
         ev = _Evidence(len(self.incidents))
         certain, possible, _, guidance_hits, markers = self._log(body, lines, starts)
         self._lines_evidence(ev, certain, possible, lines)
@@ -515,7 +538,11 @@ class Diagnoser:
         shared = {h for found in possible.values() for h in found}
         shared.update(h for hits in guidance_hits.values() for h in hits)
         written = {f for r in exposure["results"].values() for y in r["why"] for f in self.prose_flag.findall(y)}
-        prose = self._prose(lines, shared.union(dumps), self.condition_flags | self.condition_env | written)
+        # a traceback's code and the lines every healthy run prints are no words of the failure
+        routine = {n for n, line in enumerate(lines) if self.routine_line.search(line)}
+        prose = self._prose(
+            lines, shared.union(dumps, code, routine), self.condition_flags | self.condition_env | written
+        )
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -637,7 +664,10 @@ class Diagnoser:
                 else:
                     ev.score[n] += min(w["mayApplyMax"], w["mayApply"] * len(specific))
                 ev.why[n].extend(specific)
-                ev.held[n] = any(not self.absent_reason.search(r) for r in specific)
+                # the model named but not placed in a family leaves a family condition open: no mechanism
+                ev.held[n] = not any(self.model_open.search(u) for u in result["undecided"]) and any(
+                    self._states(r) for r in specific
+                )
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
                 ev.score[n] += w["versionIn"]
@@ -656,6 +686,15 @@ class Diagnoser:
                     if facts["gpu"]
                     else fill(self.msg["hardwareArch"], arch=facts["arch"])
                 )
+
+    def _states(self, reason: str) -> bool:
+        """Whether a reason of the exposure check is a launch condition the report states: not a flag's
+        absence, and not a flag that about every other real launch command gives (``--tp-size``; the
+        reason's first flag is its own, others say how it was written)."""
+        if self.absent_reason.search(reason):
+            return False
+        flag = self.prose_flag.search(reason)
+        return flag is None or flag.group(1) not in self.common_flags
 
     def _kinds(self, ev: _Evidence, prose: str, facts: dict, shared: set[int]) -> None:
         """3. The kind of failure, read in the report's opening prose and its error lines (a bounded text). A

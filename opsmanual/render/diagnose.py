@@ -28,6 +28,8 @@ FIELDS = {"title": 3.0, "symptom": 3.0, "logs": 1.0, "name": 2.0, "tags": 2.0, "
 # GPU and the log lines count apart.
 UNITS = frozenset("mib gib gb mb kb ms us ns tok req reqs".split())
 _LABEL = re.compile(r"^[a-z]{1,2}\d+$")
+# A model's size (30b, a3b, qwen3-30b-a3b): it tells the model, a launch condition, not the failure.
+_SIZE = re.compile(r"(?:^|-)a?\d+(?:\.\d+)?[bm](?:-|$)")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
 
 
@@ -85,6 +87,7 @@ def _term(token: str) -> bool:
         and len(token) >= 2
         and any(c.isalpha() for c in token)
         and not _LABEL.match(token)
+        and not _SIZE.search(token)
     )
 
 
@@ -124,8 +127,11 @@ def diagnose_bundle(
     phase_labels: dict[str, str],
     guidance_url: Callable[[str], str] | None = None,
     background: frozenset[str] = frozenset(),
+    common_flags: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``."""
+    """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``;
+    ``background``, the words that tell no incident, and ``common_flags``, the flags about every other
+    real launch command gives (data/diagnose-background.yaml)."""
     ordered = list(incidents)
     guidance = list(guidance)
     return {
@@ -187,6 +193,10 @@ def diagnose_bundle(
             "phaseLabels": labels("phase"),  # data/guidance.schema.json's x-labels
             "errorish": rules.ERRORISH,
             "traceback": rules.TRACEBACK,
+            "frameLine": rules.FRAME_LINE,
+            "codeLine": rules.CODE_LINE,
+            "raisedLine": rules.RAISED_LINE,
+            "routineLine": rules.ROUTINE_LINE,
             "exceptionLine": rules.EXCEPTION_LINE,
             "linePrefix": rules.LINE_PREFIX,
             "maxErrorLines": rules.MAX_ERROR_LINES,
@@ -199,6 +209,8 @@ def diagnose_bundle(
             "url": rules.URL,
             "hex": rules.HEX,
             "absentReason": rules.ABSENT_REASON,
+            "modelOpen": rules.MODEL_OPEN,
+            "commonFlags": sorted(common_flags),
             "cutCommand": rules.CUT_COMMAND,
             "kinds": rules.KINDS,
             "kindLines": rules.KIND_LINES,
@@ -232,4 +244,6 @@ def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
-    return diagnose_bundle(ordered, manual.guidance, site, labels("phase"), site.guidance_url, manual.background)
+    return diagnose_bundle(
+        ordered, manual.guidance, site, labels("phase"), site.guidance_url, manual.background, manual.common_flags
+    )

@@ -164,8 +164,15 @@ export class Diagnoser {
     this.url = rx(r.url, false, true);
     this.hex = rx(r.hex);
     this.absentReason = rx(r.absentReason);
+    this.frameLine = rx(r.frameLine);
+    this.codeLine = rx(r.codeLine);
+    this.raisedLine = rx(r.raisedLine);
+    this.routineLine = rx(r.routineLine);
+    this.modelOpen = rx(r.modelOpen);
+    this.commonFlags = new Set(r.commonFlags);
     this.cutCommand = rx(r.cutCommand);
     this.proseFlag = rx(r.proseFlag, false, true);
+    this.proseFlagOne = rx(r.proseFlag);
     this.proseName = rx(r.proseName, false, true);
     this.proseEnvRx = rx(r.proseEnv, false, true);
     this.argsDump = rx(r.argsDump);
@@ -255,9 +262,26 @@ export class Diagnoser {
       }
     }
     if (!facts.model) facts.model = this.modelOf(body);
-    facts.errors = this.errors(lines);
+    const code = this.code(lines);
+    facts.errors = this.errors(lines, code);
     facts.phase = this.phase(body, starts, facts.errors);
-    return { facts, body, lines, starts };
+    return { facts, body, lines, starts, code };
+  }
+
+  /* The lines of a traceback that are code, not words of the failure: the source line under a Python frame
+     (the indented line after `File "…", line N`, or an indented line right before the exception line), the
+     carets under it, and C++ stack frames. */
+  code(lines) {
+    const code = new Set();
+    for (let n = 0; n < lines.length; n++) {
+      const line = lines[n];
+      if (this.codeLine.test(line)) code.add(n);
+      else if ((line[0] === " " || line[0] === "\t") && line.trim() && !this.frameLine.test(line)) {
+        const after = n + 1 < lines.length ? lines[n + 1].trim() : "";
+        if ((n && this.frameLine.test(lines[n - 1])) || this.raisedLine.test(after)) code.add(n);
+      }
+    }
+    return code;
   }
 
   lines(text) {
@@ -341,7 +365,7 @@ export class Diagnoser {
     return out;
   }
 
-  errors(lines) {
+  errors(lines, code) {
     const found = [];
     const limit = this.rules.maxErrorLines;
     const add = (n, line) => {
@@ -354,6 +378,7 @@ export class Diagnoser {
     for (let n = 0; n < lines.length; n++) {
       if (found.length >= limit) break;
       const line = lines[n];
+      if (code.has(n)) continue;
       if (this.envLine.test(line)) {
         inTb = false;
         continue;
@@ -443,7 +468,7 @@ export class Diagnoser {
   /* Everything read from `text` before the finder is asked, and `query`: the report's own words for the
      finder ("" when it has none). Pass it to finish() with the finder's ids. */
   prepare(text) {
-    const { facts, body, lines, starts } = this.read(text);
+    const { facts, body, lines, starts, code } = this.read(text);
     const ev = new Evidence(this.incidents.length);
     const { certain, possible, guidance: guidanceHits, markers } = this.log(body, lines, starts);
     this.linesEvidence(ev, certain, possible, lines);
@@ -458,7 +483,9 @@ export class Diagnoser {
     for (const hits of guidanceHits.values()) for (const h of hits) shared.add(h);
     const written = new Set([...this.conditionFlags, ...this.conditionEnv]);  // aliases as written too
     for (const r of exposure.results.values()) for (const y of r.why) for (const m of y.matchAll(this.proseFlag)) written.add(m[1]);
-    const prose = this.prose(lines, new Set([...shared, ...dumps]), written);
+    /* a traceback's code and the lines every healthy run prints are no words of the failure */
+    const routine = lines.flatMap((line, n) => (this.routineLine.test(line) ? [n] : []));
+    const prose = this.prose(lines, new Set([...shared, ...dumps, ...code, ...routine]), written);
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
@@ -552,6 +579,15 @@ export class Diagnoser {
     }
   }
 
+  /* Whether a reason of the exposure check is a launch condition the report states: not a flag's absence,
+     and not a flag that about every other real launch command gives (`--tp-size`; the reason's first flag
+     is its own, others say how it was written). */
+  states(reason) {
+    if (this.absentReason.test(reason)) return false;
+    const flag = this.proseFlagOne.exec(reason);
+    return flag === null || !this.commonFlags.has(flag[1]);
+  }
+
   /* 2. The launch command's conditions, the GPU and the versions. */
   conditions(ev, exposure, facts) {
     const w = this.w;
@@ -564,7 +600,8 @@ export class Diagnoser {
         ev.score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
           : Math.min(w.mayApplyMax, w.mayApply * specific.length);
         ev.why[n].push(...specific);
-        ev.held[n] = specific.some((r) => !this.absentReason.test(r));
+        /* the model named but not placed in a family leaves a family condition open: no mechanism */
+        ev.held[n] = !result.undecided.some((u) => this.modelOpen.test(u)) && specific.some((r) => this.states(r));
       }
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
