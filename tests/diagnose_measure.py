@@ -91,7 +91,9 @@ def main(argv: list[str]) -> None:
         right += first == expected
         quiet += len(words_only) <= 2
         print(f"  guidance_heldout/{name}: first {first} (expected {expected}), {len(words_only)} by words alone")
-    print(f"guidance_heldout: the expected entry first {right}/{len(table)}, at most two by words alone {quiet}/{len(table)}")
+    print(
+        f"guidance_heldout: the expected entry first {right}/{len(table)}, at most two by words alone {quiet}/{len(table)}"
+    )
     reports = [json.loads(x) for x in REPORTS.read_text("utf-8").splitlines() if x.strip()]
     named = []
     for r in reports:

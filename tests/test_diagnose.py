@@ -1090,6 +1090,11 @@ def test_an_unset_variable_is_no_launch_condition_the_report_states(engine):
         ("Health check failed after the server had run for a while", "health check failure"),
         ("EAGLE3 has a very low acceptance rate at 10K input", "low acceptance"),
         ("Greedy text changed after a restart", "wrong output"),
+        ("pattern + minLength: xgrammar silently drops the length bound", "wrong output"),
+        ("Failed to select prefill/decode worker with the cache_aware policy", "routing failure"),
+        ("Startup stopped while the scheduler allocated the KV pool", "refused start"),
+        ("ServerArgs.__init__() got an unexpected keyword argument 'disable_piecewise_cuda_graph'", "refused start"),
+        ("The draft pool allocation failed with NEXTN", "out of memory"),
     ],
 )
 def test_the_kind_of_failure_as_reports_word_it(engine, text, kind):
@@ -1165,7 +1170,7 @@ def test_the_finder_s_rank_and_the_incident_s_gpu_relate_it(engine, finder):
 
 
 def test_a_claim_that_was_wrong_is_no_wrong_output(engine):
-    """"wrong" tells wrong output when it is the output that is wrong, not a claim or a guess."""
+    """ "wrong" tells wrong output when it is the output that is wrong, not a claim or a guess."""
     assert "wrong output" not in engine._told("two of my claims were wrong; I was wrong about the cause")
     assert "wrong output" in engine._told("the model gives wrong answers after the upgrade")
 
@@ -1176,7 +1181,7 @@ def test_the_lines_every_healthy_run_prints_are_no_evidence(engine):
     healthy = (
         "[2024-11-08 04:43:13 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.float16, avail mem=18.65 GB\n"
         "[2024-11-08 04:43:13 TP0] Capture target decode CUDA graph begin. This can take up to several minutes.\n"
-        "[2024-11-08 04:43:59] INFO:     127.0.0.1:41416 - \"GET /get_model_info HTTP/1.1\" 200 OK\n"
+        '[2024-11-08 04:43:59] INFO:     127.0.0.1:41416 - "GET /get_model_info HTTP/1.1" 200 OK\n'
         "[2024-11-08 04:43:59 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "
         "cache hit rate: 0.00%, token usage: 0.00, #running-req: 0, #queue-req: 0\n"
     )

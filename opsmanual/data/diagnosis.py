@@ -472,7 +472,8 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "out of memory",
         "flags": "i",
-        "re": r"out of memory|\boom\b|outofmemoryerror|memory allocation failed|not enough (?:gpu )?memory",
+        "re": r"out of memory|\boom\b|outofmemoryerror|memory allocation failed|not enough (?:gpu )?memory"
+        r"|pool allocation failed",
     },
     {
         "kind": "hang",
@@ -486,12 +487,16 @@ KINDS: list[dict[str, Any]] = [
         "re": r"\bwrong(?:ly)? (?:outputs?|answers?|results?|tokens?|text|responses?|completions?|generat|decod|logits?)"
         r"|incorrect|garbage|gibberish|diverg|nondetermin|non-determin|inconsistent|mismatch"
         r"|different (?:outputs?|completions?|answers?|results?|responses?|tokens)|outputs? differ|\bflips\b"
-        r"|(?:text|output|answer)s? changed|(?:different|another) prompt",
+        r"|(?:text|output|answer)s? changed|(?:different|another) prompt|(?:accepted|accepts) values"
+        r"|(?:violat\w*|ignor\w*|drops?|dropping) (?:the )?(?:json )?(?:schema|grammar|constraint|length bound|minlength|maxlength)"
+        r"|(?:does not|doesn't) (?:follow|respect|match) (?:the )?(?:json )?(?:schema|grammar|regex)",
     },
     {
         "kind": "refused start",
         "flags": "i",
-        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named",
+        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named"
+        r"|start-?up (?:ended|stopped|failed|fails|aborted)"
+        r"|unexpected keyword argument|only (?:runs?|ran|works?|worked) (?:in|with) (?:eager|`?--disable-cuda-graph)",
     },
     {
         "kind": "cache miss",
@@ -509,6 +514,11 @@ KINDS: list[dict[str, Any]] = [
         "flags": "i",
         "re": r"(?:low|poor|lower) accept(?:ance)?(?: rate| length| len)?|accept(?:ance)?(?: rate| length| len)? (?:is |was )?(?:very |only )?(?:low|fell|drop)"
         r"|acceptance (?:of|fell|dropped)",
+    },
+    {
+        "kind": "routing failure",
+        "flags": "i",
+        "re": r"fail(?:ed|s)? to select (?:a |the )?(?:prefill/decode |prefill |decode )?workers?|no (?:available|healthy) workers?",
     },
     {"kind": "crash at capture", "flags": "i", "re": r"capture (?:cuda |prefill |decode )?graph failed|graph capture"},
     {
