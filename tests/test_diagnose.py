@@ -1101,10 +1101,13 @@ def test_the_kind_of_failure_as_reports_word_it(engine, text, kind):
     assert kind in engine._told(text)
 
 
-def test_the_gpu_architecture_a_report_names_is_its_hardware(engine):
+def test_the_gpu_architecture_a_report_names_is_its_hardware(engine, finder):
     """`sm_120` (or compute capability 12.0, or a GPU of that architecture) is the hardware of the incident
-    whose GPU is SM120; a build that lists several architectures names none."""
-    told = engine.diagnose("CUDA graph capture fails on sm_120, the server only runs with --disable-cuda-graph\n")
+    whose GPU is SM120; a build that lists several architectures names none. (With the finder, as the
+    command and the report box ask it.)"""
+    told = engine.diagnose(
+        "CUDA graph capture fails on sm_120, the server only runs with --disable-cuda-graph\n", finder
+    )
     assert told["facts"]["arch"] == "SM120"
     first = told["results"][0]
     assert first["id"] == "report-joshua8-ai-2026-01" and "your GPU's architecture: SM120" in first["why"], first
@@ -1256,3 +1259,30 @@ def test_the_common_flags_come_from_real_launch_commands():
     assert data["reports"]["with_command"] >= 10
     assert all(f["share"] >= 0.2 for f in data["flags"]) and "--model-path" in {f["flag"] for f in data["flags"]}
     assert not {"--enable-hierarchical-cache", "--speculative-algorithm"} & {f["flag"] for f in data["flags"]}
+
+
+def test_the_story_s_words_count(engine):
+    """The section pages' story of an incident lends its words, as the finder's index reads them: a report
+    that uses a word only the story tells has evidence for that incident."""
+    from opsmanual.cli.search import load_data
+    from opsmanual.data.loader import load_manual
+    from opsmanual.render.diagnose import terms
+
+    incidents = list(load_manual(ROOT).incidents)
+    stories = load_data(str(ROOT))["stories"]
+    without, told = terms(incidents), terms(incidents, stories=stories)
+    only = {w: p for w, p in told.items() if w not in without and len(p) == 1}
+    assert only, "no word only a story tells"
+    ids = [i["id"] for i in engine.incidents]
+    word, [[n, _]] = sorted(only.items())[0]
+    assert word in stories[incidents[n].id].lower()
+    prepared = engine.prepare(f"the server misbehaves: {word}\n")
+    assert prepared["points"][ids.index(incidents[n].id)] > 0, word
+
+
+def test_the_site_s_bundle_counts_the_same_words_as_the_command(built, engine):
+    """The report box reads the built site's diagnose.json; the command builds its bundle from the search's
+    data: both count the stories' words, so they give the same evidence."""
+    site = json.loads((built / "diagnose.json").read_text("utf-8"))
+    assert site["terms"] == engine.bundle["terms"]
+    assert site["rules"]["commonFlags"] == engine.bundle["rules"]["commonFlags"]

@@ -44,17 +44,33 @@ def diagnose_report(size: int) -> str:
     return "".join(lines)
 
 
+def bundles(project: Path) -> tuple[dict, dict]:
+    """The diagnosis and exposure bundles of ``project``, as the command loads them; each synthetic
+    incident (which no section page tells) gets the story of a real one, so the bundle's words grow as a
+    manual of that many incidents would."""
+    from opsmanual.cli.diagnose import load_bundles
+    from opsmanual.cli.exposure import load_bundle
+    from opsmanual.cli.search import load_data
+    from opsmanual.render.diagnose import from_manual
+
+    if project == ROOT:
+        return load_bundles(str(project), None)
+    real = list(load_data(str(ROOT))["stories"].values())
+    manual = load_manual(project)
+    stories = {i.id: real[k % len(real)] for k, i in enumerate(manual.incidents)}
+    return from_manual(manual, None, stories), load_bundle(str(project))
+
+
 def bench_diagnose(tmp: Path, count: int, runs: int) -> tuple[float, str]:
     """The diagnosis engine (what `python -m macros.diagnose` runs) on a 200 KB report, with the
     manual's incidents and with ``count`` synthetic ones added; the bundles are loaded beforehand."""
     sys.path.insert(0, str(ROOT))
-    from opsmanual.cli.diagnose import load_bundles
     from opsmanual.engines.diagnose import Diagnoser
 
     report = diagnose_report(200_000)
     figures = []
     for project in (ROOT, exposure_project(tmp, count)):
-        bundle, exposure = load_bundles(str(project), None)
+        bundle, exposure = bundles(project)
         engine = Diagnoser(bundle, exposure)
         engine.diagnose(report)
         times = sorted(best(lambda engine=engine: engine.diagnose(report), 1) for _ in range(max(runs, 5)))
@@ -96,7 +112,6 @@ def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
 
     sys.path.insert(0, str(ROOT))
     from opsmanual.render.bundle import bundle
-    from opsmanual.render.diagnose import from_manual
 
     page_dir = tmp / "diagnose-page"
     page_dir.mkdir()
@@ -104,9 +119,9 @@ def bench_diagnose_js(tmp: Path, count: int, runs: int) -> tuple[float, str]:
         shutil.copy2(js, page_dir / js.name)
     more = exposure_project(tmp, count)
     for name, project in (("manual", ROOT), ("more", more)):
-        manual = load_manual(project)
-        (page_dir / f"{name}-diagnose.json").write_text(json.dumps(from_manual(manual)), "utf-8")
-        (page_dir / f"{name}-exposure.json").write_text(json.dumps(bundle(manual, project / "data")), "utf-8")
+        (page_dir / f"{name}-diagnose.json").write_text(json.dumps(bundles(project)[0]), "utf-8")
+        exposure = bundle(load_manual(project), project / "data")
+        (page_dir / f"{name}-exposure.json").write_text(json.dumps(exposure), "utf-8")
     (page_dir / "report.txt").write_text(diagnose_report(200_000), "utf-8")
     (page_dir / "index.html").write_text(DIAGNOSE_PAGE % max(runs, 15), "utf-8")
 

@@ -126,14 +126,16 @@ def read_report(name: str) -> str:
 
 
 def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
-    """The diagnosis bundle and the exposure bundle of the manual in ``project``."""
+    """The diagnosis bundle (with the stories the section pages tell, as the search keeps them) and the
+    exposure bundle of the manual in ``project``."""
     from opsmanual.cli.exposure import load_bundle
+    from opsmanual.cli.search import load_data
     from opsmanual.data.loader import load_manual
     from opsmanual.render.diagnose import from_manual
 
     manual = load_manual(Path(project))
     site = manual.site.with_addresses(site_url=None, repo_url=repo_url)
-    return from_manual(manual, site), load_bundle(project)
+    return from_manual(manual, site, load_data(project)["stories"]), load_bundle(project)
 
 
 _FIRST = {"workaround": "its workaround", "fix": "its fix", "guidance": "common error"}

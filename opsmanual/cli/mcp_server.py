@@ -171,6 +171,7 @@ class Manual:
         self.repo_url = repo_url
         self._upgrade: tuple[dict, dict] | None = None
         self._search: tuple | None = None
+        self._data: dict | None = None  # the search's data (the finder's index, the pages, the stories)
 
     # Each part is loaded when a tool first needs it: a search needs only the search's data.
 
@@ -202,7 +203,8 @@ class Manual:
         from opsmanual.render.diagnose import from_manual
 
         site = self.manual.site.with_addresses(site_url=None, repo_url=self.repo_url)
-        return Diagnoser(from_manual(self.manual, site), self.exposure_bundle)
+        # the stories as the search keeps them: the diagnosis counts their words
+        return Diagnoser(from_manual(self.manual, site, self.data()["stories"]), self.exposure_bundle)
 
     @cached_property
     def engine(self):
@@ -238,12 +240,19 @@ class Manual:
     def search_data(self) -> tuple:
         """The finder's search and each incident's page, loaded on first use."""
         if self._search is None:
-            from opsmanual.cli.search import load_data
             from opsmanual.engines.search import Search
 
-            data = load_data(self.project, write=False)
+            data = self.data()
             self._search = (Search(data["finder"]), data["pages"])
         return self._search
+
+    def data(self) -> dict:
+        """The data `sglang-manual search` keeps, as its load_data builds it (the server writes nothing)."""
+        if self._data is None:
+            from opsmanual.cli.search import load_data
+
+            self._data = load_data(self.project, write=False)
+        return self._data
 
     def incident(self, id: str) -> dict:  # the tool's argument is `id`
         from opsmanual.render.exports import record

@@ -91,7 +91,8 @@ def _stamp(project: str) -> str:
 
 def build_data(project: str) -> dict:
     """What the search needs, built as the site build builds finder.json: the finder's data (the
-    index with the stories, the synonyms, the facets) and each incident's title, page and action."""
+    index with the stories, the synonyms, the facets), each incident's title, page and action, and its
+    stories as text (what the diagnosis' bundle counts the words of)."""
     from pathlib import Path
 
     from opsmanual.render.actions import action
@@ -110,7 +111,10 @@ def build_data(project: str) -> dict:
     pages = {
         i.id: {"title": i.title, "path": state.site.incident_url(i.id), "action": action(i)} for i in state.incidents
     }
-    return {"finder": {k: finder[k] for k in keep}, "pages": pages}
+    from opsmanual.render.diagnose import story_texts
+
+    # the diagnosis counts the stories' words too (cli/diagnose.load_bundles)
+    return {"finder": {k: finder[k] for k in keep}, "pages": pages, "stories": story_texts(stories)}
 
 
 def load_data(project: str = ROOT, write: bool = True) -> dict:
@@ -128,6 +132,7 @@ def load_data(project: str = ROOT, write: bool = True) -> dict:
                     isinstance(kept, dict)
                     and isinstance(kept.get("finder"), dict)
                     and isinstance(kept.get("pages"), dict)
+                    and isinstance(kept.get("stories"), dict)
                 ):
                     return kept
     except (OSError, ValueError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
@@ -21,9 +21,10 @@ from opsmanual.text.words import STOP_WORDS, stems, tokenize
 if TYPE_CHECKING:
     from opsmanual.data.loader import Manual
 
-# The fields whose words tell an incident, and how much a word in each counts (as the finder's boosts,
-# without the story, which tells much besides the failure).
-FIELDS = {"title": 3.0, "symptom": 3.0, "logs": 1.0, "name": 2.0, "tags": 2.0, "cause": 1.5, "fix": 1.2}
+# The fields whose words tell an incident, and how much a word in each counts: the finder's boosts
+# (opsmanual/render/search_index.py), the log lines below the story's. The story is the section pages' text
+# of the incident: the words a report uses that the one-line fields leave out.
+FIELDS = {"title": 3.0, "symptom": 3.0, "logs": 1.0, "name": 2.0, "tags": 2.0, "cause": 1.5, "fix": 1.2, "story": 0.6}
 # Words that say nothing of a failure: units, and short rank or device labels (tp0, dp1, h100); the
 # GPU and the log lines count apart.
 UNITS = frozenset("mib gib gb mb kb ms us ns tok req reqs".split())
@@ -53,7 +54,7 @@ def _common_error_line(p: LogPattern, inc: Incident, guidance: list[Guidance]) -
     return bool(found) and all(any(_finds(m, x) for m in marks) for x in found)
 
 
-def _field_texts(inc: Incident) -> dict[str, str]:
+def _field_texts(inc: Incident, story: str = "") -> dict[str, str]:
     logs = [p.literal if p.literal is not None else (p.regex or "") for p in inc.log_patterns] + list(inc.log_examples)
     return {
         "title": inc.title,
@@ -63,6 +64,7 @@ def _field_texts(inc: Incident) -> dict[str, str]:
         "tags": " ".join([*inc.components, *inc.hardware]),
         "cause": inc.cause,
         "fix": inc.fix,
+        "story": story,
     }
 
 
@@ -91,15 +93,17 @@ def _term(token: str) -> bool:
     )
 
 
-def terms(incidents: list[Incident], background: frozenset[str] = frozenset()) -> dict[str, list[list[int]]]:
-    """For each word of the incidents' text, the incidents (by position) it tells and its weight in
-    each: the boost of the best field it is in times how rare it is among the incidents, in tenths.
-    A background word (one that real environment dumps, tracebacks and healthy logs hold whatever went
-    wrong: data/diagnose-background.yaml) tells none."""
+def terms(
+    incidents: list[Incident], background: frozenset[str] = frozenset(), stories: Mapping[str, str] | None = None
+) -> dict[str, list[list[int]]]:
+    """For each word of the incidents' text (with its story, ``stories[id]``, when given), the incidents (by
+    position) it tells and its weight in each: the boost of the best field it is in times how rare it is
+    among the incidents, in tenths. A background word (one that real environment dumps, tracebacks and
+    healthy logs hold whatever went wrong: data/diagnose-background.yaml) tells none."""
     best: list[dict[str, float]] = []
     for inc in incidents:
         here: dict[str, float] = {}
-        for field, text in _field_texts(inc).items():
+        for field, text in _field_texts(inc, (stories or {}).get(inc.id, "")).items():
             for token in tokenize(text):
                 if _term(token) and token not in background and not background.intersection(stems(token)):
                     here[token] = max(here.get(token, 0.0), FIELDS[field])
@@ -128,10 +132,12 @@ def diagnose_bundle(
     guidance_url: Callable[[str], str] | None = None,
     background: frozenset[str] = frozenset(),
     common_flags: frozenset[str] = frozenset(),
+    stories: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``;
     ``background``, the words that tell no incident, and ``common_flags``, the flags about every other
-    real launch command gives (data/diagnose-background.yaml)."""
+    real launch command gives (data/diagnose-background.yaml); ``stories``, each incident's story as text
+    (the section pages tell it), whose words count as the finder's do."""
     ordered = list(incidents)
     guidance = list(guidance)
     return {
@@ -176,7 +182,7 @@ def diagnose_bundle(
             }
             for g in guidance
         ],
-        "terms": terms(ordered, background),
+        "terms": terms(ordered, background, stories),
         "rules": {
             "versions": rules.VERSIONS,
             "products": rules.PRODUCTS,
@@ -238,12 +244,26 @@ def diagnose_bundle(
     }
 
 
-def from_manual(manual: Manual, site: Site | None = None) -> dict[str, Any]:
-    """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed)."""
+def from_manual(manual: Manual, site: Site | None = None, stories: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The bundle of a loaded manual, its incidents in the finder's order (by part, then as listed);
+    ``stories``: each incident's story as text (:func:`story_texts`)."""
     from opsmanual.render.html import by_part
 
     site = site or manual.site
     ordered = [i for _, rows in by_part(list(manual.incidents), site) for i in rows]
     return diagnose_bundle(
-        ordered, manual.guidance, site, labels("phase"), site.guidance_url, manual.background, manual.common_flags
+        ordered,
+        manual.guidance,
+        site,
+        labels("phase"),
+        site.guidance_url,
+        manual.background,
+        manual.common_flags,
+        stories,
     )
+
+
+def story_texts(stories: Mapping[str, Iterable[Any]]) -> dict[str, str]:
+    """Each incident's stories (opsmanual/render/stories.py's Story, by incident id) as one text, as the
+    finder's index reads them."""
+    return {ident: " ".join(s.text for s in told) for ident, told in stories.items()}

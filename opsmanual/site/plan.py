@@ -144,10 +144,12 @@ def upgrade_plan(state: BuildState) -> str:
 
 
 def diagnose_bundle(state: BuildState) -> str:
-    """The diagnosis engine's bundle (opsmanual/render/diagnose.py), as compact JSON."""
-    from opsmanual.render.diagnose import from_manual
+    """The diagnosis engine's bundle (opsmanual/render/diagnose.py), with the stories the section pages
+    tell, as compact JSON."""
+    from opsmanual.render.diagnose import from_manual, story_texts
 
-    return _json(from_manual(state.manual, state.site))
+    stories = story_texts({i.id: state.stories_of(i) for i in state.incidents})
+    return _json(from_manual(state.manual, state.site, stories))
 
 
 def files(state: BuildState, site_name: str) -> list[GeneratedFile]:
