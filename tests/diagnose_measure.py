@@ -1,10 +1,10 @@
 """The diagnosis engine's numbers on the labelled reports, per file and split: the expected incident
 in the first three, the expected incident named as the match, and "not a known incident" for the
 unrelated reports; for the real GPU-machine texts under ../shared/fixtures/h200 when present, the
-first guidance and the incidents related by words alone; and, on the unlabelled real bug reports of
-tests/diagnose_background/reports.jsonl (none of them a report of an incident of the manual, as far as
-their threads' numbers tell), how many get an incident named as the match: at most that many cry wolf.
-Those named are listed, for a person to judge.
+first guidance and the incidents related by words alone; and, on the real bug reports of
+tests/diagnose_background/reports.jsonl (each read and labelled "none" when it is clearly none of the
+incidents' failures, "unsure" when its text cannot tell), how many of the unrelated get "not a known
+incident". Each report that gets an incident named is listed with its label, for a person to judge.
 
     .venv/bin/python tests/diagnose_measure.py [FILE ...]
 """
@@ -99,9 +99,15 @@ def main(argv: list[str]) -> None:
     for r in reports:
         out = engine.diagnose(f"{r['title']}\n{r['text']}", finder)
         if out["answer"] != "not a known incident":
-            named.append(f"  {r['url']} -> {out['results'][0]['id']}: {'; '.join(out['results'][0]['why'])[:160]}")
-    print(f"{REPORTS.name} (unlabelled): an incident named for {len(named)}/{len(reports)}")
-    print("\n".join(named))
+            why = "; ".join(out["results"][0]["why"])[:160]
+            named.append((r["label"], f"  [{r['label']}] {r['url']} -> {out['results'][0]['id']}: {why}"))
+    unrelated = [r for r in reports if r["label"] == "none"]
+    wolf = [x for label, x in named if label == "none"]
+    print(
+        f"{REPORTS.name}: not a known incident for {len(unrelated) - len(wolf)}/{len(unrelated)} read as "
+        f"unrelated; an incident named for {len(named)}/{len(reports)} in all"
+    )
+    print("\n".join(x for _, x in named))
 
 
 if __name__ == "__main__":

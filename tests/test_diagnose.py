@@ -1286,3 +1286,19 @@ def test_the_site_s_bundle_counts_the_same_words_as_the_command(built, engine):
     site = json.loads((built / "diagnose.json").read_text("utf-8"))
     assert site["terms"] == engine.bundle["terms"]
     assert site["rules"]["commonFlags"] == engine.bundle["rules"]["commonFlags"]
+
+
+def test_the_read_real_reports_are_well_formed():
+    """tests/diagnose_background/reports.jsonl: each real report once, with a label (none, unsure, or an
+    incident's id) and the words it was read from; none is a thread of the labelled sets or a source of an
+    incident."""
+    incidents = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
+    known = {i["id"] for i in incidents}
+    cited = {s.get("url") for i in incidents for s in i.get("sources", [])}
+    labelled = {c["url"] for p in (REPORTS, HELDOUT) for c in yaml.safe_load(p.read_text("utf-8"))}
+    rows = [json.loads(x) for x in (ROOT / "tests" / "diagnose_background" / "reports.jsonl").open(encoding="utf-8")]
+    urls = [r["url"] for r in rows]
+    assert len(urls) == len(set(urls))
+    assert not set(urls) & (cited | labelled)
+    for r in rows:
+        assert r["label"] in known | {"none", "unsure"} and r["why"].strip() and r["text"].strip(), r["url"]
