@@ -52,6 +52,10 @@ EDGE = {
     "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f in libc10.so)\n"
     "Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43\n"
     "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+    "common-error-and-many-words": "Our setup: mamba radix cache with the extra_buffer strategy and replayssm, "
+    "xgrammar rollback of accepted_tokens,\nthe cache-aware router with its pool isolation, flashinfer autotune "
+    "with dflash, detokenizer incremental window.\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n",
     "common-flag-and-open-model": "ModuleNotFoundError: No module named 'sgl_kernel'\n"
     "python -m sglang.launch_server --model-path /data/models/Qwen2.5-72B-Instruct --tp 4 --enable-dp-attention\n"
     "Capture cuda graph failed with Qwen3-30B-A3B; the cache hit rate fell and health checks failed\n",

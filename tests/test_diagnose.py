@@ -1302,3 +1302,18 @@ def test_the_read_real_reports_are_well_formed():
     assert not set(urls) & (cited | labelled)
     for r in rows:
         assert r["label"] in known | {"none", "unsure"} and r["why"].strip() and r["text"].strip(), r["url"]
+
+
+MANY_WORDS = (
+    "Our setup: mamba radix cache with the extra_buffer strategy and replayssm, xgrammar rollback of "
+    "accepted_tokens,\nthe cache-aware router with its pool isolation, flashinfer autotune with dflash.\n"
+)
+
+
+def test_a_common_error_relates_few_incidents_by_words_alone(engine):
+    """With a common error's line, the report's failure is that error: at most two incidents are related by
+    their words alone. Without it, the same words relate three."""
+    line = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    alone = [r for r in engine.diagnose(MANY_WORDS + line)["results"] if _words_alone(r)]
+    assert 0 < len(alone) <= engine.w["wordsAloneMax"] == 2, alone
+    assert len([r for r in engine.diagnose(MANY_WORDS)["results"] if _words_alone(r)]) == 3

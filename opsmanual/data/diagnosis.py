@@ -269,6 +269,7 @@ WEIGHTS = {
     "shown": 10,  # incidents listed at most
     "kind": 15,  # the report tells a kind of failure the incident's own text tells
     "relatedMax": 3,  # incidents listed as related at most (after those that match)
+    "wordsAloneMax": 2,  # of them, related by words alone (and the finder's rank) when a common error tells the failure
     "relatedWords": 20,  # text points from which words alone (with the GPU) make an incident related ...
     "relatedWordsMin": 2,  # ... when there are at least this many different words
     "words": 4,  # words shown in one incident's reasons

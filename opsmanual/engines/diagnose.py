@@ -564,7 +564,7 @@ class Diagnoser:
         facts, ev = prepared["facts"], prepared["evidence"]
         text_points, words = prepared["points"], prepared["words"]
         self._finder_evidence(ev, found)
-        results = self._ranked(ev, text_points, words)
+        results = self._ranked(ev, text_points, words, bool(prepared["guidance"][0]))
         known = bool(results) and results[0]["verdict"] == "matches"
         hits, markers = prepared["guidance"]
         guidance = self._guidance(hits, markers, prepared["lines"], facts)
@@ -726,7 +726,9 @@ class Diagnoser:
                 if text_points[n] >= self.w["strongText"]:
                     ev.support[n] += 1
 
-    def _ranked(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> list[dict]:
+    def _ranked(
+        self, ev: _Evidence, text_points: list[int], words: list[list[str]], common: bool = False
+    ) -> list[dict]:
         """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
         (its kind, a line it prints), when it is the only incident that shows one; or far ahead of every
@@ -772,7 +774,20 @@ class Diagnoser:
             ranked.append((0 if verdict == "matches" else 1, -ev.score[n], n, verdict))
         ranked.sort()
         matching = [x for x in ranked if x[3] == "matches"]
-        ranked = matching + [x for x in ranked if x[3] != "matches"][: w["relatedMax"]]
+        # at most relatedMax related; when a common error tells the failure, fewer by words alone (their
+        # words and the finder's rank): the error's own words are what they share
+        related: list[tuple] = []
+        alone = 0
+        for x in ranked:
+            n = x[2]
+            if x[3] == "matches" or len(related) >= w["relatedMax"]:
+                continue
+            if common and not (ev.other[n] or ev.kind[n] or ev.hardware[n] or ev.few[n]):
+                if alone >= w["wordsAloneMax"]:
+                    continue
+                alone += 1
+            related.append(x)
+        ranked = matching + related
         return [
             {
                 "id": self.incidents[n]["id"],

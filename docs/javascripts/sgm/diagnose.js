@@ -498,7 +498,7 @@ export class Diagnoser {
   finish(prepared, found) {
     const { facts, lines, ev, points, words, guidanceHits, markers, notes } = prepared;
     this.finderEvidence(ev, found);
-    const results = this.ranked(ev, points, words);
+    const results = this.ranked(ev, points, words, guidanceHits.size > 0);
     const known = results.length > 0 && results[0].verdict === "matches";
     const guidance = this.guidance(guidanceHits, markers, lines, facts);
     const symptoms = [];
@@ -660,7 +660,7 @@ export class Diagnoser {
      not outside its range and evidence of the same failure besides words), or far ahead of every other
      incident on evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax
      of them. */
-  ranked(ev, points, words) {
+  ranked(ev, points, words, common = false) {
     const w = this.w;
     const count = this.incidents.length;
     const lead = ev.lead;
@@ -686,7 +686,20 @@ export class Diagnoser {
       ranked.push([verdict === "matches" ? 0 : 1, -ev.score[n], n, verdict]);
     }
     ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const kept = [...ranked.filter((x) => x[3] === "matches"), ...ranked.filter((x) => x[3] !== "matches").slice(0, w.relatedMax)];
+    /* at most relatedMax related; when a common error tells the failure, fewer by words alone (their words
+       and the finder's rank): the error's own words are what they share */
+    const related = [];
+    let alone = 0;
+    for (const x of ranked) {
+      const n = x[2];
+      if (x[3] === "matches" || related.length >= w.relatedMax) continue;
+      if (common && !(ev.other[n] || ev.kind[n] || ev.hardware[n] || ev.few[n])) {
+        if (alone >= w.wordsAloneMax) continue;
+        alone += 1;
+      }
+      related.push(x);
+    }
+    const kept = [...ranked.filter((x) => x[3] === "matches"), ...related];
     return kept.slice(0, w.shown).map(([, , n, verdict]) => {
       const inc = this.incidents[n];
       return { id: inc.id, verdict, score: ev.score[n], why: ev.why[n], title: inc.title, name: inc.name, path: inc.path };
