@@ -1317,3 +1317,23 @@ def test_a_common_error_relates_few_incidents_by_words_alone(engine):
     alone = [r for r in engine.diagnose(MANY_WORDS + line)["results"] if _words_alone(r)]
     assert 0 < len(alone) <= engine.w["wordsAloneMax"] == 2, alone
     assert len([r for r in engine.diagnose(MANY_WORDS)["results"] if _words_alone(r)]) == 3
+
+
+def test_the_background_tool_rewrites_a_malformed_file(tmp_path):
+    """The tool counts the flags with the diagnosis, which loads the manual: a malformed
+    data/diagnose-background.yaml is out of date for --check and rewritten whole, not a traceback."""
+    import shutil
+
+    project = tmp_path / "p"
+    for name in ("data", "docs", "opsmanual", "tools", "tests/diagnose_background"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "tests/log_lines.yaml"):
+        shutil.copy2(ROOT / name, project / name)
+    out = project / "data" / "diagnose-background.yaml"
+    out.write_text("words: [unclosed\n", "utf-8")
+    tool = [sys.executable, str(project / "tools" / "diagnose_background.py")]
+    check = subprocess.run([*tool, "--check"], capture_output=True, text=True, timeout=300)
+    assert check.returncode == 1 and "Traceback" not in check.stderr, check.stderr
+    run = subprocess.run(tool, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert out.read_text("utf-8") == (ROOT / "data" / "diagnose-background.yaml").read_text("utf-8")

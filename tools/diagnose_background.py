@@ -114,9 +114,27 @@ def render() -> str:
     return yaml.safe_dump(background(), sort_keys=False, allow_unicode=True, width=100)
 
 
+def readable() -> bool:
+    """Whether the manual can load the file this tool writes: the flags are counted with the diagnosis,
+    which loads the manual, so a malformed file is first replaced by an empty one."""
+    from opsmanual.data.background import load_background
+    from opsmanual.data.errors import ManualError
+
+    try:
+        load_background(OUT.parent)
+    except (ValueError, ManualError):
+        return False
+    return True
+
+
 if __name__ == "__main__":
+    check = sys.argv[1:] == ["--check"]
+    if not readable():
+        if check:
+            sys.exit(1)
+        OUT.write_text(yaml.safe_dump({"words": [], "flags": []}), "utf-8")
     text = render()
-    if sys.argv[1:] == ["--check"]:
+    if check:
         sys.exit(0 if OUT.exists() and OUT.read_text("utf-8") == text else 1)
     OUT.write_text(text, "utf-8")
     print(f"{OUT.relative_to(ROOT)}: {len(background()['words'])} words")
