@@ -45,6 +45,11 @@ def line(name: str, m: dict) -> str:
     )
 
 
+def by_words(out: dict) -> list[str]:
+    """The incidents a diagnosis relates by words alone (its words and the finder's rank)."""
+    return [r["id"] for r in out["results"] if all(w.startswith(("your words", "the finder")) for w in r["why"])]
+
+
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
     from opsmanual.cli.diagnose import finder_of, ids_of, load_bundles
@@ -70,9 +75,7 @@ def main(argv: list[str]) -> None:
     fixtures = ROOT.parent / "shared" / "fixtures" / "h200"
     for f in sorted(fixtures.glob("*.txt")) if fixtures.is_dir() else []:
         out = engine.diagnose(f.read_text("utf-8"), finder)
-        words_only = [
-            r["id"] for r in out["results"] if all(w.startswith(("your words", "the finder")) for w in r["why"])
-        ]
+        words_only = by_words(out)
         first = out["guidance"][0]["id"] if out["guidance"] else None
         print(
             f"{f.name}: {out['answer']}; first guidance {first}; {len(out['results'])} incidents, "
@@ -87,7 +90,7 @@ def main(argv: list[str]) -> None:
     for name, expected in table:
         out = engine.diagnose((heldout / name).read_text("utf-8"), finder)
         first = out["guidance"][0]["id"] if out["guidance"] else None
-        words_only = [r for r in out["results"] if all(w.startswith(("your words", "the finder")) for w in r["why"])]
+        words_only = by_words(out)
         right += first == expected
         quiet += len(words_only) <= 2
         print(f"  guidance_heldout/{name}: first {first} (expected {expected}), {len(words_only)} by words alone")
