@@ -16,15 +16,16 @@ from opsmanual.data.loader import labels
 from opsmanual.data.model import Guidance, Incident, LogPattern
 from opsmanual.data.site import Site
 from opsmanual.render.actions import action
+from opsmanual.render.search_index import BOOSTS as SEARCH_BOOSTS
 from opsmanual.text.words import STOP_WORDS, stems, tokenize
 
 if TYPE_CHECKING:
     from opsmanual.data.loader import Manual
 
 # The fields whose words tell an incident, and how much a word in each counts: the finder's boosts
-# (opsmanual/render/search_index.py), the log lines below the story's. The story is the section pages' text
-# of the incident: the words a report uses that the one-line fields leave out.
-FIELDS = {"title": 3.0, "symptom": 3.0, "logs": 1.0, "name": 2.0, "tags": 2.0, "cause": 1.5, "fix": 1.2, "story": 0.6}
+# (opsmanual/render/search_index.py), the log lines lower (they count apart, as lines). The story is the
+# section pages' text of the incident: the words a report uses that the one-line fields leave out.
+FIELDS = {**SEARCH_BOOSTS, "logs": 1.0}
 # Words that say nothing of a failure: units, and short rank or device labels (tp0, dp1, h100); the
 # GPU and the log lines count apart.
 UNITS = frozenset("mib gib gb mb kb ms us ns tok req reqs".split())
@@ -266,4 +267,6 @@ def from_manual(manual: Manual, site: Site | None = None, stories: Mapping[str, 
 def story_texts(stories: Mapping[str, Iterable[Any]]) -> dict[str, str]:
     """Each incident's stories (opsmanual/render/stories.py's Story, by incident id) as one text, as the
     finder's index reads them."""
-    return {ident: " ".join(s.text for s in told) for ident, told in stories.items()}
+    from opsmanual.render.stories import story_text
+
+    return {ident: story_text(told) for ident, told in stories.items()}

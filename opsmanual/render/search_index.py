@@ -44,6 +44,8 @@ def documents(
     incidents: Iterable[Incident], stories: Mapping[str, list[Story]], labels: dict[str, str]
 ) -> list[dict[str, str]]:
     """What the finder searches of each incident, field by field (every field present)."""
+    from opsmanual.render.stories import story_text
+
     docs = []
     for inc in incidents:
         logs = [p.text for p in inc.log_patterns] + list(inc.log_examples)
@@ -57,7 +59,7 @@ def documents(
                 "tags": " ".join([*inc.components, *inc.hardware, labels.get(inc.status, inc.status)]),
                 "cause": inc.cause,
                 "fix": inc.fix,
-                "story": " ".join(s.text for s in stories.get(inc.id, [])),
+                "story": story_text(stories.get(inc.id, [])),
             }
         )
     return docs

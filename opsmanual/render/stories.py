@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
@@ -34,6 +34,12 @@ class Story:
     html: str  # the story's HTML, its links relative to the section page
     text: str  # its plain text, for the finder
     level: int = 3  # the level of its heading on the section page
+
+
+def story_text(told: Iterable[Story]) -> str:
+    """An incident's stories (one per section that tells it) as one plain text: what the finder's index
+    and the diagnosis count the words of."""
+    return " ".join(s.text for s in told)
 
 
 @dataclass(frozen=True)
