@@ -1337,3 +1337,16 @@ def test_the_background_tool_rewrites_a_malformed_file(tmp_path):
     run = subprocess.run(tool, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert out.read_text("utf-8") == (ROOT / "data" / "diagnose-background.yaml").read_text("utf-8")
+
+
+def test_the_check_page_names_the_common_flags_of_the_data(built):
+    """/check/ says which flags make no mechanism alone: those data/diagnose-background.yaml lists, rendered
+    from it (the common_flags macro), not copied by hand."""
+    import re
+
+    from conftest import parsed
+
+    text = " ".join(parsed(built / "check" / "index.html").get_text().split())
+    said = re.search(r"about every other real launch command gives \(([^)]*)\)", text)
+    data = yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))["flags"]
+    assert said and said.group(1).split(", ") == sorted(f["flag"] for f in data), said

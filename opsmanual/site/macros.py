@@ -224,6 +224,13 @@ def _example_macros(
         # load_manual always reads the release facts
         return block(render.check_form(site, _base(page()), cast("Facts", state.manual.facts)))
 
+    def common_flags() -> str:
+        """The flags data/diagnose-background.yaml finds in about every other real launch command, as code
+        spans: the diagnosis takes none of them alone for an incident's mechanism."""
+        if not state.manual.common_flags:
+            fail("common_flags(): data/diagnose-background.yaml lists no flags (run tools/diagnose_background.py)")
+        return ", ".join(f"`{flag}`" for flag in sorted(state.manual.common_flags))
+
     def synonym_example(term: str) -> str:
         """The group of data/synonyms.yaml that holds ``term``, as it is written there."""
         text = render.synonym_group(state.manual.synonyms, term)
@@ -236,4 +243,4 @@ def _example_macros(
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
-    return [chat_example, checker, synonym_example, vocabulary]
+    return [chat_example, checker, common_flags, synonym_example, vocabulary]
