@@ -1350,3 +1350,7 @@ def test_the_check_page_names_the_common_flags_of_the_data(built):
     said = re.search(r"about every other real launch command gives \(([^)]*)\)", text)
     data = yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))["flags"]
     assert said and said.group(1).split(", ") == sorted(f["flag"] for f in data), said
+    from opsmanual.data.diagnosis import KINDS
+
+    kinds = re.search(r"the kind of failure \(([^)]*)\)", text)
+    assert kinds and kinds.group(1).split(", ") == [k["kind"] for k in KINDS], kinds

@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
+from opsmanual.data.diagnosis import KINDS
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.patterns import MAX_GENERIC_SHARE
 from opsmanual.data.site import relative_root
@@ -231,6 +232,10 @@ def _example_macros(
             fail("common_flags(): data/diagnose-background.yaml lists no flags (run tools/diagnose_background.py)")
         return ", ".join(f"`{flag}`" for flag in sorted(state.manual.common_flags))
 
+    def failure_kinds() -> str:
+        """The kinds of failure the diagnosis reads in a report (opsmanual/data/diagnosis.py KINDS), in its order."""
+        return ", ".join(k["kind"] for k in KINDS)
+
     def synonym_example(term: str) -> str:
         """The group of data/synonyms.yaml that holds ``term``, as it is written there."""
         text = render.synonym_group(state.manual.synonyms, term)
@@ -243,4 +248,4 @@ def _example_macros(
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
-    return [chat_example, checker, common_flags, synonym_example, vocabulary]
+    return [chat_example, checker, common_flags, failure_kinds, synonym_example, vocabulary]
