@@ -40,7 +40,12 @@ def site():
 
 @pytest.fixture(scope="session")
 def incidents(site):
-    return load(ROOT / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
+    """The incidents as every engine reads them: a log pattern that only finds a common error's line is
+    generic (opsmanual.data.guidance.with_common_lines)."""
+    from opsmanual.data.guidance import load_guidance, with_common_lines
+
+    raw = load(ROOT / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
+    return with_common_lines(raw, load_guidance(ROOT / "data" / "guidance.yaml", site, raw))
 
 
 _OWN = ("opsmanual", "macros")

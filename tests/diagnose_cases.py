@@ -56,6 +56,9 @@ EDGE = {
     "xgrammar rollback of accepted_tokens,\nthe cache-aware router with its pool isolation, flashinfer autotune "
     "with dflash, detokenizer incremental window.\n"
     "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+    "consequence-before-cause": "[2026-09-06 07:46:05 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):\n"
+    "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
+    "SIGQUIT received. signum=3, frame=None. It usually means one child failed.\n",
     "common-flag-and-open-model": "ModuleNotFoundError: No module named 'sgl_kernel'\n"
     "python -m sglang.launch_server --model-path /data/models/Qwen2.5-72B-Instruct --tp 4 --enable-dp-attention\n"
     "Capture cuda graph failed with Qwen3-30B-A3B; the cache hit rate fell and health checks failed\n",

@@ -162,3 +162,64 @@ def test_an_illegal_memory_access_while_serving_gets_the_serving_advice(tmp_path
     assert (first["id"], first["phase"]) == ("cuda-illegal-memory-access", "serving")
     [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
     assert guidance["phase"] == "serving" and "`Decode batch`" in guidance["why"][1]
+
+
+# SGLang's crash line, then a capture failure that carries a CUDA error, then the SIGQUIT cleanup: the
+# examples of data/guidance.yaml. The first two tell that something failed; the CUDA error tells what.
+CONSEQUENCE_FIRST = (
+    "[2026-09-06 07:46:05 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):\n"
+    "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
+    "SIGQUIT received. signum=3, frame=None. It usually means one child failed.\n"
+)
+
+
+def test_a_cause_comes_before_the_lines_that_only_tell_a_failure_in_triage_and_diagnose(tmp_path):
+    """`Scheduler hit an exception` comes first in the log, and `Capture cuda graph failed` is on the cause's
+    own line: the illegal memory access is shown first, with the capture advice (the failed capture tells
+    the phase); the crash and the capture failure follow."""
+    log = tmp_path / "crash.log"
+    log.write_text(CONSEQUENCE_FIRST, "utf-8")
+    shared = [m for m in json.loads(manual("triage", "--json", str(log)).stdout)["matches"] if m["kind"] == "guidance"]
+    assert [m["id"] for m in shared] == [
+        "cuda-illegal-memory-access",
+        "subprocess-crashed",
+        "cuda-graph-capture-failed",
+    ]
+    assert shared[0]["phase"] == "capture"
+    out = json.loads(manual("diagnose", "--json", str(log)).stdout)
+    guidance = [r for r in out if r["kind"] == "guidance"]
+    assert [g["id"] for g in guidance] == [m["id"] for m in shared]
+    assert guidance[0]["phase"] == "capture"
+
+
+def test_one_line_that_carries_its_cause_names_the_cause_first():
+    """What `triage --follow` and the logging filter ask of one line."""
+    from opsmanual.data.loader import load_manual
+    from opsmanual.engines.logscan import Matcher, match_line
+
+    manual_model = load_manual(ROOT)
+    line = CONSEQUENCE_FIRST.splitlines()[1].encode()
+    found = [
+        m.entry.id for m in match_line(Matcher(manual_model.ordered, manual_model.guidance), line) if m.is_guidance
+    ]
+    assert found == ["cuda-illegal-memory-access", "cuda-graph-capture-failed"]
+    both = CONSEQUENCE_FIRST.encode()
+    found = [
+        m.entry.id for m in match_line(Matcher(manual_model.ordered, manual_model.guidance), both) if m.is_guidance
+    ]
+    assert found[0] == "cuda-illegal-memory-access" and set(found[1:]) == {
+        "cuda-graph-capture-failed",
+        "subprocess-crashed",
+    }
+
+
+def test_the_finder_opens_a_crash_with_its_cause(page, server):
+    from conftest import open_finder
+
+    open_finder(page, server)
+    page.evaluate("text => navigator.clipboard.writeText(text)", CONSEQUENCE_FIRST)
+    page.focus(".sgm-finder__q")
+    page.keyboard.press("Control+V")
+    page.wait_for_selector(".sgm-finder__guidance:not([hidden])")
+    title = next(e["title"] for e in ENTRIES if e["id"] == "cuda-illegal-memory-access")
+    assert page.text_content(".sgm-finder__guidance-title").startswith(title)

@@ -104,7 +104,8 @@ def _assert_three_annotated(result: subprocess.CompletedProcess) -> None:
     assert lines[0].endswith(f"] {MATCHING}{ARROW}{MATCHING_LINK}")
     assert lines[1].endswith(f"] {ORDINARY}")
     assert ARROW not in lines[1]
-    assert f"{SITE}incidents/sglang-8463/" in lines[2].split(ARROW, 1)[1]
+    # three incidents and a common error print it: the common error's entry, which lists them
+    assert lines[2].split(ARROW, 1)[1].startswith(f"{SITE}errors/#kv-cache-pool-full")
     # the filter imported nothing but itself and the standard library
     assert json.loads(result.stdout) == ["sglang_incident_links"]
 
@@ -391,13 +392,13 @@ def test_a_huge_message_costs_the_same_bounded_work_as_its_first_characters(stan
     tallies = []
     for size in (4 << 20, 16 << 20):
         links = standalone.IncidentLinks(site_url=SITE)
-        regexes = sum(1 for _needle, owners in links._needles for regex, _e, _s in owners if regex is not None)
+        regexes = sum(1 for _needle, owners in links._needles for regex, *_rest in owners if regex is not None)
         assert regexes > 0
         tally = {"calls": 0, "chars": 0, "longest": 0}
         regex_tally = {"calls": 0, "chars": 0, "longest": 0}
         links._screen = _Counted(links._screen, tally)
         links._needles = [
-            (needle, [(None if r is None else _Counted(r, regex_tally), e, s) for r, e, s in owners])
+            (needle, [(None if r is None else _Counted(r, regex_tally), *rest) for r, *rest in owners])
             for needle, owners in links._needles
         ]
         message = _Message(_worst(standalone, size))
@@ -502,3 +503,12 @@ def test_the_filter_works_with_a_plain_handler(links):
     logger.error("nothing to see")
     logger.removeHandler(handler)
     assert stream.getvalue().splitlines() == [f"{MATCHING}{ARROW}{MATCHING_LINK}", "nothing to see"]
+
+
+def test_a_line_that_carries_its_cause_links_the_cause_first(standalone, published):
+    """SGLang's capture failure carries the CUDA error that made it fail: the filter links that error's
+    entry first, as triage does, and the capture failure after it."""
+    line = "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered"
+    links = standalone.IncidentLinks(site_url=SITE).annotation(line).removeprefix(ARROW).split(" , ")
+    assert links == [f"{SITE}errors/#cuda-illegal-memory-access", f"{SITE}errors/#cuda-graph-capture-failed"]
+    assert json.loads(standalone.DATA)["consequences"]  # the published data says which lines they are

@@ -43,6 +43,7 @@ def annotation(matches, site, base: str) -> str:
 
 def manual_patterns(project: str | Path | None = None) -> dict:
     """The published filter's patterns, from the data of ``project`` (default: this package's project)."""
+    from opsmanual.data.guidance import with_common_lines
     from opsmanual.data.loader import load, load_guidance
     from opsmanual.data.site import load_site
     from opsmanual.render.operations import incident_links_data
@@ -52,7 +53,7 @@ def manual_patterns(project: str | Path | None = None) -> dict:
     site = load_site(data / "manual.yaml", root / "docs")
     incidents = load(data / "incidents.yaml", site, shown="data/incidents.yaml", data_dir=data)
     guidance = load_guidance(data / "guidance.yaml", site, incidents)
-    return incident_links_data(incidents, guidance, site)
+    return incident_links_data(with_common_lines(incidents, guidance), guidance, site)
 
 
 class IncidentLinks(_Published):

@@ -80,10 +80,11 @@ def triage(incidents, names: list[str], guidance=()) -> tuple[list[Hit], list[st
 
 def ranked(hits: dict[str, Hit], shown: list[str]) -> list[Hit]:
     """The hits of a scan of the inputs ``shown``, best evidence first: incidents whose own lines
-    occur, then the errors many incidents share, then the incidents such a line only makes possible
-    (the MCP server's `triage` tool ranks its log lines with it too)."""
+    occur, then the errors many incidents share (cause before consequence, then the earliest), then the
+    incidents such a line only makes possible (the MCP server's `triage` tool ranks its log lines with
+    it too)."""
     found = sorted((h for h in hits.values() if not h.is_guidance), key=lambda h: h.evidence(shown))
-    shared = sorted((h for h in hits.values() if h.is_guidance), key=lambda h: h.evidence(shown))
+    shared = sorted((h for h in hits.values() if h.is_guidance), key=lambda h: h.shared_order(shown))
     certain = [h for h in found if h.certain]
     return certain + shared + [h for h in found if not h.certain]
 

@@ -3,13 +3,15 @@ check and the advice by phase."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from opsmanual.data import validate
 from opsmanual.data.errors import ManualError, Problem
-from opsmanual.data.model import Incident
+from opsmanual.data.model import Incident, LogPattern
 from opsmanual.data.patterns import pattern_problems
 from opsmanual.data.site import Site
 from opsmanual.data.yamlfile import line_of, read
@@ -76,3 +78,27 @@ def load_guidance(
     if problems:
         raise ManualError(problems)
     return tuple(entries)
+
+
+def _finds(p: LogPattern, line: str) -> bool:
+    return p.literal in line if p.literal is not None else re.search(p.regex or "", line) is not None
+
+
+def with_common_lines(incidents: Iterable[Incident], guidance: Iterable[Guidance]) -> tuple[Incident, ...]:
+    """``incidents``, each log pattern that only finds lines of a common error marked generic: a line a
+    common error prints, or one that tells its phase (`Capture cuda graph failed`, `KV cache pool is
+    full`), says that something failed, not which incident it is. Every engine (triage, the finder, the
+    diagnosis, the logging filter) then counts a match through it as only "possible"."""
+    marks = [m for g in guidance for m in (*g.lines, *(ph.when for ph in g.phases))]
+
+    def common(p: LogPattern, inc: Incident) -> bool:
+        found = [x for x in ([p.literal] if p.literal is not None else []) + list(inc.log_examples) if _finds(p, x)]
+        return bool(found) and all(any(_finds(m, x) for m in marks) for x in found)
+
+    out = []
+    for inc in incidents:
+        patterns = tuple(
+            dataclasses.replace(p, generic=True) if not p.generic and common(p, inc) else p for p in inc.log_patterns
+        )
+        out.append(inc if patterns == inc.log_patterns else dataclasses.replace(inc, log_patterns=patterns))
+    return tuple(out)

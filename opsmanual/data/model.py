@@ -40,6 +40,7 @@ class LogPattern:
     regex: str | None = None
     generic: bool = False  # a line several incidents share: a match through it is only "possible"
     source: str | None = None  # where the wording is printed or quoted
+    consequence: bool = False  # a common error's line that tells that something failed, not why
 
     @property
     def text(self) -> str:
@@ -209,7 +210,13 @@ def build_guidance(raw: Mapping[str, Any], line: int) -> Guidance:
         id=raw["id"],
         title=raw["title"],
         lines=tuple(
-            LogPattern(literal=p.get("literal"), regex=p.get("regex"), generic=True, source=p.get("source"))
+            LogPattern(
+                literal=p.get("literal"),
+                regex=p.get("regex"),
+                generic=True,
+                source=p.get("source"),
+                consequence=bool(p.get("consequence")),
+            )
             for p in raw["lines"]
         ),
         examples=tuple(raw["examples"]),

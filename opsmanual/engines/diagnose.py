@@ -212,13 +212,14 @@ class Diagnoser:
         self.log_prefix = _rx(r["logPrefix"])
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
-        # ("g", guidance position) or ("m", guidance position, phase)
+        # ("g", guidance position), ("c", guidance position) for a line that tells a consequence, or
+        # ("m", guidance position, phase)
         self.patterns: list[tuple] = []
         for p in bundle["patterns"]:
             self.patterns.append((p["i"], *self._pattern(p)))
         for n, g in enumerate(bundle["guidance"]):
             for p in g["lines"]:
-                self.patterns.append((("g", n), *self._pattern(p)))
+                self.patterns.append((("c" if p.get("consequence") else "g", n), *self._pattern(p)))
             for ph in g["phases"]:
                 self.patterns.append((("m", n, ph["phase"]), *self._pattern(ph["when"])))
         # words: each form of an incident word -> the words it stands for
@@ -486,6 +487,7 @@ class Diagnoser:
         possible: dict[int, set] = {}
         first: dict[int, int] = {}
         guidance: dict[int, list[int]] = {}
+        causes: set[int] = set()  # the guidance found by a line of its own, not only by a consequence's
         markers: dict[int, list[tuple[int, str]]] = {}
         for owner, needle, regex, generic in self.patterns:
             hits: list[int] = []
@@ -506,11 +508,13 @@ class Diagnoser:
             if isinstance(owner, int):
                 (possible if generic else certain).setdefault(owner, set()).update(hits)
                 first[owner] = min(first.get(owner, hits[0]), hits[0])
-            elif owner[0] == "g":
+            elif owner[0] in ("g", "c"):
                 guidance.setdefault(owner[1], []).extend(hits)
+                if owner[0] == "g":
+                    causes.add(owner[1])
             else:
                 markers.setdefault(owner[1], []).extend((h, owner[2]) for h in hits)
-        return certain, possible, first, guidance, markers
+        return certain, possible, first, (guidance, causes), markers
 
     # ------------------------------------------------------------------ the diagnosis
 
@@ -527,7 +531,7 @@ class Diagnoser:
         facts = self.read(text)
         body, lines, starts, code = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts"), facts.pop("_code")
         ev = _Evidence(len(self.incidents))
-        certain, possible, _, guidance_hits, markers = self._log(body, lines, starts)
+        certain, possible, _, (guidance_hits, causes), markers = self._log(body, lines, starts)
         self._lines_evidence(ev, certain, possible, lines)
         # a settings dump (ServerArgs(...)) is the launch command's, not words of the failure
         dumps = [n for n, line in enumerate(lines) if self.args_dump.search(line)]
@@ -554,7 +558,7 @@ class Diagnoser:
             "evidence": ev,
             "points": text_points,
             "words": words,
-            "guidance": (guidance_hits, markers),
+            "guidance": (guidance_hits, markers, causes),
             "notes": exposure["notes"],
         }
 
@@ -566,8 +570,8 @@ class Diagnoser:
         self._finder_evidence(ev, found)
         results = self._ranked(ev, text_points, words, bool(prepared["guidance"][0]))
         known = bool(results) and results[0]["verdict"] == "matches"
-        hits, markers = prepared["guidance"]
-        guidance = self._guidance(hits, markers, prepared["lines"], facts)
+        hits, markers, causes = prepared["guidance"]
+        guidance = self._guidance(hits, markers, causes, prepared["lines"], facts)
         facts["symptoms"] = _top_words(words, text_points, results, self.incidents, self.w["words"] * 2)
         facts["commandNotes"] = prepared["notes"]
         out = {
@@ -1053,9 +1057,12 @@ class Diagnoser:
             words[n] = shown
         return points, words
 
-    def _guidance(self, hits: dict, markers: dict, lines: list[str], facts: dict) -> list[dict]:
+    def _guidance(self, hits: dict, markers: dict, causes: set, lines: list[str], facts: dict) -> list[dict]:
+        """The common errors found, as every front end orders them: one found by a line of its own before
+        one found only by a line that tells a consequence (`Scheduler hit an exception`), then the
+        earliest, then the manual's order."""
         out = []
-        for n in sorted(hits, key=lambda k: (min(hits[k]), k)):
+        for n in sorted(hits, key=lambda k: (k not in causes, min(hits[k]), k)):
             g = self.bundle["guidance"][n]
             line = min(hits[n])
             phase, at = None, -1

@@ -67,6 +67,8 @@ class Hit:
     clipped: bool = False  # first_text is an excerpt of a longer line
     last_seen: tuple = field(default=(None, -1), repr=False)  # (scan, offset of the line): a line counts once
     last_certain: bool = field(default=False, repr=False)
+    causes: int = 0  # for a guidance entry: lines matched by its own lines, not by one that is a consequence
+    last_cause: bool = field(default=False, repr=False)
     phase: str | None = None  # for a guidance entry: the phase its first line came in
     order: int = 0  # the incident's place in the manual's order: the last tie-break
 
@@ -81,6 +83,17 @@ class Hit:
             not self.certain,
             -self.count,
             -self.possible,
+            files.index(self.first_file) if self.first_file in files else -1,
+            self.first_line,
+            self.order,
+        )
+
+    def shared_order(self, files: list[str]) -> tuple:
+        """The ranking key of the errors many incidents share, the same in every front end: an entry
+        whose own line occurs before one found only by a line that tells a failure's consequence
+        (`Scheduler hit an exception`), then the earliest, then the manual's order."""
+        return (
+            self.causes == 0,
             files.index(self.first_file) if self.first_file in files else -1,
             self.first_line,
             self.order,
@@ -151,6 +164,7 @@ class Matcher:
                 markers.setdefault(inc.guidance, {})[inc.phase] = key
                 continue
             certain = not inc.log_patterns[k].generic
+            cause = not inc.log_patterns[k].consequence
             hit = hits.get(inc.id)
             if hit is None:
                 line, text, clipped = where()
@@ -169,12 +183,16 @@ class Matcher:
                     hit.possible -= 1
                     hit.count += 1
                     hit.last_certain = True
+                if cause and not hit.last_cause:  # the same line, now matched by one of the entry's own lines
+                    hit.causes += 1
+                    hit.last_cause = True
                 continue
             if certain:
                 hit.count += 1
             else:
                 hit.possible += 1
-            hit.last_seen, hit.last_certain = (this, key), certain
+            hit.causes += cause
+            hit.last_seen, hit.last_certain, hit.last_cause = (this, key), certain, cause
         settle(None)
 
     def found(self, name: str, stream, block: int | None = None, line_max: int | None = None):
@@ -754,6 +772,7 @@ class LineMatch:
 
     entry: Incident | Guidance
     certain: bool  # matched by one of the incident's own patterns, not only by a line several incidents print
+    cause: bool = True  # for a guidance entry: matched by one of its own lines, not only by a consequence's
 
     @property
     def is_guidance(self) -> bool:
@@ -763,7 +782,8 @@ class LineMatch:
 def match_line(matcher: Matcher, data: bytes) -> list[LineMatch]:
     """The incidents and shared errors whose patterns hold on ``data``: one line, or a message of several
     lines (each searched on its own), as UTF-8 bytes. Certain incidents come first, then the shared
-    errors, then the incidents the line only makes possible; each group in the manual's order.
+    errors (those found only by a line that tells a consequence last), then the incidents the line only
+    makes possible; each group in the manual's order.
 
     The fixed texts of every pattern are searched in one pass first, so a line that holds none of them
     costs one Hyperscan scan and nothing more."""
@@ -776,8 +796,10 @@ def match_line(matcher: Matcher, data: bytes) -> list[LineMatch]:
         merged: dict[str, LineMatch] = {}
         for part in data.split(b"\n"):
             for m in match_line(matcher, part):
-                if m.entry.id not in merged or (m.certain and not merged[m.entry.id].certain):
-                    merged[m.entry.id] = m
+                have = merged.get(m.entry.id)
+                merged[m.entry.id] = (
+                    m if have is None else LineMatch(m.entry, have.certain or m.certain, have.cause or m.cause)
+                )
         return _ranked(matcher, merged)
     text = None
     got: dict[str, LineMatch] = {}
@@ -787,15 +809,18 @@ def match_line(matcher: Matcher, data: bytes) -> list[LineMatch]:
             if isinstance(inc, PhaseMarker):
                 continue
             certain = not inc.log_patterns[k].generic
+            cause = not inc.log_patterns[k].consequence
             have = got.get(inc.id)
-            if have is not None and (have.certain or not certain):
+            if have is not None and (have.certain or not certain) and (have.cause or not cause):
                 continue
             if regex is not None:
                 if text is None:
                     text = data.decode("utf-8", "replace").rstrip("\r")
                 if regex.search(text) is None:
                     continue
-            got[inc.id] = LineMatch(inc, certain)
+            got[inc.id] = (
+                LineMatch(inc, certain or have.certain, cause or have.cause) if have else LineMatch(inc, certain, cause)
+            )
     return _ranked(matcher, got)
 
 
@@ -803,7 +828,12 @@ def _ranked(matcher: Matcher, got: dict[str, LineMatch]) -> list[LineMatch]:
     late = len(matcher.order)
 
     def key(m: LineMatch):
-        return (0 if m.certain else 2 if not m.is_guidance else 1, matcher.order.get(m.entry.id, late), m.entry.id)
+        return (
+            0 if m.certain else 2 if not m.is_guidance else 1,
+            not m.cause,
+            matcher.order.get(m.entry.id, late),
+            m.entry.id,
+        )
 
     return sorted(got.values(), key=key)
 

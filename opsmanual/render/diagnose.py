@@ -35,24 +35,13 @@ _SIZE = re.compile(r"(?:^|-)a?\d+(?:\.\d+)?[bm](?:-|$)")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
 
 
-def _pattern(p: LogPattern, shared: bool = False) -> dict[str, Any]:
+def _pattern(p: LogPattern) -> dict[str, Any]:
+    """A log pattern as the engines read it; generic (only "possible") when several incidents print its
+    line, or a common error does (opsmanual.data.guidance.with_common_lines)."""
     out: dict[str, Any] = {"literal": p.literal} if p.literal is not None else {"regex": p.regex, "fixed": p.prefilter}
-    if getattr(p, "generic", False) or shared:
+    if getattr(p, "generic", False):
         out["generic"] = True
     return out
-
-
-def _finds(p: LogPattern, line: str) -> bool:
-    return p.literal in line if p.literal is not None else re.search(p.regex or "", line) is not None
-
-
-def _common_error_line(p: LogPattern, inc: Incident, guidance: list[Guidance]) -> bool:
-    """Whether an incident's log pattern only finds lines of a common error (data/guidance.yaml: a line it
-    prints, or a line that tells its phase, such as "Capture cuda graph failed"): such a line says that
-    something failed, not which incident it is, so a match through it is only "possible"."""
-    found = [x for x in ([p.literal] if p.literal is not None else []) + list(inc.log_examples) if _finds(p, x)]
-    marks = [m for g in guidance for m in (*g.lines, *(ph.when for ph in g.phases))]
-    return bool(found) and all(any(_finds(m, x) for m in marks) for x in found)
 
 
 def _field_texts(inc: Incident, story: str = "") -> dict[str, str]:
@@ -158,18 +147,14 @@ def diagnose_bundle(
             }
             for i in ordered
         ],
-        "patterns": [
-            {"i": n, **_pattern(p, _common_error_line(p, i, guidance))}
-            for n, i in enumerate(ordered)
-            for p in i.log_patterns
-        ],
+        "patterns": [{"i": n, **_pattern(p)} for n, i in enumerate(ordered) for p in i.log_patterns],
         "guidance": [
             {
                 "id": g.id,
                 "title": g.title,
                 "summary": g.summary,
                 "path": guidance_url(g.id) if guidance_url else None,
-                "lines": [_pattern(p) for p in g.lines],
+                "lines": [{**_pattern(p), **({"consequence": True} if p.consequence else {})} for p in g.lines],
                 "phases": [
                     {
                         "phase": p.phase,

@@ -27,7 +27,8 @@ def incident_links_data(incidents: Iterable[Incident], guidance: Iterable[Guidan
     log pattern of the incidents and of the common errors, as the triage engine reads them
     (opsmanual/engines/logscan.py Matcher: the fixed text searched first, the regex run on a line that
     holds it), with the address of each entry, in the order the engine ranks them (the manual's order,
-    the common errors after the incidents)."""
+    the common errors after the incidents). ``consequences`` lists the patterns (by position) of the lines
+    that tell that something failed, not why: a common error found only by them comes after the others."""
     incidents, guidance = list(incidents), list(guidance)
     order = {inc.id: n for n, inc in enumerate(incidents)}
     owners: list[tuple[Incident | Guidance, str, bool]] = [
@@ -35,16 +36,13 @@ def incident_links_data(incidents: Iterable[Incident], guidance: Iterable[Guidan
         *((g, site.guidance_url(g.id), True) for g in guidance if g.log_patterns),
     ]
     owners.sort(key=lambda o: (order.get(o[0].id, len(incidents)), o[0].id))
-    patterns = [
-        [p.prefilter, p.regex if p.literal is None else None, n, p.generic]
-        for n, (owner, _url, _shared) in enumerate(owners)
-        for p in owner.log_patterns
-    ]
+    listed = [(n, p) for n, (owner, _url, _shared) in enumerate(owners) for p in owner.log_patterns]
     return {
         "layout": LINKS_LAYOUT,
         "site_url": site.site_url,
         "entries": [[owner.id, url, shared] for owner, url, shared in owners],
-        "patterns": patterns,
+        "patterns": [[p.prefilter, p.regex if p.literal is None else None, n, p.generic] for n, p in listed],
+        "consequences": [k for k, (_n, p) in enumerate(listed) if p.consequence],
     }
 
 

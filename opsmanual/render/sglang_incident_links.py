@@ -44,7 +44,8 @@ LAYOUT = 1  # the layout of DATA this code reads
 
 # The manual's log patterns, as JSON text: {"layout", "site_url", "entries": [[id, address, is a
 # common error], ...] in the order links are listed, "patterns": [[fixed text, regex or null, entry,
-# generic], ...]}. The site's build writes them on the next line.
+# generic], ...], "consequences" (optional): the positions of the patterns whose line tells that
+# something failed, not why}. The site's build writes them on the next line.
 DATA = None
 
 
@@ -60,7 +61,7 @@ class IncidentLinks(logging.Filter):
         self._lock = threading.Lock()
         self._warned = False
         self._screen: Any = None  # every pattern's fixed text at once; None: records pass through
-        self._needles: list[tuple[str, list[tuple[Any, int, bool]]]] = []
+        self._needles: list[tuple[str, list[tuple[Any, int, bool, bool]]]] = []
         self._urls: list[str] = []
         self._guidance: list[bool] = []
         try:
@@ -92,14 +93,18 @@ class IncidentLinks(logging.Filter):
                 raise ValueError(f"an entry that is not text: {entry_id!r}")
             urls.append(base + address)
             guidance.append(bool(shared))
-        owners: dict[str, list[tuple[Any, int, bool]]] = {}
-        for needle, regex, entry, generic in data["patterns"]:
+        owners: dict[str, list[tuple[Any, int, bool, bool]]] = {}
+        consequences = data.get("consequences") or []
+        if not isinstance(consequences, list) or not all(isinstance(k, int) for k in consequences):
+            raise ValueError("consequences that are not pattern positions")
+        consequences = set(consequences)
+        for k, (needle, regex, entry, generic) in enumerate(data["patterns"]):
             if not isinstance(needle, str) or not needle or not isinstance(entry, int) or not 0 <= entry < len(urls):
                 raise ValueError(f"a pattern without fixed text or entry: {needle!r}")
             if "\n" in needle:
                 continue  # a line never holds a line break
             compiled = None if regex is None else re.compile(regex, re.ASCII)
-            owners.setdefault(needle, []).append((compiled, entry, not generic))
+            owners.setdefault(needle, []).append((compiled, entry, not generic, k not in consequences))
         if not owners:
             raise ValueError("no patterns")
         self._urls, self._guidance = urls, guidance
@@ -139,8 +144,9 @@ class IncidentLinks(logging.Filter):
 
     def matches(self, text: str) -> list[tuple[int, bool]]:
         """(entry, certain) for each entry whose patterns hold on a line of ``text``: the certain ones
-        first, then the common errors, then the possible incidents, each group in the manual's order."""
-        got: dict[int, bool] = {}
+        first, then the common errors (one found only by a line that tells a consequence last), then the
+        possible incidents, each group in the manual's order."""
+        got: dict[int, tuple[bool, bool]] = {}
         at = 0  # where the next line starts
         while at < len(text):
             hit = self._screen.search(text, at)
@@ -150,27 +156,32 @@ class IncidentLinks(logging.Filter):
             cut = text.rfind("\n", at, start)
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
-            for entry, sure in self._line(text[at if cut < 0 else cut + 1 : end]).items():
-                got[entry] = got.get(entry, False) or sure
+            for entry, (sure, cause) in self._line(text[at if cut < 0 else cut + 1 : end]).items():
+                had = got.get(entry, (False, False))
+                got[entry] = (had[0] or sure, had[1] or cause)
             at = end + 1  # a line is searched once, with every pattern
-        return sorted(got.items(), key=lambda item: (0 if item[1] else 1 if self._guidance[item[0]] else 2, item[0]))
+        order = sorted(
+            got.items(),
+            key=lambda item: (0 if item[1][0] else 1 if self._guidance[item[0]] else 2, not item[1][1], item[0]),
+        )
+        return [(entry, sure) for entry, (sure, _cause) in order]
 
-    def _line(self, line: str) -> dict[int, bool]:
-        got: dict[int, bool] = {}
+    def _line(self, line: str) -> dict[int, tuple[bool, bool]]:
+        got: dict[int, tuple[bool, bool]] = {}
         bare = None
         for needle, owners in self._needles:
             if needle not in line:
                 continue
-            for regex, entry, sure in owners:
+            for regex, entry, sure, cause in owners:
                 have = got.get(entry)
-                if have is not None and (have or not sure):
+                if have is not None and (have[0] or not sure) and (have[1] or not cause):
                     continue
                 if regex is not None:
                     if bare is None:
                         bare = line.rstrip("\r")
                     if regex.search(bare) is None:
                         continue
-                got[entry] = sure
+                got[entry] = (sure or bool(have and have[0]), cause or bool(have and have[1]))
         return got
 
     def _warn(self, what: str) -> None:

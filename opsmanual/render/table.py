@@ -214,7 +214,11 @@ def finder_data(
             }
             for g in guidance
         ],
-        "guidancePatterns": [{"id": g.id, **_pattern_json(p)} for g in guidance for p in g.lines],
+        "guidancePatterns": [
+            {"id": g.id, **_pattern_json(p), **({"consequence": True} if p.consequence else {})}
+            for g in guidance
+            for p in g.lines
+        ],
         "phaseMarkers": [
             {"guidance": g.id, "phase": p.phase, **_pattern_json(p.when)} for g in guidance for p in g.phases
         ],

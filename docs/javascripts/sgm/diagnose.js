@@ -189,7 +189,7 @@ export class Diagnoser {
     this.patterns = [];
     for (const p of bundle.patterns) this.patterns.push([p.i, ...Diagnoser.pattern(p)]);
     bundle.guidance.forEach((g, n) => {
-      for (const p of g.lines) this.patterns.push([["g", n], ...Diagnoser.pattern(p)]);
+      for (const p of g.lines) this.patterns.push([[p.consequence ? "c" : "g", n], ...Diagnoser.pattern(p)]);
       for (const ph of g.phases) this.patterns.push([["m", n, ph.phase], ...Diagnoser.pattern(ph.when)]);
     });
     /* words: each form of an incident word -> the words it stands for */
@@ -423,6 +423,7 @@ export class Diagnoser {
 
   log(body, lines, starts) {
     const certain = new Map(), possible = new Map(), guidance = new Map(), markers = new Map();
+    const causes = new Set();  // the guidance found by a line of its own, not only by a consequence's
     for (const [owner, needle, regex, generic] of this.patterns) {
       const hits = [];
       if (needle === "") {
@@ -444,15 +445,16 @@ export class Diagnoser {
         const into = generic ? possible : certain;
         if (!into.has(owner)) into.set(owner, new Set());
         for (const h of hits) into.get(owner).add(h);
-      } else if (owner[0] === "g") {
+      } else if (owner[0] === "g" || owner[0] === "c") {
         if (!guidance.has(owner[1])) guidance.set(owner[1], []);
-        guidance.get(owner[1]).push(...hits);
+        for (const h of hits) guidance.get(owner[1]).push(h);
+        if (owner[0] === "g") causes.add(owner[1]);
       } else {
         if (!markers.has(owner[1])) markers.set(owner[1], []);
         markers.get(owner[1]).push(...hits.map((h) => [h, owner[2]]));
       }
     }
-    return { certain, possible, guidance, markers };
+    return { certain, possible, guidance, causes, markers };
   }
 
   /* ------------------------------------------------------------------ the diagnosis */
@@ -470,7 +472,7 @@ export class Diagnoser {
   prepare(text) {
     const { facts, body, lines, starts, code } = this.read(text);
     const ev = new Evidence(this.incidents.length);
-    const { certain, possible, guidance: guidanceHits, markers } = this.log(body, lines, starts);
+    const { certain, possible, guidance: guidanceHits, causes, markers } = this.log(body, lines, starts);
     this.linesEvidence(ev, certain, possible, lines);
     /* a settings dump (ServerArgs(...)) is the launch command's, not words of the failure */
     const dumps = lines.flatMap((line, n) => (this.argsDump.test(line) ? [n] : []));
@@ -490,17 +492,17 @@ export class Diagnoser {
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
     facts.query = this.finderQuery(lines, facts, shared);
-    return { query: facts.query, facts, lines, ev, points, words, guidanceHits, markers, notes: exposure.notes };
+    return { query: facts.query, facts, lines, ev, points, words, guidanceHits, causes, markers, notes: exposure.notes };
   }
 
   /* The diagnosis, from prepare()'s reading and `found`: the incident ids the finder ranks for its
      `query`, best first. */
   finish(prepared, found) {
-    const { facts, lines, ev, points, words, guidanceHits, markers, notes } = prepared;
+    const { facts, lines, ev, points, words, guidanceHits, causes, markers, notes } = prepared;
     this.finderEvidence(ev, found);
     const results = this.ranked(ev, points, words, guidanceHits.size > 0);
     const known = results.length > 0 && results[0].verdict === "matches";
-    const guidance = this.guidance(guidanceHits, markers, lines, facts);
+    const guidance = this.guidance(guidanceHits, markers, causes, lines, facts);
     const symptoms = [];
     for (const r of results) {
       for (const word of words[this.index.get(r.id)]) {
@@ -921,10 +923,14 @@ export class Diagnoser {
     return { points, words };
   }
 
-  guidance(hits, markers, lines, facts) {
+  /* The common errors found, as every front end orders them: one found by a line of its own before one
+     found only by a line that tells a consequence, then the earliest, then the manual's order. */
+  guidance(hits, markers, causes, lines, facts) {
     const out = [];
-    const first = new Map([...hits].map(([k, v]) => [k, Math.min(...v)]));
-    for (const n of [...hits.keys()].sort((a, b) => first.get(a) - first.get(b) || a - b)) {
+    const first = new Map([...hits].map(([k, v]) => [k, v.reduce((a, b) => Math.min(a, b))]));
+    const order = [...hits.keys()].sort(
+      (a, b) => Number(!causes.has(a)) - Number(!causes.has(b)) || first.get(a) - first.get(b) || a - b);
+    for (const n of order) {
       const g = this.bundle.guidance[n];
       const line = first.get(n);
       let phase = null, at = -1;

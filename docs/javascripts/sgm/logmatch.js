@@ -19,12 +19,14 @@ export function compilePatterns(list) {
   return list.map((p) => {
     if (p.literal !== undefined && p.literal !== null) {
       const literal = p.literal;
-      return { id: p.id, generic: !!p.generic, test: (line) => line.includes(literal) };
+      return { id: p.id, generic: !!p.generic, consequence: !!p.consequence, test: (line) => line.includes(literal) };
     }
     /* The regex runs only on lines that hold its fixed text, as in the triage command. */
     const regex = new RegExp(p.regex, "u");
     const fixed = p.fixed || "";
-    return { id: p.id, generic: !!p.generic, test: (line) => line.includes(fixed) && regex.test(line) };
+    return {
+      id: p.id, generic: !!p.generic, consequence: !!p.consequence, test: (line) => line.includes(fixed) && regex.test(line),
+    };
   });
 }
 
@@ -50,11 +52,13 @@ function meaningful(line) {
    (`shared`: {patterns: [{id, test}], markers: [{guidance, phase, test}]}, compiled like the
    incidents'). `order` maps an incident id to its place in the manual, the last tie-break. The
    ranking is the triage command's (opsmanual/engines/logscan.py Hit.evidence): own lines first, most lines
-   first, then most shared lines, then the earliest line, then the manual's order. */
+   first, then most shared lines, then the earliest line, then the manual's order. The shared errors are
+   ranked as every front end ranks them (Hit.shared_order): one found by a line of its own before one
+   found only by a line that tells a consequence (`consequence`), then the earliest, then their order. */
 export function analyseLog(text, patterns, shared = null, order = null) {
   const lines = logLines(text);
   const byId = new Map();  // id -> {id, lines: Set, possibleLines: Set, first}
-  const guidance = new Map();  // guidance id -> {id, lines, first, phase}
+  const guidance = new Map();  // guidance id -> {id, lines, first, phase, cause}
   const markers = new Map();  // guidance id -> Map(phase -> last line index)
   const kept = [];
   const rank = order || new Map();
@@ -77,18 +81,19 @@ export function analyseLog(text, patterns, shared = null, order = null) {
         if (!markers.has(m.guidance)) markers.set(m.guidance, new Map());
         markers.get(m.guidance).set(m.phase, n);
       }
-      const here = new Set();
-      for (const g of shared.patterns) if (g.test(line)) here.add(g.id);
-      for (const id of here) {
+      const here = new Map();  // guidance id -> found by a line of its own on this line?
+      for (const g of shared.patterns) if (g.test(line)) here.set(g.id, here.get(g.id) || !g.consequence);
+      for (const [id, cause] of here) {
         matched = true;
         if (!guidance.has(id)) {
           /* The phase whose marker line came last at or before this line (this line included). */
           let phase = null;
           let at = -1;
           for (const [name, seen] of markers.get(id) || []) if (seen <= n && seen > at) { phase = name; at = seen; }
-          guidance.set(id, { id, lines: 0, first: n, phase });
+          guidance.set(id, { id, lines: 0, first: n, phase, cause: false });
         }
         guidance.get(id).lines += 1;
+        if (cause) guidance.get(id).cause = true;
       }
     }
     if (matched && kept.length < MAX_KEPT) kept.push(line);
@@ -100,7 +105,11 @@ export function analyseLog(text, patterns, shared = null, order = null) {
   const place = (id) => (rank.has(id) ? rank.get(id) : Infinity);
   hits.sort((a, b) => (Number(a.possible) - Number(b.possible)) || (b.lines - a.lines) || (b.possibleLines - a.possibleLines)
     || (a.first - b.first) || (place(a.id) - place(b.id)));
-  const common = [...guidance.values()].sort((a, b) => (b.lines - a.lines) || (a.first - b.first));
+  const sharedOrder = new Map();
+  if (shared) shared.patterns.forEach((g, n) => { if (!sharedOrder.has(g.id)) sharedOrder.set(g.id, n); });
+  const common = [...guidance.values()].sort((a, b) => (Number(a.cause === false) - Number(b.cause === false))
+    || (a.first - b.first) || (sharedOrder.get(a.id) - sharedOrder.get(b.id)));
+  for (const g of common) delete g.cause;
   /* Lines that look like errors: exception lines, the last line of a traceback, Error, failed... */
   const errors = [];
   const add = (line) => {
