@@ -56,6 +56,8 @@ EDGE = {
     "xgrammar rollback of accepted_tokens,\nthe cache-aware router with its pool isolation, flashinfer autotune "
     "with dflash, detokenizer incremental window.\n"
     "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+    "switch-words": "DP attention on, Deterministic-Inference on, but without hierarchical cache;\n"
+    "no dp_attention here, enable-deterministic-inference, HIERARCHICAL CACHE\ndisabled\nhierarchical cache off\n",
     "consequence-before-cause": "[2026-09-06 07:46:05 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):\n"
     "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
     "SIGQUIT received. signum=3, frame=None. It usually means one child failed.\n",

@@ -83,6 +83,25 @@ def test_flags_stated_in_prose_count_as_given(engine):
     assert not [w for w in reasons if " is not given" in w], reasons
 
 
+def test_a_switch_the_prose_names_by_its_words_counts_as_given(engine):
+    """ "Deterministic inference" is the words of `--enable-deterministic-inference`: the prose states the
+    switch as surely as the flag, in any case and with hyphens; "without" before the words turns it off."""
+    for said in ("deterministic inference on", "Deterministic-Inference enabled", "deterministic_inference"):
+        out = engine.diagnose(f"Outputs still diverge with {said} after a prefix cache hit.\n")
+        reasons = [w for r in out["results"] for w in r["why"]]
+        assert "`--enable-deterministic-inference` is given" in reasons, (said, reasons)
+    for said in (
+        "without deterministic inference",
+        "no deterministic inference",
+        "nondeterministic inference",
+        "with deterministic inference off",
+        "with deterministic-inference disabled",
+    ):
+        out = engine.diagnose(f"Outputs still diverge {said} after a prefix cache hit.\n")
+        reasons = [w for r in out["results"] for w in r["why"]]
+        assert "`--enable-deterministic-inference` is given" not in reasons, (said, reasons)
+
+
 def test_reasons_name_the_flag_and_words(engine):
     out = engine.diagnose(REPORT)
     hicache = next(r for r in out["results"] if r["id"] == "sglang-42465")

@@ -198,6 +198,16 @@ class Diagnoser:
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
         self.prose_name = _rx(r["proseName"])
+        # the switches the prose may name by their words: (flag, its words' pattern on ASCII-lowered text)
+        self.switches = [
+            (flag, compile_pattern(r"(?:^|[^a-z0-9_-])(" + "[ _-]".join(words) + r")(?:[^a-z0-9_-]|$)"))
+            for flag in sorted(self.condition_flags)
+            if flag.startswith(r["proseSwitch"])
+            for words in [flag[len(r["proseSwitch"]) :].split("-")]
+            if len(words) >= r["proseSwitchWords"]
+        ]
+        self.switch_off = _rx(r["proseSwitchOff"])
+        self.switch_off_after = _rx(r["proseSwitchOffAfter"])
         self.prose_env = _rx(r["proseEnv"])
         self.args_dump = _rx(r["argsDump"])
         self.args_end = _rx(r["argsEnd"])
@@ -894,12 +904,23 @@ class Diagnoser:
         return f"{env}{self.rules['proseCommand']}{model} {' '.join(parts)}".rstrip(), not self.args_end.search(line)
 
     def _prose_flags(self, text: str) -> list[str]:
-        """The flags ``text`` names: as flags, and as the server arguments an incident's condition names."""
+        """The flags ``text`` names: as flags, as the server arguments an incident's condition names, and as
+        the words of a switch it names (PROSE_SWITCH), unless the word before them turns it off."""
         named = []
         for m in self.prose_name.finditer(text):
             flag = _flag_of(m.group(1))
             if flag in self.condition_flags:
                 named.append((m.start(1), flag))
+        lower = text.translate(_ASCII_LOWER)
+        for flag, rx in self.switches:
+            for m in rx.finditer(lower):
+                before = lower[max(0, m.start(1) - 20) : m.start(1)]
+                after = lower[m.end(1) : m.end(1) + 20].split("\n", 1)[0]
+                if not self.switch_off.search(before[before.rfind("\n") + 1 :]) and not self.switch_off_after.search(
+                    after
+                ):
+                    named.append((m.start(1), flag))
+                    break
         written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text)]
         return [f for _, f in sorted(written + named)]
 

@@ -174,6 +174,12 @@ export class Diagnoser {
     this.proseFlag = rx(r.proseFlag, false, true);
     this.proseFlagOne = rx(r.proseFlag);
     this.proseName = rx(r.proseName, false, true);
+    /* the switches the prose may name by their words: [flag, its words' pattern on ASCII-lowered text] */
+    this.switches = [...this.conditionFlags].sort(cmp)
+      .filter((flag) => flag.startsWith(r.proseSwitch) && flag.slice(r.proseSwitch.length).split("-").length >= r.proseSwitchWords)
+      .map((flag) => [flag, new RegExp(`(?:^|[^a-z0-9_-])(${flag.slice(r.proseSwitch.length).split("-").join("[ _-]")})(?:[^a-z0-9_-]|$)`, "gu")]);
+    this.switchOff = rx(r.proseSwitchOff);
+    this.switchOffAfter = rx(r.proseSwitchOffAfter);
     this.proseEnvRx = rx(r.proseEnv, false, true);
     this.argsDump = rx(r.argsDump);
     this.argsEnd = rx(r.argsEnd);
@@ -757,7 +763,8 @@ export class Diagnoser {
     return [`${env}${this.rules.proseCommand}${model} ${parts.join(" ")}`.trimEnd(), !this.argsEnd.test(line)];
   }
 
-  /* The flags `text` names: as flags, and as the server arguments an incident's condition names. */
+  /* The flags `text` names: as flags, as the server arguments an incident's condition names, and as the
+     words of a switch it names (PROSE_SWITCH), unless the word before them turns it off. */
   proseFlags(text) {
     const found = [];
     for (const m of text.matchAll(this.proseName)) {
@@ -765,6 +772,18 @@ export class Diagnoser {
       if (this.conditionFlags.has(flag)) found.push([m.index + m[0].indexOf(m[1]), flag]);
     }
     for (const m of text.matchAll(this.proseFlag)) found.push([m.index + m[0].length - m[1].length, m[1]]);
+    const lower = text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+    for (const [flag, re] of this.switches) {
+      for (const m of lower.matchAll(re)) {
+        const at = m.index + m[0].indexOf(m[1]);
+        const before = lower.slice(Math.max(0, at - 20), at);
+        const after = lower.slice(at + m[1].length, at + m[1].length + 20).split("\n", 1)[0];
+        if (!this.switchOff.test(before.slice(before.lastIndexOf("\n") + 1)) && !this.switchOffAfter.test(after)) {
+          found.push([at, flag]);
+          break;
+        }
+      }
+    }
     return found.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
   }
 
