@@ -784,7 +784,7 @@ export class Diagnoser {
         }
       }
     }
-    return found.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+    return found.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1])).map((x) => x[1]);  // as diagnose.py sorts (position, flag)
   }
 
   /* The environment variables `text` sets, first value kept, as a command's prefix ("" if none). */
