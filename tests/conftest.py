@@ -42,10 +42,10 @@ def site():
 def incidents(site):
     """The incidents as every engine reads them: a log pattern that only finds a common error's line is
     generic (opsmanual.data.guidance.with_common_lines)."""
-    from opsmanual.data.guidance import load_guidance, with_common_lines
+    from opsmanual.data.guidance import load_with_common_lines
 
     raw = load(ROOT / "data" / "incidents.yaml", site, shown="data/incidents.yaml")
-    return with_common_lines(raw, load_guidance(ROOT / "data" / "guidance.yaml", site, raw))
+    return load_with_common_lines(ROOT / "data" / "guidance.yaml", site, raw)[0]
 
 
 _OWN = ("opsmanual", "macros")

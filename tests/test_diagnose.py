@@ -1373,3 +1373,9 @@ def test_the_check_page_names_the_common_flags_of_the_data(built):
 
     kinds = re.search(r"the kind of failure \(([^)]*)\)", text)
     assert kinds and kinds.group(1).split(", ") == [k["kind"] for k in KINDS], kinds
+    from opsmanual.data.diagnosis import PROSE_SWITCH_OFF_AFTER, PROSE_SWITCH_OFF_BEFORE
+
+    off = re.search(r"unless (.*?) right before them, or (.*?) right after\)", text)
+    words = lambda said: re.findall(r'"([^"]+)"', said)
+    assert off and words(off.group(1)) == PROSE_SWITCH_OFF_BEFORE, off
+    assert words(off.group(2)) == PROSE_SWITCH_OFF_AFTER, off

@@ -43,8 +43,8 @@ def annotation(matches, site, base: str) -> str:
 
 def manual_patterns(project: str | Path | None = None) -> dict:
     """The published filter's patterns, from the data of ``project`` (default: this package's project)."""
-    from opsmanual.data.guidance import with_common_lines
-    from opsmanual.data.loader import load, load_guidance
+    from opsmanual.data.guidance import load_with_common_lines
+    from opsmanual.data.loader import load
     from opsmanual.data.site import load_site
     from opsmanual.render.operations import incident_links_data
 
@@ -52,8 +52,7 @@ def manual_patterns(project: str | Path | None = None) -> dict:
     data = root / "data"
     site = load_site(data / "manual.yaml", root / "docs")
     incidents = load(data / "incidents.yaml", site, shown="data/incidents.yaml", data_dir=data)
-    guidance = load_guidance(data / "guidance.yaml", site, incidents)
-    return incident_links_data(with_common_lines(incidents, guidance), guidance, site)
+    return incident_links_data(*load_with_common_lines(data / "guidance.yaml", site, incidents), site)
 
 
 class IncidentLinks(_Published):

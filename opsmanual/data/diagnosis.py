@@ -447,13 +447,23 @@ PROSE_NAME = {
 # A switch the prose names by its own words ("DP attention was on", "with deterministic inference"): an
 # ``--enable-`` flag an incident's launch condition names, of at least PROSE_SWITCH_WORDS words after
 # "enable", is given when the report writes those words (joined by a space, a hyphen or an underscore, in any
-# case), the word before them is none of PROSE_SWITCH_OFF ("without DP attention") and the word after them
-# none of PROSE_SWITCH_OFF_AFTER ("DP attention off"), each read within the line. The engines build each
+# case), the word before them is none of PROSE_SWITCH_OFF_BEFORE ("without DP attention") and the word after
+# them none of PROSE_SWITCH_OFF_AFTER ("DP attention off"), each read within the line and within
+# PROSE_SWITCH_REACH characters (/check/ lists the words, the switch_off_words macro). The engines build each
 # switch's pattern from its flag; the character before and after the words is read (no lookaround).
 PROSE_SWITCH = "--enable-"
 PROSE_SWITCH_WORDS = 2
-PROSE_SWITCH_OFF = {"flags": "", "re": r"(?:^|[^a-z])(?:no|not|without|disable|disabled|disabling)[^a-z0-9\n]{1,3}$"}
-PROSE_SWITCH_OFF_AFTER = {"flags": "", "re": r"^[^a-z0-9\n]{1,3}(?:off|disabled)(?:[^a-z]|$)"}
+PROSE_SWITCH_OFF_BEFORE = ["no", "not", "without", "disable", "disabled", "disabling"]
+PROSE_SWITCH_OFF_AFTER = ["off", "disabled"]
+PROSE_SWITCH_REACH = 20
+PROSE_SWITCH_OFF_BEFORE_RX = {
+    "flags": "",
+    "re": rf"(?:^|[^a-z])(?:{'|'.join(PROSE_SWITCH_OFF_BEFORE)})[^a-z0-9\n]{{1,3}}$",
+}
+PROSE_SWITCH_OFF_AFTER_RX = {
+    "flags": "",
+    "re": rf"^[^a-z0-9\n]{{1,3}}(?:{'|'.join(PROSE_SWITCH_OFF_AFTER)})(?:[^a-z]|$)",
+}
 # An environment variable the prose sets (``HF_HUB_OFFLINE=1``, ``export NCCL_DEBUG=INFO``): set for every
 # command read and for the flags the prose names, unless a command sets it itself. (group 1 the name, 2 the
 # value, without quotes)

@@ -4,7 +4,6 @@ check and the advice by phase."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -80,8 +79,13 @@ def load_guidance(
     return tuple(entries)
 
 
-def _finds(p: LogPattern, line: str) -> bool:
-    return p.literal in line if p.literal is not None else re.search(p.regex or "", line) is not None
+def load_with_common_lines(
+    path: Path, site: Site, incidents: tuple[Incident, ...]
+) -> tuple[tuple[Incident, ...], tuple[Guidance, ...]]:
+    """data/guidance.yaml and ``incidents`` as every engine reads them: :func:`load_guidance`, then
+    :func:`with_common_lines`."""
+    guidance = load_guidance(path, site, incidents)
+    return with_common_lines(incidents, guidance), guidance
 
 
 def with_common_lines(incidents: Iterable[Incident], guidance: Iterable[Guidance]) -> tuple[Incident, ...]:
@@ -92,8 +96,8 @@ def with_common_lines(incidents: Iterable[Incident], guidance: Iterable[Guidance
     marks = [m for g in guidance for m in (*g.lines, *(ph.when for ph in g.phases))]
 
     def common(p: LogPattern, inc: Incident) -> bool:
-        found = [x for x in ([p.literal] if p.literal is not None else []) + list(inc.log_examples) if _finds(p, x)]
-        return bool(found) and all(any(_finds(m, x) for m in marks) for x in found)
+        found = [x for x in ([p.literal] if p.literal is not None else []) + list(inc.log_examples) if p.matches(x)]
+        return bool(found) and all(any(m.matches(x) for m in marks) for x in found)
 
     out = []
     for inc in incidents:

@@ -26,7 +26,7 @@ from opsmanual.data.facts import (
     fold_gpu_name,
     unfold_history,
 )
-from opsmanual.data.guidance import load_guidance, with_common_lines
+from opsmanual.data.guidance import load_guidance, load_with_common_lines
 from opsmanual.data.incident_checks import (
     RESERVED_IDS,
     LineOf,
@@ -235,10 +235,10 @@ def load_manual(project: Path, docs_dir: Path | None = None) -> Manual:
         )
     from opsmanual.data.metrics import load_metrics
 
-    guidance = load_guidance(data / "guidance.yaml", site, incidents)
+    read, guidance = load_with_common_lines(data / "guidance.yaml", site, incidents)
     return Manual(
         site,
-        with_common_lines(incidents, guidance),
+        read,
         redirects,
         load_synonyms(data / "synonyms.yaml"),
         facts(data),

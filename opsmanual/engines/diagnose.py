@@ -208,6 +208,7 @@ class Diagnoser:
         ]
         self.switch_off = _rx(r["proseSwitchOff"])
         self.switch_off_after = _rx(r["proseSwitchOffAfter"])
+        self.switch_reach = r["proseSwitchReach"]
         self.prose_env = _rx(r["proseEnv"])
         self.args_dump = _rx(r["argsDump"])
         self.args_end = _rx(r["argsEnd"])
@@ -914,8 +915,8 @@ class Diagnoser:
         lower = text.translate(_ASCII_LOWER)
         for flag, rx in self.switches:
             for m in rx.finditer(lower):
-                before = lower[max(0, m.start(1) - 20) : m.start(1)]
-                after = lower[m.end(1) : m.end(1) + 20].split("\n", 1)[0]
+                before = lower[max(0, m.start(1) - self.switch_reach) : m.start(1)]
+                after = lower[m.end(1) : m.end(1) + self.switch_reach].split("\n", 1)[0]
                 if not self.switch_off.search(before[before.rfind("\n") + 1 :]) and not self.switch_off_after.search(
                     after
                 ):

@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
-from opsmanual.data.diagnosis import KINDS
+from opsmanual.data.diagnosis import KINDS, PROSE_SWITCH_OFF_AFTER, PROSE_SWITCH_OFF_BEFORE
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.patterns import MAX_GENERIC_SHARE
 from opsmanual.data.site import relative_root
@@ -236,6 +236,16 @@ def _example_macros(
         """The kinds of failure the diagnosis reads in a report (opsmanual/data/diagnosis.py KINDS), in its order."""
         return ", ".join(k["kind"] for k in KINDS)
 
+    def switch_off_words() -> str:
+        """The words that, right before or after a switch's words in a report, turn it off for the diagnosis
+        (opsmanual/data/diagnosis.py PROSE_SWITCH_OFF_BEFORE and _AFTER)."""
+
+        def listed(words: list[str]) -> str:
+            quoted = [f'"{w}"' for w in words]
+            return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+        return f"{listed(PROSE_SWITCH_OFF_BEFORE)} right before them, or {listed(PROSE_SWITCH_OFF_AFTER)} right after"
+
     def synonym_example(term: str) -> str:
         """The group of data/synonyms.yaml that holds ``term``, as it is written there."""
         text = render.synonym_group(state.manual.synonyms, term)
@@ -248,4 +258,4 @@ def _example_macros(
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
-    return [chat_example, checker, common_flags, failure_kinds, synonym_example, vocabulary]
+    return [chat_example, checker, common_flags, failure_kinds, switch_off_words, synonym_example, vocabulary]

@@ -776,8 +776,9 @@ export class Diagnoser {
     for (const [flag, re] of this.switches) {
       for (const m of lower.matchAll(re)) {
         const at = m.index + m[0].indexOf(m[1]);
-        const before = lower.slice(Math.max(0, at - 20), at);
-        const after = lower.slice(at + m[1].length, at + m[1].length + 20).split("\n", 1)[0];
+        const reach = this.rules.proseSwitchReach;
+        const before = lower.slice(Math.max(0, at - reach), at);
+        const after = lower.slice(at + m[1].length, at + m[1].length + reach).split("\n", 1)[0];
         if (!this.switchOff.test(before.slice(before.lastIndexOf("\n") + 1)) && !this.switchOffAfter.test(after)) {
           found.push([at, flag]);
           break;

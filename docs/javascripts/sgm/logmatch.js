@@ -107,7 +107,7 @@ export function analyseLog(text, patterns, shared = null, order = null) {
     || (a.first - b.first) || (place(a.id) - place(b.id)));
   const sharedOrder = new Map();
   if (shared) shared.patterns.forEach((g, n) => { if (!sharedOrder.has(g.id)) sharedOrder.set(g.id, n); });
-  const common = [...guidance.values()].sort((a, b) => (Number(a.cause === false) - Number(b.cause === false))
+  const common = [...guidance.values()].sort((a, b) => (Number(!a.cause) - Number(!b.cause))
     || (a.first - b.first) || (sharedOrder.get(a.id) - sharedOrder.get(b.id)));
   for (const g of common) delete g.cause;
   /* Lines that look like errors: exception lines, the last line of a traceback, Error, failed... */
