@@ -30,6 +30,8 @@ FIXTURES = {
     "triton.txt": "triton-kernel-failed",
     "port-in-use.txt": "port-in-use",
     "model-download.txt": "model-download-failed",
+    "nccl-socket.txt": "nccl-system-error",
+    "hub-timeout.txt": "model-download-failed",
 }
 
 
