@@ -32,6 +32,8 @@ FIXTURES = {
     "model-download.txt": "model-download-failed",
     "nccl-socket.txt": "nccl-system-error",
     "hub-timeout.txt": "model-download-failed",
+    "no-kernel-image.txt": "cuda-no-kernel-image",
+    "undefined-symbol.txt": "kernel-package-mismatch",
 }
 
 
