@@ -61,6 +61,31 @@ EDGE = {
     "consequence-before-cause": "[2026-09-06 07:46:05 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):\n"
     "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
     "SIGQUIT received. signum=3, frame=None. It usually means one child failed.\n",
+    # the phase from the error's own traceback: a crash in graph replay is serving, though its path names
+    # cuda_graph_runner.py; a capture at start-up runs through ModelRunner.__init__ first; a report whose
+    # traceback has no error line takes its last frame that tells a phase
+    "replay-is-serving": "Traceback (most recent call last):\n"
+    '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 661, in event_loop_overlap\n'
+    "    batch_result = self.run_batch(batch)\n"
+    '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 1152, in forward\n'
+    "    return self.cuda_graph_runner.replay(forward_batch)\n"
+    '  File "/sgl/python/sglang/srt/model_executor/cuda_graph_runner.py", line 510, in replay\n'
+    "    self.graphs[self.bs].replay()\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+    "capture-after-start-up-frames": "Load weight end. type=LlamaForCausalLM\n"
+    "[TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 240, in __init__\n'
+    "    self.tp_worker = TpWorkerClass(\n"
+    '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 128, in __init__\n'
+    "    self.init_cuda_graphs()\n"
+    '  File "/sgl/python/sglang/srt/model_executor/cuda_graph_runner.py", line 148, in __init__\n'
+    "    self.capture()\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.\n",
+    "frames-without-an-error": "The pool did not fit\n"
+    '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 313, in load_model\n'
+    "    self.model = get_model(config)\n"
+    '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 900, in init_memory_pool\n'
+    "    self.token_to_kv_pool = MHATokenToKVPool(\n",
     "common-flag-and-open-model": "ModuleNotFoundError: No module named 'sgl_kernel'\n"
     "python -m sglang.launch_server --model-path /data/models/Qwen2.5-72B-Instruct --tp 4 --enable-dp-attention\n"
     "Capture cuda graph failed with Qwen3-30B-A3B; the cache hit rate fell and health checks failed\n",

@@ -510,6 +510,7 @@ def _rules():
         ("gpuMemory", diagnosis.GPU_MEMORY),
         ("modelLines", diagnosis.MODEL_LINES),
         ("phases", diagnosis.PHASES),
+        ("framePhases", diagnosis.FRAME_PHASES),
     ]:
         named += [(f"{name}[{n}]", rule) for n, rule in enumerate(rules)]
     return named

@@ -227,3 +227,46 @@ def test_the_finder_opens_a_crash_with_its_cause(page, server):
     page.wait_for_selector(".sgm-finder__guidance:not([hidden])")
     title = next(e["title"] for e in ENTRIES if e["id"] == "cuda-illegal-memory-access")
     assert page.text_content(".sgm-finder__guidance-title").startswith(title)
+
+
+# Two tracebacks written for these tests in the shape SGLang prints them (its scheduler's and model
+# runner's functions, cut short). First a decode step that crashed inside CUDA graph replay: the frames
+# run through cuda_graph_runner.py, yet the error came while serving.
+REPLAY_CRASH = (
+    "Traceback (most recent call last):\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 661, in event_loop_overlap\n'
+    "    batch_result = self.run_batch(batch)\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1152, in forward\n'
+    "    return self.cuda_graph_runner.replay(forward_batch)\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 510, in replay\n'
+    "    self.graphs[self.bs].replay()\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+)
+
+# Then SGLang's crash header, the frames of a capture at start-up (model_runner.py's __init__ first, then
+# the graph runner's) and the out-of-memory error: pasted alone, with no log line before it.
+CAPTURE_OOM = (
+    "[2025-05-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 240, in __init__\n'
+    "    self.tp_worker = TpWorkerClass(\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 128, in __init__\n'
+    "    self.init_cuda_graphs()\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 331, in capture\n'
+    "    ) = self.capture_one_batch_size(bs, forward)\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.\n"
+)
+
+
+def test_the_phase_comes_from_the_functions_of_the_errors_own_traceback(tmp_path):
+    """A crash in graph replay is read as serving (the path cuda_graph_runner.py tells nothing), and a pasted
+    capture traceback as capture, though model_runner.py's __init__ comes first: the innermost frame whose
+    function tells a phase decides, and the advice is that phase's."""
+    log = tmp_path / "replay.log"
+    log.write_text(REPLAY_CRASH, "utf-8")
+    [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
+    assert (guidance["id"], guidance["phase"]) == ("cuda-illegal-memory-access", "serving")
+    log.write_text(CAPTURE_OOM, "utf-8")
+    out = json.loads(manual("diagnose", "--json", str(log)).stdout)
+    first = next(r for r in out if r["kind"] == "guidance")
+    assert (first["id"], first["phase"]) == ("cuda-out-of-memory", "capture")
+    assert "`--cuda-graph-max-bs-decode`" in first["why"][1]

@@ -103,7 +103,8 @@ MODEL_LINES: list[dict[str, Any]] = [
     },
 ]
 
-# Lines that say where in a server's life a line came: the last one before the first error decides.
+# Lines that say where in a server's life a line came: the last one before the first error decides,
+# read outside tracebacks (their frames and code lines); FRAME_PHASES reads those.
 PHASES: list[dict[str, Any]] = [
     {
         "phase": "start-up",
@@ -131,8 +132,6 @@ PHASES: list[dict[str, Any]] = [
                 r"[Cc]apture (?:prefill |decode |piecewise )?(?:cuda|CUDA) graph",
                 r"[Cc]apturing batches",
                 r"capture_one_batch",
-                r"cuda_graph_runner",
-                r"CudaGraphRunner",
             ]
         ),
     },
@@ -164,6 +163,37 @@ PHASES: list[dict[str, Any]] = [
                 r"Exit code",
             ]
         ),
+    },
+]
+# Where the first error's own Python traceback says it failed: the function of each frame line
+# (`File "…", line N, in <function>`), the innermost frame that tells one deciding. It outranks PHASES,
+# which are read before the error; a report with no error line and no phase line outside tracebacks
+# takes the last frame that tells one. Functions, not paths: a crash while serving also runs through
+# cuda_graph_runner.py (replaying a graph), and a capture at start-up through ModelRunner.__init__. The
+# names are SGLang's: capture_one_batch in older releases, capture_one_shape and capture_cuda_graphs in
+# 0.5.22, event_loop_normal and event_loop_overlap in both.
+FRAME_PHASES: list[dict[str, Any]] = [
+    {
+        "phase": "start-up",
+        "flags": "",
+        "re": "|".join(
+            [
+                r", in (?:load_model|load_weights|init_memory_pool|_create_buffers|init_torch_distributed"
+                r"|initialize_model_parallel|init_attention_backend)[ \t]*$",
+                r'(?:model_runner|tp_worker|scheduler)\.py", line \d+, in __init__[ \t]*$',
+            ]
+        ),
+    },
+    {
+        "phase": "capture",
+        "flags": "",
+        # CudaGraphRunner.__init__ captures the graphs; replay is another method
+        "re": r', in _?capture[a-z_]{0,40}[ \t]*$|cuda_graph_runner\.py", line \d+, in __init__[ \t]*$',
+    },
+    {
+        "phase": "serving",
+        "flags": "",
+        "re": r", in (?:event_loop[a-z_]{0,40}|run_batch|forward_batch_generation)[ \t]*$",
     },
 ]
 # The phases' labels are data/guidance.schema.json's x-labels (opsmanual/data/loader.labels("phase")).

@@ -179,6 +179,7 @@ class Diagnoser:
         self.command_prompt = _rx(r["commandPrompt"])
         self.model_lines = [_rx(m, True) for m in r["modelLines"]]
         self.phases = [(p["phase"], _rx(p, True)) for p in r["phases"]]
+        self.frame_phases = [(p["phase"], _rx(p)) for p in r["framePhases"]]
         self.errorish = _rx(r["errorish"])
         self.errorish_lower = _rx_lower(r["errorish"])
         self.traceback = _rx(r["traceback"])
@@ -326,7 +327,7 @@ class Diagnoser:
             facts["model"] = self.model_of(body)
         code = self._code(lines)
         facts["errors"] = self._errors(lines, lower, code)
-        facts["phase"] = self._phase(body, starts, facts["errors"])
+        facts["phase"] = self._phase(body, lines, starts, facts["errors"], code)
         return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code}
 
     def _code(self, lines: list[str]) -> set[int]:
@@ -467,11 +468,18 @@ class Diagnoser:
                 add(n, line)
         return found
 
-    def _phase(self, body: str, starts: list[int], errors: list[dict]) -> str | None:
-        """The phase of the last phase line at or before the first error line (else the last phase line).
+    def _phase(self, body: str, lines: list[str], starts: list[int], errors: list[dict], code: set[int]) -> str | None:
+        """The phase the first error came in: the innermost frame of its own traceback that tells one (the
+        function it ran), else the last phase line at or before the first error line (else the last phase
+        line, else the last frame that tells one), read outside tracebacks: a path or a line of code in a
+        frame tells nothing.
 
         The same answer as diagnose.js, which reads every phase line from the start: here the lines
         before the error are searched backwards, in growing windows (a phase line is one line)."""
+        if errors:
+            told = self._frame_phase(lines, errors[0]["line"] - 1, code)
+            if told is not None:
+                return told
         limit = starts[errors[0]["line"] - 1] if errors else len(body)
         end = body.find("\n", limit)
         end = len(body) if end < 0 else end
@@ -485,11 +493,40 @@ class Diagnoser:
                 for m in rx.finditer(body, begin, end):
                     if m.start() > limit:
                         break
-                    if m.start() > at:
+                    if m.start() > at and not self._in_traceback(
+                        lines, bisect.bisect_right(starts, m.start()) - 1, code
+                    ):
                         best, at = phase, m.start()
-            if best is not None or begin == 0:
+            if best is not None:
                 return best
+            if begin == 0:
+                return None if errors else self._frame_phase(lines, None, code)
             size *= 4
+
+    def _in_traceback(self, lines: list[str], n: int, code: set[int]) -> bool:
+        """Whether line ``n`` is a traceback's frame line or a line of code under one."""
+        return n in code or bool(self.frame_line.search(lines[n]))
+
+    def _frame_phase(self, lines: list[str], e: int | None, code: set[int]) -> str | None:
+        """The phase the frames of line ``e``'s traceback tell (the frame and code lines right before and
+        right after it), or of every frame when ``e`` is None: the innermost (last) frame whose function
+        tells one."""
+        start, end = 0, len(lines)
+        if e is not None:
+            start = e
+            while start > 0 and self._in_traceback(lines, start - 1, code):
+                start -= 1
+            end = e + 1
+            while end < len(lines) and self._in_traceback(lines, end, code):
+                end += 1
+        told = None
+        for n in range(start, end):
+            if n != e and self.frame_line.search(lines[n]):
+                for phase, rx in self.frame_phases:
+                    if rx.search(lines[n]):
+                        told = phase
+                        break
+        return told
 
     # ------------------------------------------------------------------ log lines
 

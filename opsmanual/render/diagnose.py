@@ -182,6 +182,7 @@ def diagnose_bundle(
             "maxCommandLines": rules.MAX_COMMAND_LINES,
             "modelLines": rules.MODEL_LINES,
             "phases": rules.PHASES,
+            "framePhases": rules.FRAME_PHASES,
             "phaseLabels": labels("phase"),  # data/guidance.schema.json's x-labels
             "errorish": rules.ERRORISH,
             "traceback": rules.TRACEBACK,

@@ -155,6 +155,7 @@ export class Diagnoser {
     this.commandPrompt = rx(r.commandPrompt);
     this.modelLines = r.modelLines.map((m) => rx(m, true));
     this.phases = r.phases.map((p) => [p.phase, rx(p, true, true)]);
+    this.framePhases = r.framePhases.map((p) => [p.phase, rx(p)]);
     this.errorish = rx(r.errorish);
     this.traceback = rx(r.traceback);
     this.exceptionLine = rx(r.exceptionLine);
@@ -270,7 +271,7 @@ export class Diagnoser {
     if (!facts.model) facts.model = this.modelOf(body);
     const code = this.code(lines);
     facts.errors = this.errors(lines, code);
-    facts.phase = this.phase(body, starts, facts.errors);
+    facts.phase = this.phase(body, lines, starts, facts.errors, code);
     return { facts, body, lines, starts, code };
   }
 
@@ -407,22 +408,57 @@ export class Diagnoser {
     return found;
   }
 
-  /* The phase of the last phase line at or before the first error line (else the last phase line). */
-  phase(body, starts, errors) {
+  /* The phase the first error came in: the innermost frame of its own traceback that tells one (the function
+     it ran), else the last phase line at or before the first error line (else the last phase line, else the
+     last frame that tells one), read outside tracebacks: a path or a line of code in a frame tells nothing. */
+  phase(body, lines, starts, errors, code) {
+    if (errors.length) {
+      const told = this.framePhase(lines, errors[0].line - 1, code);
+      if (told !== null) return told;
+    }
     const limit = errors.length ? starts[errors[0].line - 1] : body.length;
     let best = null, at = -1;
     for (const [phase, re] of this.phases) {
       re.lastIndex = 0;
       for (let m = re.exec(body); m; m = re.exec(body)) {
         if (m.index > limit) break;
-        if (m.index > at) {
+        if (m.index > at && !this.inTraceback(lines, lineOf(starts, m.index), code)) {
           best = phase;
           at = m.index;
         }
         if (m[0] === "") re.lastIndex += 1;
       }
     }
+    if (best === null && !errors.length) return this.framePhase(lines, null, code);
     return best;
+  }
+
+  /* Whether line n is a traceback's frame line or a line of code under one. */
+  inTraceback(lines, n, code) {
+    return code.has(n) || this.frameLine.test(lines[n]);
+  }
+
+  /* The phase the frames of line e's traceback tell (the frame and code lines right before and right after
+     it), or of every frame when e is null: the innermost (last) frame whose function tells one. */
+  framePhase(lines, e, code) {
+    let start = 0, end = lines.length;
+    if (e !== null) {
+      start = e;
+      while (start > 0 && this.inTraceback(lines, start - 1, code)) start -= 1;
+      end = e + 1;
+      while (end < lines.length && this.inTraceback(lines, end, code)) end += 1;
+    }
+    let told = null;
+    for (let n = start; n < end; n++) {
+      if (n === e || !this.frameLine.test(lines[n])) continue;
+      for (const [phase, re] of this.framePhases) {
+        if (re.test(lines[n])) {
+          told = phase;
+          break;
+        }
+      }
+    }
+    return told;
   }
 
   /* ------------------------------------------------------------------ log lines */
