@@ -270,3 +270,16 @@ def test_the_phase_comes_from_the_functions_of_the_errors_own_traceback(tmp_path
     first = next(r for r in out if r["kind"] == "guidance")
     assert (first["id"], first["phase"]) == ("cuda-out-of-memory", "capture")
     assert "`--cuda-graph-max-bs-decode`" in first["why"][1]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [(n, e) for n, e in FIXTURES.items() if not next(g for g in ENTRIES if g["id"] == e).get("phases")],
+)
+def test_an_entry_without_advice_by_phase_leads_with_its_first_check(name, expected):
+    """What to do first is an action: for a common error whose advice is not by phase, its first check
+    comes right under its summary, before what was read and before any incident."""
+    entry = next(e for e in ENTRIES if e["id"] == expected)
+    text = manual("diagnose", str(LOGS / name)).stdout.splitlines()
+    opening = next(n for n, line in enumerate(text) if line.startswith("What to do first"))
+    assert text[opening + 1] == f"    - {entry['checks'][0]['text']}", text[opening : opening + 3]

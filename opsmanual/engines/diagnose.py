@@ -855,7 +855,8 @@ class Diagnoser:
 
     def _first(self, results: list[dict], guidance: list[dict], known: bool) -> dict | None:
         """What to do first: the matching incident's workaround or fix, else the advice of the first common
-        error for the phase read (its summary when the phase is not told); None when there is neither."""
+        error for the phase read (its summary when the phase is not told, with the advice of each phase, or
+        its first check when its advice is not by phase); None when there is neither."""
         inc = self.incidents[self._index[results[0]["id"]]] if known else None
         action = inc.get("action") if inc else None
         # An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
@@ -874,9 +875,11 @@ class Diagnoser:
         if guidance:
             g = guidance[0]
             steps = []
-            if not g["advice"]:  # the phase is not told: the advice of each phase
+            if not g["advice"]:  # the phase is not told: the advice of each phase, or the entry's first check
                 entry = next(e for e in self.bundle["guidance"] if e["id"] == g["id"])
                 steps = [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]
+                if not steps and entry.get("check"):
+                    steps = [entry["check"]]
             return {
                 "kind": "guidance",
                 "id": g["id"],

@@ -165,6 +165,8 @@ def diagnose_bundle(
                     for p in g.phases
                 ],
                 "related": list(g.related),
+                # what to do first for an entry whose advice is not by phase: its first check
+                "check": g.checks[0][0] if g.checks and not g.phases else None,
             }
             for g in guidance
         ],

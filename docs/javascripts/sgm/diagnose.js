@@ -751,7 +751,8 @@ export class Diagnoser {
   }
 
   /* What to do first: the matching incident's workaround or fix, else the advice of the first common
-     error for the phase read (its summary when the phase is not told); null when there is neither. */
+     error for the phase read (its summary when the phase is not told, with the advice of each phase, or its
+     first check when its advice is not by phase); null when there is neither. */
   first(results, guidance, known) {
     const inc = known ? this.incidents.find((i) => i.id === results[0].id) : null;
     const action = inc ? inc.action : null;
@@ -763,9 +764,10 @@ export class Diagnoser {
     if (guidance.length) {
       const g = guidance[0];
       let steps = [];
-      if (!g.advice) {  // the phase is not told: the advice of each phase
+      if (!g.advice) {  // the phase is not told: the advice of each phase, or the entry's first check
         const entry = this.bundle.guidance.find((e) => e.id === g.id);
         steps = entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice }));
+        if (!steps.length && entry.check) steps = [entry.check];
       }
       return { kind: "guidance", id: g.id, title: g.title, path: g.path, text: g.advice || g.summary, fixedIn: [], steps };
     }
