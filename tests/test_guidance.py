@@ -265,6 +265,21 @@ def test_the_phase_comes_from_the_functions_of_the_errors_own_traceback(tmp_path
     log.write_text(REPLAY_CRASH, "utf-8")
     [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
     assert (guidance["id"], guidance["phase"]) == ("cuda-illegal-memory-access", "serving")
+    # a helper named capture_* that runs in every forward (MoRI-EP's dispatcher in 0.5.22) is no capture
+    log.write_text(
+        REPLAY_CRASH.replace(
+            '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 510, in replay\n'
+            "    self.graphs[self.bs].replay()\n",
+            '  File "/sgl-workspace/sglang/python/sglang/srt/layers/moe/token_dispatcher/moriep.py", line 879, in dispatch\n'
+            "    self._capture_event_if_async(),\n"
+            '  File "/sgl-workspace/sglang/python/sglang/srt/layers/moe/token_dispatcher/moriep.py", line 856, '
+            "in _capture_event_if_async\n"
+            "    event = torch.cuda.Event()\n",
+        ),
+        "utf-8",
+    )
+    [guidance] = [r for r in json.loads(manual("diagnose", "--json", str(log)).stdout) if r["kind"] == "guidance"]
+    assert guidance["phase"] == "serving"
     log.write_text(CAPTURE_OOM, "utf-8")
     out = json.loads(manual("diagnose", "--json", str(log)).stdout)
     first = next(r for r in out if r["kind"] == "guidance")

@@ -187,8 +187,12 @@ FRAME_PHASES: list[dict[str, Any]] = [
     {
         "phase": "capture",
         "flags": "",
-        # CudaGraphRunner.__init__ captures the graphs; replay is another method
-        "re": r', in _?capture[a-z_]{0,40}[ \t]*$|cuda_graph_runner\.py", line \d+, in __init__[ \t]*$',
+        # the capture path's own functions (others named capture_* run while serving: MoRI-EP's
+        # _capture_event_if_async, a model's capture_aux_hidden_states); CudaGraphRunner.__init__
+        # captures the graphs, replay is another method
+        "re": r", in (?:_?capture|capture_one[a-z_]{0,24}|_capture_one_stream|capture_(?:cuda|decode|prefill)_graphs?"
+        r"|capture_prepare|capture_session)[ \t]*$"
+        r'|cuda_graph_runner\.py", line \d+, in __init__[ \t]*$',
     },
     {
         "phase": "serving",
