@@ -86,6 +86,13 @@ EDGE = {
     "    self.model = get_model(config)\n"
     '  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 900, in init_memory_pool\n'
     "    self.token_to_kv_pool = MHATokenToKVPool(\n",
+    # PyTorch's warning names the GPU's architecture, then lists its build's: the GPU's is read; another
+    # architecture on a line of its own (its match starts on the newline before it) makes two
+    "arch-and-the-builds-list": "/usr/lib/python3/site-packages/torch/cuda/__init__.py:287: UserWarning:\n"
+    "NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n"
+    "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n",
+    "arch-on-a-line-of-its-own": "NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible\n"
+    "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\nsm_86",
     "common-flag-and-open-model": "ModuleNotFoundError: No module named 'sgl_kernel'\n"
     "python -m sglang.launch_server --model-path /data/models/Qwen2.5-72B-Instruct --tp 4 --enable-dp-attention\n"
     "Capture cuda graph failed with Qwen3-30B-A3B; the cache hit rate fell and health checks failed\n",

@@ -503,7 +503,7 @@ def _rules():
     named = [("commandStart", diagnosis.COMMAND_START), ("commandPrompt", diagnosis.COMMAND_PROMPT)]
     named += [("errorish", diagnosis.ERRORISH), ("traceback", diagnosis.TRACEBACK)]
     named += [("exceptionLine", diagnosis.EXCEPTION_LINE), ("linePrefix", diagnosis.LINE_PREFIX)]
-    named += [("exposureGeneric", diagnosis.EXPOSURE_GENERIC)]
+    named += [("exposureGeneric", diagnosis.EXPOSURE_GENERIC), ("archListLine", diagnosis.ARCH_LIST_LINE)]
     for name, rules in [
         ("versions", diagnosis.VERSIONS),
         ("gpuLines", diagnosis.GPU_LINES),
@@ -1380,3 +1380,16 @@ def test_the_check_page_names_the_common_flags_of_the_data(built):
     words = lambda said: re.findall(r'"([^"]+)"', said)
     assert off and words(off.group(1)) == PROSE_SWITCH_OFF_BEFORE, off
     assert words(off.group(2)) == PROSE_SWITCH_OFF_AFTER, off
+
+
+def test_the_list_of_architectures_a_build_supports_names_no_gpu(engine):
+    """PyTorch's warning (as lmoe/wyoming-xtts#1 quotes it) names the GPU's architecture, and on its next
+    line every one its build supports: the GPU's is read; another named on a line of its own still makes
+    the reading ambiguous."""
+    warning = (
+        "NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current PyTorch "
+        "installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 "
+        "sm_86 sm_90.\n"
+    )
+    assert engine.read(warning)["arch"] == "SM120"
+    assert engine.read(warning + "sm_86")["arch"] is None

@@ -79,6 +79,10 @@ ARCH: list[dict[str, Any]] = [
     {"re": r"(?:^|[^A-Za-z0-9])sm[_ ]?([1-9][0-9]{1,2})[a-z]?\b", "flags": "i"},
     {"re": r"compute capability[: =]{1,3}([1-9][0-9]?)\.([0-9])\b", "flags": "i"},
 ]
+# A line that lists the architectures a build supports, not the GPU's own: PyTorch's warning names the
+# GPU's ("with CUDA capability sm_120 is not compatible …") and then, on its next line, every one its
+# build has ("The current PyTorch install supports CUDA capabilities sm_50 sm_60 …").
+ARCH_LIST_LINE = {"re": r"supports CUDA capabilities", "flags": "i"}
 
 # A launch command starts on a line that holds one of these; a line ending in a backslash goes on.
 COMMAND_START = {

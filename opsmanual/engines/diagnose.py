@@ -174,6 +174,7 @@ class Diagnoser:
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.arch = [_rx(a) for a in r["arch"]]
+        self.arch_list_line = _rx(r["archListLine"])
         self.command_start = _rx(r["commandStart"])
         self.command_start_all = _rx(r["commandStart"], True)
         self.command_prompt = _rx(r["commandPrompt"])
@@ -370,12 +371,18 @@ class Diagnoser:
         return self._gpu_in(body)
 
     def _arch(self, body: str, gpu: dict | None) -> str | None:
-        """The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone."""
+        """The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone (a line
+        that lists the architectures a build supports names none)."""
         if gpu and self.gpu_arch.get(gpu["id"]):
             return self.gpu_arch[gpu["id"]]
         found: set[str] = set()
         for rx in self.arch:
             for m in rx.finditer(body):
+                at = m.end() - 1  # in the token: the match may start on the newline before it
+                start = body.rfind("\n", 0, at) + 1
+                end = body.find("\n", at)
+                if self.arch_list_line.search(body[start : len(body) if end < 0 else end]):
+                    continue
                 found.add("SM" + "".join(m.groups()))
                 if len(found) > 1:
                     return None

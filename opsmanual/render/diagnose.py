@@ -178,6 +178,7 @@ def diagnose_bundle(
             "gpuLines": rules.GPU_LINES,
             "gpuMemory": rules.GPU_MEMORY,
             "arch": rules.ARCH,
+            "archListLine": rules.ARCH_LIST_LINE,
             "commandStart": rules.COMMAND_START,
             "commandPrompt": rules.COMMAND_PROMPT,
             "maxCommands": rules.MAX_COMMANDS,

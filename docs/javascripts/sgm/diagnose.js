@@ -151,6 +151,7 @@ export class Diagnoser {
     this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
     this.arch = r.arch.map((a) => rx(a, false, true));
+    this.archListLine = rx(r.archListLine);
     this.commandStart = rx(r.commandStart);
     this.commandPrompt = rx(r.commandPrompt);
     this.modelLines = r.modelLines.map((m) => rx(m, true));
@@ -323,12 +324,17 @@ export class Diagnoser {
     return this.gpuIn(body);
   }
 
-  /* The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone. */
+  /* The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone (a line that
+     lists the architectures a build supports names none). */
   archOf(body, gpu) {
     if (gpu && this.gpuArch.has(gpu.id)) return this.gpuArch.get(gpu.id);
     const found = new Set();
     for (const re of this.arch) {
       for (const m of body.matchAll(re)) {
+        const at = m.index + m[0].length - 1;  // in the token: the match may start on the newline before it
+        const start = body.lastIndexOf("\n", at) + 1;
+        const end = body.indexOf("\n", at);
+        if (this.archListLine.test(body.slice(start, end < 0 ? body.length : end))) continue;
         found.add(`SM${m.slice(1).join("")}`);
         if (found.size > 1) return null;
       }
