@@ -305,7 +305,7 @@ class Diagnoser:
                 )
         facts["versions"] = {p: facts["versions"][p] for p in self.rules["products"] if p in facts["versions"]}
         facts["gpu"] = self._gpu(body)
-        facts["arch"] = self._arch(body, facts["gpu"])
+        facts["arch"] = self._arch(body, lines, starts, facts["gpu"])
         for rx, mib in self.gpu_memory:
             m = rx.search(body)
             if m:
@@ -370,7 +370,7 @@ class Diagnoser:
                     return found
         return self._gpu_in(body)
 
-    def _arch(self, body: str, gpu: dict | None) -> str | None:
+    def _arch(self, body: str, lines: list[str], starts: list[int], gpu: dict | None) -> str | None:
         """The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone (a line
         that lists the architectures a build supports names none)."""
         if gpu and self.gpu_arch.get(gpu["id"]):
@@ -378,10 +378,8 @@ class Diagnoser:
         found: set[str] = set()
         for rx in self.arch:
             for m in rx.finditer(body):
-                at = m.end() - 1  # in the token: the match may start on the newline before it
-                start = body.rfind("\n", 0, at) + 1
-                end = body.find("\n", at)
-                if self.arch_list_line.search(body[start : len(body) if end < 0 else end]):
+                # the line of the token's last character: the match may start on the newline before it
+                if self.arch_list_line.search(lines[bisect.bisect_right(starts, m.end() - 1) - 1]):
                     continue
                 found.add("SM" + "".join(m.groups()))
                 if len(found) > 1:

@@ -245,7 +245,7 @@ export class Diagnoser {
     }
     for (const p of this.rules.products) if (hasOwn(found, p)) facts.versions[p] = found[p];
     facts.gpu = this.gpu(body);
-    facts.arch = this.archOf(body, facts.gpu);
+    facts.arch = this.archOf(body, lines, starts, facts.gpu);
     for (const [re, mib] of this.gpuMemory) {
       const m = re.exec(body);
       if (m) {
@@ -326,15 +326,13 @@ export class Diagnoser {
 
   /* The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone (a line that
      lists the architectures a build supports names none). */
-  archOf(body, gpu) {
+  archOf(body, lines, starts, gpu) {
     if (gpu && this.gpuArch.has(gpu.id)) return this.gpuArch.get(gpu.id);
     const found = new Set();
     for (const re of this.arch) {
       for (const m of body.matchAll(re)) {
-        const at = m.index + m[0].length - 1;  // in the token: the match may start on the newline before it
-        const start = body.lastIndexOf("\n", at) + 1;
-        const end = body.indexOf("\n", at);
-        if (this.archListLine.test(body.slice(start, end < 0 ? body.length : end))) continue;
+        // the line of the token's last character: the match may start on the newline before it
+        if (this.archListLine.test(lines[lineOf(starts, m.index + m[0].length - 1)])) continue;
         found.add(`SM${m.slice(1).join("")}`);
         if (found.size > 1) return null;
       }
