@@ -34,6 +34,8 @@ FIXTURES = {
     "hub-timeout.txt": "model-download-failed",
     "no-kernel-image.txt": "cuda-no-kernel-image",
     "undefined-symbol.txt": "kernel-package-mismatch",
+    "nccl-remote.txt": "nccl-remote-error",
+    "nccl-nvls.txt": "nccl-cuda-error",
 }
 
 
