@@ -97,6 +97,20 @@ def test_a_story_for_an_unknown_incident_stops_the_build(tmp_path):
     _assert_stopped(result, out, "docs/part-2/2-3-retraction.md:", ": story('sglang-1'): no incident has that id")
 
 
+def test_pins_of_a_release_the_data_lacks_stop_the_build(tmp_path):
+    def edit(project):
+        page = project / "docs" / "part-7" / "7-1-running-a-server.md"
+        page.write_text(page.read_text("utf-8").replace("{{ pinned() }}", '{{ pinned("0.1.3") }}'), "utf-8")
+
+    result, out = build_with(tmp_path, edit)
+    _assert_stopped(
+        result,
+        out,
+        "docs/part-7/7-1-running-a-server.md",
+        "pinned('0.1.3'): data/releases.yaml lists no pins for sglang 0.1.3",
+    )
+
+
 def test_a_section_without_a_page_stops_the_build(tmp_path):
     def edit(project):
         (project / "docs" / "part-5" / "5-2-metrics-and-health.md").unlink()

@@ -104,3 +104,18 @@ def test_the_about_pages_synonym_example_is_a_group_of_the_data(built):
     groups = yaml.safe_load((ROOT / "data" / "synonyms.yaml").read_text("utf-8"))
     assert "already in it" in intro.get_text()
     assert example[0] in groups, example
+
+
+def test_the_server_section_names_the_packages_its_release_pins_as_the_data_lists_them(built, site):
+    """Section 7.1 says which package versions SGLang's wheel pins from data/releases.yaml, on the page
+    and in its Markdown twin; the guidance that needs them points there instead of repeating them."""
+    releases = yaml.safe_load((ROOT / "data" / "releases.yaml").read_text("utf-8"))
+    pins = releases["sglang"]["pins"][site.version]["requires"]
+    url = site.section("7.1").url
+    page = parsed(built / url / "index.html")
+    spans = [c.get_text() for c in page.select("article p code")]
+    assert all(p in spans for p in pins), spans
+    twin = (built / url / "index.html.md").read_text("utf-8")
+    assert all(f"`{p}`" in twin for p in pins)
+    guidance = (ROOT / "data" / "guidance.yaml").read_text("utf-8")
+    assert not [p for p in pins if p in guidance]

@@ -33,7 +33,7 @@ class Facts:
 
     gpu_entries: tuple[dict[str, Any], ...]  # the entries of data/gpus.yaml, as plain mappings
     models: tuple[dict[str, Any], ...]  # the entries of data/models.yaml
-    releases: dict[str, dict[str, Any]]  # product -> {"source", "listed", "versions"} (newest first)
+    releases: dict[str, dict[str, Any]]  # product -> {"source", "listed", "versions" (newest first), "pins"}
     # list name -> {version: the argument list as tools/gen_args.py writes it}: every release's, from
     # data/args-history/ and the lists of their own in data/
     arglists: dict[str, dict[str, dict[str, Any]]]
@@ -69,6 +69,12 @@ class Facts:
     def versions(self, product: str) -> tuple[str, ...]:
         """The releases of ``product``, newest first (empty when data/releases.yaml lists none)."""
         return tuple((self.releases.get(product) or {}).get("versions") or ())
+
+    def pins(self, product: str, version: str) -> tuple[str, ...]:
+        """The requirements ``product``'s release ``version`` pins to one version (torch==2.14.1), as
+        data/releases.yaml lists them; empty when it lists none for that release."""
+        pinned = ((self.releases.get(product) or {}).get("pins") or {}).get(version) or {}
+        return tuple(pinned.get("requires") or ())
 
     def argument(self, program: str, version: str, name: str) -> dict[str, Any] | None:
         """The argument ``name`` (or one of its aliases) of a list, as gen_args.py writes it."""
@@ -173,10 +179,10 @@ def _gpu_name_problems(gpus: Any) -> list[Problem]:
 
 
 def _release_problems(releases: Any) -> list[Problem]:
-    """Every release data/releases.yaml lists is a release number."""
+    """Every release data/releases.yaml lists is a release number, and every release with pins is listed."""
     from opsmanual.text.versions import version_parts
 
-    return [
+    problems = [
         Problem(
             "data/releases.yaml",
             line_of(releases, [product, "versions", j]),
@@ -187,6 +193,18 @@ def _release_problems(releases: Any) -> list[Problem]:
         for j, v in enumerate(entry.get("versions") or ())
         if version_parts(str(v)) is None
     ]
+    problems += [
+        Problem(
+            "data/releases.yaml",
+            line_of(releases, [product, "pins", v]),
+            None,
+            f"{product}: pins of {v!r}, a release its versions do not list",
+        )
+        for product, entry in releases.items()
+        for v in entry.get("pins") or {}
+        if v not in (entry.get("versions") or ())
+    ]
+    return problems
 
 
 def _arg_list(path: Path, problems: list[Problem]) -> tuple[str, str, dict[str, Any]] | None:

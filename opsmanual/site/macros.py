@@ -89,7 +89,7 @@ def register(env: MacroEnv, state: BuildState, page: Callable[[], PageContext]) 
 
         env.macro(guarded)
 
-    for make in (_section_macros, _listing_macros, _example_macros):
+    for make in (_section_macros, _listing_macros, _example_macros, _release_macros):
         for fn in make(state, page, fail):
             macro(fn)
 
@@ -259,3 +259,21 @@ def _example_macros(
         return block(render.vocabulary(field))
 
     return [chat_example, checker, common_flags, failure_kinds, switch_off_words, synonym_example, vocabulary]
+
+
+def _release_macros(
+    state: BuildState, page: Callable[[], PageContext], fail: Callable[[str], NoReturn]
+) -> list[Callable[..., str]]:
+    """The macros that write out the facts of a release (data/releases.yaml)."""
+    site = state.site
+
+    def pinned(version: str | None = None, product: str = "sglang") -> str:
+        """The packages a release's wheel pins to one version (data/releases.yaml ``pins``), as code spans;
+        by default SGLang's release that the manual describes."""
+        version = site.version if version is None else version
+        requires = cast("Facts", state.manual.facts).pins(str(product), str(version))
+        if not requires:
+            fail(f"pinned({version!r}): data/releases.yaml lists no pins for {product} {version}")
+        return markdown.code_list(requires)
+
+    return [pinned]

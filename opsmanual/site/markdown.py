@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -64,6 +64,12 @@ def check_link(command: str, page_src: str) -> str:
     return page_link(
         "open the check page with this section's typical flags", CHECK_PAGE, page_src, "?cmd=" + quote(command, safe="")
     )
+
+
+def code_list(items: Sequence[str]) -> str:
+    """``items`` as code spans, in a sentence: `a`, `b` and `c`."""
+    spans = [f"`{item}`" for item in items]
+    return spans[0] if len(spans) == 1 else f"{', '.join(spans[:-1])} and {spans[-1]}"
 
 
 def fenced(text: str, language: str = "text") -> str:

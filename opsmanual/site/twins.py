@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from opsmanual.data.site import body_start, page_url
 from opsmanual.data.sources import StorySource, split
+from opsmanual.site.markdown import code_list
 
 if TYPE_CHECKING:
     from opsmanual.data.model import Guidance, Incident
@@ -110,6 +111,11 @@ class _Writer:
             return f"[open the check page with this section's typical flags]({self.abs('check/')}?cmd={quote(command, safe='')})"
         if name == "incident_table":
             return "\n".join(self.item(i) for i in self.incidents) + "\n"
+        if name == "pinned" and self.state.manual.facts is not None:
+            version = str(kw.get("version", pos[0] if pos else site.version))
+            requires = self.state.manual.facts.pins(str(kw.get("product", "sglang")), version)
+            if requires:
+                return code_list(requires)
         if name == "guidance":
             return "\n".join(self.guidance(g) for g in self.state.manual.guidance)
         return f"(This part of the page is shown on the site only: [open the page]({self.abs(page_url(src))}).)"
