@@ -61,6 +61,12 @@ EDGE = {
     "consequence-before-cause": "[2026-09-06 07:46:05 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):\n"
     "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
     "SIGQUIT received. signum=3, frame=None. It usually means one child failed.\n",
+    # a line that makes one of the entry's checks the first thing to do (first_when): that check leads,
+    # before the advice by phase of an entry that has it
+    "lead-check": "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
+    "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401\n",
+    "lead-check-and-phase": "Capture cuda graph failed: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling "
+    "`cublasCreate(handle)`\n",
     # the phase from the error's own traceback: a crash in graph replay is serving, though its path names
     # cuda_graph_runner.py; a capture at start-up runs through ModelRunner.__init__ first; a report whose
     # traceback has no error line takes its last frame that tells a phase

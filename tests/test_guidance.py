@@ -58,6 +58,34 @@ def test_the_loader_accepts_every_entry(site, incidents):
     assert [g.id for g in loaded] == [e["id"] for e in ENTRIES]
 
 
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        ('{regex: "Failed to bind (NVLS"}', "the regex does not compile"),
+        ('{regex: "(a|b)+ NVLS"}', "checks[1].first_when[0]: "),
+        ('{literal: "Failed to bind NVLink", kind: x}', "checks[1].first_when[0]: unknown field 'kind'"),
+    ],
+)
+def test_a_bad_first_when_gives_one_clear_line(site, incidents, tmp_path, when, message):
+    """A check's `first_when` line is held to the rules of every other line pattern: one problem, naming
+    the file, the line and the check, never a traceback."""
+    from opsmanual.data.errors import ManualError
+    from opsmanual.data.loader import load_guidance
+
+    text = (ROOT / "data" / "guidance.yaml").read_text("utf-8")
+    good = '        - {literal: "Failed to bind NVLink SHARP (NVLS) Multicast memory"}'
+    assert good in text
+    bad = tmp_path / "guidance.yaml"
+    bad.write_text(text.replace(good, f"        - {when}"), "utf-8")
+    line = text[: text.index(good)].count("\n") + 1
+    with pytest.raises(ManualError) as caught:
+        load_guidance(bad, site, incidents)
+    [problem] = caught.value.problems
+    assert str(problem).startswith(f"data/guidance.yaml:{line}: "), str(problem)
+    assert message in str(problem), str(problem)
+    assert "Traceback" not in str(problem)
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
 def test_triage_finds_the_entry_on_every_one_of_its_examples(entry, tmp_path):
     """Each example on its own line, between lines that match nothing: the entry is reported with
@@ -295,8 +323,47 @@ def test_the_phase_comes_from_the_functions_of_the_errors_own_traceback(tmp_path
 )
 def test_an_entry_without_advice_by_phase_leads_with_its_first_check(name, expected):
     """What to do first is an action: for a common error whose advice is not by phase, its first check
-    comes right under its summary, before what was read and before any incident."""
+    comes right under its summary, before what was read and before any incident; or, when the text shows
+    a line of a check's `first_when`, that check (the first such one)."""
     entry = next(e for e in ENTRIES if e["id"] == expected)
     text = manual("diagnose", str(LOGS / name)).stdout.splitlines()
     opening = next(n for n, line in enumerate(text) if line.startswith("What to do first"))
-    assert text[opening + 1] == f"    - {entry['checks'][0]['text']}", text[opening : opening + 3]
+    lead = _lead(entry, (LOGS / name).read_text("utf-8"))
+    assert text[opening + 1] == f"    - {(lead or entry['checks'][0])['text']}", text[opening : opening + 3]
+
+
+def _lead(entry: dict, text: str) -> dict | None:
+    """The first check of ``entry`` with a `first_when` line that ``text`` shows."""
+    from opsmanual.data.model import LogPattern
+
+    return next(
+        (
+            c
+            for c in entry["checks"]
+            for w in c.get("first_when") or ()
+            if any(LogPattern(literal=w.get("literal"), regex=w.get("regex")).matches(x) for x in text.splitlines())
+        ),
+        None,
+    )
+
+
+def test_a_line_that_names_the_cause_brings_its_check_first():
+    """Among the real texts, some show a line of a check's `first_when` (NVLS's bind failure, NCCL's socket
+    warning, the Hub's read timeout, cuBLAS in a capture): their answer opens with that check, in the CLI
+    and in its JSON, before the advice by phase of an entry that has it."""
+    led = {
+        n: e
+        for n, e in FIXTURES.items()
+        if _lead(next(g for g in ENTRIES if g["id"] == e), (LOGS / n).read_text("utf-8"))
+    }
+    assert len(led) >= 2, "no real text shows a first_when line: the rule is untested"
+    for name, expected in led.items():
+        entry = next(e for e in ENTRIES if e["id"] == expected)
+        lead = _lead(entry, (LOGS / name).read_text("utf-8"))
+        assert lead is not entry["checks"][0]
+        out = json.loads(manual("diagnose", "--json", str(LOGS / name)).stdout)
+        action = next(r for r in out if r["kind"] == "action")
+        assert (action["id"], action["steps"][0]) == (expected, lead["text"]), name
+        text = manual("diagnose", str(LOGS / name)).stdout.splitlines()
+        opening = next(n for n, line in enumerate(text) if line.startswith("What to do first"))
+        assert text[opening + 1] == f"    - {lead['text']}", (name, text[opening : opening + 3])

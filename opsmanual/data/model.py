@@ -198,6 +198,8 @@ class Guidance:
     related: tuple[str, ...]
     phases: tuple[Phase, ...] = ()
     line: int = field(default=0, compare=False)
+    # (a check's position in checks, a line for which that check is the first thing to do)
+    leads: tuple[tuple[int, LogPattern], ...] = ()
 
     @property
     def log_patterns(self) -> tuple[LogPattern, ...]:
@@ -229,4 +231,9 @@ def build_guidance(raw: Mapping[str, Any], line: int) -> Guidance:
             for p in raw.get("phases") or ()
         ),
         line=line,
+        leads=tuple(
+            (k, LogPattern(literal=w.get("literal"), regex=w.get("regex")))
+            for k, c in enumerate(raw["checks"])
+            for w in c.get("first_when") or ()
+        ),
     )

@@ -225,8 +225,9 @@ class Diagnoser:
         self.log_prefix = _rx(r["logPrefix"])
         self.msg = bundle["messages"]
         # log patterns: (owner, needle, regex or None, generic); owner is an incident's position or
-        # ("g", guidance position), ("c", guidance position) for a line that tells a consequence, or
-        # ("m", guidance position, phase)
+        # ("g", guidance position), ("c", guidance position) for a line that tells a consequence,
+        # ("m", guidance position, phase), or ("k", guidance position, lead) for a line that makes one
+        # of its checks the first thing to do
         self.patterns: list[tuple] = []
         for p in bundle["patterns"]:
             self.patterns.append((p["i"], *self._pattern(p)))
@@ -235,6 +236,8 @@ class Diagnoser:
                 self.patterns.append((("c" if p.get("consequence") else "g", n), *self._pattern(p)))
             for ph in g["phases"]:
                 self.patterns.append((("m", n, ph["phase"]), *self._pattern(ph["when"])))
+            for j, lead in enumerate(g["leads"]):
+                self.patterns.append((("k", n, j), *self._pattern(lead["when"])))
         # words: each form of an incident word -> the words it stands for
         self.terms = bundle["terms"]
         self.forms: dict[str, list[str]] = {}
@@ -542,6 +545,7 @@ class Diagnoser:
         guidance: dict[int, list[int]] = {}
         causes: set[int] = set()  # the guidance found by a line of its own, not only by a consequence's
         markers: dict[int, list[tuple[int, str]]] = {}
+        leads: dict[int, set[int]] = {}  # guidance position -> the leads whose lines the report shows
         for owner, needle, regex, generic in self.patterns:
             hits: list[int] = []
             if needle == "":
@@ -565,9 +569,11 @@ class Diagnoser:
                 guidance.setdefault(owner[1], []).extend(hits)
                 if owner[0] == "g":
                     causes.add(owner[1])
+            elif owner[0] == "k":
+                leads.setdefault(owner[1], set()).add(owner[2])
             else:
                 markers.setdefault(owner[1], []).extend((h, owner[2]) for h in hits)
-        return certain, possible, first, (guidance, causes), markers
+        return certain, possible, first, (guidance, causes, leads), markers
 
     # ------------------------------------------------------------------ the diagnosis
 
@@ -584,7 +590,7 @@ class Diagnoser:
         facts = self.read(text)
         body, lines, starts, code = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts"), facts.pop("_code")
         ev = _Evidence(len(self.incidents))
-        certain, possible, _, (guidance_hits, causes), markers = self._log(body, lines, starts)
+        certain, possible, _, (guidance_hits, causes, leads), markers = self._log(body, lines, starts)
         self._lines_evidence(ev, certain, possible, lines)
         # a settings dump (ServerArgs(...)) is the launch command's, not words of the failure
         dumps = [n for n, line in enumerate(lines) if self.args_dump.search(line)]
@@ -611,7 +617,7 @@ class Diagnoser:
             "evidence": ev,
             "points": text_points,
             "words": words,
-            "guidance": (guidance_hits, markers, causes),
+            "guidance": (guidance_hits, markers, causes, leads),
             "notes": exposure["notes"],
         }
 
@@ -623,8 +629,8 @@ class Diagnoser:
         self._finder_evidence(ev, found)
         results = self._ranked(ev, text_points, words, bool(prepared["guidance"][0]))
         known = bool(results) and results[0]["verdict"] == "matches"
-        hits, markers, causes = prepared["guidance"]
-        guidance = self._guidance(hits, markers, causes, prepared["lines"], facts)
+        hits, markers, causes, leads = prepared["guidance"]
+        guidance = self._guidance(hits, markers, causes, prepared["lines"], facts, leads)
         facts["symptoms"] = _top_words(words, text_points, results, self.incidents, self.w["words"] * 2)
         facts["commandNotes"] = prepared["notes"]
         out = {
@@ -861,7 +867,8 @@ class Diagnoser:
     def _first(self, results: list[dict], guidance: list[dict], known: bool) -> dict | None:
         """What to do first: the matching incident's workaround or fix, else the advice of the first common
         error for the phase read (its summary when the phase is not told, with the advice of each phase, or
-        its first check when its advice is not by phase); None when there is neither."""
+        its first check when its advice is not by phase), led by the check the report's lines make the
+        first thing to do; None when there is neither."""
         inc = self.incidents[self._index[results[0]["id"]]] if known else None
         action = inc.get("action") if inc else None
         # An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
@@ -879,10 +886,11 @@ class Diagnoser:
             }
         if guidance:
             g = guidance[0]
-            steps = []
+            # the check the report's lines make the first thing to do, else (below) the entry's first check
+            steps = [g["lead"]] if g["lead"] else []
             if not g["advice"]:  # the phase is not told: the advice of each phase, or the entry's first check
                 entry = next(e for e in self.bundle["guidance"] if e["id"] == g["id"])
-                steps = [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]
+                steps += [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]
                 if not steps and entry.get("check"):
                     steps = [entry["check"]]
             return {
@@ -1124,10 +1132,13 @@ class Diagnoser:
             words[n] = shown
         return points, words
 
-    def _guidance(self, hits: dict, markers: dict, causes: set, lines: list[str], facts: dict) -> list[dict]:
+    def _guidance(
+        self, hits: dict, markers: dict, causes: set, lines: list[str], facts: dict, leads: dict | None = None
+    ) -> list[dict]:
         """The common errors found, as every front end orders them: one found by a line of its own before
         one found only by a line that tells a consequence (`Scheduler hit an exception`), then the
-        earliest, then the manual's order."""
+        earliest, then the manual's order. Each with the check its lines make the first thing to do
+        (``lead``: the first of its leads whose line the report shows), or None."""
         out = []
         for n in sorted(hits, key=lambda k: (k not in causes, min(hits[k]), k)):
             g = self.bundle["guidance"][n]
@@ -1150,6 +1161,7 @@ class Diagnoser:
                     "phase": phase,
                     "phaseLabel": advice["label"] if advice else None,
                     "advice": advice["advice"] if advice else None,
+                    "lead": g["leads"][min(leads[n])]["check"] if leads and n in leads else None,
                     "related": g["related"],
                 }
             )

@@ -193,12 +193,14 @@ export class Diagnoser {
     this.headlineWords = rx(r.headlineWords, false, true);
     this.logPrefix = rx(r.logPrefix);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
-       ["g", guidance position], or ["m", guidance position, phase] */
+       ["g", guidance position], ["m", guidance position, phase], or ["k", guidance position, lead] for a
+       line that makes one of its checks the first thing to do */
     this.patterns = [];
     for (const p of bundle.patterns) this.patterns.push([p.i, ...Diagnoser.pattern(p)]);
     bundle.guidance.forEach((g, n) => {
       for (const p of g.lines) this.patterns.push([[p.consequence ? "c" : "g", n], ...Diagnoser.pattern(p)]);
       for (const ph of g.phases) this.patterns.push([["m", n, ph.phase], ...Diagnoser.pattern(ph.when)]);
+      g.leads.forEach((lead, j) => this.patterns.push([["k", n, j], ...Diagnoser.pattern(lead.when)]));
     });
     /* words: each form of an incident word -> the words it stands for */
     this.terms = bundle.terms;
@@ -470,6 +472,7 @@ export class Diagnoser {
   log(body, lines, starts) {
     const certain = new Map(), possible = new Map(), guidance = new Map(), markers = new Map();
     const causes = new Set();  // the guidance found by a line of its own, not only by a consequence's
+    const leads = new Map();  // guidance position -> the leads whose lines the report shows
     for (const [owner, needle, regex, generic] of this.patterns) {
       const hits = [];
       if (needle === "") {
@@ -495,12 +498,15 @@ export class Diagnoser {
         if (!guidance.has(owner[1])) guidance.set(owner[1], []);
         for (const h of hits) guidance.get(owner[1]).push(h);
         if (owner[0] === "g") causes.add(owner[1]);
+      } else if (owner[0] === "k") {
+        if (!leads.has(owner[1])) leads.set(owner[1], new Set());
+        leads.get(owner[1]).add(owner[2]);
       } else {
         if (!markers.has(owner[1])) markers.set(owner[1], []);
         markers.get(owner[1]).push(...hits.map((h) => [h, owner[2]]));
       }
     }
-    return { certain, possible, guidance, causes, markers };
+    return { certain, possible, guidance, causes, markers, leads };
   }
 
   /* ------------------------------------------------------------------ the diagnosis */
@@ -518,7 +524,7 @@ export class Diagnoser {
   prepare(text) {
     const { facts, body, lines, starts, code } = this.read(text);
     const ev = new Evidence(this.incidents.length);
-    const { certain, possible, guidance: guidanceHits, causes, markers } = this.log(body, lines, starts);
+    const { certain, possible, guidance: guidanceHits, causes, markers, leads } = this.log(body, lines, starts);
     this.linesEvidence(ev, certain, possible, lines);
     /* a settings dump (ServerArgs(...)) is the launch command's, not words of the failure */
     const dumps = lines.flatMap((line, n) => (this.argsDump.test(line) ? [n] : []));
@@ -538,17 +544,17 @@ export class Diagnoser {
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
     facts.query = this.finderQuery(lines, facts, shared);
-    return { query: facts.query, facts, lines, ev, points, words, guidanceHits, causes, markers, notes: exposure.notes };
+    return { query: facts.query, facts, lines, ev, points, words, guidanceHits, causes, markers, leads, notes: exposure.notes };
   }
 
   /* The diagnosis, from prepare()'s reading and `found`: the incident ids the finder ranks for its
      `query`, best first. */
   finish(prepared, found) {
-    const { facts, lines, ev, points, words, guidanceHits, causes, markers, notes } = prepared;
+    const { facts, lines, ev, points, words, guidanceHits, causes, markers, leads, notes } = prepared;
     this.finderEvidence(ev, found);
     const results = this.ranked(ev, points, words, guidanceHits.size > 0);
     const known = results.length > 0 && results[0].verdict === "matches";
-    const guidance = this.guidance(guidanceHits, markers, causes, lines, facts);
+    const guidance = this.guidance(guidanceHits, markers, causes, lines, facts, leads);
     const symptoms = [];
     for (const r of results) {
       for (const word of words[this.index.get(r.id)]) {
@@ -756,7 +762,8 @@ export class Diagnoser {
 
   /* What to do first: the matching incident's workaround or fix, else the advice of the first common
      error for the phase read (its summary when the phase is not told, with the advice of each phase, or its
-     first check when its advice is not by phase); null when there is neither. */
+     first check when its advice is not by phase), led by the check the report's lines make the first thing
+     to do; null when there is neither. */
   first(results, guidance, known) {
     const inc = known ? this.incidents.find((i) => i.id === results[0].id) : null;
     const action = inc ? inc.action : null;
@@ -767,10 +774,11 @@ export class Diagnoser {
     }
     if (guidance.length) {
       const g = guidance[0];
-      let steps = [];
+      // the check the report's lines make the first thing to do, else (below) the entry's first check
+      let steps = g.lead ? [g.lead] : [];
       if (!g.advice) {  // the phase is not told: the advice of each phase, or the entry's first check
         const entry = this.bundle.guidance.find((e) => e.id === g.id);
-        steps = entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice }));
+        steps = steps.concat(entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice })));
         if (!steps.length && entry.check) steps = [entry.check];
       }
       return { kind: "guidance", id: g.id, title: g.title, path: g.path, text: g.advice || g.summary, fixedIn: [], steps };
@@ -986,8 +994,10 @@ export class Diagnoser {
   }
 
   /* The common errors found, as every front end orders them: one found by a line of its own before one
-     found only by a line that tells a consequence, then the earliest, then the manual's order. */
-  guidance(hits, markers, causes, lines, facts) {
+     found only by a line that tells a consequence, then the earliest, then the manual's order. Each with
+     the check its lines make the first thing to do (`lead`: the first of its leads whose line the report
+     shows), or null. */
+  guidance(hits, markers, causes, lines, facts, leads = new Map()) {
     const out = [];
     const first = new Map([...hits].map(([k, v]) => [k, v.reduce((a, b) => Math.min(a, b))]));
     const order = [...hits.keys()].sort(
@@ -1005,7 +1015,8 @@ export class Diagnoser {
       if (phase === null) phase = g.phases.some((p) => p.phase === facts.phase) ? facts.phase : null;
       const advice = g.phases.find((p) => p.phase === phase) || null;
       out.push({ id: g.id, title: g.title, summary: g.summary, path: g.path, line: line + 1, text: clip(lines[line]),
-        phase, phaseLabel: advice ? advice.label : null, advice: advice ? advice.advice : null, related: g.related });
+        phase, phaseLabel: advice ? advice.label : null, advice: advice ? advice.advice : null,
+        lead: leads.has(n) ? g.leads[Math.min(...leads.get(n))].check : null, related: g.related });
     }
     return out;
   }
