@@ -61,6 +61,10 @@ EDGE = {
     "consequence-before-cause": "[2026-09-06 07:46:05 DP1 TP1 EP1] Scheduler hit an exception: Traceback (most recent call last):\n"
     "Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered\n"
     "SIGQUIT received. signum=3, frame=None. It usually means one child failed.\n",
+    # a placeholder in a reported command is a value left out, not the shell's redirections
+    "placeholder": "Outputs differ between runs.\n"
+    "python -m sglang.launch_server --model-path <model_path> --tensor-parallel-size 8 "
+    "--enable-deterministic-inference --disable-cuda-graph\n",
     # a line that makes one of the entry's checks the first thing to do (first_when): that check leads,
     # before the advice by phase of an entry that has it
     "lead-check": "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"

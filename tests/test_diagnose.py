@@ -671,6 +671,21 @@ def test_a_cut_command_proves_no_flag_absent(engine):
         assert not [w for w in reasons if "`--enable-deterministic-inference` is not given" in w], reasons
 
 
+def test_a_placeholder_in_a_reported_command_is_an_unknown_value(engine):
+    """`--model-path <model_path> --tensor-parallel-size 8` in a report leaves a value out; it is not the
+    shell's redirections (which would read `8` as the model and lose the flag between)."""
+    text = (
+        "Outputs differ between runs.\n"
+        "python -m sglang.launch_server --model-path <model_path> --tensor-parallel-size 8 "
+        "--enable-deterministic-inference --disable-cuda-graph\n"
+    )
+    out = engine.diagnose(text)
+    assert out["facts"]["model"] != "8"
+    reasons = [w for r in out["results"] for w in r["why"]]
+    assert "`--enable-deterministic-inference` is given" in reasons, reasons
+    assert not [w for w in reasons if "model 8" in w], reasons
+
+
 def test_at_most_three_related(engine, finder):
     for case in yaml.safe_load(REPORTS.read_text("utf-8")):
         out = engine.diagnose(case["text"], finder)

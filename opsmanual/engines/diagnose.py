@@ -36,6 +36,7 @@ import math
 import re
 from urllib.parse import quote
 
+from opsmanual.engines.command import placeholders
 from opsmanual.engines.exposure import Engine as ExposureEngine
 from opsmanual.engines.exposure import describe_range
 from opsmanual.text.regex import compile as compile_pattern
@@ -320,7 +321,7 @@ class Diagnoser:
         facts["commands"] = self._commands(lines, body, starts)
         for command in facts["commands"]:
             try:
-                parsed = self.exposure.parse(command)
+                parsed = self.exposure.parse(filled(command))
             except Exception:  # noqa: S112 (a command the parser cannot read names no model; diagnose.js alike)
                 continue
             entry = (parsed.get("flags") or {}).get("--model-path")
@@ -989,6 +990,7 @@ class Diagnoser:
     def _check(self, command: str, facts: dict) -> dict:
         """The exposure check of ``command`` with the GPU and the release read (without the release when the
         check does not know it)."""
+        command = filled(command)
         gpu = facts["gpu"]["name"] if facts["gpu"] else None
         version = facts["versions"].get("sglang")
         checked = self.exposure.check(command, gpu=gpu, version=version)
@@ -1224,6 +1226,16 @@ class Diagnoser:
 # U+2029), U+FEFF, U+FFFE, U+FFFF and half a surrogate pair.
 _YAML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]')
 _YAML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def filled(command: str) -> str:
+    """``command`` with each word a report left for the reader to fill in (``<model_path>``) read as an
+    unknown value (``$PLACEHOLDER``), as diagnose.js filled(): a shell would read its ``<`` and ``>`` as
+    redirections and lose the next word (``--model-path <model_path> --tp 8`` would give the model path
+    ``8``), but a report means a value it does not show."""
+    for word in placeholders(command) if "<" in command else ():
+        command = command.replace(word, "$PLACEHOLDER")
+    return command
 
 
 def _q(text: str) -> str:

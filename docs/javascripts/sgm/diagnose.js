@@ -6,6 +6,7 @@
    bundle (diagnose.json, rendered by opsmanual/render/diagnose.py) and the exposure bundle
    (exposure.json); tests/diagnose_conformance.json holds reports both engines must answer alike.
    DOM-free. */
+import { placeholders } from "./command.js";
 import { Engine as ExposureEngine, cmpVersion, describeRange, versionKey } from "./exposure.js";
 import { fold, stems } from "./text.js";
 
@@ -40,6 +41,15 @@ function stripTicks(text) {
   while (start < end && text[start] === "`") start += 1;
   while (end > start && text[end - 1] === "`") end -= 1;
   return text.slice(start, end);
+}
+
+/* `command` with each word a report left for the reader to fill in (`<model_path>`) read as an unknown
+   value (`$PLACEHOLDER`), as diagnose.py filled(): a shell would read its `<` and `>` as redirections and
+   lose the next word, but a report means a value it does not show. */
+export function filled(command) {
+  if (!command.includes("<")) return command;
+  for (const word of placeholders(command)) command = command.split(word).join("$PLACEHOLDER");
+  return command;
 }
 
 function clip(line, size = 200) {
@@ -261,7 +271,7 @@ export class Diagnoser {
     for (const command of facts.commands) {
       let parsed;
       try {
-        parsed = this.exposure.parse(command);
+        parsed = this.exposure.parse(filled(command));
       } catch (_) {
         continue;
       }
@@ -898,6 +908,7 @@ export class Diagnoser {
   /* The exposure check of `command` with the GPU and the release read (without the release when the
      check does not know it). */
   check(command, facts) {
+    command = filled(command);
     const gpu = facts.gpu ? facts.gpu.name : null;
     const version = hasOwn(facts.versions, "sglang") ? facts.versions.sglang : null;
     let checked = this.exposure.check(command, { gpu, version });
