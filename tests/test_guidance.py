@@ -36,6 +36,9 @@ FIXTURES = {
     "undefined-symbol.txt": "kernel-package-mismatch",
     "nccl-remote.txt": "nccl-remote-error",
     "nccl-nvls.txt": "nccl-cuda-error",
+    "driver-too-old.txt": "cuda-driver-too-old",
+    "ecc-error.txt": "gpu-hardware-fault",
+    "invalid-device-ordinal.txt": "no-usable-gpu",
 }
 
 
