@@ -39,6 +39,9 @@ FIXTURES = {
     "driver-too-old.txt": "cuda-driver-too-old",
     "ecc-error.txt": "gpu-hardware-fault",
     "invalid-device-ordinal.txt": "no-usable-gpu",
+    "shm-bus-error.txt": "shared-memory-bus-error",
+    "host-oom-killed.txt": "host-oom-killed",
+    "context-too-long.txt": "context-length-exceeded",
 }
 
 
