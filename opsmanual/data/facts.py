@@ -71,7 +71,7 @@ class Facts:
         return tuple((self.releases.get(product) or {}).get("versions") or ())
 
     def pins(self, product: str, version: str) -> tuple[str, ...]:
-        """The requirements ``product``'s release ``version`` pins to one version (torch==2.14.1), as
+        """The requirements ``product``'s release ``version`` pins to one version (``name==version``), as
         data/releases.yaml lists them; empty when it lists none for that release."""
         pinned = ((self.releases.get(product) or {}).get("pins") or {}).get(version) or {}
         return tuple(pinned.get("requires") or ())
