@@ -182,28 +182,29 @@ def _release_problems(releases: Any) -> list[Problem]:
     """Every release data/releases.yaml lists is a release number, and every release with pins is listed."""
     from opsmanual.text.versions import version_parts
 
-    problems = [
-        Problem(
-            "data/releases.yaml",
-            line_of(releases, [product, "versions", j]),
-            None,
-            f"{product}: {v!r} is not a release number",
-        )
-        for product, entry in releases.items()
-        for j, v in enumerate(entry.get("versions") or ())
-        if version_parts(str(v)) is None
-    ]
-    problems += [
-        Problem(
-            "data/releases.yaml",
-            line_of(releases, [product, "pins", v]),
-            None,
-            f"{product}: pins of {v!r}, a release its versions do not list",
-        )
-        for product, entry in releases.items()
-        for v in entry.get("pins") or {}
-        if v not in (entry.get("versions") or ())
-    ]
+    problems = []
+    for product, entry in releases.items():
+        listed = entry.get("versions") or ()
+        problems += [
+            Problem(
+                "data/releases.yaml",
+                line_of(releases, [product, "versions", j]),
+                None,
+                f"{product}: {v!r} is not a release number",
+            )
+            for j, v in enumerate(listed)
+            if version_parts(str(v)) is None
+        ]
+        problems += [
+            Problem(
+                "data/releases.yaml",
+                line_of(releases, [product, "pins", v]),
+                None,
+                f"{product}: pins of {v!r}, a release its versions do not list",
+            )
+            for v in entry.get("pins") or {}
+            if v not in listed
+        ]
     return problems
 
 

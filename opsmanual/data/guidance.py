@@ -61,21 +61,15 @@ def load_guidance(
             check_examples=False,
         ):
             problems.append(Problem(shown, line, None, f"{entry.id}: {message.replace('phases[', 'phases[', 1)}"))
-        firsts = [(k, j) for k, c in enumerate(raw["checks"]) for j in range(len(c.get("first_when") or ()))]
-        for line, message in pattern_problems(
-            [p for _, p in entry.leads],
-            (),
-            lambda _f, m, i=index, at=firsts: line_of(data, [i, "checks", at[m][0], "first_when", at[m][1]]),
-            fields=("checks", "examples"),
-            check_examples=False,
-        ):
-            m = int(message[len("checks[") : message.index("]")])
-            k, j = firsts[m]
-            problems.append(
-                Problem(
-                    shown, line, None, f"{entry.id}: checks[{k}].first_when[{j}]{message[message.index(']') + 1 :]}"
-                )
-            )
+        for k in sorted({k for k, _ in entry.leads}):
+            for line, message in pattern_problems(
+                [p for c, p in entry.leads if c == k],
+                (),
+                lambda _f, j, i=index, k=k: line_of(data, [i, "checks", k, "first_when", j]),
+                fields=(f"checks[{k}].first_when", "examples"),
+                check_examples=False,
+            ):
+                problems.append(Problem(shown, line, None, f"{entry.id}: {message}"))
         if entry.section not in site.sections:
             problems.append(Problem(shown, where("section"), None, f"{entry.id}: section {entry.section} has no page"))
         for k, ident in enumerate(entry.related):
