@@ -42,6 +42,11 @@ FIXTURES = {
     "shm-bus-error.txt": "shared-memory-bus-error",
     "host-oom-killed.txt": "host-oom-killed",
     "context-too-long.txt": "context-length-exceeded",
+    "nccl-internal.txt": "nccl-internal-error",
+    "nccl-invalid-argument.txt": "nccl-invalid-usage",
+    "gpu-busy.txt": "no-usable-gpu",
+    "ptx-toolchain.txt": "cuda-driver-too-old",
+    "illegal-instruction.txt": "cuda-illegal-memory-access",
 }
 
 
