@@ -5,6 +5,7 @@ what it reads from a report, the evidence and verdicts, the measures on real rep
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -1408,3 +1409,19 @@ def test_the_list_of_architectures_a_build_supports_names_no_gpu(engine):
     )
     assert engine.read(warning)["arch"] == "SM120"
     assert engine.read(warning + "sm_86")["arch"] is None
+
+
+def test_a_gpu_architecture_is_a_word_in_either_spelling(engine):
+    """A rank or device label (tp8, h100) tells no failure, but a GPU architecture as kernels name it does:
+    a report's `sm_120` or `SM120` is evidence for the incidents whose text names that architecture."""
+    ids = [i["id"] for i in engine.incidents]
+    terms = engine.bundle["terms"]
+    arch = sorted(t for t in terms if re.fullmatch(r"sm\d{2,3}", t))
+    assert arch, "no incident names a GPU architecture"
+    word = arch[0]
+    told = {n for n, _ in terms[word]}
+    assert {n for n, _ in terms[f"sm_{word[2:]}"]} == told
+    for written in (word.upper(), f"sm_{word[2:]}"):
+        points = engine.prepare(f"the kernels do not support {written}\n")["points"]
+        assert all(points[n] > 0 for n in told), (written, [ids[n] for n in told])
+    assert "tp8" not in terms and "h100" not in terms

@@ -30,6 +30,9 @@ FIELDS = {**SEARCH_BOOSTS, "logs": 1.0}
 # GPU and the log lines count apart.
 UNITS = frozenset("mib gib gb mb kb ms us ns tok req reqs".split())
 _LABEL = re.compile(r"^[a-z]{1,2}\d+$")
+# A GPU architecture as kernels name it (sm120, sm_90a): a label in form, but the one word that tells
+# an incident about one architecture's kernels; both spellings tell it.
+_ARCH = re.compile(r"^sm_?(\d{2,3}[a-z]?)$")
 # A model's size (30b, a3b, qwen3-30b-a3b): it tells the model, a launch condition, not the failure.
 _SIZE = re.compile(r"(?:^|-)a?\d+(?:\.\d+)?[bm](?:-|$)")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
@@ -78,7 +81,7 @@ def _term(token: str) -> bool:
         and token not in UNITS
         and len(token) >= 2
         and any(c.isalpha() for c in token)
-        and not _LABEL.match(token)
+        and (not _LABEL.match(token) or _ARCH.match(token) is not None)
         and not _SIZE.search(token)
     )
 
@@ -96,7 +99,9 @@ def terms(
         for field, text in _field_texts(inc, (stories or {}).get(inc.id, "")).items():
             for token in tokenize(text):
                 if _term(token) and token not in background and not background.intersection(stems(token)):
-                    here[token] = max(here.get(token, 0.0), FIELDS[field])
+                    arch = _ARCH.match(token)
+                    for form in (f"sm{arch.group(1)}", f"sm_{arch.group(1)}") if arch else (token,):
+                        here[form] = max(here.get(form, 0.0), FIELDS[field])
         best.append(here)
     count = len(incidents)
     df: dict[str, int] = {}
