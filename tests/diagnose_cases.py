@@ -65,6 +65,10 @@ EDGE = {
     "placeholder": "Outputs differ between runs.\n"
     "python -m sglang.launch_server --model-path <model_path> --tensor-parallel-size 8 "
     "--enable-deterministic-inference --disable-cuda-graph\n",
+    # components named in the opening (HiCache, speculative decoding, in any case): points and a reason for
+    # the incidents about them
+    "components": "Server OOMs while allocating the draft pools with EAGLE and HiCache on\n"
+    "The KV cache pool is sized before the draft model's copies are freed.\n",
     # a line that makes one of the entry's checks the first thing to do (first_when): that check leads,
     # before the advice by phase of an entry that has it
     "lead-check": "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"

@@ -46,8 +46,9 @@ def line(name: str, m: dict) -> str:
 
 
 def by_words(out: dict) -> list[str]:
-    """The incidents a diagnosis relates by words alone (its words and the finder's rank)."""
-    return [r["id"] for r in out["results"] if all(w.startswith(("your words", "the finder")) for w in r["why"])]
+    """The incidents a diagnosis relates by words alone (its words, a component they name, the finder's rank)."""
+    said = ("your words", "the finder", "your report names its component")
+    return [r["id"] for r in out["results"] if all(w.startswith(said) for w in r["why"])]
 
 
 def main(argv: list[str]) -> None:

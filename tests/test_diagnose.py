@@ -627,7 +627,7 @@ BACKGROUND = ROOT / "tests" / "diagnose_background"
 
 
 def _words_alone(result: dict) -> bool:
-    return all(w.startswith(("your words:", "your GPU:")) for w in result["why"])
+    return all(w.startswith(("your words:", "your GPU:", "your report names its component:")) for w in result["why"])
 
 
 def test_environment_dumps_are_quiet(engine, finder):
@@ -1425,3 +1425,23 @@ def test_a_gpu_architecture_is_a_word_in_either_spelling(engine):
         points = engine.prepare(f"the kernels do not support {written}\n")["points"]
         assert all(points[n] > 0 for n in told), (written, [ids[n] for n in told])
     assert "tp8" not in terms and "h100" not in terms
+
+
+def test_a_component_the_report_names_counts_for_its_incidents(engine):
+    """The components of data/incidents.yaml, named in a report's opening by any term of their synonym group
+    (`HiCache` or `hierarchical cache`), lend their incidents points and a reason, and none to the others."""
+    rules = {c["component"]: c for c in engine.bundle["rules"]["components"]}
+    assert "HiCache" in rules and "speculative decoding" in rules
+    about = [n for n, i in enumerate(engine.incidents) if "HiCache" in i["components"]]
+    assert about
+    for written in ("HiCache", "hierarchical cache"):
+        prepared = engine.prepare(f"The server stops with {written} on after a few hours\n")
+        before = list(prepared["evidence"].score)
+        engine.finish(prepared, [])
+        ev = prepared["evidence"]
+        assert ev.components == ["HiCache"], written
+        gained = [n for n, (a, b) in enumerate(zip(before, ev.score, strict=True)) if b > a]
+        assert gained == about, (written, gained)
+        assert all(any("its component: HiCache" in y for y in ev.why[n]) for n in about)
+    # a word that only contains a term names nothing
+    assert engine.prepare("The server stops with hicachex on after a few hours\n")["evidence"].components == []

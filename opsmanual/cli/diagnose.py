@@ -215,11 +215,13 @@ def typed(out: dict, text: str) -> bool:
 
 
 def _by_words(result: dict) -> bool:
-    """Is an incident related by the kind of failure, words (its own, or the finder's rank for them) and
+    """Is an incident related by the kind of failure, words (its own, its component named, or the finder's rank for them) and
     the GPU or its architecture named alone: no line, flag or release?"""
     from opsmanual.data.diagnosis import MESSAGES
 
-    kinds = tuple(MESSAGES[k].split("{")[0] for k in ("words", "kind", "finderReport", "hardware", "hardwareArch"))
+    kinds = tuple(
+        MESSAGES[k].split("{")[0] for k in ("words", "kind", "component", "finderReport", "hardware", "hardwareArch")
+    )
     return all(w.startswith(kinds) for w in result["why"])
 
 

@@ -312,6 +312,8 @@ WEIGHTS = {
     "relatedWordsMin": 2,  # ... when there are at least this many different words
     "words": 4,  # words shown in one incident's reasons
     "finder": 30,  # the finder's first for the report's own words; its second and third get 2/3 and 1/3
+    "component": 8,  # each component of the incident that the report's opening names (after the finder's rank:
+    "components": 2,  # it makes no incident far ahead), for at most this many components
 }
 
 # The finder ranks the incidents for a report's own words: its headline (the first line, when it is a
@@ -336,6 +338,7 @@ MESSAGES = {
     "finderReport": "the finder's {rank} for your report's own words",
     "phaseAdvice": "{label}: {advice}",
     "kind": "the kind of failure: {kind}",
+    "component": "your report names its component: {components}",
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",

@@ -149,6 +149,7 @@ class _Evidence:
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
         self.outside = [False] * count  # the reported release is outside the affected range
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
+        self.components: list[str] = []  # the components the report's opening names
 
 
 class Diagnoser:
@@ -222,6 +223,7 @@ class Diagnoser:
         ]
         self.model_word = _rx(r["modelWord"])
         self.kinds = [(k["kind"], _rx(k), _rx_lower(k)) for k in r["kinds"]]
+        self.components = [(c["component"], _rx(c), _rx_lower(c)) for c in r["components"]]
         self.headline_words = _rx(r["headlineWords"])
         self.log_prefix = _rx(r["logPrefix"])
         self.msg = bundle["messages"]
@@ -628,6 +630,7 @@ class Diagnoser:
         facts, ev = prepared["facts"], prepared["evidence"]
         text_points, words = prepared["points"], prepared["words"]
         self._finder_evidence(ev, found)
+        self._component_evidence(ev)
         results = self._ranked(ev, text_points, words, bool(prepared["guidance"][0]))
         known = bool(results) and results[0]["verdict"] == "matches"
         hits, markers, causes, leads = prepared["guidance"]
@@ -767,6 +770,7 @@ class Diagnoser:
         opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
         own = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"] if e["line"] - 1 not in shared))
         told = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"]))
+        ev.components = self._told(opening, self.components)
         for n, inc in enumerate(self.incidents):
             same = [k for k in told if k in inc["kinds"]]
             if same:
@@ -777,9 +781,23 @@ class Diagnoser:
                 ev.failure[n] += 1
                 ev.kind[n] = True
 
-    def _told(self, text: str) -> list[str]:
+    def _told(self, text: str, kinds: list | None = None) -> list[str]:
+        """The kinds of failure (or, given ``kinds``, the components) ``text`` names."""
         lower = text.translate(_ASCII_LOWER)
-        return [kind for kind, rx, rx_lower in self.kinds if (rx_lower.search(lower) if rx_lower else rx.search(text))]
+        return [
+            kind
+            for kind, rx, rx_lower in (self.kinds if kinds is None else kinds)
+            if (rx_lower.search(lower) if rx_lower else rx.search(text))
+        ]
+
+    def _component_evidence(self, ev: _Evidence) -> None:
+        """6. The components the report's opening names (HiCache, speculative decoding, the router) that the
+        incident is about: more than shared words, but no part of who is far ahead."""
+        for n, inc in enumerate(self.incidents):
+            same = [c for c in inc["components"] if c in ev.components]
+            if same:
+                ev.score[n] += self.w["component"] * min(len(same), self.w["components"])
+                ev.why[n].append(fill(self.msg["component"], components=", ".join(same)))
 
     def _text_evidence(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> None:
         """4. The words: as much as they are rare among the incidents; many of them corroborate a condition."""

@@ -36,6 +36,8 @@ _ARCH = re.compile(r"^sm_?(\d{2,3}[a-z]?)$")
 # A model's size (30b, a3b, qwen3-30b-a3b): it tells the model, a launch condition, not the failure.
 _SIZE = re.compile(r"(?:^|-)a?\d+(?:\.\d+)?[bm](?:-|$)")
 COMMON = 0.34  # a word in more than this share of the incidents tells none of them apart
+COMPONENT_TERM = 3  # a synonym shorter than this (TP, PD) names no component on its own
+_SPECIAL = re.compile(r"[.^$*+?()\[\]{}|\\]")  # what a pattern must escape (both engines' syntax)
 
 
 def _pattern(p: LogPattern) -> dict[str, Any]:
@@ -67,6 +69,22 @@ def _kinds(inc: Incident) -> list[str]:
     text = "\n".join([texts["title"], texts["symptom"], texts["name"], texts["logs"]])
     flags = re.ASCII | re.IGNORECASE
     return [k["kind"] for k in rules.KINDS if re.search(k["re"], text, flags)]
+
+
+def components(incidents: Iterable[Incident], synonyms: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    """The words that name each component the incidents list (data/incidents.yaml ``components``): its name,
+    and the terms of the synonym group (data/synonyms.yaml) that holds the name (flags left out, which count
+    as launch conditions), as a pattern on lower-cased text, like the kinds of failure."""
+    groups = [[str(t) for t in g["terms"]] for g in synonyms]
+    out = []
+    for name in sorted({c for inc in incidents for c in inc.components}):
+        said = {name.lower()}
+        for terms in groups:
+            if name.lower() in (t.lower() for t in terms):
+                said.update(t.lower() for t in terms if len(t) >= COMPONENT_TERM and not t.startswith("-"))
+        alternatives = "|".join(_SPECIAL.sub(r"\\\g<0>", t) for t in sorted(said, key=lambda t: (-len(t), t)))
+        out.append({"component": name, "flags": "i", "re": rf"(?:^|[^a-z0-9_-])(?:{alternatives})(?:[^a-z0-9_-]|$)"})
+    return out
 
 
 def _action(inc: Incident) -> dict[str, Any]:
@@ -128,11 +146,13 @@ def diagnose_bundle(
     background: frozenset[str] = frozenset(),
     common_flags: frozenset[str] = frozenset(),
     stories: Mapping[str, str] | None = None,
+    synonyms: Iterable[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The bundle for ``incidents`` in the manual's order (the last tie-break) and ``guidance``;
     ``background``, the words that tell no incident, and ``common_flags``, the flags about every other
     real launch command gives (data/diagnose-background.yaml); ``stories``, each incident's story as text
-    (the section pages tell it), whose words count as the finder's do."""
+    (the section pages tell it), whose words count as the finder's do; ``synonyms``, the groups whose terms
+    name a component (:func:`components`)."""
     ordered = list(incidents)
     guidance = list(guidance)
     return {
@@ -149,6 +169,7 @@ def diagnose_bundle(
                 "action": _action(i),  # what to do, which the diagnosis leads each incident with
                 "hardware": list(i.hardware),
                 "kinds": _kinds(i),
+                "components": list(i.components),
             }
             for i in ordered
         ],
@@ -216,6 +237,7 @@ def diagnose_bundle(
             "commonFlags": sorted(common_flags),
             "cutCommand": rules.CUT_COMMAND,
             "kinds": rules.KINDS,
+            "components": components(ordered, synonyms),
             "kindLines": rules.KIND_LINES,
             "proseFlag": rules.PROSE_FLAG,
             "proseCommand": rules.PROSE_COMMAND,
@@ -262,6 +284,7 @@ def from_manual(manual: Manual, site: Site | None = None, stories: Mapping[str, 
         manual.background,
         manual.common_flags,
         stories,
+        manual.synonyms,
     )
 
 

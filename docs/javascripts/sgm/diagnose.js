@@ -137,6 +137,7 @@ class Evidence {
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
+    this.components = [];  // the components the report's opening names
   }
 }
 
@@ -200,6 +201,7 @@ export class Diagnoser {
       .map((flag) => [flag, new RegExp(r.argsValue.replace("NAME", flag.slice(2).replace(/-/g, "_")), "u")]);
     this.modelWord = rx(r.modelWord);
     this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
+    this.components = r.components.map((c) => [c.component, rx(c)]);
     this.headlineWords = rx(r.headlineWords, false, true);
     this.logPrefix = rx(r.logPrefix);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
@@ -562,6 +564,7 @@ export class Diagnoser {
   finish(prepared, found) {
     const { facts, lines, ev, points, words, guidanceHits, causes, markers, leads, notes } = prepared;
     this.finderEvidence(ev, found);
+    this.componentEvidence(ev);
     const results = this.ranked(ev, points, words, guidanceHits.size > 0);
     const known = results.length > 0 && results[0].verdict === "matches";
     const guidance = this.guidance(guidanceHits, markers, causes, lines, facts, leads);
@@ -692,6 +695,7 @@ export class Diagnoser {
     const opening = prose.split("\n", this.rules.kindLines).join("\n");
     const own = this.told(`${opening}\n${facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text).join("\n")}`);
     const told = this.told(`${opening}\n${facts.errors.map((e) => e.text).join("\n")}`);
+    ev.components = this.told(opening, this.components);
     this.incidents.forEach((inc, n) => {
       const same = told.filter((k) => inc.kinds.includes(k));
       if (same.length) {
@@ -706,8 +710,21 @@ export class Diagnoser {
     });
   }
 
-  told(text) {
-    return this.kinds.filter(([, re]) => re.test(text)).map(([kind]) => kind);
+  /* The kinds of failure (or, given `kinds`, the components) `text` names. */
+  told(text, kinds = this.kinds) {
+    return kinds.filter(([, re]) => re.test(text)).map(([kind]) => kind);
+  }
+
+  /* 6. The components the report's opening names that the incident is about: more than shared words, but
+     no part of who is far ahead. */
+  componentEvidence(ev) {
+    this.incidents.forEach((inc, n) => {
+      const same = inc.components.filter((c) => ev.components.includes(c));
+      if (same.length) {
+        ev.score[n] += this.w.component * Math.min(same.length, this.w.components);
+        ev.why[n].push(fill(this.msg.component, { components: same.join(", ") }));
+      }
+    });
   }
 
   /* 4. The words: as much as they are rare; many of them corroborate a condition. */
