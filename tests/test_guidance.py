@@ -47,6 +47,11 @@ FIXTURES = {
     "gpu-busy.txt": "no-usable-gpu",
     "ptx-toolchain.txt": "cuda-driver-too-old",
     "illegal-instruction.txt": "cuda-illegal-memory-access",
+    "fabric-manager.txt": "no-usable-gpu",
+    "cublas-alloc.txt": "cuda-out-of-memory",
+    "kernel-assert.txt": "cuda-device-side-assert",
+    "nccl-uniqueid-timeout.txt": "distributed-rendezvous-timeout",
+    "safetensors-truncated.txt": "model-download-failed",
 }
 
 
