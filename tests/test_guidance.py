@@ -52,6 +52,7 @@ FIXTURES = {
     "kernel-assert.txt": "cuda-device-side-assert",
     "nccl-uniqueid-timeout.txt": "distributed-rendezvous-timeout",
     "safetensors-truncated.txt": "model-download-failed",
+    "model-type-unknown.txt": "model-type-unknown",
 }
 
 
