@@ -368,16 +368,11 @@ def test_a_line_that_names_the_cause_brings_its_check_first():
     """Among the real texts, some show a line of a check's `first_when` (NVLS's bind failure, NCCL's socket
     warning, the Hub's read timeout, cuBLAS in a capture): their answer opens with that check, in the CLI
     and in its JSON, before the advice by phase of an entry that has it."""
-    led = {
-        n: e
-        for n, e in FIXTURES.items()
-        if _lead(next(g for g in ENTRIES if g["id"] == e), (LOGS / n).read_text("utf-8"))
-    }
+    entries = {e["id"]: e for e in ENTRIES}
+    led = {n: (e, lead) for n, e in FIXTURES.items() if (lead := _lead(entries[e], (LOGS / n).read_text("utf-8")))}
     assert len(led) >= 2, "no real text shows a first_when line: the rule is untested"
-    for name, expected in led.items():
-        entry = next(e for e in ENTRIES if e["id"] == expected)
-        lead = _lead(entry, (LOGS / name).read_text("utf-8"))
-        assert lead is not entry["checks"][0]
+    for name, (expected, lead) in led.items():
+        assert lead is not entries[expected]["checks"][0]
         out = json.loads(manual("diagnose", "--json", str(LOGS / name)).stdout)
         action = next(r for r in out if r["kind"] == "action")
         assert (action["id"], action["steps"][0]) == (expected, lead["text"]), name

@@ -185,23 +185,17 @@ def _release_problems(releases: Any) -> list[Problem]:
     problems = []
     for product, entry in releases.items():
         listed = entry.get("versions") or ()
+
+        def at(path: list[Any], message: str, product: str = product) -> Problem:
+            return Problem("data/releases.yaml", line_of(releases, [product, *path]), None, f"{product}: {message}")
+
         problems += [
-            Problem(
-                "data/releases.yaml",
-                line_of(releases, [product, "versions", j]),
-                None,
-                f"{product}: {v!r} is not a release number",
-            )
+            at(["versions", j], f"{v!r} is not a release number")
             for j, v in enumerate(listed)
             if version_parts(str(v)) is None
         ]
         problems += [
-            Problem(
-                "data/releases.yaml",
-                line_of(releases, [product, "pins", v]),
-                None,
-                f"{product}: pins of {v!r}, a release its versions do not list",
-            )
+            at(["pins", v], f"pins of {v!r}, a release its versions do not list")
             for v in entry.get("pins") or {}
             if v not in listed
         ]
