@@ -1427,6 +1427,38 @@ def test_a_gpu_architecture_is_a_word_in_either_spelling(engine):
     assert "tp8" not in terms and "h100" not in terms
 
 
+def test_the_gpu_named_counts_as_hardware_not_again_as_words(engine):
+    """The GPU a report names is the incidents' hardware condition; its name, in any spelling, lends no
+    incident points as words. Another GPU's name stays a word."""
+    named = {g["id"]: g for g in engine.exposure.gpus}
+    words = set(engine.bundle["terms"])
+    hardware = [(n, h) for n, i in enumerate(engine.incidents) for h in i["hardware"]]
+    # a GPU an incident runs on whose name holds a word of the incidents' text
+    cases = [
+        g
+        for g in named.values()
+        if any(
+            engine._same_hardware([h], {"id": g["id"], "name": g["name"], "written": g["name"]}) for _, h in hardware
+        )
+        and any(t in words for t in g["name"].lower().split())
+    ]
+    assert cases, "no GPU of an incident has a name that is also a word"
+    g = cases[0]
+    for written in (g["name"], g["name"].upper().replace(" ", "-")):
+        prepared = engine.prepare(f"The server is slow on our {written} since the upgrade\n")
+        assert prepared["facts"]["gpu"]["id"] == g["id"], written
+        shown = {w.lower() for ws in prepared["words"] for w in ws}
+        assert not shown & set(g["name"].lower().replace("-", " ").split()), (written, shown)
+        ev = prepared["evidence"]
+        assert any(ev.hardware), written
+    # the same name beside another GPU the report runs on is a word again
+    other = next(x for x in named.values() if x["id"] != g["id"] and x["name"].split()[0] != g["name"].split()[0])
+    prepared = engine.prepare(f"GPU 0: {other['name']}\nIt ran fine on {g['name']} before\n")
+    assert prepared["facts"]["gpu"]["id"] == other["id"]
+    shown = {w.lower() for ws in prepared["words"] for w in ws}
+    assert shown & set(g["name"].lower().split())
+
+
 def test_a_component_the_report_names_counts_for_its_incidents(engine):
     """The components of data/incidents.yaml, named in a report's opening by any term of their synonym group
     (`HiCache` or `hierarchical cache`), lend their incidents points and a reason, and none to the others."""

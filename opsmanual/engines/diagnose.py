@@ -12,7 +12,7 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 - the kind of failure the report tells (out of memory, hang, wrong output, refused start, ...) and
   the incident's own text tells;
 - the report's words that tell the incident (the incidents' text, weighted by how rare a word is;
-  a flag that a launch condition names counts as a condition, never again as words).
+  a flag that a launch condition names counts as a condition, never again as words; so does the GPU read).
 
 An incident *matches* on a line only it prints; on its mechanism (a launch condition the report
 states, a release not outside its range, and evidence of the same failure: its kind, a line it
@@ -609,6 +609,8 @@ class Diagnoser:
         prose = self._prose(
             lines, shared.union(dumps, code, routine), self.condition_flags | self.condition_env | written
         )
+        # the GPU read counts as the incidents' hardware condition, not again as words
+        prose = self._without_gpu(prose, facts["gpu"])
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -1107,6 +1109,19 @@ class Diagnoser:
         return self.prose_env.sub(
             lambda m: m.group(0).replace(m.group(1), " ", 1) if m.group(1) in flags else m.group(0), prose
         )
+
+    def _without_gpu(self, prose: str, gpu: dict | None) -> str:
+        """``prose`` without each name of ``gpu`` (the GPU the report names), in any of its spellings."""
+        if gpu is None or self.gpu_any is None:
+            return prose
+        lower = prose.translate(_ASCII_LOWER)
+        parts, end, pos = [], 0, 0
+        while (m := self.gpu_any.search(lower, pos)) is not None:
+            pos = m.end(1)
+            if self.gpu_by_name[_norm_name(prose[m.start(1) : m.end(1)])]["id"] == gpu["id"]:
+                parts.append(prose[end : m.start(1)] + " ")
+                end = m.end(1)
+        return "".join(parts) + prose[end:]
 
     def _seen_forms(self, body: str) -> dict[str, str]:
         """Each form of each word of ``body`` that can be evidence, with the word as written (first one)."""

@@ -551,7 +551,8 @@ export class Diagnoser {
     for (const r of exposure.results.values()) for (const y of r.why) for (const m of y.matchAll(this.proseFlag)) written.add(m[1]);
     /* a traceback's code and the lines every healthy run prints are no words of the failure */
     const routine = lines.flatMap((line, n) => (this.routineLine.test(line) ? [n] : []));
-    const prose = this.prose(lines, new Set([...shared, ...dumps, ...code, ...routine]), written);
+    /* the GPU read counts as the incidents' hardware condition, not again as words */
+    const prose = this.withoutGpu(this.prose(lines, new Set([...shared, ...dumps, ...code, ...routine]), written), facts.gpu);
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
@@ -823,6 +824,13 @@ export class Diagnoser {
       .replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0))
       .replace(this.proseName, (m0, name) => (flags.has(flagOf(name)) ? m0.replace(name, " ") : m0))
       .replace(this.proseEnvRx, (m0, name) => (flags.has(name) ? m0.replace(name, " ") : m0));
+  }
+
+  /* `prose` without each name of `gpu` (the GPU the report names), in any of its spellings. */
+  withoutGpu(prose, gpu) {
+    if (!gpu || this.gpuAny === null) return prose;
+    const all = new RegExp(this.gpuAny.source, "gi");
+    return prose.replace(all, (m0) => (this.gpuByName.get(normName(m0)).id === gpu.id ? " " : m0));
   }
 
   /* A settings dump (`ServerArgs(...)`, `Engine(...)`) as a launch command of the arguments the conditions
