@@ -161,9 +161,7 @@ def test_measures_on_real_reports(engine, finder):
     related = [c for c in cases if c["expect"]]
     unrelated = [c for c in cases if not c["expect"]]
     for c in cases:
-        assert c["url"].startswith(
-            ("https://github.com/sgl-project/sglang/issues/", "https://github.com/radixark/miles/issues/")
-        )
+        assert c["url"].startswith(THREADS), c["url"]
     known = {i["id"] for i in engine.bundle["incidents"]}
     for c in related:
         assert set(c["expect"]) <= known, c["url"]
@@ -733,7 +731,12 @@ def test_the_held_out_reports_are_well_formed(engine):
         assert c["url"] not in dev and set(c["expect"]) <= known and c["text"].strip(), c["url"]
 
 
-THREADS = ("https://github.com/sgl-project/sglang/issues/", "https://github.com/radixark/miles/issues/")
+# an issue, or a pull request that describes the failure it fixes
+THREADS = tuple(
+    f"https://github.com/{repo}/{kind}/"
+    for repo in ("sgl-project/sglang", "radixark/miles")
+    for kind in ("issues", "pull")
+)
 HELDOUT = ROOT / "tests" / "diagnose_heldout.yaml"
 
 
@@ -749,7 +752,7 @@ def _incident_sources(incidents: list[dict]) -> dict[str, set[str]]:
 
 def _report_problems(case: dict, known: set[str], sources: dict[str, set[str]]) -> list[str]:
     url = str(case.get("url", ""))
-    problems = [] if url.startswith(THREADS) else ["not an sglang or miles issue thread"]
+    problems = [] if url.startswith(THREADS) else ["not an sglang or miles issue or pull request"]
     expect = case.get("expect")
     if not isinstance(expect, list):
         return [*problems, "expect is not a list"]
@@ -808,12 +811,13 @@ def test_the_labelled_set_check_finds_each_problem():
     assert labelled_set_problems(bad, incidents) == [
         "a.yaml: https://github.com/sgl-project/sglang/issues/1: the own source of x-1",
         "a.yaml: https://github.com/sgl-project/sglang/issues/2: unknown incident x-2",
-        "a.yaml: https://github.com/vllm-project/vllm/issues/3: not an sglang or miles issue thread",
+        "a.yaml: https://github.com/vllm-project/vllm/issues/3: not an sglang or miles issue or pull request",
         "a.yaml: https://github.com/sgl-project/sglang/issues/4: why is not one line",
         "a.yaml: https://github.com/sgl-project/sglang/issues/5: no text",
         "b.yaml: https://github.com/sgl-project/sglang/issues/2: also in a.yaml",
     ]
-    assert labelled_set_problems({"a.yaml": [ok | {"url": THREADS[1] + "7"}]}, incidents) == []
+    for thread in THREADS:
+        assert labelled_set_problems({"a.yaml": [ok | {"url": thread + "7"}]}, incidents) == []
 
 
 def test_a_line_a_common_error_prints_is_no_incident_s_own(engine):
