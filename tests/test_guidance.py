@@ -53,6 +53,8 @@ FIXTURES = {
     "nccl-uniqueid-timeout.txt": "distributed-rendezvous-timeout",
     "safetensors-truncated.txt": "model-download-failed",
     "model-type-unknown.txt": "model-type-unknown",
+    "libcuda-missing.txt": "cuda-driver-too-old",
+    "model-architecture-unsupported.txt": "model-architecture-unsupported",
 }
 
 
