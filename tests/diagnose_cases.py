@@ -34,6 +34,8 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "cited-threads": "Same failure as #37707 and sgl-project/sglang#15626, see also"
+    " https://github.com/sgl-project/sglang/pull/15626 and radixark/miles#860; item #12 and a#37707\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "
     "max_running_requests=None, enable_hierarchical_cache=True, hicache_storage_backend=None, "

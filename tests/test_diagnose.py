@@ -1463,6 +1463,45 @@ def test_the_gpu_named_counts_as_hardware_not_again_as_words(engine):
     assert shown & set(g["name"].lower().split())
 
 
+def test_a_cited_thread_of_one_incident_names_it(engine):
+    """A report that cites an incident's own issue or fix (its address, owner/name#N or a bare #N) names
+    that incident; a thread that two incidents share relates both and names neither; a source marked related,
+    a short bare number and a number glued to a word cite nothing."""
+    from opsmanual.data.loader import load_manual
+
+    threads = {}
+    for n, inc in enumerate(engine.incidents):
+        for t in inc["threads"]:
+            threads.setdefault(t, []).append(n)
+    own = next(t for t, ns in threads.items() if len(ns) == 1 and t.startswith("sgl-project/sglang#"))
+    n = threads[own][0]
+    number = own.split("#")[1]
+    for written in (
+        f"https://github.com/sgl-project/sglang/issues/{number}",
+        f"sgl-project/sglang#{number}",
+        f"(#{number})",
+    ):
+        out = engine.diagnose(f"The server misbehaves again, as in {written}, after the upgrade\n")
+        first = out["results"][0]
+        assert first["id"] == engine.incidents[n]["id"] and first["verdict"] == "matches", (written, first)
+        assert any("cites sglang#" + number in y for y in first["why"]), first["why"]
+    shared = [t for t, ns in threads.items() if len(ns) > 1]
+    if shared:
+        out = engine.diagnose(f"The server misbehaves again, as in #{shared[0].split('#')[1]}, after the upgrade\n")
+        cited = [r for r in out["results"] if any("cites" in y for y in r["why"])]
+        assert cited and all(r["verdict"] != "matches" for r in cited), out["results"]
+    manual = load_manual(ROOT)
+    related = next(
+        s.github
+        for i in manual.incidents
+        for s in i.sources
+        if s.related and s.github and f"{s.github[0]}#{s.github[1]}" not in threads
+    )
+    for written in (f"{related[0]}#{related[1]}", "item #12", f"a#{number}"):
+        out = engine.diagnose(f"The server misbehaves again, as in {written}, after the upgrade\n")
+        assert not any("cites" in y for r in out["results"] for y in r["why"]), (written, out["results"])
+
+
 def test_a_component_the_report_names_counts_for_its_incidents(engine):
     """The components of data/incidents.yaml, named in a report's opening by any term of their synonym group
     (`HiCache` or `hierarchical cache`), lend their incidents points and a reason, and none to the others."""

@@ -312,6 +312,7 @@ WEIGHTS = {
     "relatedWordsMin": 2,  # ... when there are at least this many different words
     "words": 4,  # words shown in one incident's reasons
     "finder": 30,  # the finder's first for the report's own words; its second and third get 2/3 and 1/3
+    "cited": 100,  # the report cites a thread of the incident (its report, the fix)
     "component": 8,  # each component of the incident that the report's opening names (after the finder's rank:
     "components": 2,  # it makes no incident far ahead), for at most this many components
 }
@@ -339,6 +340,7 @@ MESSAGES = {
     "phaseAdvice": "{label}: {advice}",
     "kind": "the kind of failure: {kind}",
     "component": "your report names its component: {components}",
+    "cited": "your report cites {thread}, a thread of this incident",
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
@@ -446,6 +448,21 @@ ENV_LINE = {
         ]
     ),
 }
+# A thread of SGLang or Miles that a report cites: a GitHub address, owner/name#N or name#N (group 1 the
+# repository as written, group 2 the number), or a bare #N at a line's start or after a space or a
+# bracket (group 3), which in a report of either project most often means SGLang's.
+CITATION = {
+    "flags": "i",
+    "re": r"\b(sgl-project/sglang|radixark/miles|sglang|miles)(?:/(?:issues|pull)/|#)([0-9]{1,6})\b"
+    r"|(?:^|[ \t(\[,;:])#([0-9]{3,6})\b",
+}
+CITED_REPOSITORIES = {
+    "sgl-project/sglang": "sgl-project/sglang",
+    "sglang": "sgl-project/sglang",
+    "radixark/miles": "radixark/miles",
+    "miles": "radixark/miles",
+}
+CITED_DEFAULT = "sgl-project/sglang"
 # Text that is an address, not words: URLs (a path's tokens are left out as whole tokens).
 URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,1000}"}
 # A token that is a number written in hex (an address, a request id, a hash).

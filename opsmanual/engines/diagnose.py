@@ -4,6 +4,8 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 
 - the log lines the incidents print (the finder's and the triage command's patterns: a line only
   the incident prints is certain, a line several print is possible, its weight shared among them);
+- the GitHub threads the report cites (``#37707``, ``sgl-project/sglang#37707``, an address): an
+  incident's own issues and pull requests, and its fix;
 - the launch command's exposure conditions that hold (opsmanual/engines/exposure.py, run with the
   GPU and version read from the report; flags stated in the prose, as flags or as server arguments
   (``max_running_requests``), are checked with the model the report names, and the environment
@@ -14,9 +16,10 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 - the report's words that tell the incident (the incidents' text, weighted by how rare a word is;
   a flag that a launch condition names counts as a condition, never again as words; so does the GPU read).
 
-An incident *matches* on a line only it prints; on its mechanism (a launch condition the report
-states, a release not outside its range, and evidence of the same failure: its kind, a line it
-prints), when no other incident shows the same; or when it is far ahead of every other incident on
+An incident *matches* on a line only it prints; on a thread of its failure that the report cites (an
+issue or pull request among its own sources or its fix), when no other incident's is cited; on its
+mechanism (a launch condition the report states, a release not outside its range, and evidence of the
+same failure: its kind, a line it prints), when no other incident shows the same; or when it is far ahead of every other incident on
 evidence of two kinds (at most one of them a condition: a flag, its release, its GPU). Others with
 some evidence are *related* (at most three, after those that match). When none matches the answer is
 "not a known incident", with the related ones, a prefilled link to report a new incident and a draft
@@ -146,6 +149,7 @@ class _Evidence:
         self.hardware = [False] * count  # its GPU or GPU architecture, named in the report
         self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
+        self.cited = [False] * count  # the report cites a thread of it
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
         self.outside = [False] * count  # the reported release is outside the affected range
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
@@ -191,6 +195,12 @@ class Diagnoser:
         self.generic_reason = _rx(r["exposureGeneric"])
         self.env_line = _rx(r["envLine"])
         self.url = _rx(r["url"])
+        self.citation = _rx(r["citation"], True)
+        # a thread (owner/name#N) -> the incidents whose failure it is
+        self.threads: dict[str, list[int]] = {}
+        for n, inc in enumerate(self.incidents):
+            for thread in inc["threads"]:
+                self.threads.setdefault(thread, []).append(n)
         self.hex = _rx(r["hex"])
         self.absent_reason = _rx(r["absentReason"])
         self.frame_line = _rx(r["frameLine"])
@@ -595,6 +605,7 @@ class Diagnoser:
         ev = _Evidence(len(self.incidents))
         certain, possible, _, (guidance_hits, causes, leads), markers = self._log(body, lines, starts)
         self._lines_evidence(ev, certain, possible, lines)
+        self._citations(ev, body)
         # a settings dump (ServerArgs(...)) is the launch command's, not words of the failure
         dumps = [n for n, line in enumerate(lines) if self.args_dump.search(line)]
         exposure = self._exposure(facts, body, lines[dumps[0]] if dumps else None)
@@ -717,6 +728,23 @@ class Diagnoser:
             ev.few[n] = printers[line] <= w["relatedMax"]  # a line so few print relates each of them
             ev.why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
 
+    def _citations(self, ev: _Evidence, body: str) -> None:
+        """1b. The threads the report cites (an issue it follows, the pull request that fixes it): a thread
+        of one incident's failure names it, as its own line does; each cited thread counts once."""
+        r = self.rules
+        seen: set[str] = set()
+        for m in self.citation.finditer(body):
+            repo = r["citedRepositories"].get((m.group(1) or "").lower(), r["citedDefault"])
+            thread = f"{repo}#{int(m.group(2) or m.group(3))}"
+            if thread in seen:
+                continue
+            seen.add(thread)
+            for n in self.threads.get(thread, ()):
+                if not ev.cited[n]:
+                    ev.cited[n] = ev.other[n] = True
+                    ev.score[n] += self.w["cited"]
+                    ev.why[n].append(fill(self.msg["cited"], thread=thread.split("/", 1)[1]))
+
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
         """2. The launch command's conditions, the GPU and the versions. A launch condition the report states
         (a flag given, the GPU, the model) is the incident's mechanism; a release outside its range rules the
@@ -813,7 +841,8 @@ class Diagnoser:
     def _ranked(
         self, ev: _Evidence, text_points: list[int], words: list[list[str]], common: bool = False
     ) -> list[dict]:
-        """The verdicts. An incident *matches* on its own log line; on its mechanism: a launch condition the
+        """The verdicts. An incident *matches* on its own log line; on a thread of it that the report cites,
+        when no other incident's is cited; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
         (its kind, a line it prints), when it is the only incident that shows one; or far ahead of every
         other on two kinds of evidence (of the failure, or one of its conditions: a flag, its release, its
@@ -829,8 +858,10 @@ class Diagnoser:
         shown = [
             n for n in range(len(self.incidents)) if ev.held[n] and ev.failure[n] >= w["support"] and not ev.outside[n]
         ]
+        # a thread that the report cites, of one incident only
+        cited = [n for n in range(len(self.incidents)) if ev.cited[n]]
         for n in range(len(self.incidents)):
-            mechanism = shown == [n]
+            mechanism = shown == [n] or (cited == [n] and not ev.outside[n])
             # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
             second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from opsmanual.data import diagnosis as rules
 from opsmanual.data.loader import labels
-from opsmanual.data.model import Guidance, Incident, LogPattern
+from opsmanual.data.model import GITHUB, Guidance, Incident, LogPattern
 from opsmanual.data.site import Site
 from opsmanual.render.actions import action
 from opsmanual.render.search_index import BOOSTS as SEARCH_BOOSTS
@@ -84,6 +84,20 @@ def components(incidents: Iterable[Incident], synonyms: Iterable[Mapping[str, An
                 said.update(t.lower() for t in terms if len(t) >= COMPONENT_TERM and not t.startswith("-"))
         alternatives = "|".join(_SPECIAL.sub(r"\\\g<0>", t) for t in sorted(said, key=lambda t: (-len(t), t)))
         out.append({"component": name, "flags": "i", "re": rf"(?:^|[^a-z0-9_-])(?:{alternatives})(?:[^a-z0-9_-]|$)"})
+    return out
+
+
+def _threads(inc: Incident) -> list[str]:
+    """``owner/name#N`` for each GitHub issue or pull request of SGLang or Miles among the incident's own
+    sources (not those marked related) and its fix."""
+    out: list[str] = []
+    urls = [s.url for s in inc.sources if not s.related] + [v for k, v in inc.fixed_in if k == "pr"]
+    for url in urls:
+        match = GITHUB.match(url or "")
+        if match and match.group(2) in ("issues", "pull") and match.group(1) in rules.CITED_REPOSITORIES.values():
+            thread = f"{match.group(1)}#{match.group(3)}"
+            if thread not in out:
+                out.append(thread)
     return out
 
 
@@ -170,6 +184,7 @@ def diagnose_bundle(
                 "hardware": list(i.hardware),
                 "kinds": _kinds(i),
                 "components": list(i.components),
+                "threads": _threads(i),  # the GitHub threads of its failure, which a report may cite
             }
             for i in ordered
         ],
@@ -231,6 +246,9 @@ def diagnose_bundle(
             "exposureGeneric": rules.EXPOSURE_GENERIC,
             "envLine": rules.ENV_LINE,
             "url": rules.URL,
+            "citation": rules.CITATION,
+            "citedRepositories": rules.CITED_REPOSITORIES,
+            "citedDefault": rules.CITED_DEFAULT,
             "hex": rules.HEX,
             "absentReason": rules.ABSENT_REASON,
             "modelOpen": rules.MODEL_OPEN,

@@ -134,6 +134,7 @@ class Evidence {
     this.hardware = new Array(count).fill(false);  // its GPU or GPU architecture, named in the report
     this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
+    this.cited = new Array(count).fill(false);  // the report cites a thread of it
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
@@ -175,6 +176,15 @@ export class Diagnoser {
     this.genericReason = rx(r.exposureGeneric);
     this.envLine = rx(r.envLine);
     this.url = rx(r.url, false, true);
+    this.citation = rx(r.citation, true, true);
+    /* a thread (owner/name#N) -> the incidents whose failure it is */
+    this.threads = new Map();
+    this.incidents.forEach((inc, n) => {
+      for (const thread of inc.threads) {
+        if (!this.threads.has(thread)) this.threads.set(thread, []);
+        this.threads.get(thread).push(n);
+      }
+    });
     this.hex = rx(r.hex);
     this.absentReason = rx(r.absentReason);
     this.frameLine = rx(r.frameLine);
@@ -538,6 +548,7 @@ export class Diagnoser {
     const ev = new Evidence(this.incidents.length);
     const { certain, possible, guidance: guidanceHits, causes, markers, leads } = this.log(body, lines, starts);
     this.linesEvidence(ev, certain, possible, lines);
+    this.citations(ev, body);
     /* a settings dump (ServerArgs(...)) is the launch command's, not words of the failure */
     const dumps = lines.flatMap((line, n) => (this.argsDump.test(line) ? [n] : []));
     const exposure = this.exposureOf(facts, body, dumps.length ? lines[dumps[0]] : null);
@@ -602,6 +613,25 @@ export class Diagnoser {
     const errors = facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text);
     for (const e of errors.slice(0, this.rules.finderErrors)) if (!parts.includes(e)) parts.push(e);
     return Array.from(parts.join(" ")).slice(0, this.rules.finderChars).join("").trim();
+  }
+
+  /* 1b. The threads the report cites (an issue it follows, the pull request that fixes it): a thread of one
+     incident's failure names it, as its own line does; each cited thread counts once. */
+  citations(ev, body) {
+    const r = this.rules;
+    const seen = new Set();
+    for (const m of body.matchAll(this.citation)) {
+      const repo = r.citedRepositories[(m[1] || "").toLowerCase()] || r.citedDefault;
+      const thread = `${repo}#${Number(m[2] || m[3])}`;
+      if (seen.has(thread)) continue;
+      seen.add(thread);
+      for (const n of this.threads.get(thread) || []) {
+        if (ev.cited[n]) continue;
+        ev.cited[n] = ev.other[n] = true;
+        ev.score[n] += this.w.cited;
+        ev.why[n].push(fill(this.msg.cited, { thread: thread.slice(thread.indexOf("/") + 1) }));
+      }
+    }
   }
 
   /* 5. The finder's first incidents for the report's own words: its first counts most. */
@@ -738,7 +768,7 @@ export class Diagnoser {
     }
   }
 
-  /* The verdicts: *matches* on an own log line, on the mechanism (a stated launch condition, a release
+  /* The verdicts: *matches* on an own log line, on a cited thread of it alone, on the mechanism (a stated launch condition, a release
      not outside its range and evidence of the same failure besides words), or far ahead of every other
      incident on evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax
      of them. */
@@ -753,8 +783,10 @@ export class Diagnoser {
        are no mechanism: many reports give the common flags); one that several incidents show tells none
        of them apart */
     const shown = [...Array(count).keys()].filter((n) => ev.held[n] && ev.failure[n] >= w.support && !ev.outside[n]);
+    /* a thread that the report cites, of one incident only */
+    const cited = [...Array(count).keys()].filter((n) => ev.cited[n]);
     for (let n = 0; n < count; n++) {
-      const mechanism = shown.length === 1 && shown[0] === n;
+      const mechanism = (shown.length === 1 && shown[0] === n) || (cited.length === 1 && cited[0] === n && !ev.outside[n]);
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
         && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
