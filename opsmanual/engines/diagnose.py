@@ -5,7 +5,7 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
 - the log lines the incidents print (the finder's and the triage command's patterns: a line only
   the incident prints is certain, a line several print is possible, its weight shared among them);
 - the GitHub threads the report cites (``#37707``, ``sgl-project/sglang#37707``, an address): an
-  incident's own issues and pull requests, and its fix;
+  incident's own issues, and the pull request that fixed it;
 - the launch command's exposure conditions that hold (opsmanual/engines/exposure.py, run with the
   GPU and version read from the report; flags stated in the prose, as flags or as server arguments
   (``max_running_requests``), are checked with the model the report names, and the environment
@@ -17,10 +17,10 @@ and ranks the manual's incidents by the evidence together, with the reasons for 
   a flag that a launch condition names counts as a condition, never again as words; so does the GPU read).
 
 An incident *matches* on a line only it prints; on a thread of its failure that the report cites (an
-issue or pull request among its own sources or its fix), when no other incident's is cited; on its
-mechanism (a launch condition the report states, a release not outside its range, and evidence of the
-same failure: its kind, a line it prints), when no other incident shows the same; or when it is far ahead of every other incident on
-evidence of two kinds (at most one of them a condition: a flag, its release, its GPU). Others with
+issue among its own sources, or the pull request that fixed it), when no other incident's is cited; on
+its mechanism (a launch condition the report states, a release not outside its range, and evidence of
+the same failure: its kind, a line it prints), when no other incident shows the same; or when it is far
+ahead of every other incident on evidence of two kinds (at most one of them a condition: a flag, its release, its GPU). Others with
 some evidence are *related* (at most three, after those that match). When none matches the answer is
 "not a known incident", with the related ones, a prefilled link to report a new incident and a draft
 entry for data/incidents.yaml. Errors many incidents share bring their entry of
