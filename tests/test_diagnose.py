@@ -1125,6 +1125,8 @@ def test_an_unset_variable_is_no_launch_condition_the_report_states(engine):
         ("EAGLE lowered throughput at a full batch", "slow"),
         ("there is a significant increase TTFT with disaggregation", "slow"),
         ("Eagle3 doesnt show throughput improvement", "slow"),
+        ("deepseek nextn performance issue: throughput will be down when batch size >32", "slow"),
+        ("The performance is not good with EAGLE-3 at concurrency 20", "slow"),
         ("flashinfer JIT cannot find the `cuda_fp8.h` header file", "missing toolchain"),
         ("The cache hit rate of MambaRadixTree remains zero with the same prompt", "cache miss"),
         ("Health check failed after the server had run for a while", "health check failure"),

@@ -619,7 +619,10 @@ KINDS: list[dict[str, Any]] = [
         r"|latency (?:spike|grew|regress)|regress|(?:tail|p99) latency|cold start|square of"
         r"|perf(?:ormance)? (?:drop|degradation)|(?:increase|higher) (?:in )?(?:ttft|itl|tpot|latency)"
         r"|(?:ttft|itl|tpot|latency) (?:increase|is (?:much )?higher)|no (?:throughput|speed) (?:improvement|gain)"
-        r"|(?:show|give)s? no (?:throughput|speed)|(?:n't|nt|not) (?:show|give) (?:any )?(?:throughput|speed)(?:up)? (?:improvement|gain)",
+        r"|(?:show|give)s? no (?:throughput|speed)|(?:n't|nt|not) (?:show|give) (?:any )?(?:throughput|speed)(?:up)? (?:improvement|gain)"
+        r"|perf(?:ormance)? (?:issues?|problems?)|(?:worse|poor|bad|low) (?:performance|throughput)"
+        r"|throughput (?:is |was |will be |goes |went |gets )?(?:down|lower|worse|decreas)"
+        r"|performance (?:is |was )?(?:not good|bad|poor|worse)",
     },
 ]
 KIND_LINES = 60  # lines of the report's prose read for the kind (its error lines are read too)
