@@ -1263,6 +1263,21 @@ def test_a_traceback_s_code_is_no_words_and_no_error_line(engine):
     assert "draft" in words  # maybe_init_draft_worker
 
 
+def test_a_launch_command_is_no_error_line(engine):
+    """A launch command whose flags hold an error word (`--watchdog-timeout`), on one line or continued over
+    several, is the command, not an error line; the error line after it still is."""
+    text = (
+        "Throughput is lower with MTP on two nodes\n"
+        "python3 -m sglang.launch_server --model-path m --tp 16 --watchdog-timeout 1800 \\\n"
+        "    --disable-cuda-graph-padding --enable-torch-compile\n"
+        "$ python -m sglang.launch_server --model-path m --dist-timeout 600\n"
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\n"
+    )
+    facts = engine.read(text)
+    assert len(facts["commands"]) == 2, facts["commands"]
+    assert [e["line"] for e in facts["errors"]] == [5], facts["errors"]
+
+
 def test_a_model_s_size_is_no_word_of_the_failure(engine):
     """`Qwen3-30B-A3B` names a model, a launch condition: its size tokens tell no incident whose story
     names the same size."""

@@ -330,7 +330,7 @@ class Diagnoser:
                 break
         if facts["memory"] is None and facts["gpu"] and facts["gpu"].get("memory_gb"):
             facts["memory"] = facts["gpu"]["memory_gb"]
-        facts["commands"] = self._commands(lines, body, starts)
+        facts["commands"], command_lines = self._commands(lines, body, starts)
         for command in facts["commands"]:
             try:
                 parsed = self.exposure.parse(filled(command))
@@ -343,7 +343,7 @@ class Diagnoser:
         if not facts["model"]:
             facts["model"] = self.model_of(body)
         code = self._code(lines)
-        facts["errors"] = self._errors(lines, lower, code)
+        facts["errors"] = self._errors(lines, lower, code | command_lines)
         facts["phase"] = self._phase(body, lines, starts, facts["errors"], code)
         return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code}
 
@@ -412,8 +412,10 @@ class Diagnoser:
         g = self.gpu_by_name[_norm_name(written)]
         return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
 
-    def _commands(self, lines: list[str], body: str, starts: list[int]) -> list[str]:
+    def _commands(self, lines: list[str], body: str, starts: list[int]) -> tuple[list[str], set[int]]:
+        """The launch commands the report shows, and the lines they take (a command is no error line)."""
         out: list[str] = []
+        spanned: set[int] = set()
         # the lines where a command starts, from one pass over the report (a start is within a line)
         begins = sorted({bisect.bisect_right(starts, m.start()) - 1 for m in self.command_start_all.finditer(body)})
         n = 0
@@ -435,6 +437,7 @@ class Diagnoser:
             ):
                 k += 1
                 parts.append(lines[k])
+            spanned.update(range(n, k + 1))
             head = self.command_prompt.sub("", parts[0], count=1)
             before = head[: max(0, m.start() - (len(parts[0]) - len(head)))]
             if before.strip(SPACE) and not re.fullmatch(r"(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*", before, re.ASCII):
@@ -444,7 +447,7 @@ class Diagnoser:
             if command and command not in out:
                 out.append(command)
             n = k + 1
-        return out
+        return out, spanned
 
     def _errors(self, lines: list[str], lower: str, code: set[int]) -> list[dict]:
         found: list[dict] = []

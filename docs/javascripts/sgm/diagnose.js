@@ -279,7 +279,8 @@ export class Diagnoser {
       }
     }
     if (facts.memory === null && facts.gpu && facts.gpu.memory_gb) facts.memory = facts.gpu.memory_gb;
-    facts.commands = this.commands(lines);
+    const { out: commands, spanned: commandLines } = this.commands(lines);
+    facts.commands = commands;
     for (const command of facts.commands) {
       let parsed;
       try {
@@ -295,7 +296,7 @@ export class Diagnoser {
     }
     if (!facts.model) facts.model = this.modelOf(body);
     const code = this.code(lines);
-    facts.errors = this.errors(lines, code);
+    facts.errors = this.errors(lines, new Set([...code, ...commandLines]));
     facts.phase = this.phase(body, lines, starts, facts.errors, code);
     return { facts, body, lines, starts, code };
   }
@@ -372,8 +373,10 @@ export class Diagnoser {
     return { id: g.id, name: g.name, written: m[0], memory_gb: g.memory_gb ?? null };
   }
 
+  /* The launch commands the report shows, and the lines they take (a command is no error line). */
   commands(lines) {
     const out = [];
+    const spanned = new Set();
     let n = 0;
     const r = this.rules;
     while (n < lines.length && out.length < r.maxCommands) {
@@ -388,6 +391,7 @@ export class Diagnoser {
         k += 1;
         parts.push(lines[k]);
       }
+      for (let j = n; j <= k; j++) spanned.add(j);
       let head = parts[0].replace(this.commandPrompt, "");
       const before = head.slice(0, Math.max(0, m.index - (parts[0].length - head.length)));
       if (before.trim() && !ASSIGNMENTS.test(before)) {
@@ -397,7 +401,7 @@ export class Diagnoser {
       if (command && !out.includes(command)) out.push(command);
       n = k + 1;
     }
-    return out;
+    return { out, spanned };
   }
 
   errors(lines, code) {
