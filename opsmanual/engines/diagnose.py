@@ -20,10 +20,10 @@ An incident *matches* on a line only it prints; on a thread of its failure that 
 issue among its own sources, or the pull request that fixed it), when no other incident's is cited; on
 its mechanism (a launch condition the report states, a release not outside its range, and evidence of
 the same failure: its kind, a line it prints), when no other incident shows the same; or when it is far
-ahead of every other incident on evidence of two kinds (at most one of them a condition: a flag, its release, its GPU). Others with
-some evidence are *related* (at most three, after those that match). When none matches the answer is
-"not a known incident", with the related ones, a prefilled link to report a new incident and a draft
-entry for data/incidents.yaml. Errors many incidents share bring their entry of
+ahead of every other incident on evidence of two kinds (at most one of them a condition: a flag, its
+release, its GPU). Others with some evidence are *related* (at most three, after those that match). When
+none matches the answer is "not a known incident", with the related ones, a prefilled link to report a
+new incident and a draft entry for data/incidents.yaml. Errors many incidents share bring their entry of
 data/guidance.yaml, with the phase (start-up, capture, serving, shutdown) the error came in.
 
 Everything comes from two JSON bundles: the diagnosis bundle (opsmanual/render/diagnose.py) and the

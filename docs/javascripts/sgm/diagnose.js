@@ -772,10 +772,10 @@ export class Diagnoser {
     }
   }
 
-  /* The verdicts: *matches* on an own log line, on a cited thread of it alone, on the mechanism (a stated launch condition, a release
-     not outside its range and evidence of the same failure besides words), or far ahead of every other
-     incident on evidence of two kinds (at most one a condition); *related* otherwise, at most relatedMax
-     of them. */
+  /* The verdicts: *matches* on an own log line, on a cited thread of it alone, on the mechanism (a stated
+     launch condition, a release not outside its range and evidence of the same failure besides words), or
+     far ahead of every other incident on evidence of two kinds (at most one a condition); *related*
+     otherwise, at most relatedMax of them. */
   ranked(ev, points, words, common = false) {
     const w = this.w;
     const count = this.incidents.length;
