@@ -34,6 +34,8 @@ EDGE = {
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
+    "localised-enoent": "FlashInfer JIT build failed on start\n"
+    "utils.cuh:21:10: 致命错误： cuda_fp8.h：没有那个文件或目录\ncompilation terminated.\n",
     "cited-threads": "Same failure as #37707 and sgl-project/sglang#15626, see also"
     " https://github.com/sgl-project/sglang/pull/15626 and radixark/miles#860; item #12 and a#37707\n",
     "server-args": "The server hangs after an hour with long prompts\n"

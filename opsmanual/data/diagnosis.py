@@ -547,6 +547,15 @@ MODEL_WORD = {"flags": "", "re": r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,400}$"}
 MAX_PROSE_FLAGS = 20
 # The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,
 # log lines) word it: a report and an incident of the same kind weigh more than shared words. Bounded.
+# "No such file or directory" (ENOENT) as the C library writes it in the languages operators' machines run in
+# (English, German, French, Spanish, Brazilian Portuguese, Russian, Japanese, Chinese, Korean): a compiler
+# on a localised system writes `cuda_fp8.h: 没有那个文件或目录`.
+NO_SUCH_FILE = (
+    "no such file or directory|datei oder verzeichnis nicht gefunden|aucun fichier ou dossier de ce type"
+    "|no existe el (?:archivo|fichero) o el directorio|arquivo ou diretório inexistente"
+    "|[нН]ет такого файла или каталога|そのようなファイルやディレクトリはありません|没有那个文件或目录"
+    "|沒有此一檔案或目錄|그런 파일이나 디렉터리가 없습니다"
+)
 KINDS: list[dict[str, Any]] = [
     {
         "kind": "out of memory",
@@ -608,7 +617,7 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "missing toolchain",
         "flags": "i",
-        "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}: (?:no such file or directory|cannot open shared object file)"
+        "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}[:：] ?(?:" + NO_SUCH_FILE + r"|cannot open shared object file)"
         r"|cannot find -l[a-z]|nvcc: not found|nvcc not found|without (?:nvcc|cuda toolkit|cuda-toolkit)"
         r"|(?:cannot|can't|could not|couldn't) find (?:the )?`?[a-z0-9_/]{1,80}\.(?:h|hpp|cuh)\b",
     },
