@@ -1131,6 +1131,8 @@ def test_an_unset_variable_is_no_launch_condition_the_report_states(engine):
         ("utils.cuh:21:10: fatal error: cuda_fp8.h: 没有那个文件或目录", "missing toolchain"),
         ("main.c:5:10: Schwerwiegender Fehler: Python.h: Datei oder Verzeichnis nicht gefunden", "missing toolchain"),
         ("ImportError: libnvrtc.so.12: Нет такого файла или каталога", "missing toolchain"),
+        ("ImportError: libnvrtc.so.12: 无法打开共享对象文件: 没有那个文件或目录", "missing toolchain"),
+        ("OSError: libcudart.so.12: Kann die Shared-Object-Datei nicht öffnen", "missing toolchain"),
         ("The cache hit rate of MambaRadixTree remains zero with the same prompt", "cache miss"),
         ("Health check failed after the server had run for a while", "health check failure"),
         ("EAGLE3 has a very low acceptance rate at 10K input", "low acceptance"),

@@ -556,6 +556,11 @@ NO_SUCH_FILE = (
     "|[нН]ет такого файла или каталога|そのようなファイルやディレクトリはありません|没有那个文件或目录"
     "|沒有此一檔案或目錄|그런 파일이나 디렉터리가 없습니다"
 )
+# "cannot open shared object file" (the dynamic loader's message) in the same way, where translated
+CANNOT_OPEN_SHARED = (
+    "cannot open shared object file|kann die shared-object-datei nicht öffnen"
+    "|[нН]е удалось открыть файл shared object|共有オブジェクトファイルを開けません|无法打开共享对象文件"
+)
 KINDS: list[dict[str, Any]] = [
     {
         "kind": "out of memory",
@@ -617,7 +622,7 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "missing toolchain",
         "flags": "i",
-        "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}[:：] ?(?:" + NO_SUCH_FILE + r"|cannot open shared object file)"
+        "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}[:：] ?(?:" + NO_SUCH_FILE + "|" + CANNOT_OPEN_SHARED + ")"
         r"|cannot find -l[a-z]|nvcc: not found|nvcc not found|without (?:nvcc|cuda toolkit|cuda-toolkit)"
         r"|(?:cannot|can't|could not|couldn't) find (?:the )?`?[a-z0-9_/]{1,80}\.(?:h|hpp|cuh)\b",
     },
