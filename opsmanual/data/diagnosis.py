@@ -545,8 +545,6 @@ PROSE_COMMAND = "python -m sglang.launch_server"
 # a shell would read otherwise.
 MODEL_WORD = {"flags": "", "re": r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,400}$"}
 MAX_PROSE_FLAGS = 20
-# The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,
-# log lines) word it: a report and an incident of the same kind weigh more than shared words. Bounded.
 # "No such file or directory" (ENOENT) as the C library writes it in the languages operators' machines run in
 # (English, German, French, Spanish, Brazilian Portuguese, Russian, Japanese, Chinese, Korean): a compiler
 # on a localised system writes `cuda_fp8.h: 没有那个文件或目录`.
@@ -556,11 +554,14 @@ NO_SUCH_FILE = (
     "|[нН]ет такого файла или каталога|そのようなファイルやディレクトリはありません|没有那个文件或目录"
     "|沒有此一檔案或目錄|그런 파일이나 디렉터리가 없습니다"
 )
-# "cannot open shared object file" (the dynamic loader's message) in the same way, where translated
+# The dynamic loader's "cannot open shared object file" in the languages it is translated to (German, Russian,
+# Japanese, Chinese)
 CANNOT_OPEN_SHARED = (
     "cannot open shared object file|kann die shared-object-datei nicht öffnen"
     "|[нН]е удалось открыть файл shared object|共有オブジェクトファイルを開けません|无法打开共享对象文件"
 )
+# The kind of failure a text tells, as the report's prose and the incidents' own text (title, symptom, name,
+# log lines) word it: a report and an incident of the same kind weigh more than shared words. Bounded.
 KINDS: list[dict[str, Any]] = [
     {
         "kind": "out of memory",
