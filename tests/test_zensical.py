@@ -34,9 +34,72 @@ def run(args, cwd, site_url):
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
+# Zensical now and then reports "page does not exist" for a link to a page the tree holds: its builds are
+# not deterministic (zensical/zensical#641 counts 4 to 8 failed --strict builds in 100 of one project, and
+# ddev/ddev#8451 builds again for it); here one link of check.md, seen in two of many full runs. A build
+# runs again, at most twice, only when every issue it reports is that one and each link it names leads to a
+# page in the tree; any other issue, a link to a page that is missing, or a third failure fails the test.
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+ISSUE = re.compile(r"^Warning: (.+)\n[ \t]*╭─\[ ([^\]\n]+?):([0-9]+):([0-9]+) \]$", re.MULTILINE)
+ISSUES_FOUND = re.compile(r"^([0-9]+) issues? found$", re.MULTILINE)
+LINK_TARGET = re.compile(r"\]\(([^)\s#]+\.md)(?:#[^)\s]*)?\)")
+
+
+def only_false_missing_pages(output: str, docs: Path) -> bool:
+    """Whether every issue of a failed Zensical build is "page does not exist" for a link whose page is in
+    ``docs`` (the false report above)."""
+    text = ANSI.sub("", output)
+    issues = ISSUE.findall(text)
+    found = ISSUES_FOUND.search(text)
+    if not issues or found is None or int(found.group(1)) != len(issues):
+        return False
+    for kind, src, line, _column in issues:
+        if kind.strip() != "page does not exist":
+            return False
+        try:
+            written = (docs / src).read_text("utf-8").splitlines()[int(line) - 1]
+        except (OSError, IndexError):
+            return False
+        # every page the reported line links to is in the tree (the column is not needed to find it)
+        targets = LINK_TARGET.findall(written)
+        if not targets or not all((docs / src).parent.joinpath(t).resolve().is_file() for t in targets):
+            return False
+    return True
+
+
+def test_only_a_false_missing_page_builds_again(tmp_path):
+    """The report of a page that exists (as Zensical 0.0.73 printed it, colours and all) is the false one; a
+    link to a missing page, another issue, or a count that does not add up is a real failure."""
+    docs = tmp_path / "docs"
+    (docs / "releases").mkdir(parents=True)
+    (docs / "releases" / "index.md").write_text("# Releases\n", "utf-8")
+    (docs / "check.md").write_text(
+        "# Check\n\nEach release has a page of its [known issues](releases/index.md).\n", "utf-8"
+    )
+    (docs / "other.md").write_text("# Other\n\nSee [a page](gone.md).\n", "utf-8")
+
+    def report(src: str, line: int, kind: str = "page does not exist", count: int = 1) -> str:
+        return (
+            f"Build started\n\x1b[33mWarning:\x1b[0m {kind}\n    \x1b[38;5;246m╭\x1b[0m\x1b[38;5;246m─\x1b[0m"
+            f"\x1b[38;5;246m[\x1b[0m {src}:{line}:40 \x1b[38;5;246m]\x1b[0m\n    │\n{count} issue{'s' if count > 1 else ''} found\n"
+        )
+
+    assert only_false_missing_pages(report("check.md", 3), docs)
+    assert not only_false_missing_pages(report("other.md", 3), docs)  # gone.md is missing
+    assert not only_false_missing_pages(report("check.md", 3, "anchor does not exist"), docs)
+    assert not only_false_missing_pages(report("check.md", 3, count=2), docs)
+    assert not only_false_missing_pages(report("check.md", 9), docs)  # no such line
+    assert not only_false_missing_pages("Build started\nTraceback (most recent call last):\n", docs)
+
+
 def zensical_build(tree: Path, site_url: str) -> Path:
     """``tree`` built by Zensical in its own folder, and finished."""
-    done = run([sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")], tree, site_url)
+    args = [sys.executable, "-m", "zensical", "build", "--strict", "-f", str(tree / "mkdocs.yml")]
+    done = run(args, tree, site_url)
+    for _ in range(2):
+        if done.returncode == 0 or not only_false_missing_pages(done.stdout + done.stderr, tree / "docs"):
+            break
+        done = run(args, tree, site_url)
     assert done.returncode == 0, done.stdout + done.stderr
     done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tree / "site")], ROOT, site_url)
     assert done.returncode == 0, done.stderr
