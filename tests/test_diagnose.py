@@ -1488,7 +1488,8 @@ def test_the_gpu_named_counts_as_hardware_not_again_as_words(engine):
 def test_a_cited_thread_of_one_incident_names_it(engine):
     """A report that cites an incident's own issue or fix (its address, owner/name#N or a bare #N) names
     that incident; a thread that two incidents share relates both and names neither; a source marked related,
-    a short bare number and a number glued to a word cite nothing."""
+    a pull request among its sources that did not fix it, a short bare number and a number glued to a word
+    cite nothing."""
     from opsmanual.data.loader import load_manual
 
     threads = {}
@@ -1519,7 +1520,24 @@ def test_a_cited_thread_of_one_incident_names_it(engine):
         for s in i.sources
         if s.related and s.github and f"{s.github[0]}#{s.github[1]}" not in threads
     )
-    for written in (f"{related[0]}#{related[1]}", "item #12", f"a#{number}"):
+    # a pull request among its sources that did not fix it (the change that brought the failure, a feature)
+    brought = next(
+        s.github
+        for i in manual.incidents
+        for s in i.sources
+        if not s.related
+        and s.github
+        and s.github[0] in ("sgl-project/sglang", "radixark/miles")
+        and "/pull/" in (s.url or "")
+        and f"{s.github[0]}#{s.github[1]}" not in threads
+    )
+    fixes = [
+        t
+        for t in threads
+        if any(v.endswith("/pull/" + t.split("#")[1]) for i in manual.incidents for k, v in i.fixed_in if k == "pr")
+    ]
+    assert fixes, "no incident names the pull request that fixed it"
+    for written in (f"{related[0]}#{related[1]}", f"{brought[0]}#{brought[1]}", "item #12", f"a#{number}"):
         out = engine.diagnose(f"The server misbehaves again, as in {written}, after the upgrade\n")
         assert not any("cites" in y for r in out["results"] for y in r["why"]), (written, out["results"])
 
