@@ -91,20 +91,17 @@ def _threads(inc: Incident) -> list[str]:
     """``owner/name#N`` for each GitHub issue of SGLang or Miles among the incident's own sources (not those
     marked related) and the pull request that fixed it. Other pull requests among its sources are no thread
     of its failure: the change that brought it (a refactor many other reports cite) or a feature."""
-    out: list[str] = []
-    urls = [s.url for s in inc.sources if not s.related] + [v for k, v in inc.fixed_in if k == "pr"]
-    fixes = {v for k, v in inc.fixed_in if k == "pr"}
-    for url in urls:
+    fixes = [v for k, v in inc.fixed_in if k == "pr"]
+    threads = []
+    for url in [s.url for s in inc.sources if not s.related] + fixes:
         match = GITHUB.match(url or "")
         if (
             match
-            and (match.group(2) == "issues" or (match.group(2) == "pull" and url in fixes))
             and match.group(1) in rules.CITED_REPOSITORIES.values()
+            and (match.group(2) == "issues" or url in fixes)
         ):
-            thread = f"{match.group(1)}#{match.group(3)}"
-            if thread not in out:
-                out.append(thread)
-    return out
+            threads.append(f"{match.group(1)}#{match.group(3)}")
+    return list(dict.fromkeys(threads))
 
 
 def _action(inc: Incident) -> dict[str, Any]:
