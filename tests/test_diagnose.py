@@ -1560,3 +1560,26 @@ def test_a_component_the_report_names_counts_for_its_incidents(engine):
         assert all(any("its component: HiCache" in y for y in ev.why[n]) for n in about)
     # a word that only contains a term names nothing
     assert engine.prepare("The server stops with hicachex on after a few hours\n")["evidence"].components == []
+
+
+def test_an_assert_every_pytorch_failure_prints_names_no_incident_alone(engine):
+    """PyTorch prints `INTERNAL ASSERT FAILED` for every internal assert, of any cause: the line makes the
+    prefill-chunk incident possible, never its match, unless the report also states its mechanism (the
+    larger chunk on a 24 GB card)."""
+    assert_line = (
+        'RuntimeError: num_active_captures_ > 0 INTERNAL ASSERT FAILED at "CUDACachingAllocator.cpp":3211, '
+        "please report a bug to PyTorch. markCaptureEnd called with no captures"
+    )
+    alone = engine.diagnose("[Bug] capture assert at startup with a new speculative algorithm\n" + assert_line)
+    assert alone["answer"] == "not a known incident"
+    first = alone["results"][0] if alone["results"] else None
+    assert first is None or first["verdict"] == "related"
+    assert all("log line 2:" not in w for r in alone["results"] for w in r["why"])
+    stated = engine.diagnose(
+        "[Bug] server fails to start on L4 with a larger chunked prefill\n"
+        "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --chunked-prefill-size 8192\n"
+        "GPU 0: NVIDIA L4\n" + assert_line
+    )
+    assert stated["results"][0]["id"] == "capture-l4-chunked-prefill-8192"
+    assert stated["results"][0]["verdict"] == "matches"
+    assert any(w.startswith("log line 4, which other failures print too") for w in stated["results"][0]["why"])

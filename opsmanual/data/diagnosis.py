@@ -331,7 +331,7 @@ LOG_PREFIX = {"re": r"[0-9]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b", "fl
 MESSAGES = {
     "certainLine": "log line {line}: {text}",
     "certainMore": " (and {more} more)",
-    "possibleLine": "log line {line}, which several incidents print: {text}",
+    "possibleLine": "log line {line}, which other failures print too: {text}",
     "hardware": "your GPU: {gpu}",
     "hardwareArch": "your GPU's architecture: {arch}",
     "words": "your words: {words}",
