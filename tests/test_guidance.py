@@ -55,6 +55,19 @@ FIXTURES = {
     "model-type-unknown.txt": "model-type-unknown",
     "libcuda-missing.txt": "cuda-driver-too-old",
     "model-architecture-unsupported.txt": "model-architecture-unsupported",
+    # found and labelled blind (2026-12-06): 10 of 12 first before the two entries' lines were added
+    "nccl-duplicate-gpu-trl.txt": "nccl-invalid-usage",
+    "nccl-shm-system-error.txt": "nccl-system-error",
+    "nccl-cuda-failure.txt": "nccl-cuda-error",
+    "nccl-remote-ofi.txt": "nccl-remote-error",
+    "no-kernel-image-b300.txt": "cuda-no-kernel-image",
+    "gated-repo-403.txt": "model-download-failed",
+    "hub-read-timeout.txt": "model-download-failed",
+    "oom-vllm.txt": "cuda-out-of-memory",
+    "device-assert-index-select.txt": "cuda-device-side-assert",
+    "illegal-memory-eagle.txt": "cuda-illegal-memory-access",
+    "c10d-client-timeout.txt": "distributed-rendezvous-timeout",
+    "triton-out-of-resources-cut.txt": "triton-kernel-failed",
 }
 
 
