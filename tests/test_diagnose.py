@@ -707,6 +707,35 @@ def test_background_words_are_up_to_date():
     assert done.returncode == 0, "run .venv/bin/python tools/diagnose_background.py"
     words = set(yaml.safe_load((ROOT / "data" / "diagnose-background.yaml").read_text("utf-8"))["words"])
     assert {"usr", "traceback", "true"} <= words and not {"hicache", "deterministic", "nccl"} & words
+    # what every real bug report holds, whatever failed: GitHub's issue template and the words of any report
+    assert {"checklist", "reproducible", "issue"} <= words
+
+
+def test_the_words_every_bug_report_holds_are_no_reason(engine):
+    """A report in SGLang's issue template relates no incident by the template's words."""
+    report = (
+        "[Bug] running requests low\n### Checklist\n"
+        "- [x] 1. I have searched related issues but cannot get the expected help.\n"
+        "- [x] 2. The bug has not been fixed in the latest version.\n"
+        "- [x] 3. Please note that if the bug-related issue you submitted lacks corresponding environment info and a "
+        "minimal reproducible demo, it will be challenging for us to reproduce and resolve the issue, reducing the "
+        "likelihood of receiving feedback.\n"
+        "- [x] 4. If the issue you raised is not a bug but a question, please raise a discussion at "
+        "https://github.com/sgl-project/sglang/discussions/new/choose Otherwise, it will be closed.\n"
+        "- [x] 5. Please use English, otherwise it will be closed.\n"
+        "### Describe the bug\nThe running count stays low and many requests wait in the queue.\n"
+    )
+    template = set(
+        re.findall(r"[a-z]+", report.split("### Describe the bug", maxsplit=1)[0].split("### Checklist")[1].lower())
+    )
+    said = {
+        w
+        for r in engine.diagnose(report)["results"]
+        for y in r["why"]
+        if y.startswith("your words: ")
+        for w in y[12:].split(", ")
+    }
+    assert not template & said, template & said
 
 
 def test_the_command_opens_with_what_to_do_first():

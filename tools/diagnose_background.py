@@ -10,7 +10,9 @@ Python tracebacks from installed packages; its README says where each came from)
 tests/log_lines.yaml that must match no incident (lines a healthy server prints). Each file, and those
 lines together, is one document. A word is background when at least MIN_DOCUMENTS documents of
 different kinds hold it: what every environment dump, traceback, path and URL shares, rather than
-what one dump happens to print.
+what one dump happens to print. A word is background too when at least REPORT_SHARE of the real bug
+reports below hold it, whatever failed: the words of GitHub's issue template (checklist, reproducible,
+environment) and of every report (issue, bug, model, server, version).
 
 The flags common to real launch commands come from tests/diagnose_background/reports.jsonl: excerpts of
 real SGLang bug reports on GitHub (none of them a report of an incident of the manual, nor one of the
@@ -40,6 +42,7 @@ MIN_DOCUMENTS = 2
 REPORTS = CORPUS / "reports.jsonl"
 FLAG_SHARE = 0.2
 FLAG_MIN = 10
+REPORT_SHARE = 0.4
 
 
 def documents() -> list[tuple[str, str]]:
@@ -87,13 +90,22 @@ def background() -> dict:
         for token in set(tokenize(text)):
             if any(c.isalpha() for c in token):
                 df[token] = df.get(token, 0) + 1
-    words = sorted(t for t, n in df.items() if n >= MIN_DOCUMENTS)
+    words = {t for t, n in df.items() if n >= MIN_DOCUMENTS}
+    held: dict[str, int] = {}
+    texts = reports()
+    for report in texts:
+        for token in set(tokenize(f"{report['title']}\n{report['text']}")):
+            if any(c.isalpha() for c in token):
+                held[token] = held.get(token, 0) + 1
+    every_report = {t for t, n in held.items() if n >= REPORT_SHARE * len(texts)}
+    words = sorted(words | every_report)
     flags, with_command = common_flags()
     return {
         "about": (
             "Words real text holds whatever went wrong (environment dumps, tracebacks, paths, healthy log "
-            "lines): the diagnosis never counts them as evidence. Written by tools/diagnose_background.py "
-            f"from the documents below: a word held by at least {MIN_DOCUMENTS} of them."
+            "lines, bug reports): the diagnosis never counts them as evidence. Written by "
+            f"tools/diagnose_background.py from the documents below: a word held by at least {MIN_DOCUMENTS} "
+            f"of them, or by at least {REPORT_SHARE:.0%} of the real reports."
         ),
         "sources": [{"document": name, "sha256": hashlib.sha256(text.encode()).hexdigest()} for name, text in docs],
         "words": words,
