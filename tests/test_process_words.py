@@ -26,11 +26,13 @@ def prose(text: str) -> str:
 
 
 def data_text(text: str) -> str:
-    """A data file without the `index:` text of declared corrections (the incident table's own words) and
+    """A data file without the `index:` text of declared corrections (the incident table's own words),
     without the log lines it quotes (`literal:` and `regex:` patterns, `log_examples` items), which are a
-    program's words, as code is; line numbers kept."""
+    program's words, as code is, and without the words data/diagnose-background.yaml learned from real
+    text (`words:`, a list of others' words); line numbers kept."""
     text = re.sub(r"(?m)^(\s*(?:-\s*)?(?:\{\s*field:[^}\n]*?)?\bindex:).*$", r"\1", text)
     text = re.sub(r"(?m)^(\s*-?\s*(?:literal|regex):).*$", r"\1", text)
+    text = re.sub(r"(?m)^words:\n(?:- .*\n)+", lambda m: "words:\n" + "\n" * (m.group().count("\n") - 1), text)
     return re.sub(  # log_examples of incidents, examples of the common errors: lines a program printed
         r"(?m)^( *)(log_examples|examples):\n(?:\1 +- .*\n)+",
         lambda m: m.group(1) + m.group(2) + ":\n" + "\n" * (m.group().count("\n") - 1),

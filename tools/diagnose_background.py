@@ -90,7 +90,7 @@ def background() -> dict:
         for token in set(tokenize(text)):
             if any(c.isalpha() for c in token):
                 df[token] = df.get(token, 0) + 1
-    words = {t for t, n in df.items() if n >= MIN_DOCUMENTS}
+    in_documents = {t for t, n in df.items() if n >= MIN_DOCUMENTS}
     held: dict[str, int] = {}
     texts = reports()
     for report in texts:
@@ -98,7 +98,7 @@ def background() -> dict:
             if any(c.isalpha() for c in token):
                 held[token] = held.get(token, 0) + 1
     every_report = {t for t, n in held.items() if n >= REPORT_SHARE * len(texts)}
-    words = sorted(words | every_report)
+    words = sorted(in_documents | every_report)
     flags, with_command = common_flags()
     return {
         "about": (
