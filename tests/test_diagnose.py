@@ -1613,3 +1613,20 @@ def test_an_assert_every_pytorch_failure_prints_names_no_incident_alone(engine):
     assert stated["results"][0]["id"] == "capture-l4-chunked-prefill-8192"
     assert stated["results"][0]["verdict"] == "matches"
     assert any(w.startswith("log line 4, which other failures print too") for w in stated["results"][0]["why"])
+
+
+def test_the_driver_line_every_failed_allocation_prints_needs_its_gpu(engine):
+    """The NVIDIA driver prints `NV_ERR_NO_MEMORY` for every allocation it fails, a real out-of-memory kill
+    included: the line alone makes the GB10 record (bursts of it on servers that stayed healthy) related,
+    not its match; on a GB10, the record matches."""
+    driver_line = (
+        "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
+        "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359"
+    )
+    alone = engine.diagnose(driver_line)
+    assert alone["answer"] == "not a known incident"
+    assert [(r["id"], r["verdict"]) for r in alone["results"][:1]] == [("capture-gb10-driver-no-memory", "related")]
+    assert alone["results"][0]["why"][0].startswith("log line 1, which other failures print too")
+    on_gb10 = engine.diagnose("dmesg on a DGX Spark (GB10) while the server starts:\n" + driver_line)
+    assert on_gb10["answer"] == "a known incident"
+    assert on_gb10["results"][0]["id"] == "capture-gb10-driver-no-memory"
