@@ -68,6 +68,22 @@ FIXTURES = {
     "illegal-memory-eagle.txt": "cuda-illegal-memory-access",
     "c10d-client-timeout.txt": "distributed-rendezvous-timeout",
     "triton-out-of-resources-cut.txt": "triton-kernel-failed",
+    "port-in-use-uvicorn.txt": "port-in-use",
+    "nccl-duplicate-gpu-mambair.txt": "nccl-invalid-usage",
+    "hub-timeout-vllm.txt": "model-download-failed",
+    "nccl-unhandled-cuda.txt": "nccl-cuda-error",
+    "device-assert-cut.txt": "cuda-device-side-assert",
+    "device-assert-megatron.txt": "cuda-device-side-assert",
+    "ecc-uncorrectable.txt": "gpu-hardware-fault",
+    "host-oom-dmesg.txt": "host-oom-killed",
+    "diststore-timeout.txt": "distributed-rendezvous-timeout",
+    "shm-bus-error-dataloader.txt": "shared-memory-bus-error",
+    "nan-probs.txt": "sampling-nan-inf",
+    "illegal-memory-slime.txt": "cuda-illegal-memory-access",
+    "triton-compile.txt": "triton-kernel-failed",
+    "no-kernel-image-5090.txt": "cuda-no-kernel-image",
+    "oom-tgi-prefill.txt": "cuda-out-of-memory",
+    "driver-too-old-fooocus.txt": "cuda-driver-too-old",
 }
 
 
