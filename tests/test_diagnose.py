@@ -1618,7 +1618,8 @@ def test_an_assert_every_pytorch_failure_prints_names_no_incident_alone(engine):
 def test_the_driver_line_every_failed_allocation_prints_needs_its_gpu(engine):
     """The NVIDIA driver prints `NV_ERR_NO_MEMORY` for every allocation it fails, a real out-of-memory kill
     included: the line alone makes the GB10 record (bursts of it on servers that stayed healthy) related,
-    not its match; on a GB10, the record matches."""
+    not its match; on a GB10 too (its cause is not established, so its launch conditions name no GPU), where
+    it comes first."""
     driver_line = (
         "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
         "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1359"
@@ -1628,5 +1629,25 @@ def test_the_driver_line_every_failed_allocation_prints_needs_its_gpu(engine):
     assert [(r["id"], r["verdict"]) for r in alone["results"][:1]] == [("capture-gb10-driver-no-memory", "related")]
     assert alone["results"][0]["why"][0].startswith("log line 1, which other failures print too")
     on_gb10 = engine.diagnose("dmesg on a DGX Spark (GB10) while the server starts:\n" + driver_line)
-    assert on_gb10["answer"] == "a known incident"
+    assert on_gb10["answer"] == "not a known incident"
     assert on_gb10["results"][0]["id"] == "capture-gb10-driver-no-memory"
+    assert "your GPU: NVIDIA GB10 (DGX Spark)" in on_gb10["results"][0]["why"]
+
+
+@pytest.mark.parametrize("error", ["guidance_logs/h200-oom-alloc.txt", "guidance_logs/host-oom-killed.txt"])
+def test_the_gpu_an_incident_was_seen_on_is_no_sign_of_it(engine, finder, error):
+    """An out-of-memory error on an H200, with the machine's environment dump: the GPU is where one incident
+    was seen (sglang-23769's graph capture, whose launch conditions name no GPU), not a condition of its
+    failure, so the common error's advice comes first and no incident is named."""
+    text = (ROOT / "tests" / "diagnose_background" / "h200-env.txt").read_text("utf-8")
+    out = engine.diagnose(text + "\n" + (ROOT / "tests" / error).read_text("utf-8"), finder)
+    assert out["answer"] == "not a known incident", out["results"][:1]
+    assert out["first"]["kind"] == "guidance"
+    seen = [r for r in out["results"] if r["id"] == "sglang-23769"]
+    assert seen and seen[0]["verdict"] == "related" and "your GPU: NVIDIA H200" in seen[0]["why"]
+    # where the launch conditions name the GPU (an SM120 card), the GPU a real report names still makes the
+    # mechanism, with its words (NVFP4 on an RTX PRO 6000 Blackwell)
+    report = next(c for c in yaml.safe_load(REPORTS.read_text("utf-8")) if c["url"].endswith("/pull/35739"))
+    sm120 = engine.diagnose(report["text"], finder)["results"][0]
+    assert (sm120["id"], sm120["verdict"]) == ("report-joshua8-ai-2026-01", "matches")
+    assert any(w.startswith("your GPU: NVIDIA RTX PRO 6000") for w in sm120["why"])

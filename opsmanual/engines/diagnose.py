@@ -145,7 +145,7 @@ class _Evidence:
         self.kind = [False] * count  # the report tells a kind of failure its own text tells
         self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
         self.failure = [0] * count  # of that evidence, what is not words: its kind, a line it prints
-        self.condition = [False] * count  # the release in its range, its GPU
+        self.condition = [False] * count  # the release in its range, its GPU where its launch conditions name one
         self.hardware = [False] * count  # its GPU or GPU architecture, named in the report
         self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
@@ -170,6 +170,9 @@ class Diagnoser:
         self.condition_flags = frozenset(_flags_of(exposures))
         # and the variables they name: set in a report, they count as conditions, not as words
         self.condition_env = frozenset(_flags_of(exposures, "env"))
+        # the incidents whose launch conditions name a GPU (its architecture, its memory): for them the GPU a
+        # report names is a condition of the failure; for the others it is where the failure was seen
+        self.gpu_conditions = {i["id"] for i in exposure_bundle["incidents"] if _names_gpu(i.get("exposure"))}
         r = bundle["rules"]
         self.rules = r
         self.w = r["weights"]
@@ -751,7 +754,9 @@ class Diagnoser:
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
         """2. The launch command's conditions, the GPU and the versions. A launch condition the report states
         (a flag given, the GPU, the model) is the incident's mechanism; a release outside its range rules the
-        match out. The release in its range and its GPU are conditions too, not evidence of the failure."""
+        match out. The release in its range and its GPU are conditions too, not evidence of the failure; its
+        GPU only where its launch conditions name a GPU (elsewhere the GPU is where it was seen: an H200 with
+        any out-of-memory error is no sign of one incident seen on an H200)."""
         w = self.w
         versions = facts["versions"]
         for n, inc in enumerate(self.incidents):
@@ -780,7 +785,9 @@ class Diagnoser:
                 ev.why[n].append(reason)
             if inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"], facts["arch"]):
                 ev.score[n] += w["hardware"]
-                ev.condition[n] = ev.hardware[n] = True
+                ev.hardware[n] = True
+                if inc["id"] in self.gpu_conditions:
+                    ev.condition[n] = True
                 ev.why[n].append(
                     fill(self.msg["hardware"], gpu=facts["gpu"]["name"])
                     if facts["gpu"]
@@ -1334,6 +1341,20 @@ def _top_words(words, points, results, incidents, limit: int) -> list[str]:
 def _flag_of(name: str) -> str:
     """The flag of a server argument's name: ``max_running_requests`` -> ``--max-running-requests``."""
     return "--" + name.replace("_", "-")
+
+
+def _names_gpu(node) -> bool:
+    """Whether an exposure condition names a GPU (a ``gpu`` condition anywhere in it), as diagnose.js namesGpu()."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if "gpu" in item:
+                return True
+            stack.extend(item.values())
+    return False
 
 
 def _flags_of(node, key: str = "flag") -> list[str]:

@@ -101,6 +101,20 @@ function lineOf(starts, at) {
    _flag_of()). */
 const flagOf = (name) => `--${name.replace(/_/g, "-")}`;
 
+/* Whether an exposure condition names a GPU (a `gpu` condition anywhere in it), as diagnose.py _names_gpu(). */
+function namesGpu(node) {
+  const stack = [node];
+  while (stack.length) {
+    const item = stack.pop();
+    if (Array.isArray(item)) stack.push(...item);
+    else if (item !== null && typeof item === "object") {
+      if (Object.prototype.hasOwnProperty.call(item, "gpu")) return true;
+      stack.push(...Object.values(item));
+    }
+  }
+  return false;
+}
+
 /* Every flag name (`key` "env": every variable name) an exposure condition names (as diagnose.py _flags_of()). */
 function flagsOf(node, key = "flag") {
   const out = [];
@@ -130,7 +144,7 @@ class Evidence {
     this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
     this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
     this.failure = new Array(count).fill(0);  // of that evidence, what is not words: its kind, a line
-    this.condition = new Array(count).fill(false);  // the release in its range, its GPU
+    this.condition = new Array(count).fill(false);  // the release in its range, its GPU where its launch conditions name one
     this.hardware = new Array(count).fill(false);  // its GPU or GPU architecture, named in the report
     this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
@@ -152,6 +166,9 @@ export class Diagnoser {
     this.conditionFlags = new Set(flagsOf(exposures));
     /* and the variables they name: set in a report, they count as conditions, not as words */
     this.conditionEnv = new Set(flagsOf(exposures, "env"));
+    /* the incidents whose launch conditions name a GPU (its architecture, its memory): for them the GPU a
+       report names is a condition of the failure; for the others it is where the failure was seen */
+    this.gpuConditions = new Set(exposureBundle.incidents.filter((i) => namesGpu(i.exposure)).map((i) => i.id));
     const r = bundle.rules;
     this.rules = r;
     this.w = r.weights;
@@ -718,7 +735,8 @@ export class Diagnoser {
       }
       if (inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu, facts.arch)) {
         ev.score[n] += w.hardware;
-        ev.condition[n] = ev.hardware[n] = true;
+        ev.hardware[n] = true;
+        if (this.gpuConditions.has(inc.id)) ev.condition[n] = true;
         ev.why[n].push(facts.gpu ? fill(this.msg.hardware, { gpu: facts.gpu.name }) : fill(this.msg.hardwareArch, { arch: facts.arch }));
       }
     });
