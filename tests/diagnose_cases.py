@@ -141,9 +141,20 @@ def cases() -> list[dict]:
     reports = yaml.safe_load((ROOT / "tests" / "diagnose_reports.yaml").read_text("utf-8"))
     out = [{"name": r["url"], "text": r["text"]} for r in reports]
     out += [{"name": f"edge: {k}", "text": v} for k, v in EDGE.items()]
-    # real environment dumps and errors (tests/diagnose_background: an H200 machine's text)
-    for path in sorted((ROOT / "tests" / "diagnose_background").glob("h200-*.txt")):
+    # real environment dumps and errors (tests/diagnose_background: an H200 machine's text, SGLang's check_env)
+    background = ROOT / "tests" / "diagnose_background"
+    dump = ROOT / "tests" / "env_dumps" / "sglang-check-env.txt"
+    for path in [*sorted(background.glob("h200-*.txt")), dump]:
         out.append({"name": f"real: {path.name}", "text": path.read_text("utf-8")})
+    # a report with SGLang's check_env output, as its issue template asks: the release, the GPU and no words
+    out.append(
+        {
+            "name": "real: a report with sglang-check-env.txt",
+            "text": "[Bug] Decode throughput fell sevenfold after upgrading FlashInfer on Hopper\n"
+            "Single-stream decode is much slower with the FlashInfer attention backend.\n\n"
+            + dump.read_text("utf-8").replace("0.5.12.dev93+g9f64d51c7", "0.5.8"),
+        }
+    )
     return out
 
 

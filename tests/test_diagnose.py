@@ -624,15 +624,20 @@ def test_the_draft_entry_escapes_lone_surrogates(engine):
 BACKGROUND = ROOT / "tests" / "diagnose_background"
 
 
+CHECK_ENV = ROOT / "tests" / "env_dumps" / "sglang-check-env.txt"
+
+
 def _words_alone(result: dict) -> bool:
     return all(w.startswith(("your words:", "your GPU:", "your report names its component:")) for w in result["why"])
 
 
 def test_environment_dumps_are_quiet(engine, finder):
-    """Real collect_env / nvidia-smi / nvidia-smi -q text from an H200 machine: no error line (the lscpu
-    "Vulnerability ... abort" line is none), no incident related by words alone."""
-    for name in ("h200-env.txt", "h200-nvidia-smi-q.txt"):
-        out = engine.diagnose((BACKGROUND / name).read_text("utf-8"), finder)
+    """Real collect_env / nvidia-smi / nvidia-smi -q text from an H200 machine, and SGLang's own check_env
+    output: no error line (the lscpu "Vulnerability ... abort" line is none), no incident related by words
+    alone."""
+    for path in (BACKGROUND / "h200-env.txt", BACKGROUND / "h200-nvidia-smi-q.txt", CHECK_ENV):
+        name = path.name
+        out = engine.diagnose(path.read_text("utf-8"), finder)
         assert out["facts"]["errors"] == [], (name, out["facts"]["errors"])
         assert not [r["id"] for r in out["results"] if _words_alone(r)], name
         assert out["answer"] == "not a known incident"
@@ -1651,3 +1656,37 @@ def test_the_gpu_an_incident_was_seen_on_is_no_sign_of_it(engine, finder, error)
     sm120 = engine.diagnose(report["text"], finder)["results"][0]
     assert (sm120["id"], sm120["verdict"]) == ("report-joshua8-ai-2026-01", "matches")
     assert any(w.startswith("your GPU: NVIDIA RTX PRO 6000") for w in sm120["why"])
+
+
+def test_sglang_check_env_under_a_report_gives_its_release_and_gpu_and_no_words(engine, finder):
+    """The `python3 -m sglang.check_env` output SGLang's issue template asks for ("name: version" lines, the
+    topology table and its legend): its release and GPU are read, and none of its words (flashinfer, vllm,
+    kernel, jit, traversing...) becomes a reason."""
+    report = "[Bug] The server hangs after a few hours under load\nRequests stop getting answers.\n\n"
+    out = engine.diagnose(report + CHECK_ENV.read_text("utf-8"), finder)
+    assert out["facts"]["versions"]["sglang"] == "0.5.12.dev93"
+    assert out["facts"]["gpu"]["name"].startswith("NVIDIA H100")
+    said = set(re.findall(r"[a-z0-9_-]+", report.lower()))
+    for r in out["results"]:
+        for w in r["why"]:
+            if w.startswith("your words: "):
+                assert set(w[len("your words: ") :].split(", ")) <= said, (r["id"], w)
+
+
+def test_a_release_every_current_report_runs_makes_no_match(engine, finder):
+    """A release in a range that reaches the newest release (every current report is in it) is no condition of
+    a match; one in a range that ended before it (an older, affected release) is."""
+    report = next(c for c in yaml.safe_load(REPORTS.read_text("utf-8")) if c["url"].endswith("/issues/6411"))
+    first = engine.diagnose(report["text"], finder)["results"][0]
+    assert first["id"] == "sglang-12591" and first["verdict"] == "related"
+    assert any(w.startswith("SGLang 0.4.6.post4 is in the affected range") for w in first["why"])
+    assert engine._dated("sglang-12591", {"sglang": "0.4.6.post4"}) is False
+    assert engine._dated("sglang-17411", {"sglang": "0.5.8"}) is True
+    assert engine._dated("sglang-17411", {"sglang": "0.5.9"}) is False  # the release that fixed it
+    older = (
+        "[Bug] Decode throughput fell sevenfold after upgrading FlashInfer on Hopper\n"
+        "Single-stream decode is much slower with the FlashInfer attention backend.\n\n"
+        + CHECK_ENV.read_text("utf-8").replace("0.5.12.dev93+g9f64d51c7", "0.5.8")
+    )
+    first = engine.diagnose(older, finder)["results"][0]
+    assert (first["id"], first["verdict"]) == ("sglang-17411", "matches")

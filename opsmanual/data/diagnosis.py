@@ -439,6 +439,19 @@ ENV_LINE = {
             r"^[ \t]*[A-Za-z][\w ()+-]{0,60}(?:version|Version|platform|used to build| OS|configuration):[ \t]",
             r"^[ \t]{4,}[A-Z][A-Za-z0-9]{0,40}(?:[ \t][A-Z][A-Za-z0-9]{0,40}){0,8}[ \t]*$",  # nvidia-smi -q's headings
             r"^=+[ \t]*NVSMI LOG[ \t]*=+",
+            # python3 -m sglang.check_env: "name: version" of each package, the toolkit, the topology table and
+            # its legend, the hypervisor and ulimit (a one-space "Key: value" otherwise reads as prose)
+            # (a version has two dots or a suffix: "Accuracy: 0.000" is a result, not a package)
+            r"^[ \t]*[A-Za-z][\w.-]{0,60}:[ \t]?(?:v?[0-9]+\.[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)+(?:[+-][0-9A-Za-z.+-]{0,60})?"
+            r"|v?[0-9]+\.[0-9]+(?:[+-]|rc|post|dev|a[0-9])[0-9A-Za-z.+-]{0,60}|Module Not Found|Not Available)[ \t]*$",
+            r"^[ \t]*Python: [0-9]+\.[0-9]+",
+            r"^[ \t]*GPU [0-9][0-9,]*(?: Compute Capability)?: \S",
+            r"^[ \t]*(?:CUDA_HOME|ROCM_HOME|MUSA_HOME|NVCC|HIPCC|MCC|(?:CUDA|ROCM|MUSA|NPU) available):",
+            r"^[ \t]*(?:NVIDIA |AMD |NIC |MTHREADS )?(?:Topology|Legend):[ \t]*$",
+            r"^[ \t]*[A-Z][A-Z0-9#]{0,5}[ \t]+= \S",
+            r"^[ \t]*NIC[0-9]+: \S+[ \t]*$",
+            r"^[ \t]*(?:GPU|NIC|mlx5_)[0-9A-Za-z_]*[ \t]+(?:X|NV[0-9]+|SYS|NODE|PHB|PXB|PIX|GPU[0-9]+|NIC[0-9]+|CPU Affinity)(?:[ \t]|$)",
+            r"^[ \t]*(?:Hypervisor vendor:|ulimit (?:soft|hard):)",
             r"^[ \t]*(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call",
             r"^[ \t]*For debugging consider passing [A-Z_]{1,40}=",
             r"^[ \t]*Compile with `TORCH_USE_(?:CUDA|HIP)_DSA` to enable device-side assertions",
@@ -448,6 +461,9 @@ ENV_LINE = {
         ]
     ),
 }
+# A final release (no rc, dev, alpha or beta): the newest of these is what a range must reach to hold every
+# current report.
+FINAL_RELEASE = {"flags": "", "re": r"^[0-9]+(?:\.[0-9]+)*(?:\.post[0-9]+)?$"}
 # A thread of SGLang or Miles that a report cites: a GitHub address, owner/name#N or name#N (group 1 the
 # repository as written, group 2 the number), or a bare #N at a line's start or after a space or a
 # bracket (group 3), which in a report of either project most often means SGLang's.

@@ -37,6 +37,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from functools import cmp_to_key
 from urllib.parse import quote
 
 from opsmanual.engines.command import placeholders
@@ -145,7 +146,8 @@ class _Evidence:
         self.kind = [False] * count  # the report tells a kind of failure its own text tells
         self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
         self.failure = [0] * count  # of that evidence, what is not words: its kind, a line it prints
-        self.condition = [False] * count  # the release in its range, its GPU where its launch conditions name one
+        # a release in a range that ended before the newest release, its GPU where its launch conditions name one
+        self.condition = [False] * count
         self.hardware = [False] * count  # its GPU or GPU architecture, named in the report
         self.few = [False] * count  # a line it prints that at most relatedMax incidents print
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
@@ -197,6 +199,7 @@ class Diagnoser:
         self.prefix = _rx(r["linePrefix"])
         self.generic_reason = _rx(r["exposureGeneric"])
         self.env_line = _rx(r["envLine"])
+        self.final_release = _rx(r["finalRelease"])
         self.url = _rx(r["url"])
         self.citation = _rx(r["citation"], True)
         # a thread (owner/name#N) -> the incidents whose failure it is
@@ -754,9 +757,11 @@ class Diagnoser:
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
         """2. The launch command's conditions, the GPU and the versions. A launch condition the report states
         (a flag given, the GPU, the model) is the incident's mechanism; a release outside its range rules the
-        match out. The release in its range and its GPU are conditions too, not evidence of the failure; its
-        GPU only where its launch conditions name a GPU (elsewhere the GPU is where it was seen: an H200 with
-        any out-of-memory error is no sign of one incident seen on an H200)."""
+        match out. The release in its range and its GPU are conditions too, not evidence of the failure: the
+        release only in a range that ended before the newest release (every current release is in a range that
+        reaches it, so being there tells nothing), its GPU only where its launch conditions name a GPU
+        (elsewhere the GPU is where it was seen: an H200 with any out-of-memory error is no sign of one incident
+        seen on an H200)."""
         w = self.w
         versions = facts["versions"]
         for n, inc in enumerate(self.incidents):
@@ -777,7 +782,8 @@ class Diagnoser:
             if verdict is True:
                 ev.score[n] += w["versionIn"]
                 ev.other[n] = True
-                ev.condition[n] = True
+                if self._dated(inc["id"], versions):
+                    ev.condition[n] = True
                 ev.why[n].append(reason)
             elif verdict is False:
                 ev.score[n] += w["versionOut"]
@@ -1118,6 +1124,24 @@ class Diagnoser:
         if outside:
             return False, outside
         return None, None
+
+    def _dated(self, incident_id: str, versions: dict) -> bool:
+        """Whether a reported release is in a range of the incident that ended before the newest release of its
+        product (an older, affected release): a range that reaches the newest release holds every current
+        report, so being in it tells nothing."""
+        exp = self.exposure_by_id.get(incident_id)
+        if not exp or not isinstance(exp.get("versions"), list):
+            return False
+        for r in exp["versions"]:
+            v = versions.get(r["product"])
+            known = (self.exposure.releases.get(r["product"]) or {}).get("versions") or []
+            final = [k for k in known if self.final_release.search(k)]
+            if r.get("unknown") or v is None or version_parts(v) is None or not final:
+                continue
+            newest = max(final, key=cmp_to_key(compare))
+            if in_range(v, r) and not in_range(newest, r):
+                return True
+        return False
 
     @staticmethod
     def _same_hardware(hardware: list[str], gpu: dict | None, arch: str | None = None) -> bool:

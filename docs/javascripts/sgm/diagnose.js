@@ -101,6 +101,16 @@ function lineOf(starts, at) {
    _flag_of()). */
 const flagOf = (name) => `--${name.replace(/_/g, "-")}`;
 
+/* Whether release v is in range r (introduced, fixed or last_affected; none when unaffected), as
+   opsmanual.text.versions.in_range(). */
+function inRange(v, r) {
+  const lo = r.introduced ?? "0";
+  let inside = !r.unaffected && cmpVersion(v, lo) >= 0;
+  if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
+  else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
+  return inside;
+}
+
 /* Whether an exposure condition names a GPU (a `gpu` condition anywhere in it), as diagnose.py _names_gpu(). */
 function namesGpu(node) {
   const stack = [node];
@@ -144,7 +154,8 @@ class Evidence {
     this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
     this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
     this.failure = new Array(count).fill(0);  // of that evidence, what is not words: its kind, a line
-    this.condition = new Array(count).fill(false);  // the release in its range, its GPU where its launch conditions name one
+    /* a release in a range that ended before the newest release, its GPU where its launch conditions name one */
+    this.condition = new Array(count).fill(false);
     this.hardware = new Array(count).fill(false);  // its GPU or GPU architecture, named in the report
     this.few = new Array(count).fill(false);  // a line it prints that at most relatedMax incidents print
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
@@ -192,6 +203,7 @@ export class Diagnoser {
     this.prefix = rx(r.linePrefix);
     this.genericReason = rx(r.exposureGeneric);
     this.envLine = rx(r.envLine);
+    this.finalRelease = rx(r.finalRelease);
     this.url = rx(r.url, false, true);
     this.citation = rx(r.citation, true, true);
     /* a thread (owner/name#N) -> the incidents whose failure it is */
@@ -726,7 +738,7 @@ export class Diagnoser {
       if (verdict === true) {
         ev.score[n] += w.versionIn;
         ev.other[n] = true;
-        ev.condition[n] = true;
+        if (this.dated(inc.id, versions)) ev.condition[n] = true;
         ev.why[n].push(reason);
       } else if (verdict === false) {
         ev.score[n] += w.versionOut;
@@ -1023,9 +1035,7 @@ export class Diagnoser {
         continue;
       }
       const lo = r.introduced ?? "0";
-      let inside = !r.unaffected && cmpVersion(v, lo) >= 0;
-      if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
-      else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
+      const inside = inRange(v, r);
       const what = lo !== "0" || r.unaffected ? describeRange(r, this.exposure.words) : `(${describeRange(r, this.exposure.words)})`;
       if (inside) insideAny = fill(this.msg.versionIn, { version: shown, range: what });
       else if (outside === null) outside = fill(this.msg.versionOut, { version: shown, range: what });
@@ -1033,6 +1043,23 @@ export class Diagnoser {
     if (insideAny) return [true, insideAny];
     if (outside) return [false, outside];
     return [null, null];
+  }
+
+  /* Whether a reported release is in a range of the incident that ended before the newest release of its
+     product (an older, affected release): a range that reaches the newest release holds every current
+     report, so being in it tells nothing (as diagnose.py _dated()). */
+  dated(incidentId, versions) {
+    const exp = this.exposureById.get(incidentId);
+    if (!exp || !Array.isArray(exp.versions)) return false;
+    const releases = this.exposure.releases;
+    return exp.versions.some((r) => {
+      const v = hasOwn(versions, r.product) ? versions[r.product] : null;
+      const known = hasOwn(releases, r.product) ? releases[r.product].versions || [] : [];
+      const final = known.filter((k) => this.finalRelease.test(k));
+      if (r.unknown || v === null || !isVersion(v) || !final.length) return false;
+      const newest = final.reduce((a, b) => (cmpVersion(b, a) > 0 ? b : a));
+      return inRange(v, r) && !inRange(newest, r);
+    });
   }
 
   /* Whether the GPU named (by its name or its architecture, "SM120") is hardware an incident names. */
