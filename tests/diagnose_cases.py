@@ -146,6 +146,18 @@ def cases() -> list[dict]:
     dump = ROOT / "tests" / "env_dumps" / "sglang-check-env.txt"
     for path in [*sorted(background.glob("h200-*.txt")), dump]:
         out.append({"name": f"real: {path.name}", "text": path.read_text("utf-8")})
+    # a report filed through SGLang's bug-report form (its checklist, headings and an empty field, as GitHub
+    # renders them), with a pull request template's hidden comment
+    out.append(
+        {
+            "name": "edge: issue-form",
+            "text": "[Bug] Server hangs with HiCache after a few hours\n\n### Checklist\n\n"
+            "- [x] I searched related issues but found no solution.\n- [x] The bug persists in the latest version.\n"
+            "- [ ] Please use English. Otherwise, it will be closed.\n\n### Describe the bug\n\n"
+            "Requests stop getting answers; the watchdog fires.\n<!-- Explain the purpose of this PR. -->\n\n"
+            "### Reproduction\n\n_No response_\n\n### Environment\n\n_No response_\n",
+        }
+    )
     # a report with SGLang's check_env output, as its issue template asks: the release, the GPU and no words
     out.append(
         {

@@ -1690,3 +1690,33 @@ def test_a_release_every_current_report_runs_makes_no_match(engine, finder):
     )
     first = engine.diagnose(older, finder)["results"][0]
     assert (first["id"], first["verdict"]) == ("sglang-17411", "matches")
+
+
+# SGLang's bug-report form as GitHub renders it (.github/ISSUE_TEMPLATE/1-bug-report.yml: the checklist's
+# labels, then the form's headings)
+FORM_CHECKLIST = """### Checklist
+
+- [x] I searched related issues but found no solution.
+- [x] The bug persists in the latest version.
+- [x] Issues without environment info and a minimal reproducible demo are hard to resolve and may receive no feedback.
+- [x] If this is not a bug report but a general question, please start a discussion at https://github.com/sgl-project/sglang/discussions. Otherwise, it will be closed.
+- [x] Please use English. Otherwise, it will be closed.
+
+### Describe the bug
+
+"""
+
+
+def test_the_issue_forms_checklist_and_headings_change_no_answer(engine, finder):
+    """Every report filed through SGLang's bug-report form carries its ticked checklist and its headings: they
+    are no error line ("cannot get the expected help" read as one sent the finder the checklist), no words and
+    no part of the finder's query, so each development report answers the same in the form as without it."""
+    for case in yaml.safe_load(REPORTS.read_text("utf-8")):
+        title, _, rest = case["text"].partition("\n")
+        dressed = f"{title}\n\n{FORM_CHECKLIST}{rest}\n\n### Reproduction\n\n_No response_\n"
+        plain, form = engine.diagnose(case["text"], finder), engine.diagnose(dressed, finder)
+        assert form["answer"] == plain["answer"], case["url"]
+        assert [(r["id"], r["verdict"]) for r in form["results"]] == [
+            (r["id"], r["verdict"]) for r in plain["results"]
+        ], case["url"]
+        assert "[x]" not in form["facts"]["query"] and not [e for e in form["facts"]["errors"] if "[x]" in e["text"]]

@@ -452,6 +452,14 @@ ENV_LINE = {
             r"^[ \t]*NIC[0-9]+: \S+[ \t]*$",
             r"^[ \t]*(?:GPU|NIC|mlx5_)[0-9A-Za-z_]*[ \t]+(?:X|NV[0-9]+|SYS|NODE|PHB|PXB|PIX|GPU[0-9]+|NIC[0-9]+|CPU Affinity)(?:[ \t]|$)",
             r"^[ \t]*(?:Hypervisor vendor:|ulimit (?:soft|hard):)",
+            # what SGLang's issue and pull-request templates put in every report (.github/ISSUE_TEMPLATE/1-bug-report.yml,
+            # .github/pull_request_template.md, as GitHub renders them): the ticked checklist, the form's
+            # headings, an empty field, the template's hidden comments
+            r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]",
+            r"^[ \t]*#{2,3}[ \t]+(?:Checklist|Describe the bug|Reproduction|Environment|Motivation|Modifications"
+            r"|Benchmark & Profiling|Accuracy Tests)[ \t]*$",
+            r"^[ \t]*_No response_[ \t]*$",
+            r"^[ \t]*<!--.{0,1000}-->[ \t]*$",
             r"^[ \t]*(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call",
             r"^[ \t]*For debugging consider passing [A-Z_]{1,40}=",
             r"^[ \t]*Compile with `TORCH_USE_(?:CUDA|HIP)_DSA` to enable device-side assertions",
