@@ -1708,12 +1708,16 @@ FORM_CHECKLIST = """### Checklist
 
 
 def test_the_issue_forms_checklist_and_headings_change_no_answer(engine, finder):
-    """Every report filed through SGLang's bug-report form carries its ticked checklist and its headings: they
-    are no error line ("cannot get the expected help" read as one sent the finder the checklist), no words and
+    """Every report filed through SGLang's bug-report form carries its ticked checklist and its headings, and
+    many fold their logs in Markdown (a code fence and its language, <details> and <summary>): they are no
+    error line ("cannot get the expected help" read as one sent the finder the checklist), no words and
     no part of the finder's query, so each development report answers the same in the form as without it."""
     for case in yaml.safe_load(REPORTS.read_text("utf-8")):
         title, _, rest = case["text"].partition("\n")
-        dressed = f"{title}\n\n{FORM_CHECKLIST}{rest}\n\n### Reproduction\n\n_No response_\n"
+        dressed = (
+            f"{title}\n\n{FORM_CHECKLIST}{rest}\n\n### Reproduction\n\n_No response_\n\n### Environment\n\n"
+            "<details>\n<summary>Output summary</summary>\n\n```text\n```\n</details>\n"
+        )
         plain, form = engine.diagnose(case["text"], finder), engine.diagnose(dressed, finder)
         assert form["answer"] == plain["answer"], case["url"]
         assert [(r["id"], r["verdict"]) for r in form["results"]] == [

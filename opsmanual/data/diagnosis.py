@@ -460,6 +460,9 @@ ENV_LINE = {
             r"|Benchmark & Profiling|Accuracy Tests)[ \t]*$",
             r"^[ \t]*_No response_[ \t]*$",
             r"^[ \t]*<!--.{0,1000}-->[ \t]*$",
+            # Markdown's markup around pasted text: a code fence and its language, a folded block
+            r"^[ \t]*(?:```|~~~)[A-Za-z0-9_+-]{0,20}[ \t]*$",
+            r"^[ \t]*</?(?:details|summary)\b[^>]{0,100}>",
             r"^[ \t]*(?:CUDA|HIP) kernel errors might be asynchronously reported at some other API call",
             r"^[ \t]*For debugging consider passing [A-Z_]{1,40}=",
             r"^[ \t]*Compile with `TORCH_USE_(?:CUDA|HIP)_DSA` to enable device-side assertions",
