@@ -199,7 +199,7 @@ class Diagnoser:
         self.prefix = _rx(r["linePrefix"])
         self.generic_reason = _rx(r["exposureGeneric"])
         self.env_line = _rx(r["envLine"])
-        self.final_release = _rx(r["finalRelease"])
+        self.newest = _newest_releases(self.exposure.releases, _rx(r["finalRelease"]))
         self.url = _rx(r["url"])
         self.citation = _rx(r["citation"], True)
         # a thread (owner/name#N) -> the incidents whose failure it is
@@ -1134,11 +1134,9 @@ class Diagnoser:
             return False
         for r in exp["versions"]:
             v = versions.get(r["product"])
-            known = (self.exposure.releases.get(r["product"]) or {}).get("versions") or []
-            final = [k for k in known if self.final_release.search(k)]
-            if r.get("unknown") or v is None or version_parts(v) is None or not final:
+            newest = self.newest.get(r["product"])
+            if r.get("unknown") or v is None or version_parts(v) is None or newest is None:
                 continue
-            newest = max(final, key=cmp_to_key(compare))
             if in_range(v, r) and not in_range(newest, r):
                 return True
         return False
@@ -1365,6 +1363,16 @@ def _top_words(words, points, results, incidents, limit: int) -> list[str]:
 def _flag_of(name: str) -> str:
     """The flag of a server argument's name: ``max_running_requests`` -> ``--max-running-requests``."""
     return "--" + name.replace("_", "-")
+
+
+def _newest_releases(releases: dict, final_release) -> dict[str, str]:
+    """Each product's newest final release (no rc, dev, alpha or beta), as diagnose.js's constructor."""
+    out: dict[str, str] = {}
+    for product, listed in releases.items():
+        final = [k for k in (listed or {}).get("versions") or [] if final_release.search(k)]
+        if final:
+            out[product] = max(final, key=cmp_to_key(compare))
+    return out
 
 
 def _names_gpu(node) -> bool:

@@ -203,7 +203,13 @@ export class Diagnoser {
     this.prefix = rx(r.linePrefix);
     this.genericReason = rx(r.exposureGeneric);
     this.envLine = rx(r.envLine);
-    this.finalRelease = rx(r.finalRelease);
+    const finalRelease = rx(r.finalRelease);
+    /* each product's newest final release (no rc, dev, alpha or beta) */
+    this.newest = new Map();
+    for (const [product, listed] of Object.entries(exposureBundle.releases || {})) {
+      const final = ((listed || {}).versions || []).filter((k) => finalRelease.test(k));
+      if (final.length) this.newest.set(product, final.reduce((a, b) => (cmpVersion(b, a) > 0 ? b : a)));
+    }
     this.url = rx(r.url, false, true);
     this.citation = rx(r.citation, true, true);
     /* a thread (owner/name#N) -> the incidents whose failure it is */
@@ -1051,13 +1057,10 @@ export class Diagnoser {
   dated(incidentId, versions) {
     const exp = this.exposureById.get(incidentId);
     if (!exp || !Array.isArray(exp.versions)) return false;
-    const releases = this.exposure.releases;
     return exp.versions.some((r) => {
       const v = hasOwn(versions, r.product) ? versions[r.product] : null;
-      const known = hasOwn(releases, r.product) ? releases[r.product].versions || [] : [];
-      const final = known.filter((k) => this.finalRelease.test(k));
-      if (r.unknown || v === null || !isVersion(v) || !final.length) return false;
-      const newest = final.reduce((a, b) => (cmpVersion(b, a) > 0 ? b : a));
+      const newest = this.newest.get(r.product);
+      if (r.unknown || v === null || !isVersion(v) || newest === undefined) return false;
       return inRange(v, r) && !inRange(newest, r);
     });
   }
