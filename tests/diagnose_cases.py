@@ -32,6 +32,8 @@ EDGE = {
     "$ python -m sglang.launch_server --model-path $MODEL --dp 2\n",
     "traceback": 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\n    main()\n'
     '  File "y.py", line 2, in main\nAssertionError: capture failed for batch size 160\n',
+    "pip-extras": 'pip install "sglang[all]==0.4.6.post4"\nsglang[srt]>=0.4.6\nsgl_kernel: 0.3.9.post2\n'
+    "RuntimeError: the server exited during start-up\n",
     "unicode": "Le serveur se bloque après une requête très longue — naïve café\n日本語のエラー\n😀 emoji line\n",
     "unknown": "sglang: 0.5.18\nValueError: the frobnicator refused the widget configuration\n",
     "localised-enoent": "FlashInfer JIT build failed on start\n"

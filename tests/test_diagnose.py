@@ -63,6 +63,19 @@ def test_reads_versions_gpu_command_model_phase(engine):
     assert facts["errors"][0]["line"] == 10
 
 
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ('pip install "sglang[all]==0.4.6.post4"\n', "0.4.6.post4"),
+        ("sglang-kernel: 0.4.2\nsglang: 0.5.12.dev93+g9f64d51c7\n", "0.5.12.dev93"),
+        ("sglang[all]>=0.4.6\n", None),  # a floor, not the release that ran
+        ("sgl_kernel: 0.3.9.post2\n", None),
+    ],
+)
+def test_reads_the_release_as_installs_and_check_env_write_it(engine, text, version):
+    assert engine.diagnose(text)["facts"]["versions"].get("sglang") == version
+
+
 def test_the_mechanism_stated_matches(engine):
     """The incident's launch condition (the flag given), a release not outside its range and its symptom's
     words: the report names it as the match; the same report from a release outside the range does not."""

@@ -47,7 +47,8 @@ VERSIONS: list[dict[str, Any]] = [
         "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?" + _V,
     },
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
-    {"product": "sglang", "re": r"\bsglang(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
+    # (with pip's extras: pip install "sglang[all]==0.4.6.post4")
+    {"product": "sglang", "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
     {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
     {
         "product": "torch",
