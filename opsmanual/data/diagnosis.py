@@ -48,7 +48,11 @@ VERSIONS: list[dict[str, Any]] = [
     },
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
     # (with pip's extras: pip install "sglang[all]==0.4.6.post4")
-    {"product": "sglang", "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
+    {
+        "product": "sglang",
+        "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V,
+        "flags": "i",
+    },
     {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
     {
         "product": "torch",
