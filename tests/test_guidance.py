@@ -84,6 +84,17 @@ FIXTURES = {
     "no-kernel-image-5090.txt": "cuda-no-kernel-image",
     "oom-tgi-prefill.txt": "cuda-out-of-memory",
     "driver-too-old-fooocus.txt": "cuda-driver-too-old",
+    "nccl-system-error-verl.txt": "nccl-system-error",
+    "nccl-shm-segment.txt": "nccl-system-error",
+    "nccl-ibv-modify-qp.txt": "nccl-system-error",
+    "nccl-system-error-vllm.txt": "nccl-system-error",
+    "nccl-cuda-failure-nvls.txt": "nccl-cuda-error",
+    "nccl-cuda-unknown-error.txt": "nccl-cuda-error",
+    "nccl-internal-ib.txt": "nccl-internal-error",
+    "nccl-remote-broken-pipe.txt": "nccl-remote-error",
+    "nccl-duplicate-gpu-verl.txt": "nccl-invalid-usage",
+    "nccl-watchdog-allreduce.txt": "nccl-collective-timeout",
+    "tcpstore-client-timeout.txt": "distributed-rendezvous-timeout",
 }
 
 
