@@ -1696,6 +1696,12 @@ def test_a_release_every_current_report_runs_makes_no_match(engine, finder):
     assert engine._dated("sglang-12591", {"sglang": "0.4.6.post4"}) is False
     assert engine._dated("sglang-17411", {"sglang": "0.5.8"}) is True
     assert engine._dated("sglang-17411", {"sglang": "0.5.9"}) is False  # the release that fixed it
+    from opsmanual.text.versions import is_final
+
+    assert [v for v in ("0.5.23", "0.5.10.post1", "0.5.10rc0", "0.5.12.dev93", "0.5.0a1") if is_final(v)] == [
+        "0.5.23",
+        "0.5.10.post1",
+    ]
     older = (
         "[Bug] Decode throughput fell sevenfold after upgrading FlashInfer on Hopper\n"
         "Single-stream decode is much slower with the FlashInfer attention backend.\n\n"

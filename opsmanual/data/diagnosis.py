@@ -477,9 +477,6 @@ ENV_LINE = {
         ]
     ),
 }
-# A final release (no rc, dev, alpha or beta): the newest of these is what a range must reach to hold every
-# current report.
-FINAL_RELEASE = {"flags": "", "re": r"^[0-9]+(?:\.[0-9]+)*(?:\.post[0-9]+)?$"}
 # A thread of SGLang or Miles that a report cites: a GitHub address, owner/name#N or name#N (group 1 the
 # repository as written, group 2 the number), or a bare #N at a line's start or after a space or a
 # bracket (group 3), which in a report of either project most often means SGLang's.

@@ -44,7 +44,7 @@ from opsmanual.engines.command import placeholders
 from opsmanual.engines.exposure import Engine as ExposureEngine
 from opsmanual.engines.exposure import describe_range
 from opsmanual.text.regex import compile as compile_pattern
-from opsmanual.text.versions import compare, in_range, version_parts
+from opsmanual.text.versions import compare, in_range, is_final, version_parts
 from opsmanual.text.words import fold, stems
 
 try:
@@ -199,7 +199,7 @@ class Diagnoser:
         self.prefix = _rx(r["linePrefix"])
         self.generic_reason = _rx(r["exposureGeneric"])
         self.env_line = _rx(r["envLine"])
-        self.newest = _newest_releases(self.exposure.releases, _rx(r["finalRelease"]))
+        self.newest = _newest_releases(self.exposure.releases)
         self.url = _rx(r["url"])
         self.citation = _rx(r["citation"], True)
         # a thread (owner/name#N) -> the incidents whose failure it is
@@ -1365,11 +1365,11 @@ def _flag_of(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _newest_releases(releases: dict, final_release) -> dict[str, str]:
+def _newest_releases(releases: dict) -> dict[str, str]:
     """Each product's newest final release (no rc, dev, alpha or beta), as diagnose.js's constructor."""
     out: dict[str, str] = {}
     for product, listed in releases.items():
-        final = [k for k in (listed or {}).get("versions") or [] if final_release.search(k)]
+        final = [k for k in (listed or {}).get("versions") or [] if is_final(k)]
         if final:
             out[product] = max(final, key=cmp_to_key(compare))
     return out

@@ -248,7 +248,6 @@ def diagnose_bundle(
             "weights": rules.WEIGHTS,
             "exposureGeneric": rules.EXPOSURE_GENERIC,
             "envLine": rules.ENV_LINE,
-            "finalRelease": rules.FINAL_RELEASE,
             "url": rules.URL,
             "citation": rules.CITATION,
             "citedRepositories": rules.CITED_REPOSITORIES,

@@ -87,6 +87,12 @@ def compare(a: str, b: str) -> int:
     return (ka > kb) - (ka < kb)
 
 
+def is_final(version: str) -> bool:
+    """Whether ``version`` is a final release: no a, b or rc and no .devN (a .postN is final)."""
+    parts = version_parts(version)
+    return parts is not None and parts[1] is None and parts[4] is None
+
+
 def in_range(version: str, r: dict[str, Any]) -> bool:
     """Whether release ``version`` is inside the affected range ``r``: from ``introduced`` (default
     "0"), and before ``fixed`` or up to ``last_affected`` when the range names one. A range marked

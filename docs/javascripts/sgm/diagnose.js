@@ -7,7 +7,7 @@
    (exposure.json); tests/diagnose_conformance.json holds reports both engines must answer alike.
    DOM-free. */
 import { placeholders } from "./command.js";
-import { Engine as ExposureEngine, cmpVersion, describeRange, versionKey } from "./exposure.js";
+import { Engine as ExposureEngine, cmpVersion, describeRange, inRange, isFinal, versionKey } from "./exposure.js";
 import { fold, stems } from "./text.js";
 
 export const FORMAT = "sgm-diagnose/1";
@@ -101,16 +101,6 @@ function lineOf(starts, at) {
    _flag_of()). */
 const flagOf = (name) => `--${name.replace(/_/g, "-")}`;
 
-/* Whether release v is in range r (introduced, fixed or last_affected; none when unaffected), as
-   opsmanual.text.versions.in_range(). */
-function inRange(v, r) {
-  const lo = r.introduced ?? "0";
-  let inside = !r.unaffected && cmpVersion(v, lo) >= 0;
-  if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
-  else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
-  return inside;
-}
-
 /* Whether an exposure condition names a GPU (a `gpu` condition anywhere in it), as diagnose.py _names_gpu(). */
 function namesGpu(node) {
   const stack = [node];
@@ -203,11 +193,10 @@ export class Diagnoser {
     this.prefix = rx(r.linePrefix);
     this.genericReason = rx(r.exposureGeneric);
     this.envLine = rx(r.envLine);
-    const finalRelease = rx(r.finalRelease);
     /* each product's newest final release (no rc, dev, alpha or beta) */
     this.newest = new Map();
     for (const [product, listed] of Object.entries(exposureBundle.releases || {})) {
-      const final = ((listed || {}).versions || []).filter((k) => finalRelease.test(k));
+      const final = ((listed || {}).versions || []).filter(isFinal);
       if (final.length) this.newest.set(product, final.reduce((a, b) => (cmpVersion(b, a) > 0 ? b : a)));
     }
     this.url = rx(r.url, false, true);

@@ -58,6 +58,23 @@ function cmpKey(a, b) {
 
 export const cmpVersion = (a, b) => Math.sign(cmpKey(versionKey(a), versionKey(b)));
 
+/* Whether release v is inside the affected range r: from `introduced` (default "0"), and before `fixed` or up
+   to `last_affected` when the range names one; a range marked `unaffected` holds none (as
+   opsmanual.text.versions.in_range()). */
+export function inRange(v, r) {
+  if (r.unaffected) return false;
+  const inside = cmpVersion(v, r.introduced ?? "0") >= 0;
+  if (inside && hasOwn(r, "fixed")) return cmpVersion(v, r.fixed) < 0;
+  if (inside && hasOwn(r, "last_affected")) return cmpVersion(v, r.last_affected) <= 0;
+  return inside;
+}
+
+/* Whether a version is a final release: no a, b or rc and no .devN (as opsmanual.text.versions.is_final()). */
+export function isFinal(text) {
+  const m = VERSION.exec(text);
+  return m !== null && m[2] === undefined && m[5] === undefined;
+}
+
 /* A message of the bundle's words, filled in (as say() in opsmanual/data/exposure_words.py). */
 const say = (w, key, values) => fill(w.messages[key], values || {});
 
@@ -90,9 +107,7 @@ function versionLeaf(r, ctx) {
     return [U, say(w, "version_unknown", { label, seen: whereSeen })];
   }
   const lo = r.introduced ?? "0";
-  let inside = cmpVersion(v, lo) >= 0;
-  if (inside && hasOwn(r, "fixed")) inside = cmpVersion(v, r.fixed) < 0;
-  else if (inside && hasOwn(r, "last_affected")) inside = cmpVersion(v, r.last_affected) <= 0;
+  const inside = inRange(v, r);
   const what = lo !== "0" ? describeRange(r, w) : say(w, "range_paren", { range: describeRange(r, w) });
   return inside ? [T, say(w, "version_in", { shown, range: what })] : [F, say(w, "version_out", { shown, range: what })];
 }

@@ -7,7 +7,7 @@
    as changes, the fixes' pull requests); `upgradeData` joins them into the engine's data, the shape the
    Python engine's `upgrade_data` gives. */
 import { argsProgram, listProduct } from "./command.js";
-import { cmpVersion, versionKey } from "./exposure.js";
+import { cmpVersion, inRange, versionKey } from "./exposure.js";
 
 export const FORMAT = 1;
 export const ENDS = "ends", BEGINS = "begins", CONTINUES = "continues";
@@ -90,14 +90,6 @@ export function step(before, after) {
     }
   }
   return out;
-}
-
-function inRange(version, r) {
-  if (r.unaffected) return false;
-  const inside = cmpVersion(version, r.introduced ?? "0") >= 0;
-  if (inside && hasOwn(r, "fixed")) return cmpVersion(version, r.fixed) < 0;
-  if (inside && hasOwn(r, "last_affected")) return cmpVersion(version, r.last_affected) <= 0;
-  return inside;
 }
 
 /* Whether `version` is inside one of the ranges: null when no range is about the product, or a range is
