@@ -46,6 +46,13 @@ EDGE = {
     "speculative_algorithm='EAGLE3', disable_radix_cache=False)\n"
     "llm = sgl.Engine(model_path='Qwen/Qwen3-8B', enable_dp_attention=True, ...\n",
     "arch": "Capture fails on an sm_120 card\nBuilt for sm_80 and compute capability 9.0\n",
+    # flags with their values in prose: a number, `=`, a listed value under a shortened flag, a word that is
+    # no value, a unit after a number, and a family named without any flag
+    "prose-values": "Start-up did not fit on a 24 GB L4 with `--chunked-prefill-size 8192 --attention-backend triton`\n"
+    "It also ran out of memory with --speculative-algo NEXTN --speculative-num-steps 3 and --mem-fraction-static=0.85;\n"
+    "--enable-dp-attention and --cuda-graph-max-bs 512MB, then --chunked-prefill-size 4096 (ignored: first kept)\n",
+    "model-family-alone": "Out of memory serving deepseek-ai/DeepSeek-V4-Flash on H100\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
     "code-and-routine": "[2026-01-02 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "
     "cache hit rate: 0.00%, token usage: 0.00, #running-req: 0, #queue-req: 0\n"
     "[2026-01-02 10:00:01 TP0] Capture decode CUDA graph begin. This can take up to several minutes.\n"

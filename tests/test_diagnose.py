@@ -1743,3 +1743,64 @@ def test_the_issue_forms_checklist_and_headings_change_no_answer(engine, finder)
             (r["id"], r["verdict"]) for r in plain["results"]
         ], case["url"]
         assert "[x]" not in form["facts"]["query"] and not [e for e in form["facts"]["errors"] if "[x]" in e["text"]]
+
+
+def test_a_flag_with_its_value_in_prose_is_checked_with_that_value(engine):
+    """A flag the prose gives with its value is checked with that value: `--chunked-prefill-size 4096` is below
+    the 8192 that capture-l4-chunked-prefill-8192 needs, so it is no mechanism; 8192 is, and so is a listed
+    value under a flag written shorter (`--speculative-algo NEXTN`), as argparse reads it. A word after a flag
+    that no condition lists, or a number with a unit, is no value; the first value given is kept."""
+
+    def reasons(text: str, incident: str) -> list[str]:
+        return next((r["why"] for r in engine.diagnose(text)["results"] if r["id"] == incident), [])
+
+    start = "Start-up ran out of memory on a 24 GB L4 with "
+    assert "`--chunked-prefill-size 8192` is at least 8192" in reasons(
+        start + "`--chunked-prefill-size 8192 --attention-backend triton`\n", "capture-l4-chunked-prefill-8192"
+    )
+    small = reasons(
+        start + "`--chunked-prefill-size 4096 --attention-backend triton`\n", "capture-l4-chunked-prefill-8192"
+    )
+    assert not [w for w in small if w.startswith("`--chunked-prefill-size")], small
+    assert engine._prose_values(
+        "--chunked-prefill-size=8192, later --chunked-prefill-size 4096; --speculative-algo NEXTN\n"
+        "--speculative-algorithm and --cuda-graph-max-bs 512MB --mem-fraction-static 0.8"
+    ) == {"--chunked-prefill-size": "8192", "--speculative-algo": "NEXTN"}
+    # a flag named without its value leaves the condition on the value open: no mechanism
+    text = "The pool ran out of memory: prompts longer than --chunked-prefill-size did not fit\n"
+    out = engine.diagnose(text)
+    assert not [r for r in out["results"] if r["id"] == "capture-l4-chunked-prefill-8192" and r["verdict"] == "matches"]
+
+
+def test_a_model_family_alone_is_no_mechanism(engine, finder):
+    """The family of the model a report runs is a condition of an incident, but with no flag, variable or GPU
+    stated it is no mechanism: a DeepSeek-V4 report that runs out of memory is no match for the DeepSeek-V4
+    incident on its family and the kind of failure alone."""
+    report = next(c for c in yaml.safe_load(REPORTS.read_text("utf-8")) if c["url"].endswith("/issues/32830"))
+    assert not report["expect"]
+    out = engine.diagnose(report["text"], finder)
+    assert out["answer"] == "not a known incident", out["results"][:1]
+    family = [r for r in out["results"] if any(w.startswith("model ") and ": family " in w for w in r["why"])]
+    assert family and all(r["verdict"] == "related" for r in family)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: Assertion error (/deepgemm/csrc/apis/attention.hpp:219): Unsupported architecture",
+        "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device",
+        "ValueError: The quantization method mxfp4 is not supported for the current GPU. Minimum capability: 100.",
+    ],
+)
+def test_a_kernel_the_gpu_does_not_run_is_its_own_kind_of_failure(engine, line):
+    """An architecture a kernel, a backend or a quantization method does not run is a kind of failure of its
+    own, that the incidents about new and old GPU generations tell."""
+    assert "unsupported GPU" in engine._told(f"Start-up fails on an NVIDIA RTX PRO 6000 Blackwell\n{line}\n")
+    told = {i["id"] for i in engine.incidents if "unsupported GPU" in i["kinds"]}
+    assert {"report-joshua8-ai-2026-01", "report-pivot-news-2026-05"} <= told
+    # an incident of that kind on the GPU its launch conditions name has the kind among its reasons
+    if "no kernel image" in line:
+        return  # a common error: its advice comes first, and the incidents by its words are few
+    out = engine.diagnose(f"[Bug] GLM-5.1-NVFP4 on 8x NVIDIA RTX PRO 6000 Blackwell\n{line}\n")
+    sm120 = next(r for r in out["results"] if r["id"] == "report-joshua8-ai-2026-01")
+    assert "the kind of failure: unsupported GPU" in sm120["why"], sm120

@@ -515,15 +515,30 @@ HEX = {
 # A reason of the exposure check that rests on a flag being absent or a variable unset: no launch condition
 # the report states, and no proof when the command is cut off or the report names the flag elsewhere.
 ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not (?:given|set)"}
-# An open question the report's model leaves: the report names a model that the manual's model list does not
-# place in a family, so an incident's family condition stays open, and its mechanism is not shown.
-MODEL_OPEN = {"flags": "", "re": r" is not in the manual's model list$"}
+# An open question the report leaves: it names a model that the manual's model list does not place in a
+# family, so an incident's family condition stays open, or a flag without its value (``--chunked-prefill-size``
+# named in a sentence), so a condition on the value stays open; either way its mechanism is not shown.
+MODEL_OPEN = {"flags": "", "re": r" is not in the manual's model list$|^`--[^`]{1,80}`.{0,200} is not a literal value$"}
+# A reason of the exposure check that places the model (or the draft model) in a family or a trait: a
+# condition of the incident, but no launch condition the report states on its own; with a flag, the GPU or
+# a variable it is (the mechanism is the flag and the family, not the model many unrelated reports run).
+MODEL_REASON = {"flags": "", "re": r"^(?:model|draft model) \S{1,400}: "}
 # A command cut off: its last line ends with a backslash, three dots or an ellipsis.
 CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
 # A flag named in the prose (outside every launch command read): checked as given, in a launch command
 # made of those flags alone, which proves no other flag absent.
 # (group 1 is the flag; the character before it is read, nothing after it: no lookaround)
 PROSE_FLAG = {"flags": "", "re": r"(?:^|[^A-Za-z0-9_-])(--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12})"}
+# A flag the prose names with its value (``--chunked-prefill-size 4096``, ``--speculative-algorithm=EAGLE3``):
+# the value is kept when the character after it ends a word and it is a number for a flag whose condition
+# compares numbers (min, max), or one of the values a condition lists for it (in, equals), in any case; any
+# other word after a flag ("--enable-foo and ...") is no value. (group 1 the flag, 2 the value)
+PROSE_VALUE = {
+    "flags": "",
+    "re": r"(?:^|[^A-Za-z0-9_-])(--[a-z][a-z0-9]{0,40}(?:-[a-z0-9]{1,40}){0,12})(?:=|[ \t]{1,4})([A-Za-z0-9_.]{1,40})",
+}
+PROSE_VALUE_END = {"flags": "", "re": r"^(?:[^A-Za-z0-9_./%-]|$)"}  # the character after a value
+PROSE_NUMBER = {"flags": "", "re": r"^[0-9]{1,12}(?:\.[0-9]{1,12})?$"}
 # A flag the prose names as its server argument (``max_running_requests``): the same flag, when an incident's
 # launch condition names it. Not an attribute (``self.x``), an argument with its value (``x=None``, a
 # ServerArgs dump) or a call. (group 1 is the name; the character after it is read)
@@ -596,7 +611,7 @@ KINDS: list[dict[str, Any]] = [
         "kind": "out of memory",
         "flags": "i",
         "re": r"out of memory|\boom\b|outofmemoryerror|memory allocation failed|not enough (?:gpu )?memory"
-        r"|pool allocation failed",
+        r"|pool allocation failed|(?:did not|does not|doesn't|didn't|won't|will not|cannot|can't|could not|couldn't) fit\b",
     },
     {
         "kind": "hang",
@@ -645,6 +660,16 @@ KINDS: list[dict[str, Any]] = [
     },
     {"kind": "crash at capture", "flags": "i", "re": r"capture (?:cuda |prefill |decode )?graph failed|graph capture"},
     {
+        # a kernel, a backend or a quantization method that the GPU's architecture does not run
+        "kind": "unsupported GPU",
+        "flags": "i",
+        "re": r"unsupported (?:gpu |cuda |device )?(?:arch(?:itecture)?|gpu|device|compute capability)"
+        r"|no kernel image is available|not compatible with the current pytorch installation"
+        r"|(?:is )?not supported (?:for|on|by) (?:the |this |your |current |older |newer )*(?:gpus?|devices?|cards?|arch(?:itecture)?s?|hardware|sm ?[0-9]{2,3})"
+        r"|requires sm ?[<>=]|minimum capability|(?:ran|runs?|works?|worked) only (?:in|with) eager"
+        r"|(?:older|newer) (?:cards|gpus) crash",
+    },
+    {
         "kind": "transfer failure",
         "flags": "i",
         "re": r"kvtransfer|transfer(?:ring)? fail|bootstrap (?:fail|timeout)|kv transfer",
@@ -660,13 +685,14 @@ KINDS: list[dict[str, Any]] = [
         "kind": "slow",
         "flags": "i",
         "re": r"\bslow|throughput (?:drop|fell|collapse)|(?:lower(?:ed)?|cost|costs) throughput"
-        r"|latency (?:spike|grew|regress)|regress|(?:tail|p99) latency|cold start|square of"
+        r"|(?:latency|throughput|perf(?:ormance)?|speed|ttft|itl|tpot) (?:spike|grew|regress)|(?:tail|p99) latency|cold start|square of"
+        r"|regress\w* (?:in|of) (?:throughput|latency|perf|speed|ttft|itl|tpot)|(?:[0-9.]+ ?x|times) (?:throughput )?regression"
         r"|perf(?:ormance)? (?:drop|degradation)|(?:increase|higher) (?:in )?(?:ttft|itl|tpot|latency)"
         r"|(?:ttft|itl|tpot|latency) (?:increase|is (?:much )?higher)|no (?:throughput|speed) (?:improvement|gain)"
         r"|(?:show|give)s? no (?:throughput|speed)|(?:n't|nt|not) (?:show|give) (?:any )?(?:throughput|speed)(?:up)? (?:improvement|gain)"
         r"|perf(?:ormance)? (?:issues?|problems?)|(?:worse|poor|bad|low) (?:performance|throughput)"
         r"|throughput (?:is |was |will be |goes |went |gets )?(?:down|lower|worse|decreas)"
-        r"|performance (?:is |was )?(?:not good|bad|poor|worse)",
+        r"|performance (?:is |was )?(?:not good|bad|poor|worse)|throughput (?:stays? |stayed |was |is |remains? |remained )?flat",
     },
 ]
 KIND_LINES = 60  # lines of the report's prose read for the kind (its error lines are read too)

@@ -214,10 +214,17 @@ class Diagnoser:
         self.raised_line = _rx(r["raisedLine"])
         self.routine_line = _rx(r["routineLine"])
         self.model_open = _rx(r["modelOpen"])
+        self.model_reason = _rx(r["modelReason"])
         self.common_flags = frozenset(r["commonFlags"])
         self.cut_command = _rx(r["cutCommand"])
         self.prose_flag = _rx(r["proseFlag"])
         self.prose_name = _rx(r["proseName"])
+        self.prose_value = _rx(r["proseValue"])
+        self.prose_value_end = _rx(r["proseValueEnd"])
+        self.prose_number = _rx(r["proseNumber"])
+        # the flags whose conditions compare numbers, and the values the conditions list for a flag
+        self.numeric_flags, self.listed_values = _values_of(exposures)
+        self.valued_flags = sorted(self.numeric_flags | set(self.listed_values))
         # the switches the prose may name by their words: (flag, its words' pattern on ASCII-lowered text)
         self.switches = [
             (flag, compile_pattern(r"(?:^|[^a-z0-9_-])(" + "[ _-]".join(words) + r")(?:[^a-z0-9_-]|$)"))
@@ -774,9 +781,10 @@ class Diagnoser:
                 else:
                     ev.score[n] += min(w["mayApplyMax"], w["mayApply"] * len(specific))
                 ev.why[n].extend(specific)
-                # the model named but not placed in a family leaves a family condition open: no mechanism
+                # the model named but not placed in a family, or a flag named without its value, leaves a
+                # condition open: no mechanism; nor is the model's family one on its own
                 ev.held[n] = not any(self.model_open.search(u) for u in result["undecided"]) and any(
-                    self._states(r) for r in specific
+                    self._states(r) and not self.model_reason.search(r) for r in specific
                 )
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
@@ -999,7 +1007,10 @@ class Diagnoser:
         # the flags stated in the prose (outside every command read), with the model the report names: what
         # they leave out proves nothing; a model of another family rules an incident out
         flags = list(dict.fromkeys(self._prose_flags(outside)))[: self.rules["maxProseFlags"]]
-        prose = " ".join(f for f in flags if f not in ("--model-path", "--model"))
+        values = self._prose_values(outside)
+        prose = " ".join(
+            f + (" " + values[f] if f in values else "") for f in flags if f not in ("--model-path", "--model")
+        )
         stated = []
         if prose and facts["model"] and self.model_word.search(facts["model"]):
             stated.append(f"{env}{self.rules['proseCommand']} --model-path {facts['model']} {prose}")
@@ -1045,6 +1056,24 @@ class Diagnoser:
                     break
         written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text)]
         return [f for _, f in sorted(written + named)]
+
+    def _prose_values(self, text: str) -> dict[str, str]:
+        """The value the prose gives each flag, first kept: a number for a flag whose conditions compare
+        numbers, or a value a condition lists for it (PROSE_VALUE)."""
+        out: dict[str, str] = {}
+        for m in self.prose_value.finditer(text):
+            flag, value = m.group(1), m.group(2)
+            if flag in out or not self.prose_value_end.search(text[m.end() : m.end() + 1]):
+                continue
+            # a flag written shorter (``--speculative-algo``) is the one flag it begins, as argparse reads it
+            valued = [f for f in self.valued_flags if f.startswith(flag)]
+            main = flag if flag in self.valued_flags else valued[0] if len(valued) == 1 else None
+            if main is not None and (
+                (main in self.numeric_flags and self.prose_number.search(value))
+                or value.lower() in self.listed_values.get(main, ())
+            ):
+                out[flag] = value
+        return out
 
     def _prose_env(self, text: str) -> str:
         """The environment variables ``text`` sets, first value kept, as a command's prefix ("" if none)."""
@@ -1404,6 +1433,32 @@ def _flags_of(node, key: str = "flag") -> list[str]:
                 out.append(flag["name"])
             stack.extend(reversed([v for k, v in item.items() if k != key]))
     return out
+
+
+def _values_of(node) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """The flags whose conditions compare numbers (min, max, or a number listed), and each flag's words that
+    conditions list (in, equals), lower-cased (as diagnose.js valuesOf())."""
+    numeric: set[str] = set()
+    listed: dict[str, set[str]] = {}
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            flag = item.get("flag")
+            if isinstance(flag, dict) and isinstance(flag.get("name"), str):
+                if "min" in flag or "max" in flag:
+                    numeric.add(flag["name"])
+                for key in ("in", "equals"):
+                    said = flag.get(key)
+                    for v in said if isinstance(said, list) else [] if said is None else [said]:
+                        if isinstance(v, str):
+                            listed.setdefault(flag["name"], set()).add(v.lower())
+                        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                            numeric.add(flag["name"])
+            stack.extend(v for k, v in item.items() if k != "flag")
+    return frozenset(numeric), {k: frozenset(v) for k, v in listed.items()}
 
 
 def diagnose(bundle: dict, exposure_bundle: dict, text: str) -> dict:

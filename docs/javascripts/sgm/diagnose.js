@@ -133,6 +133,38 @@ function flagsOf(node, key = "flag") {
   return out;
 }
 
+/* The flags whose conditions compare numbers (min, max, or a number listed), and each flag's words that
+   conditions list (in, equals), lower-cased (as diagnose.py _values_of()). */
+function valuesOf(node) {
+  const numeric = new Set();
+  const listed = new Map();
+  const stack = [node];
+  while (stack.length) {
+    const item = stack.pop();
+    if (Array.isArray(item)) {
+      stack.push(...item);
+    } else if (item !== null && typeof item === "object") {
+      const flag = item.flag;
+      if (flag !== null && typeof flag === "object" && !Array.isArray(flag) && typeof flag.name === "string") {
+        if (hasOwn(flag, "min") || hasOwn(flag, "max")) numeric.add(flag.name);
+        for (const key of ["in", "equals"]) {
+          const said = flag[key];
+          for (const v of Array.isArray(said) ? said : said === undefined || said === null ? [] : [said]) {
+            if (typeof v === "number") {
+              numeric.add(flag.name);
+            } else if (typeof v === "string") {
+              if (!listed.has(flag.name)) listed.set(flag.name, new Set());
+              listed.get(flag.name).add(v.toLowerCase());
+            }
+          }
+        }
+      }
+      stack.push(...Object.entries(item).filter(([k]) => k !== "flag").map(([, v]) => v));
+    }
+  }
+  return /** @type {[Set<string>, Map<string, Set<string>>]} */ ([numeric, listed]);
+}
+
 /* What one report shows for each incident (by position): its points and reasons, and the kinds of
    evidence the verdict rests on (as diagnose.py _Evidence). */
 class Evidence {
@@ -216,11 +248,20 @@ export class Diagnoser {
     this.raisedLine = rx(r.raisedLine);
     this.routineLine = rx(r.routineLine);
     this.modelOpen = rx(r.modelOpen);
+    this.modelReason = rx(r.modelReason);
     this.commonFlags = new Set(r.commonFlags);
     this.cutCommand = rx(r.cutCommand);
     this.proseFlag = rx(r.proseFlag, false, true);
     this.proseFlagOne = rx(r.proseFlag);
     this.proseName = rx(r.proseName, false, true);
+    this.proseValue = rx(r.proseValue, false, true);
+    this.proseValueEnd = rx(r.proseValueEnd);
+    this.proseNumber = rx(r.proseNumber);
+    /* the flags whose conditions compare numbers, and the values the conditions list for a flag */
+    const [numeric, listed] = valuesOf(exposures);
+    this.numericFlags = numeric;
+    this.listedValues = listed;
+    this.valuedFlags = [...new Set([...this.numericFlags, ...this.listedValues.keys()])].sort(cmp);
     /* the switches the prose may name by their words: [flag, its words' pattern on ASCII-lowered text] */
     this.switches = [...this.conditionFlags].sort(cmp)
       .filter((flag) => flag.startsWith(r.proseSwitch) && flag.slice(r.proseSwitch.length).split("-").length >= r.proseSwitchWords)
@@ -726,8 +767,10 @@ export class Diagnoser {
         ev.score[n] += result.result === "applies" ? Math.min(w.exposureMax, w.exposure * specific.length)
           : Math.min(w.mayApplyMax, w.mayApply * specific.length);
         ev.why[n].push(...specific);
-        /* the model named but not placed in a family leaves a family condition open: no mechanism */
-        ev.held[n] = !result.undecided.some((u) => this.modelOpen.test(u)) && specific.some((r) => this.states(r));
+        /* the model named but not placed in a family, or a flag named without its value, leaves a condition
+           open: no mechanism; nor is the model's family one on its own */
+        ev.held[n] = !result.undecided.some((u) => this.modelOpen.test(u))
+          && specific.some((r) => this.states(r) && !this.modelReason.test(r));
       }
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
@@ -934,6 +977,23 @@ export class Diagnoser {
     return found.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1])).map((x) => x[1]);  // as diagnose.py sorts (position, flag)
   }
 
+  /* The value the prose gives each flag, first kept: a number for a flag whose conditions compare numbers,
+     or a value a condition lists for it (PROSE_VALUE). */
+  proseValues(text) {
+    const out = new Map();
+    for (const m of text.matchAll(this.proseValue)) {
+      const [flag, value] = [m[1], m[2]];
+      const end = m.index + m[0].length;
+      if (out.has(flag) || !this.proseValueEnd.test(text.slice(end, end + 1))) continue;
+      /* a flag written shorter (`--speculative-algo`) is the one flag it begins, as argparse reads it */
+      const valued = this.valuedFlags.filter((f) => f.startsWith(flag));
+      const main = this.valuedFlags.includes(flag) ? flag : valued.length === 1 ? valued[0] : null;
+      if (main !== null && ((this.numericFlags.has(main) && this.proseNumber.test(value))
+        || (this.listedValues.get(main) ?? new Set()).has(value.toLowerCase()))) out.set(flag, value);
+    }
+    return out;
+  }
+
   /* The environment variables `text` sets, first value kept, as a command's prefix ("" if none). */
   proseEnv(text) {
     const seen = new Map();
@@ -977,7 +1037,9 @@ export class Diagnoser {
     }
     /* the flags stated in the prose, with the model the report names: what they leave out proves nothing */
     const flags = [...new Set(this.proseFlags(outside))].slice(0, this.rules.maxProseFlags);
-    const prose = flags.filter((f) => f !== "--model-path" && f !== "--model").join(" ");
+    const values = this.proseValues(outside);
+    const prose = flags.filter((f) => f !== "--model-path" && f !== "--model")
+      .map((f) => (values.has(f) ? `${f} ${values.get(f)}` : f)).join(" ");
     const stated = [];
     if (prose && facts.model && this.modelWord.test(facts.model)) stated.push(`${env}${this.rules.proseCommand} --model-path ${facts.model} ${prose}`);
     if (prose) stated.push(`${env}${this.rules.proseCommand} ${prose}`);
