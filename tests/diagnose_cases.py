@@ -51,6 +51,12 @@ EDGE = {
     "prose-values": "Start-up did not fit on a 24 GB L4 with `--chunked-prefill-size 8192 --attention-backend triton`\n"
     "It also ran out of memory with --speculative-algo NEXTN --speculative-num-steps 3 and --mem-fraction-static=0.85;\n"
     "--enable-dp-attention and --cuda-graph-max-bs 512MB, then --chunked-prefill-size 4096 (ignored: first kept)\n",
+    # a worker's traceback behind a launcher's prefix (torchrun, vLLM's old and new worker prefixes, Ray)
+    "launcher-prefix": '[rank0]:   File "/usr/lib/python3/dist-packages/torch/cuda/graphs.py", line 82, in capture_end\n'
+    "[rank0]:     super().capture_end()\n"
+    "(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] RuntimeError: CUDA error: out of memory\n"
+    "(VllmWorkerProcess pid=236) ERROR 08-23 08:25:25 multiproc_worker_utils.py:226] Traceback (most recent call last):\n"
+    "(RayWorkerWrapper pid=1234, ip=10.0.0.1) [2026-01-02 10:00:00 TP0] Scheduler hit an exception\n",
     "model-family-alone": "Out of memory serving deepseek-ai/DeepSeek-V4-Flash on H100\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
     "code-and-routine": "[2026-01-02 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "

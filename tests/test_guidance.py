@@ -95,6 +95,19 @@ FIXTURES = {
     "nccl-duplicate-gpu-verl.txt": "nccl-invalid-usage",
     "nccl-watchdog-allreduce.txt": "nccl-collective-timeout",
     "tcpstore-client-timeout.txt": "distributed-rendezvous-timeout",
+    "cuda-device-side-assert-vllm-embeddings.txt": "cuda-device-side-assert",
+    "capture-oom-vllm-405b.txt": "cuda-out-of-memory",
+    "capture-oom-vllm-capture-end.txt": "cuda-out-of-memory",
+    "cuda-illegal-memory-access-sglang-eagle-flashinfer.txt": "cuda-illegal-memory-access",
+    "cuda-illegal-memory-access-verl-sglang-rollout.txt": "cuda-illegal-memory-access",
+    "cuda-no-kernel-image-vllm-openai-image.txt": "cuda-no-kernel-image",
+    "distributed-rendezvous-timeout-trl-vllm-client-tcpstore.txt": "distributed-rendezvous-timeout",
+    "model-download-failed-llm2vec-gated-401.txt": "model-download-failed",
+    "nccl-cuda-error-torch-invalid-argument.txt": "nccl-cuda-error",
+    "nccl-system-error-vllm-mistral-large.txt": "nccl-system-error",
+    "port-in-use-vllm-openai-server-8000.txt": "port-in-use",
+    "sampling-nan-inf-internlm-web-demo.txt": "sampling-nan-inf",
+    "triton-kernel-failed-sglang-glm45-out-of-resources.txt": "triton-kernel-failed",
 }
 
 
@@ -421,3 +434,17 @@ def test_a_line_that_names_the_cause_brings_its_check_first():
         text = manual("diagnose", str(LOGS / name)).stdout.splitlines()
         opening = next(n for n, line in enumerate(text) if line.startswith("What to do first"))
         assert text[opening + 1] == f"    - {lead['text']}", (name, text[opening : opening + 3])
+
+
+@pytest.mark.parametrize("name", ["capture-oom-vllm-405b.txt", "capture-oom-vllm-capture-end.txt"])
+def test_a_worker_traceback_behind_a_launcher_prefix_tells_its_phase(name):
+    """torchrun's `[rank0]: ` and vLLM's worker prefix before every line of a traceback: the frames still read
+    as frames (PyTorch's `capture_end` among them), so an out-of-memory error inside a CUDA graph capture
+    opens with the capture advice, not the advice of every phase."""
+    done = manual("diagnose", "--json", str(LOGS / name))
+    assert done.returncode in (0, 1), done.stderr
+    out = json.loads(done.stdout)
+    assert (out[0]["kind"], out[0]["id"]) == ("action", "cuda-out-of-memory")
+    assert out[0]["why"] and "`--cuda-graph-max-bs-decode`" in out[0]["why"][0], out[0]
+    guidance = next(r for r in out if r["kind"] == "guidance")
+    assert guidance["phase"] == "capture", guidance

@@ -198,9 +198,10 @@ FRAME_PHASES: list[dict[str, Any]] = [
         "flags": "",
         # the capture path's own functions (others named capture_* run while serving: MoRI-EP's
         # _capture_event_if_async, a model's capture_aux_hidden_states); CudaGraphRunner.__init__
-        # captures the graphs, replay is another method
+        # captures the graphs, replay is another method; PyTorch's torch.cuda.CUDAGraph.capture_begin and
+        # capture_end (torch/cuda/graphs.py) begin and end every capture
         "re": r", in (?:_?capture|capture_one[a-z_]{0,24}|_capture_one_stream|capture_(?:cuda|decode|prefill)_graphs?"
-        r"|capture_prepare|capture_session)[ \t]*$"
+        r"|capture_prepare|capture_session|capture_begin|capture_end)[ \t]*$"
         r'|cuda_graph_runner\.py", line \d+, in __init__[ \t]*$',
     },
     {
@@ -252,6 +253,16 @@ TRACEBACK = {"re": r"^Traceback \(most recent call last\):", "flags": ""}
 # A traceback's frames say where the code ran, not what went wrong: Python's frame line (its source line, the
 # indented line after it, is code too, as is an indented line right before the exception line), the carets
 # under a source line, and C++ stack frames. Their words are no evidence and they are no error lines.
+# The prefix a multi-process launcher writes before each line of a worker's output, taken off before the
+# report is read, so a worker's traceback reads as a traceback: torchrun's ``[rank0]: ``, Ray's and vLLM's
+# ``(VllmWorker rank=3 pid=1090) `` and vLLM's ``ERROR 06-05 06:18:13 [multiproc_executor.py:470] `` (older
+# releases: ``ERROR 08-23 08:25:25 multiproc_worker_utils.py:226] ``).
+# SGLang's own prefix (``[2026-01-02 10:00:00 TP0] ``) stays.
+PROCESS_PREFIX = {
+    "flags": "",
+    "re": r"^(?:\[rank[0-9]{1,5}\]:[ \t]?|\([A-Za-z_][A-Za-z0-9_.]{0,60}(?:[ ,]{1,2}[a-z_]{1,20}=[^)\n ,]{1,40}){1,6}\)[ \t]+"
+    r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) [0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})? \[?[A-Za-z0-9_.-]{1,80}:[0-9]{1,6}\][ \t]?){1,2}",
+}
 FRAME_LINE = {"re": r'^[ \t]*File "[^"\n]{1,500}", line \d', "flags": ""}
 CODE_LINE = {"re": r"^[ \t]*(?:[\^~]{3,}[ \t]*$|frame #\d{1,4}: |Exception raised from \S)", "flags": ""}
 # The line a traceback ends with: an exception's name (``RuntimeError``, ``triton.runtime.errors.OutOfResources``)

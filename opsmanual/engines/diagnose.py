@@ -210,6 +210,7 @@ class Diagnoser:
         self.hex = _rx(r["hex"])
         self.absent_reason = _rx(r["absentReason"])
         self.frame_line = _rx(r["frameLine"])
+        self.process_prefix = _rx(r["processPrefix"])
         self.code_line = _rx(r["codeLine"])
         self.raised_line = _rx(r["raisedLine"])
         self.routine_line = _rx(r["routineLine"])
@@ -374,6 +375,11 @@ class Diagnoser:
                     code.add(n)
         return code
 
+    def _unprefixed(self, line: str) -> str:
+        """``line`` without the prefix a multi-process launcher wrote before it (PROCESS_PREFIX)."""
+        m = self.process_prefix.search(line)
+        return line[m.end() :] if m is not None and m.end() > 0 else line
+
     def _lines(self, text: str):
         notes = []
         text = normalise(text)
@@ -384,7 +390,7 @@ class Diagnoser:
         if lines and lines[-1] == "":
             lines.pop()
         cut = self.rules["maxLine"]
-        lines = [line[:cut] for line in lines]
+        lines = [self._unprefixed(line[:cut]) for line in lines]
         starts, at = [], 0
         for line in lines:
             starts.append(at)

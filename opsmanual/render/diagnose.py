@@ -236,6 +236,7 @@ def diagnose_bundle(
             "errorish": rules.ERRORISH,
             "traceback": rules.TRACEBACK,
             "frameLine": rules.FRAME_LINE,
+            "processPrefix": rules.PROCESS_PREFIX,
             "codeLine": rules.CODE_LINE,
             "raisedLine": rules.RAISED_LINE,
             "routineLine": rules.ROUTINE_LINE,

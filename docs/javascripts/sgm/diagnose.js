@@ -244,6 +244,7 @@ export class Diagnoser {
     this.hex = rx(r.hex);
     this.absentReason = rx(r.absentReason);
     this.frameLine = rx(r.frameLine);
+    this.processPrefix = rx(r.processPrefix);
     this.codeLine = rx(r.codeLine);
     this.raisedLine = rx(r.raisedLine);
     this.routineLine = rx(r.routineLine);
@@ -382,6 +383,12 @@ export class Diagnoser {
     return code;
   }
 
+  /* `line` without the prefix a multi-process launcher wrote before it (PROCESS_PREFIX). */
+  unprefixed(line) {
+    const m = this.processPrefix.exec(line);
+    return m !== null && m[0].length > 0 ? line.slice(m.index + m[0].length) : line;
+  }
+
   lines(text) {
     const notes = [];
     let body = normalise(text);
@@ -392,7 +399,7 @@ export class Diagnoser {
     let lines = body.split("\n");
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     const cut = this.rules.maxLine;
-    lines = lines.map((line) => (line.length > cut ? line.slice(0, cut) : line));
+    lines = lines.map((line) => this.unprefixed(line.length > cut ? line.slice(0, cut) : line));
     const starts = [];
     let at = 0;
     for (const line of lines) {
