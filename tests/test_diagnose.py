@@ -1804,3 +1804,24 @@ def test_a_kernel_the_gpu_does_not_run_is_its_own_kind_of_failure(engine, line):
     out = engine.diagnose(f"[Bug] GLM-5.1-NVFP4 on 8x NVIDIA RTX PRO 6000 Blackwell\n{line}\n")
     sm120 = next(r for r in out["results"] if r["id"] == "report-joshua8-ai-2026-01")
     assert "the kind of failure: unsupported GPU" in sm120["why"], sm120
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "told"),
+    [
+        ("The server is stuck after the first request", "hang", True),
+        ("Requests get stuck in the queue while the GPU idles", "hang", True),
+        ("The scheduler never returns a response under load", "hang", True),
+        ("A utilization gauge stuck at zero", "hang", False),
+        ("RuntimeError: Engine core initialization failed. See root cause above.", "refused start", True),
+        ("All of them fail during server startup before /health becomes ready", "refused start", True),
+        ("Some requests timed out when bootstrapping, which means prefill instances fail", "transfer failure", True),
+        ("CUDA graphs showed no gain in the sweep", "slow", True),
+        ("A regression in the tokenizer's output since the revert", "slow", False),
+        ("The prefill graph did not fit on a 24 GB card", "out of memory", True),
+    ],
+)
+def test_the_kind_of_failure_is_read_as_people_write_it(engine, text, kind, told):
+    """The kinds of failure are read in the phrasing of real reports; a gauge stuck at zero is no hang, and a
+    functional regression is no slowdown."""
+    assert (kind in engine._told(text)) is told, engine._told(text)

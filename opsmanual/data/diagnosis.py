@@ -627,8 +627,12 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "hang",
         "flags": "i",
-        "re": r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|deadlock|freez|stops? (?:responding|printing)|no response"
-        r"|watchdog timeout|stopped making progress|no progress",
+        # "stuck" as a process or a request is stuck, not a gauge "stuck at zero"
+        "re": r"\bhangs?\b|\bhung\b|\bhanging\b|deadlock|freez|stops? (?:responding|printing)|no response"
+        r"|(?:gets?|got|getting|is|was|are|were|be|been|being|seems?|remains?|becomes?|keeps?) stuck\b"
+        r"|\bstuck (?:in|on|for|forever|after|when|while|during|waiting|at (?:the |[0-9]|loading|start|step|batch|capture|init))"
+        r"|\bstuck(?:[.!,;:)]|$)|watchdog timeout|stopped making progress|no progress|never (?:return|finish|complete)s?\b"
+        r"|unresponsive",
     },
     {
         "kind": "wrong output",
@@ -643,8 +647,9 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "refused start",
         "flags": "i",
-        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named"
-        r"|start-?up (?:ended|stopped|failed|fails|aborted)"
+        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load|initiali[sz]e)|cannot (?:start|launch)|refuse|importerror|no module named"
+        r"|start-?up (?:ended|stopped|failed|fails|aborted)|initiali[sz]ation failed"
+        r"|(?:fails?|failed|crash(?:es|ed)?) (?:during|at|on|while) (?:server |engine )?(?:start-?up|launch|initiali[sz]ation)"
         r"|unexpected keyword argument|only (?:runs?|ran|works?|worked) (?:in|with) (?:eager|`?--disable-cuda-graph)",
     },
     {
@@ -683,7 +688,7 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "transfer failure",
         "flags": "i",
-        "re": r"kvtransfer|transfer(?:ring)? fail|bootstrap (?:fail|timeout)|kv transfer",
+        "re": r"kvtransfer|transfer(?:ring)? fail|bootstrap (?:fail|timeout)|timed out (?:when|while) bootstrapping|kv transfer",
     },
     {
         "kind": "missing toolchain",
@@ -703,7 +708,8 @@ KINDS: list[dict[str, Any]] = [
         r"|(?:show|give)s? no (?:throughput|speed)|(?:n't|nt|not) (?:show|give) (?:any )?(?:throughput|speed)(?:up)? (?:improvement|gain)"
         r"|perf(?:ormance)? (?:issues?|problems?)|(?:worse|poor|bad|low) (?:performance|throughput)"
         r"|throughput (?:is |was |will be |goes |went |gets )?(?:down|lower|worse|decreas)"
-        r"|performance (?:is |was )?(?:not good|bad|poor|worse)|throughput (?:stays? |stayed |was |is |remains? |remained )?flat",
+        r"|performance (?:is |was )?(?:not good|bad|poor|worse)|throughput (?:stays? |stayed |was |is |remains? |remained )?flat"
+        r"|(?:showed?|shows|gave|gives) no (?:gain|speed-?up|improvement)",
     },
 ]
 KIND_LINES = 60  # lines of the report's prose read for the kind (its error lines are read too)
