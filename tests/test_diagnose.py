@@ -769,13 +769,15 @@ def test_the_command_opens_with_what_to_do_first():
 
 
 def test_the_held_out_reports_are_well_formed(engine):
-    """tests/diagnose_heldout.yaml: real threads, known ids, none in the development set; its numbers are
-    printed by tests/diagnose_measure.py, never asserted (nothing is tuned on it)."""
+    """tests/diagnose_heldout.yaml: real threads (SGLang's and Miles', or another project's thread about
+    SGLang), known ids, none in the development set and none twice; its numbers are printed by
+    tests/diagnose_measure.py, never asserted (nothing is tuned on it)."""
     held = yaml.safe_load((ROOT / "tests" / "diagnose_heldout.yaml").read_text("utf-8"))
     dev = {c["url"] for c in yaml.safe_load(REPORTS.read_text("utf-8"))}
     known = {i["id"] for i in engine.bundle["incidents"]}
+    assert len({c["url"] for c in held}) == len(held), "a thread is in the held-out set twice"
     for c in held:
-        assert c["url"].startswith(THREADS), c["url"]
+        assert re.match(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/[0-9]+$", c["url"]), c["url"]
         assert c["url"] not in dev and set(c["expect"]) <= known and c["text"].strip(), c["url"]
 
 
