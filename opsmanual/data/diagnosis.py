@@ -647,8 +647,9 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "refused start",
         "flags": "i",
-        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load|initiali[sz]e)|cannot (?:start|launch)|refuse|importerror|no module named"
-        r"|start-?up (?:ended|stopped|failed|fails|aborted)|initiali[sz]ation failed"
+        # ("Initialization failed" alone is no refused start: SGLang's detokenizer prints it under any failure)
+        "re": r"fail(?:s|ed)? to (?:start|launch|boot|load)|cannot (?:start|launch)|refuse|importerror|no module named"
+        r"|start-?up (?:ended|stopped|failed|fails|aborted)"
         r"|(?:fails?|failed|crash(?:es|ed)?) (?:during|at|on|while) (?:server |engine )?(?:start-?up|launch|initiali[sz]ation)"
         r"|unexpected keyword argument|only (?:runs?|ran|works?|worked) (?:in|with) (?:eager|`?--disable-cuda-graph)",
     },
