@@ -529,7 +529,10 @@ ABSENT_REASON = {"flags": "", "re": r"^(\S+) is not (?:given|set)"}
 # An open question the report leaves: it names a model that the manual's model list does not place in a
 # family, so an incident's family condition stays open, or a flag without its value (``--chunked-prefill-size``
 # named in a sentence), so a condition on the value stays open; either way its mechanism is not shown.
-MODEL_OPEN = {"flags": "", "re": r" is not in the manual's model list$|^`--[^`]{1,80}`.{0,200} is not a literal value$"}
+CONDITION_OPEN = {
+    "flags": "",
+    "re": r" is not in the manual's model list$|^`--[^`]{1,80}`.{0,200} is not a literal value$",
+}
 # A reason of the exposure check that places the model (or the draft model) in a family or a trait: a
 # condition of the incident, but no launch condition the report states on its own; with a flag, the GPU or
 # a variable it is (the mechanism is the flag and the family, not the model many unrelated reports run).

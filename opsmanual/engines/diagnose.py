@@ -214,7 +214,7 @@ class Diagnoser:
         self.code_line = _rx(r["codeLine"])
         self.raised_line = _rx(r["raisedLine"])
         self.routine_line = _rx(r["routineLine"])
-        self.model_open = _rx(r["modelOpen"])
+        self.condition_open = _rx(r["conditionOpen"])
         self.model_reason = _rx(r["modelReason"])
         self.common_flags = frozenset(r["commonFlags"])
         self.cut_command = _rx(r["cutCommand"])
@@ -789,7 +789,7 @@ class Diagnoser:
                 ev.why[n].extend(specific)
                 # the model named but not placed in a family, or a flag named without its value, leaves a
                 # condition open: no mechanism; nor is the model's family one on its own
-                ev.held[n] = not any(self.model_open.search(u) for u in result["undecided"]) and any(
+                ev.held[n] = not any(self.condition_open.search(u) for u in result["undecided"]) and any(
                     self._states(r) and not self.model_reason.search(r) for r in specific
                 )
             verdict, reason = self._version(inc["id"], versions)
@@ -1424,21 +1424,26 @@ def _names_gpu(node) -> bool:
     return False
 
 
-def _flags_of(node, key: str = "flag") -> list[str]:
-    """Every flag name (``key`` "env": every variable name) an exposure condition names, in the order met (as
-    diagnose.js flagsOf())."""
-    out: list[str] = []
+def _flag_tests(node, key: str = "flag") -> list[dict]:
+    """Every flag test (``key`` "env": every variable test) an exposure condition holds, in the order met (as
+    diagnose.js flagTests())."""
+    out: list[dict] = []
     stack = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, list):
             stack.extend(reversed(item))
         elif isinstance(item, dict):
-            flag = item.get(key)
-            if isinstance(flag, dict) and isinstance(flag.get("name"), str):
-                out.append(flag["name"])
+            test = item.get(key)
+            if isinstance(test, dict) and isinstance(test.get("name"), str):
+                out.append(test)
             stack.extend(reversed([v for k, v in item.items() if k != key]))
     return out
+
+
+def _flags_of(node, key: str = "flag") -> list[str]:
+    """Every flag name (``key`` "env": every variable name) an exposure condition names, in the order met."""
+    return [test["name"] for test in _flag_tests(node, key)]
 
 
 def _values_of(node) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
@@ -1446,24 +1451,16 @@ def _values_of(node) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
     conditions list (in, equals), lower-cased (as diagnose.js valuesOf())."""
     numeric: set[str] = set()
     listed: dict[str, set[str]] = {}
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            flag = item.get("flag")
-            if isinstance(flag, dict) and isinstance(flag.get("name"), str):
-                if "min" in flag or "max" in flag:
-                    numeric.add(flag["name"])
-                for key in ("in", "equals"):
-                    said = flag.get(key)
-                    for v in said if isinstance(said, list) else [] if said is None else [said]:
-                        if isinstance(v, str):
-                            listed.setdefault(flag["name"], set()).add(v.lower())
-                        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                            numeric.add(flag["name"])
-            stack.extend(v for k, v in item.items() if k != "flag")
+    for test in _flag_tests(node):
+        if "min" in test or "max" in test:
+            numeric.add(test["name"])
+        for key in ("in", "equals"):
+            said = test.get(key)
+            for v in said if isinstance(said, list) else [] if said is None else [said]:
+                if isinstance(v, str):
+                    listed.setdefault(test["name"], set()).add(v.lower())
+                elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                    numeric.add(test["name"])
     return frozenset(numeric), {k: frozenset(v) for k, v in listed.items()}
 
 

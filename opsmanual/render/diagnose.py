@@ -255,7 +255,7 @@ def diagnose_bundle(
             "citedDefault": rules.CITED_DEFAULT,
             "hex": rules.HEX,
             "absentReason": rules.ABSENT_REASON,
-            "modelOpen": rules.MODEL_OPEN,
+            "conditionOpen": rules.CONDITION_OPEN,
             "modelReason": rules.MODEL_REASON,
             "commonFlags": sorted(common_flags),
             "cutCommand": rules.CUT_COMMAND,

@@ -115,8 +115,9 @@ function namesGpu(node) {
   return false;
 }
 
-/* Every flag name (`key` "env": every variable name) an exposure condition names (as diagnose.py _flags_of()). */
-function flagsOf(node, key = "flag") {
+/* Every flag test (key "env": every variable test) an exposure condition holds, in the order met (as
+   diagnose.py _flag_tests()). */
+function flagTests(node, key = "flag") {
   const out = [];
   const stack = [node];
   while (stack.length) {
@@ -124,8 +125,8 @@ function flagsOf(node, key = "flag") {
     if (Array.isArray(item)) {
       for (let k = item.length - 1; k >= 0; k--) stack.push(item[k]);
     } else if (item !== null && typeof item === "object") {
-      const flag = item[key];
-      if (flag !== null && typeof flag === "object" && !Array.isArray(flag) && typeof flag.name === "string") out.push(flag.name);
+      const test = item[key];
+      if (test !== null && typeof test === "object" && !Array.isArray(test) && typeof test.name === "string") out.push(test);
       const rest = Object.entries(item).filter(([k]) => k !== key).map(([, v]) => v);
       for (let k = rest.length - 1; k >= 0; k--) stack.push(rest[k]);
     }
@@ -133,33 +134,26 @@ function flagsOf(node, key = "flag") {
   return out;
 }
 
+/* Every flag name (key "env": every variable name) an exposure condition names, in the order met. */
+const flagsOf = (node, key = "flag") => flagTests(node, key).map((test) => test.name);
+
 /* The flags whose conditions compare numbers (min, max, or a number listed), and each flag's words that
    conditions list (in, equals), lower-cased (as diagnose.py _values_of()). */
 function valuesOf(node) {
   const numeric = new Set();
   const listed = new Map();
-  const stack = [node];
-  while (stack.length) {
-    const item = stack.pop();
-    if (Array.isArray(item)) {
-      stack.push(...item);
-    } else if (item !== null && typeof item === "object") {
-      const flag = item.flag;
-      if (flag !== null && typeof flag === "object" && !Array.isArray(flag) && typeof flag.name === "string") {
-        if (hasOwn(flag, "min") || hasOwn(flag, "max")) numeric.add(flag.name);
-        for (const key of ["in", "equals"]) {
-          const said = flag[key];
-          for (const v of Array.isArray(said) ? said : said === undefined || said === null ? [] : [said]) {
-            if (typeof v === "number") {
-              numeric.add(flag.name);
-            } else if (typeof v === "string") {
-              if (!listed.has(flag.name)) listed.set(flag.name, new Set());
-              listed.get(flag.name).add(v.toLowerCase());
-            }
-          }
+  for (const test of flagTests(node)) {
+    if (hasOwn(test, "min") || hasOwn(test, "max")) numeric.add(test.name);
+    for (const key of ["in", "equals"]) {
+      const said = test[key];
+      for (const v of Array.isArray(said) ? said : said === undefined || said === null ? [] : [said]) {
+        if (typeof v === "number") {
+          numeric.add(test.name);
+        } else if (typeof v === "string") {
+          if (!listed.has(test.name)) listed.set(test.name, new Set());
+          listed.get(test.name).add(v.toLowerCase());
         }
       }
-      stack.push(...Object.entries(item).filter(([k]) => k !== "flag").map(([, v]) => v));
     }
   }
   return /** @type {[Set<string>, Map<string, Set<string>>]} */ ([numeric, listed]);
@@ -248,7 +242,7 @@ export class Diagnoser {
     this.codeLine = rx(r.codeLine);
     this.raisedLine = rx(r.raisedLine);
     this.routineLine = rx(r.routineLine);
-    this.modelOpen = rx(r.modelOpen);
+    this.conditionOpen = rx(r.conditionOpen);
     this.modelReason = rx(r.modelReason);
     this.commonFlags = new Set(r.commonFlags);
     this.cutCommand = rx(r.cutCommand);
@@ -776,7 +770,7 @@ export class Diagnoser {
         ev.why[n].push(...specific);
         /* the model named but not placed in a family, or a flag named without its value, leaves a condition
            open: no mechanism; nor is the model's family one on its own */
-        ev.held[n] = !result.undecided.some((u) => this.modelOpen.test(u))
+        ev.held[n] = !result.undecided.some((u) => this.conditionOpen.test(u))
           && specific.some((r) => this.states(r) && !this.modelReason.test(r));
       }
       const [verdict, reason] = this.version(inc.id, versions);
