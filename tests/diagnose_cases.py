@@ -57,6 +57,9 @@ EDGE = {
     "(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] RuntimeError: CUDA error: out of memory\n"
     "(VllmWorkerProcess pid=236) ERROR 08-23 08:25:25 multiproc_worker_utils.py:226] Traceback (most recent call last):\n"
     "(RayWorkerWrapper pid=1234, ip=10.0.0.1) [2026-01-02 10:00:00 TP0] Scheduler hit an exception\n",
+    "gpu-outside": "FP4 checkpoint fails on an RTX PRO 6000 Blackwell: kernel not supported on SM120, only work on SM100\n"
+    "Insufficient Memory on sm_90 while serving Qwen3-8B at concurrency 32\n",
+    "gpu-outside-arch": "NVFP4 model on sm_120: NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.\n",
     "model-family-alone": "Out of memory serving deepseek-ai/DeepSeek-V4-Flash on H100\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
     "code-and-routine": "[2026-01-02 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "

@@ -1823,6 +1823,50 @@ def test_a_kernel_the_gpu_does_not_run_is_its_own_kind_of_failure(engine, line):
 
 
 @pytest.mark.parametrize(
+    ("gpu", "outside"),
+    [
+        ("8x NVIDIA RTX PRO 6000 Blackwell", True),  # compute capability 12.0
+        ("sm_120", True),  # the architecture alone tells the compute capability
+        ("8x NVIDIA H100 80GB", False),  # 9.0: in the range the older-card incident needs
+        ("a machine", False),  # no GPU read: nothing is ruled out
+    ],
+)
+def test_a_gpu_outside_the_gpus_an_incident_needs_rules_it_out(engine, gpu, outside):
+    """An incident whose launch conditions need a kind of GPU (a vendor, an architecture, a range of compute
+    capability) is ruled out on another GPU, as a release outside its range rules one out: it is never the
+    match, and its reasons say why. The older-card FP4 incident needs compute capability 9.0 or lower."""
+    text = (
+        f"[Bug] NVFP4 checkpoint on {gpu}: every request fails\n"
+        "NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.\n"
+    )
+    out = engine.diagnose(text)
+    older = [r for r in out["results"] if r["id"] == "report-pivot-news-2026-05"]
+    why = "is outside the GPUs it needs: compute capability 9.0 or lower"
+    if outside:
+        assert not older or (older[0]["verdict"] != "matches" and any(why in w for w in older[0]["why"])), older
+        # the incident that needs that GPU comes first
+        assert out["results"][0]["id"] == "report-joshua8-ai-2026-01", out["results"][:2]
+    else:
+        assert all(why not in w for r in out["results"] for w in r["why"])
+        assert older, [r["id"] for r in out["results"]]
+
+
+def test_a_gpu_of_another_vendor_rules_out_an_incident_of_apple_gpus(engine):
+    """The story of the Apple KV pool told on an NVIDIA H100: its words put the Apple incident far ahead, but
+    an NVIDIA GPU is none it runs on, so the KV cache incidents of NVIDIA GPUs are what the answer relates."""
+    text = (
+        "The KV pool took 87 percent of the free memory that startup saw; at a concurrency of 32 requests the "
+        "whole server process tree exited, out of memory, on 8x NVIDIA H100 80GB\n"
+    )
+    out = engine.diagnose(text)
+    assert out["answer"] == "not a known incident", out["results"][:1]
+    apple = [r for r in out["results"] if r["id"] == "capture-oom-concurrency-32"]
+    assert not apple, apple
+    on_a_mac = engine.diagnose(text.replace("8x NVIDIA H100 80GB", "an Apple M3 Max (MPS)"))
+    assert on_a_mac["results"][0]["id"] == "capture-oom-concurrency-32", on_a_mac["results"][:1]
+
+
+@pytest.mark.parametrize(
     ("text", "kind", "told"),
     [
         ("The server is stuck after the first request", "hang", True),
@@ -1835,9 +1879,21 @@ def test_a_kernel_the_gpu_does_not_run_is_its_own_kind_of_failure(engine, line):
         ("CUDA graphs showed no gain in the sweep", "slow", True),
         ("A regression in the tokenizer's output since the revert", "slow", False),
         ("The prefill graph did not fit on a 24 GB card", "out of memory", True),
+        ("Sglang kernel not support for SM120, only work on SM100", "unsupported GPU", True),
+        ("NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.", "unsupported GPU", True),
+        ("NVFP4 checkpoints cannot be served on sm_120 GPUs", "unsupported GPU", True),
+        ("The test livelocks on KV-pool-full retractions", "hang", True),
+        ("HiCache enabled -> NCCL timeout / collective failure", "hang", True),
+        ("Latest docker image fails with `Failed to find C compiler` error", "missing toolchain", True),
+        ("AssertionError from deep_gemm when CUDA_HOME is not set", "missing toolchain", True),
+        ("OOM during CUDA graph capture with the official config", "crash at capture", True),
+        ("Capture cuda graph failed: CUDA error: out of memory", "crash at capture", True),
+        ("The decode instance passes CUDA graph capture at startup but OOMs mid-traffic", "crash at capture", False),
+        ("KV pool 677K, free 2.83GB, capture fully succeeds", "crash at capture", False),
+        ("The maximum batch size allowed for CUDA graph capture defaults to 160", "crash at capture", False),
     ],
 )
 def test_the_kind_of_failure_is_read_as_people_write_it(engine, text, kind, told):
-    """The kinds of failure are read in the phrasing of real reports; a gauge stuck at zero is no hang, and a
-    functional regression is no slowdown."""
+    """The kinds of failure are read in the phrasing of real reports; a gauge stuck at zero is no hang, a
+    functional regression is no slowdown, and a graph capture that passed is no crash at capture."""
     assert (kind in engine._told(text)) is told, engine._told(text)

@@ -298,6 +298,14 @@ MAX_CHARS = 1_000_000  # characters of a report that are read
 TYPED_LINES = 2
 MAX_LINE = 4000  # characters of a line that the line rules read
 
+# What an incident's launch conditions can need of a GPU besides where it was seen (opsmanual/engines/diagnose.py
+# _gpu_needs): the GPU record's field, and how the need reads when the report's GPU is outside it
+GPU_NEEDS = {
+    "vendor": "vendor {value}",
+    "architecture": "architecture {value}",
+    "compute_capability": "compute capability {value}",
+}
+
 # How evidence counts (points); verdicts follow from the total and from what kind of evidence it is.
 WEIGHTS = {
     "certain": 100,  # a line only this incident prints
@@ -310,6 +318,7 @@ WEIGHTS = {
     "mayApplyMax": 10,
     "versionIn": 5,  # the reported version is in the affected range
     "versionOut": -30,  # the reported version is outside it
+    "gpuOut": -30,  # the report's GPU is outside the GPUs it needs (their vendor, architecture, compute capability)
     "hardware": 8,  # the report names the incident's hardware
     "textMax": 60,  # text relevance, at most
     "textScale": 4,  # text points per unit of weight / sqrt(the incident's whole weight)
@@ -360,6 +369,11 @@ MESSAGES = {
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
+    "gpuOut": "your GPU, {gpu}, is outside the GPUs it needs: {wanted}",
+    "spanBoth": "{min} to {max}",
+    "spanMin": "{min} or higher",
+    "spanMax": "{max} or lower",
+    "or": " or ",
     "versionShown": "{product} {version}",
     "cut": "Only the first {limit} characters were read.",
     "notCommand": "not read as a launch command: {error}",
@@ -635,7 +649,7 @@ KINDS: list[dict[str, Any]] = [
         r"|(?:gets?|got|getting|is|was|are|were|be|been|being|seems?|remains?|becomes?|keeps?) stuck\b"
         r"|\bstuck (?:in|on|for|forever|after|when|while|during|waiting|at (?:the |[0-9]|loading|start|step|batch|capture|init))"
         r"|\bstuck(?:[.!,;:)]|$)|watchdog timeout|stopped making progress|no progress|never (?:return|finish|complete)s?\b"
-        r"|unresponsive",
+        r"|unresponsive|livelock|nccl (?:watchdog )?time(?:d ?)?out|collective (?:operation )?time(?:d ?)?out",
     },
     {
         "kind": "wrong output",
@@ -678,16 +692,27 @@ KINDS: list[dict[str, Any]] = [
         "flags": "i",
         "re": r"fail(?:ed|s)? to select (?:a |the )?(?:prefill/decode |prefill |decode )?workers?|no (?:available|healthy) workers?",
     },
-    {"kind": "crash at capture", "flags": "i", "re": r"capture (?:cuda |prefill |decode )?graph failed|graph capture"},
+    {
+        # a graph capture that failed: "capture fully succeeds" or "passes CUDA graph capture" is none
+        "kind": "crash at capture",
+        "flags": "i",
+        "re": r"capture (?:cuda |prefill |decode |piecewise )?graphs? failed"
+        r"|(?:fail\w*|crash\w*|errors?|ooms?|out of memory|hangs?|hung|stuck|dies|died|aborts?\w*) (?:during|at|in|while|on|when)"
+        r" (?:the )?(?:startup'?s? )?(?:cuda |prefill |decode |piecewise |cuda-)?graph capture"
+        r"|graph capture (?:fail\w*|crash\w*|errors?|ooms?|runs? out|ran out|hangs?|hung|dies|died|aborts?\w*)",
+    },
     {
         # a kernel, a backend or a quantization method that the GPU's architecture does not run
         "kind": "unsupported GPU",
         "flags": "i",
         "re": r"unsupported (?:gpu |cuda |device )?(?:arch(?:itecture)?|gpu|device|compute capability)"
         r"|no kernel image is available|not compatible with the current pytorch installation"
-        r"|(?:is )?not supported (?:for|on|by) (?:the |this |your |current |older |newer )*(?:gpus?|devices?|cards?|arch(?:itecture)?s?|hardware|sm ?[0-9]{2,3})"
+        r"|(?:is )?not support(?:ed)? (?:for|on|by) (?:the |this |your |current |older |newer )*(?:gpus?|devices?|cards?|arch(?:itecture)?s?|hardware|sm[ _]?[0-9]{2,3})"
         r"|requires sm ?[<>=]|minimum capability|(?:ran|runs?|works?|worked) only (?:in|with) eager"
-        r"|(?:older|newer) (?:cards|gpus) crash",
+        r"|(?:runs?|works?|worked|supports?) only (?:on|for) sm[ _]?[0-9]{2,3}"
+        r"|(?:older|newer) (?:cards|gpus) crash|(?:current )?platform does not support"
+        r"|(?:cannot|can't|can not) be (?:served|run|used) on (?:sm[ _]?[0-9]{2,3}|pre-)"
+        r"|(?:does not|doesn't) exist on sm[ _]?[0-9]{2,3}|on pre-(?:ampere|hopper|blackwell) (?:gpus|cards)",
     },
     {
         "kind": "transfer failure",
@@ -699,7 +724,8 @@ KINDS: list[dict[str, Any]] = [
         "flags": "i",
         "re": r"\.(?:h|hpp|cuh|so)(?:\.[0-9]{1,6}){0,3}[:：] ?(?:" + NO_SUCH_FILE + "|" + CANNOT_OPEN_SHARED + ")"
         r"|cannot find -l[a-z]|nvcc: not found|nvcc not found|without (?:nvcc|cuda toolkit|cuda-toolkit)"
-        r"|(?:cannot|can't|could not|couldn't) find (?:the )?`?[a-z0-9_/]{1,80}\.(?:h|hpp|cuh)\b",
+        r"|(?:cannot|can't|could not|couldn't) find (?:the )?`?[a-z0-9_/]{1,80}\.(?:h|hpp|cuh)\b"
+        r"|(?:failed to|cannot|can't|could not|couldn't) find (?:a |the )?(?:c|c\+\+|cuda) compiler|cuda_home (?:is )?not set",
     },
     {
         "kind": "slow",

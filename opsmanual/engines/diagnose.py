@@ -175,6 +175,9 @@ class Diagnoser:
         # the incidents whose launch conditions name a GPU (its architecture, its memory): for them the GPU a
         # report names is a condition of the failure; for the others it is where the failure was seen
         self.gpu_conditions = {i["id"] for i in exposure_bundle["incidents"] if _names_gpu(i.get("exposure"))}
+        # what every launch of an incident runs on (its GPUs' vendor, architecture, compute capability): a GPU
+        # outside it rules the incident out, as a release outside its range does
+        self.gpu_needs = {i["id"]: _gpu_needs(i.get("exposure")) for i in exposure_bundle["incidents"]}
         r = bundle["rules"]
         self.rules = r
         self.w = r["weights"]
@@ -282,6 +285,7 @@ class Diagnoser:
                 if key and key not in names:
                     names[key] = g
         self.gpu_by_name = names
+        self.gpu_by_id = {g["id"]: g for g in self.exposure.gpus}
         self.gpu_arch = {
             g["id"]: "SM" + g["compute_capability"].replace(".", "")
             for g in self.exposure.gpus
@@ -803,6 +807,12 @@ class Diagnoser:
                 ev.score[n] += w["versionOut"]
                 ev.outside[n] = True
                 ev.why[n].append(reason)
+            wanted = self._gpu_outside(inc["id"], facts)
+            if wanted is not None:
+                if not ev.outside[n]:
+                    ev.score[n] += w["gpuOut"]
+                    ev.outside[n] = True
+                ev.why[n].append(fill(self.msg["gpuOut"], gpu=self._gpu_shown(facts), wanted=wanted))
             if inc["hardware"] and self._same_hardware(inc["hardware"], facts["gpu"], facts["arch"]):
                 ev.score[n] += w["hardware"]
                 ev.hardware[n] = True
@@ -813,6 +823,38 @@ class Diagnoser:
                     if facts["gpu"]
                     else fill(self.msg["hardwareArch"], arch=facts["arch"])
                 )
+
+    def _gpu_outside(self, incident_id: str, facts: dict) -> str | None:
+        """What the incident needs of a GPU that the report's GPU is not ("compute capability 9.0 or lower"), or
+        None: it meets every need, the report names no GPU, or what the GPU is stays unknown. A GPU named by
+        its architecture alone ("SM120") tells its compute capability only."""
+        needs = self.gpu_needs.get(incident_id)
+        if not needs:
+            return None
+        if facts["gpu"]:
+            gpu = self.gpu_by_id.get(facts["gpu"]["id"]) or {}
+        elif facts["arch"]:
+            digits = facts["arch"][2:]
+            gpu = {"compute_capability": f"{digits[:-1]}.{digits[-1]}"}
+        else:
+            return None
+        labels = self.rules["gpuNeeds"]
+        for need in needs:
+            for key, label in labels.items():
+                if key not in need or not gpu.get(key):
+                    continue
+                if key == "compute_capability":
+                    span, cc = need[key], gpu[key]
+                    if ("min" in span and _compare_capability(cc, span["min"]) < 0) or (
+                        "max" in span and _compare_capability(cc, span["max"]) > 0
+                    ):
+                        return fill(label, value=_span(span, self.msg))
+                elif gpu[key] not in need[key]:
+                    return fill(label, value=self.msg["or"].join(need[key]))
+        return None
+
+    def _gpu_shown(self, facts: dict) -> str:
+        return facts["gpu"]["name"] if facts["gpu"] else facts["arch"]
 
     def _states(self, reason: str) -> bool:
         """Whether a reason of the exposure check is a launch condition the report states: not a flag's
@@ -1422,6 +1464,40 @@ def _names_gpu(node) -> bool:
                 return True
             stack.extend(item.values())
     return False
+
+
+def _gpu_needs(node) -> list[dict]:
+    """The GPU tests among an exposure condition's ``all`` (every launch meets them) on what a GPU is: its
+    vendor, architecture or compute capability (as diagnose.js gpuNeeds()). Its memory or its name is where
+    the failure was seen, no need of it."""
+    when = node.get("when") if isinstance(node, dict) else None
+    if not isinstance(when, dict) or not isinstance(when.get("all"), list):
+        return []
+    return [
+        c["gpu"]
+        for c in when["all"]
+        if isinstance(c, dict)
+        and isinstance(c.get("gpu"), dict)
+        and any(k in c["gpu"] for k in ("vendor", "architecture", "compute_capability"))
+    ]
+
+
+def _compare_capability(a, b) -> int:
+    """Two compute capabilities ("9.0", "12.0") compared part by part (as diagnose.js compareCapability())."""
+    pa = [int(p) if p.isdigit() else 0 for p in str(a).split(".")]
+    pb = [int(p) if p.isdigit() else 0 for p in str(b).split(".")]
+    for i in range(max(len(pa), len(pb))):
+        d = (pa[i] if i < len(pa) else 0) - (pb[i] if i < len(pb) else 0)
+        if d:
+            return d
+    return 0
+
+
+def _span(span: dict, msg: dict) -> str:
+    """A compute capability range in words ("9.0 or lower")."""
+    if "min" in span and "max" in span:
+        return span["min"] if span["min"] == span["max"] else fill(msg["spanBoth"], min=span["min"], max=span["max"])
+    return fill(msg["spanMin"], min=span["min"]) if "min" in span else fill(msg["spanMax"], max=span["max"])
 
 
 def _flag_tests(node, key: str = "flag") -> list[dict]:

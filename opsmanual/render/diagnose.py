@@ -287,6 +287,7 @@ def diagnose_bundle(
             "finderChars": rules.FINDER_CHARS,
             "headlineWords": rules.HEADLINE_WORDS,
             "logPrefix": rules.LOG_PREFIX,
+            "gpuNeeds": rules.GPU_NEEDS,
         },
         "messages": rules.MESSAGES,
         "labels": rules.LABELS,

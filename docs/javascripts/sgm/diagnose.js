@@ -115,6 +115,33 @@ function namesGpu(node) {
   return false;
 }
 
+/* The GPU tests among an exposure condition's `all` (every launch meets them) on what a GPU is: its vendor,
+   architecture or compute capability (as diagnose.py _gpu_needs()). Its memory or its name is where the
+   failure was seen, no need of it. */
+function gpuNeeds(node) {
+  const when = node !== null && typeof node === "object" ? node.when : undefined;
+  if (when === null || typeof when !== "object" || !Array.isArray(when.all)) return [];
+  return when.all.filter((c) => c !== null && typeof c === "object" && c.gpu !== null && typeof c.gpu === "object"
+    && ["vendor", "architecture", "compute_capability"].some((k) => k in c.gpu)).map((c) => c.gpu);
+}
+
+/* Two compute capabilities ("9.0", "12.0") compared part by part. */
+function compareCapability(a, b) {
+  const pa = String(a).split(".").map(Number);
+  const pb = String(b).split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
+    const d = (pa[i] || 0) - (pb[i] || 0);
+    if (d) return d;
+  }
+  return 0;
+}
+
+/* A compute capability range in words ("9.0 or lower"). */
+function spanWords(span, msg) {
+  if ("min" in span && "max" in span) return span.min === span.max ? span.min : fill(msg.spanBoth, { min: span.min, max: span.max });
+  return "min" in span ? fill(msg.spanMin, { min: span.min }) : fill(msg.spanMax, { max: span.max });
+}
+
 /* Every flag test (key "env": every variable test) an exposure condition holds, in the order met (as
    diagnose.py _flag_tests()). */
 function flagTests(node, key = "flag") {
@@ -196,6 +223,9 @@ export class Diagnoser {
     /* the incidents whose launch conditions name a GPU (its architecture, its memory): for them the GPU a
        report names is a condition of the failure; for the others it is where the failure was seen */
     this.gpuConditions = new Set(exposureBundle.incidents.filter((i) => namesGpu(i.exposure)).map((i) => i.id));
+    /* what every launch of an incident runs on (its GPUs' vendor, architecture, compute capability): a GPU
+       outside it rules the incident out, as a release outside its range does */
+    this.gpuNeeds = new Map(exposureBundle.incidents.map((i) => [i.id, gpuNeeds(i.exposure)]));
     const r = bundle.rules;
     this.rules = r;
     this.w = r.weights;
@@ -304,6 +334,7 @@ export class Diagnoser {
       }
     }
     this.gpuByName = names;
+    this.gpuById = new Map(this.exposure.gpus.map((g) => [g.id, g]));
     this.gpuArch = new Map(this.exposure.gpus.filter((g) => g.compute_capability)
       .map((g) => [g.id, `SM${g.compute_capability.replace(".", "")}`]));
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
@@ -750,6 +781,36 @@ export class Diagnoser {
   /* Whether a reason of the exposure check is a launch condition the report states: not a flag's absence,
      and not a flag that about every other real launch command gives (`--tp-size`; the reason's first flag
      is its own, others say how it was written). */
+  /* What the incident needs of a GPU that the report's GPU is not ("compute capability 9.0 or lower"), or
+     null (as diagnose.py _gpu_outside()). A GPU named by its architecture alone ("SM120") tells its compute
+     capability only. */
+  gpuOutside(incidentId, facts) {
+    const needs = this.gpuNeeds.get(incidentId);
+    if (!needs || !needs.length) return null;
+    let gpu;
+    if (facts.gpu) gpu = this.gpuById.get(facts.gpu.id) || {};
+    else if (facts.arch) {
+      const digits = facts.arch.slice(2);
+      gpu = { compute_capability: `${digits.slice(0, -1)}.${digits.slice(-1)}` };
+    } else return null;
+    const labels = this.rules.gpuNeeds;
+    for (const need of needs) {
+      for (const [key, label] of Object.entries(labels)) {
+        if (!(key in need) || !gpu[key]) continue;
+        if (key === "compute_capability") {
+          const span = need[key];
+          const cc = gpu[key];
+          if (("min" in span && compareCapability(cc, span.min) < 0) || ("max" in span && compareCapability(cc, span.max) > 0)) {
+            return fill(label, { value: spanWords(span, this.msg) });
+          }
+        } else if (!need[key].includes(gpu[key])) {
+          return fill(label, { value: need[key].join(this.msg.or) });
+        }
+      }
+    }
+    return null;
+  }
+
   states(reason) {
     if (this.absentReason.test(reason)) return false;
     const flag = this.proseFlagOne.exec(reason);
@@ -783,6 +844,14 @@ export class Diagnoser {
         ev.score[n] += w.versionOut;
         ev.outside[n] = true;
         ev.why[n].push(reason);
+      }
+      const wanted = this.gpuOutside(inc.id, facts);
+      if (wanted !== null) {
+        if (!ev.outside[n]) {
+          ev.score[n] += w.gpuOut;
+          ev.outside[n] = true;
+        }
+        ev.why[n].push(fill(this.msg.gpuOut, { gpu: facts.gpu ? facts.gpu.name : facts.arch, wanted }));
       }
       if (inc.hardware.length && Diagnoser.sameHardware(inc.hardware, facts.gpu, facts.arch)) {
         ev.score[n] += w.hardware;
