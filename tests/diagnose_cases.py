@@ -60,6 +60,9 @@ EDGE = {
     "gpu-outside": "FP4 checkpoint fails on an RTX PRO 6000 Blackwell: kernel not supported on SM120, only work on SM100\n"
     "Insufficient Memory on sm_90 while serving Qwen3-8B at concurrency 32\n",
     "gpu-outside-arch": "NVFP4 model on sm_120: NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.\n",
+    "mechanism-behind": "[Bug] HiCache with TP=16: the ranks diverge in check_prefetch_progress, one rank skips the "
+    "all_reduce and the server hangs\n"
+    "python -m sglang.launch_server --model-path zai-org/GLM-5-FP8 --enable-hierarchical-cache --tp 16\n",
     "model-family-alone": "Out of memory serving deepseek-ai/DeepSeek-V4-Flash on H100\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
     "code-and-routine": "[2026-01-02 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, "

@@ -1244,7 +1244,7 @@ def test_the_finder_s_rank_and_one_word_relate_nothing(engine, finder):
 
 
 SERVER_ARGS = (
-    "The server hangs after an hour with long prompts\n"
+    "The server hangs after an hour, when bursts of very long prompts arrive\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "
     "mem_fraction_static=0.8, max_running_requests=None, enable_hierarchical_cache=True, "
     "hicache_storage_backend=None, disable_radix_cache=False, enable_dp_attention=False)\n"
@@ -1253,9 +1253,9 @@ SERVER_ARGS = (
 
 def test_the_settings_sglang_echoes_are_its_launch_command(engine):
     """`server_args=ServerArgs(...)` states the flags: True is given, False and None are not, and a whole dump
-    proves a flag absent. HiCache given, its storage backend not, and a hang: the HiCache incident whose
-    mechanism that is matches, the one that needs a storage backend does not. The dump's words (false,
-    running) are no evidence."""
+    proves a flag absent. HiCache given, its storage backend not, and a hang under bursts of very long prompts:
+    the HiCache incident whose mechanism that is matches, the one that needs a storage backend does not. The
+    dump's words (false, running) are no evidence."""
     out = engine.diagnose(SERVER_ARGS)
     first = out["results"][0]
     assert first["id"] == "sglang-42465" and first["verdict"] == "matches", out["results"][:2]
@@ -1820,6 +1820,25 @@ def test_a_kernel_the_gpu_does_not_run_is_its_own_kind_of_failure(engine, line):
     out = engine.diagnose(f"[Bug] GLM-5.1-NVFP4 on 8x NVIDIA RTX PRO 6000 Blackwell\n{line}\n")
     sm120 = next(r for r in out["results"] if r["id"] == "report-joshua8-ai-2026-01")
     assert "the kind of failure: unsupported GPU" in sm120["why"], sm120
+
+
+def test_a_mechanism_behind_another_incident_names_nothing(engine):
+    """`--enable-hierarchical-cache` and a hang are the long-prompt HiCache incident's mechanism, but the
+    report's own words (ranks that diverge in `check_prefetch_progress`, a skipped all-reduce) tell another
+    HiCache incident far more: the one with less evidence is related, not a second match."""
+    text = (
+        "[Bug] HiCache with TP=16: the ranks diverge in check_prefetch_progress, one rank skips the all_reduce "
+        "and the server hangs\n"
+        "python -m sglang.launch_server --model-path zai-org/GLM-5-FP8 --enable-hierarchical-cache --tp 16\n"
+    )
+    out = engine.diagnose(text)
+    verdicts = {r["id"]: r["verdict"] for r in out["results"]}
+    assert out["results"][0]["id"] == "sglang-30760", out["results"][:2]
+    assert verdicts.get("sglang-42465") == "related", verdicts
+    assert (
+        "`--enable-hierarchical-cache` is given" in next(r for r in out["results"] if r["id"] == "sglang-42465")["why"]
+    )
+    assert [r["verdict"] for r in out["results"]].count("matches") <= 1
 
 
 @pytest.mark.parametrize(

@@ -916,7 +916,8 @@ class Diagnoser:
         """The verdicts. An incident *matches* on its own log line; on a thread of it that the report cites,
         when no other incident's is cited; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
-        (its kind, a line it prints), when it is the only incident that shows one; or far ahead of every
+        (its kind, a line it prints), when it is the only incident that shows one and no other has as much
+        evidence; or far ahead of every
         other on two kinds of evidence (of the failure, or one of its conditions: a flag, its release, its
         GPU). Others are *related* with evidence besides words, or with several rare words (the finder's
         rank among them); at most relatedMax of them."""
@@ -933,7 +934,9 @@ class Diagnoser:
         # a thread that the report cites, of one incident only
         cited = [n for n in range(len(self.incidents)) if ev.cited[n]]
         for n in range(len(self.incidents)):
-            mechanism = shown == [n] or (cited == [n] and not ev.outside[n])
+            # a mechanism names the incident only when no other has as much evidence (before the finder's rank)
+            best = top[0] == n and (len(top) < 2 or lead[n] > lead[top[1]])
+            mechanism = (shown == [n] and best) or (cited == [n] and not ev.outside[n])
             # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
             second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (

@@ -928,7 +928,9 @@ export class Diagnoser {
     /* a thread that the report cites, of one incident only */
     const cited = [...Array(count).keys()].filter((n) => ev.cited[n]);
     for (let n = 0; n < count; n++) {
-      const mechanism = (shown.length === 1 && shown[0] === n) || (cited.length === 1 && cited[0] === n && !ev.outside[n]);
+      /* a mechanism names the incident only when no other has as much evidence (before the finder's rank) */
+      const best = top[0] === n && (top.length < 2 || lead[n] > lead[top[1]]);
+      const mechanism = (shown.length === 1 && shown[0] === n && best) || (cited.length === 1 && cited[0] === n && !ev.outside[n]);
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
         && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
