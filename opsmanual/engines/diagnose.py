@@ -1487,8 +1487,8 @@ def _gpu_needs(node) -> list[dict]:
 
 def _compare_capability(a, b) -> int:
     """Two compute capabilities ("9.0", "12.0") compared part by part (as diagnose.js compareCapability())."""
-    pa = [int(p) if p.isdigit() else 0 for p in str(a).split(".")]
-    pb = [int(p) if p.isdigit() else 0 for p in str(b).split(".")]
+    pa = [int(p) if p.isascii() and p.isdigit() else 0 for p in str(a).split(".")]
+    pb = [int(p) if p.isascii() and p.isdigit() else 0 for p in str(b).split(".")]
     for i in range(max(len(pa), len(pb))):
         d = (pa[i] if i < len(pa) else 0) - (pb[i] if i < len(pb) else 0)
         if d:

@@ -127,8 +127,9 @@ function gpuNeeds(node) {
 
 /* Two compute capabilities ("9.0", "12.0") compared part by part. */
 function compareCapability(a, b) {
-  const pa = String(a).split(".").map(Number);
-  const pb = String(b).split(".").map(Number);
+  const part = (p) => (/^[0-9]+$/.test(p) ? Number(p) : 0);
+  const pa = String(a).split(".").map(part);
+  const pb = String(b).split(".").map(part);
   for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
     const d = (pa[i] || 0) - (pb[i] || 0);
     if (d) return d;
