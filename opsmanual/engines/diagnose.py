@@ -175,11 +175,11 @@ class Diagnoser:
         # the incidents whose launch conditions name a GPU (its architecture, its memory): for them the GPU a
         # report names is a condition of the failure; for the others it is where the failure was seen
         self.gpu_conditions = {i["id"] for i in exposure_bundle["incidents"] if _names_gpu(i.get("exposure"))}
-        # what every launch of an incident runs on (its GPUs' vendor, architecture, compute capability): a GPU
-        # outside it rules the incident out, as a release outside its range does
-        self.gpu_needs = {i["id"]: _gpu_needs(i.get("exposure")) for i in exposure_bundle["incidents"]}
         r = bundle["rules"]
         self.rules = r
+        # what every launch of an incident runs on (its GPUs' vendor, architecture, compute capability): a GPU
+        # outside it rules the incident out, as a release outside its range does
+        self.gpu_needs = {i["id"]: _gpu_needs(i.get("exposure"), r["gpuNeeds"]) for i in exposure_bundle["incidents"]}
         self.w = r["weights"]
         self.stop = frozenset(r["stopWords"])
         self.incidents = bundle["incidents"]
@@ -917,9 +917,8 @@ class Diagnoser:
         when no other incident's is cited; on its mechanism: a launch condition the
         report states, in a release not outside its range, with evidence of the same failure besides words
         (its kind, a line it prints), when it is the only incident that shows one and no other has as much
-        evidence; or far ahead of every
-        other on two kinds of evidence (of the failure, or one of its conditions: a flag, its release, its
-        GPU). Others are *related* with evidence besides words, or with several rare words (the finder's
+        evidence; or far ahead of every other on two kinds of evidence (of the failure, or one of its
+        conditions: a flag, its release, its GPU). Others are *related* with evidence besides words, or with several rare words (the finder's
         rank among them); at most relatedMax of them."""
         w = self.w
         ranked = []
@@ -1469,9 +1468,9 @@ def _names_gpu(node) -> bool:
     return False
 
 
-def _gpu_needs(node) -> list[dict]:
-    """The GPU tests among an exposure condition's ``all`` (every launch meets them) on what a GPU is: its
-    vendor, architecture or compute capability (as diagnose.js gpuNeeds()). Its memory or its name is where
+def _gpu_needs(node, keys) -> list[dict]:
+    """The GPU tests among an exposure condition's ``all`` (every launch meets them) on what a GPU is (``keys``:
+    its vendor, architecture, compute capability; as diagnose.js gpuNeeds()). Its memory or its name is where
     the failure was seen, no need of it."""
     when = node.get("when") if isinstance(node, dict) else None
     if not isinstance(when, dict) or not isinstance(when.get("all"), list):
@@ -1479,9 +1478,7 @@ def _gpu_needs(node) -> list[dict]:
     return [
         c["gpu"]
         for c in when["all"]
-        if isinstance(c, dict)
-        and isinstance(c.get("gpu"), dict)
-        and any(k in c["gpu"] for k in ("vendor", "architecture", "compute_capability"))
+        if isinstance(c, dict) and isinstance(c.get("gpu"), dict) and any(k in c["gpu"] for k in keys)
     ]
 
 

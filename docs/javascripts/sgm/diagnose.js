@@ -115,14 +115,14 @@ function namesGpu(node) {
   return false;
 }
 
-/* The GPU tests among an exposure condition's `all` (every launch meets them) on what a GPU is: its vendor,
-   architecture or compute capability (as diagnose.py _gpu_needs()). Its memory or its name is where the
+/* The GPU tests among an exposure condition's `all` (every launch meets them) on what a GPU is (`keys`: its
+   vendor, architecture, compute capability; as diagnose.py _gpu_needs()). Its memory or its name is where the
    failure was seen, no need of it. */
-function gpuNeeds(node) {
+function gpuNeeds(node, keys) {
   const when = node !== null && typeof node === "object" ? node.when : undefined;
   if (when === null || typeof when !== "object" || !Array.isArray(when.all)) return [];
   return when.all.filter((c) => c !== null && typeof c === "object" && c.gpu !== null && typeof c.gpu === "object"
-    && ["vendor", "architecture", "compute_capability"].some((k) => k in c.gpu)).map((c) => c.gpu);
+    && keys.some((k) => k in c.gpu)).map((c) => c.gpu);
 }
 
 /* Two compute capabilities ("9.0", "12.0") compared part by part. */
@@ -224,11 +224,11 @@ export class Diagnoser {
     /* the incidents whose launch conditions name a GPU (its architecture, its memory): for them the GPU a
        report names is a condition of the failure; for the others it is where the failure was seen */
     this.gpuConditions = new Set(exposureBundle.incidents.filter((i) => namesGpu(i.exposure)).map((i) => i.id));
-    /* what every launch of an incident runs on (its GPUs' vendor, architecture, compute capability): a GPU
-       outside it rules the incident out, as a release outside its range does */
-    this.gpuNeeds = new Map(exposureBundle.incidents.map((i) => [i.id, gpuNeeds(i.exposure)]));
     const r = bundle.rules;
     this.rules = r;
+    /* what every launch of an incident runs on (its GPUs' vendor, architecture, compute capability): a GPU
+       outside it rules the incident out, as a release outside its range does */
+    this.gpuNeeds = new Map(exposureBundle.incidents.map((i) => [i.id, gpuNeeds(i.exposure, Object.keys(r.gpuNeeds))]));
     this.w = r.weights;
     this.msg = bundle.messages;
     this.stop = new Set(r.stopWords);
@@ -779,9 +779,6 @@ export class Diagnoser {
     }
   }
 
-  /* Whether a reason of the exposure check is a launch condition the report states: not a flag's absence,
-     and not a flag that about every other real launch command gives (`--tp-size`; the reason's first flag
-     is its own, others say how it was written). */
   /* What the incident needs of a GPU that the report's GPU is not ("compute capability 9.0 or lower"), or
      null (as diagnose.py _gpu_outside()). A GPU named by its architecture alone ("SM120") tells its compute
      capability only. */
@@ -812,6 +809,9 @@ export class Diagnoser {
     return null;
   }
 
+  /* Whether a reason of the exposure check is a launch condition the report states: not a flag's absence,
+     and not a flag that about every other real launch command gives (`--tp-size`; the reason's first flag
+     is its own, others say how it was written). */
   states(reason) {
     if (this.absentReason.test(reason)) return false;
     const flag = this.proseFlagOne.exec(reason);
