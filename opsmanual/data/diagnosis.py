@@ -250,9 +250,6 @@ ERRORISH = {
     + r")\b",
 }
 TRACEBACK = {"re": r"^Traceback \(most recent call last\):", "flags": ""}
-# A traceback's frames say where the code ran, not what went wrong: Python's frame line (its source line, the
-# indented line after it, is code too, as is an indented line right before the exception line), the carets
-# under a source line, and C++ stack frames. Their words are no evidence and they are no error lines.
 # The prefix a multi-process launcher writes before each line of a worker's output, taken off before the
 # report is read, so a worker's traceback reads as a traceback: torchrun's ``[rank0]: ``, Ray's and vLLM's
 # ``(VllmWorker rank=3 pid=1090) `` and vLLM's ``ERROR 06-05 06:18:13 [multiproc_executor.py:470] `` (older
@@ -263,6 +260,9 @@ PROCESS_PREFIX = {
     "re": r"^(?:\[rank[0-9]{1,5}\]:[ \t]?|\([A-Za-z_][A-Za-z0-9_.]{0,60}(?:[ ,]{1,2}[a-z_]{1,20}=[^)\n ,]{1,40}){1,6}\)[ \t]+"
     r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) [0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})? \[?[A-Za-z0-9_.-]{1,80}:[0-9]{1,6}\][ \t]?){1,2}",
 }
+# A traceback's frames say where the code ran, not what went wrong: Python's frame line (its source line, the
+# indented line after it, is code too, as is an indented line right before the exception line), the carets
+# under a source line, and C++ stack frames. Their words are no evidence and they are no error lines.
 FRAME_LINE = {"re": r'^[ \t]*File "[^"\n]{1,500}", line \d', "flags": ""}
 CODE_LINE = {"re": r"^[ \t]*(?:[\^~]{3,}[ \t]*$|frame #\d{1,4}: |Exception raised from \S)", "flags": ""}
 # The line a traceback ends with: an exception's name (``RuntimeError``, ``triton.runtime.errors.OutOfResources``)

@@ -285,7 +285,6 @@ class Diagnoser:
                 if key and key not in names:
                     names[key] = g
         self.gpu_by_name = names
-        self.gpu_by_id = {g["id"]: g for g in self.exposure.gpus}
         self.gpu_arch = {
             g["id"]: "SM" + g["compute_capability"].replace(".", "")
             for g in self.exposure.gpus
@@ -832,25 +831,20 @@ class Diagnoser:
         if not needs:
             return None
         if facts["gpu"]:
-            gpu = self.gpu_by_id.get(facts["gpu"]["id"]) or {}
+            gpu = self.exposure.gpus_by_id.get(facts["gpu"]["id"]) or {}
         elif facts["arch"]:
             digits = facts["arch"][2:]
-            gpu = {"compute_capability": f"{digits[:-1]}.{digits[-1]}"}
+            gpu = {"name": facts["arch"], "compute_capability": f"{digits[:-1]}.{digits[-1]}"}
         else:
             return None
-        labels = self.rules["gpuNeeds"]
         for need in needs:
-            for key, label in labels.items():
-                if key not in need or not gpu.get(key):
-                    continue
-                if key == "compute_capability":
-                    span, cc = need[key], gpu[key]
-                    if ("min" in span and _compare_capability(cc, span["min"]) < 0) or (
-                        "max" in span and _compare_capability(cc, span["max"]) > 0
-                    ):
-                        return fill(label, value=_span(span, self.msg))
-                elif gpu[key] not in need[key]:
-                    return fill(label, value=self.msg["or"].join(need[key]))
+            for key, label in self.rules["gpuNeeds"].items():
+                # a need the GPU's record tells, decided as the launch check decides it
+                if key in need and gpu.get(key) and self.exposure.gpu_meets({key: need[key]}, gpu) is False:
+                    wanted = (
+                        _span(need[key], self.msg) if key == "compute_capability" else self.msg["or"].join(need[key])
+                    )
+                    return fill(label, value=wanted)
         return None
 
     def _gpu_shown(self, facts: dict) -> str:
@@ -918,8 +912,8 @@ class Diagnoser:
         report states, in a release not outside its range, with evidence of the same failure besides words
         (its kind, a line it prints), when it is the only incident that shows one and no other has as much
         evidence; or far ahead of every other on two kinds of evidence (of the failure, or one of its
-        conditions: a flag, its release, its GPU). Others are *related* with evidence besides words, or with several rare words (the finder's
-        rank among them); at most relatedMax of them."""
+        conditions: a flag, its release, its GPU). Others are *related* with evidence besides words, or with
+        several rare words (the finder's rank among them); at most relatedMax of them."""
         w = self.w
         ranked = []
         lead = ev.lead
@@ -1480,17 +1474,6 @@ def _gpu_needs(node, keys) -> list[dict]:
         for c in when["all"]
         if isinstance(c, dict) and isinstance(c.get("gpu"), dict) and any(k in c["gpu"] for k in keys)
     ]
-
-
-def _compare_capability(a, b) -> int:
-    """Two compute capabilities ("9.0", "12.0") compared part by part (as diagnose.js compareCapability())."""
-    pa = [int(p) if p.isascii() and p.isdigit() else 0 for p in str(a).split(".")]
-    pb = [int(p) if p.isascii() and p.isdigit() else 0 for p in str(b).split(".")]
-    for i in range(max(len(pa), len(pb))):
-        d = (pa[i] if i < len(pa) else 0) - (pb[i] if i < len(pb) else 0)
-        if d:
-            return d
-    return 0
 
 
 def _span(span: dict, msg: dict) -> str:

@@ -842,6 +842,13 @@ class Engine:
     def find_gpu(self, name: str) -> dict | None:
         return self.gpu_names.get(_norm(name))
 
+    def gpu_meets(self, test: dict, gpu: dict) -> bool | None:
+        """Whether ``gpu`` (a GPU record) meets one ``gpu`` condition (its name, vendor, architecture, compute
+        capability or memory), as a check reads it; None when the record does not tell (as exposure.js
+        gpuMeets())."""
+        ctx = Context(self, {"program": None}, {}, gpu, {}, {}, None)
+        return _gpu_leaf(test, ctx)[0]
+
     def match_model(self, path: str) -> list[dict]:
         """The entries of data/models.yaml that describe ``path``: the first family entry whose pattern
         matches the whole value, and every weight-format entry (traits only fp8/fp4) that matches."""

@@ -125,18 +125,6 @@ function gpuNeeds(node, keys) {
     && keys.some((k) => k in c.gpu)).map((c) => c.gpu);
 }
 
-/* Two compute capabilities ("9.0", "12.0") compared part by part. */
-function compareCapability(a, b) {
-  const part = (p) => (/^[0-9]+$/.test(p) ? Number(p) : 0);
-  const pa = String(a).split(".").map(part);
-  const pb = String(b).split(".").map(part);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
-    const d = (pa[i] || 0) - (pb[i] || 0);
-    if (d) return d;
-  }
-  return 0;
-}
-
 /* A compute capability range in words ("9.0 or lower"). */
 function spanWords(span, msg) {
   if ("min" in span && "max" in span) return span.min === span.max ? span.min : fill(msg.spanBoth, { min: span.min, max: span.max });
@@ -335,7 +323,6 @@ export class Diagnoser {
       }
     }
     this.gpuByName = names;
-    this.gpuById = new Map(this.exposure.gpus.map((g) => [g.id, g]));
     this.gpuArch = new Map(this.exposure.gpus.filter((g) => g.compute_capability)
       .map((g) => [g.id, `SM${g.compute_capability.replace(".", "")}`]));
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
@@ -786,23 +773,17 @@ export class Diagnoser {
     const needs = this.gpuNeeds.get(incidentId);
     if (!needs || !needs.length) return null;
     let gpu;
-    if (facts.gpu) gpu = this.gpuById.get(facts.gpu.id) || {};
+    if (facts.gpu) gpu = this.exposure.gpusById.get(facts.gpu.id) || {};
     else if (facts.arch) {
       const digits = facts.arch.slice(2);
-      gpu = { compute_capability: `${digits.slice(0, -1)}.${digits.slice(-1)}` };
+      gpu = { name: facts.arch, compute_capability: `${digits.slice(0, -1)}.${digits.slice(-1)}` };
     } else return null;
-    const labels = this.rules.gpuNeeds;
     for (const need of needs) {
-      for (const [key, label] of Object.entries(labels)) {
-        if (!(key in need) || !gpu[key]) continue;
-        if (key === "compute_capability") {
-          const span = need[key];
-          const cc = gpu[key];
-          if (("min" in span && compareCapability(cc, span.min) < 0) || ("max" in span && compareCapability(cc, span.max) > 0)) {
-            return fill(label, { value: spanWords(span, this.msg) });
-          }
-        } else if (!need[key].includes(gpu[key])) {
-          return fill(label, { value: need[key].join(this.msg.or) });
+      for (const [key, label] of Object.entries(this.rules.gpuNeeds)) {
+        /* a need the GPU's record tells, decided as the launch check decides it */
+        if (key in need && gpu[key] && this.exposure.gpuMeets({ [key]: need[key] }, gpu) === false) {
+          const wanted = key === "compute_capability" ? spanWords(need[key], this.msg) : need[key].join(this.msg.or);
+          return fill(label, { value: wanted });
         }
       }
     }

@@ -775,6 +775,13 @@ export class Engine {
     return this.gpuNames.get(norm(name)) || null;
   }
 
+  /* Whether `gpu` (a GPU record) meets one `gpu` condition (its name, vendor, architecture, compute
+     capability or memory), as a check reads it; null when the record does not tell (as exposure.py
+     gpu_meets()). */
+  gpuMeets(test, gpu) {
+    return gpuLeaf(test, new Context(this, { program: null }, {}, gpu, {}, {}, null))[0];
+  }
+
   // The first family entry whose pattern matches the whole value, and every weight-format entry that matches.
   matchModel(path) {
     const value = path.trim().replace(/\/+$/, "").toLowerCase();
