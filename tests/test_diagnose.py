@@ -764,6 +764,8 @@ def test_the_command_opens_with_what_to_do_first():
     text = _run(path).stdout.decode().splitlines()
     assert text[1].startswith("What to do first (common error, PyTorch ran out of GPU memory):"), text[:3]
     assert text.index("Read from the report (correct it if it is wrong):") > 2
+    # the OOM line tells the GPU's memory but not its name: each on its own line, as the report box's rows
+    assert "  GPU: none" in text and "  GPU memory: 139.8 GiB" in text, text[:14]
     items = json.loads(_run("--json", path).stdout)
     assert items[0]["kind"] == "action" and items[0]["id"] == "cuda-out-of-memory" and items[0]["steps"]
 

@@ -163,7 +163,9 @@ def _text(out: dict, base: str) -> str:
     lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
     gpu = f["gpu"]["name"] if f["gpu"] else "none"
     arch = f", architecture {f['arch']}" if f["arch"] else ""
-    lines.append(f"  GPU: {gpu}{arch}" + (f", {f['memory']} GiB" if f["memory"] else ""))
+    lines.append(f"  GPU: {gpu}{arch}")
+    # its own line, as the report box has its own row: a size read without the GPU's name
+    lines += [f"  GPU memory: {f['memory']} GiB"] * bool(f["memory"])
     lines.append(f"  model: {f['model'] or 'none'}")
     lines.append(f"  phase: {f['phase'] or 'not told'}")
     for c in f["commands"]:
