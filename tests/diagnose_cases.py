@@ -40,6 +40,7 @@ EDGE = {
     "utils.cuh:21:10: 致命错误： cuda_fp8.h：没有那个文件或目录\ncompilation terminated.\n",
     "cited-threads": "Same failure as #37707 and sgl-project/sglang#15626, see also"
     " https://github.com/sgl-project/sglang/pull/15626 and radixark/miles#860; item #12 and a#37707\n",
+    "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "
     "max_running_requests=None, enable_hierarchical_cache=True, hicache_storage_backend=None, "

@@ -1608,6 +1608,36 @@ def test_a_cited_thread_of_one_incident_names_it(engine):
         assert not any("cites" in y for r in out["results"] for y in r["why"]), (written, out["results"])
 
 
+def test_a_bare_number_in_a_report_of_miles_cites_miles_thread(engine):
+    """In a report that names Miles, a bare #N that is no incident's SGLang thread is Miles' own thread (a
+    Miles pull request's "#N says what goes wrong" cites its issue); in a report that does not name Miles,
+    or for a number that is an incident's SGLang thread, it stays SGLang's."""
+    threads = {}
+    for n, inc in enumerate(engine.incidents):
+        for t in inc["threads"]:
+            threads.setdefault(t, []).append(n)
+    miles = next(
+        t
+        for t, ns in threads.items()
+        if len(ns) == 1 and t.startswith("radixark/miles#") and "sgl-project/sglang#" + t.split("#")[1] not in threads
+    )
+    number = miles.split("#")[1]
+    incident = engine.incidents[threads[miles][0]]["id"]
+    out = engine.diagnose(f"Miles trains on the wrong samples after a retraction\n#{number} says what goes wrong.\n")
+    first = out["results"][0]
+    assert first["id"] == incident and first["verdict"] == "matches", out["results"][:2]
+    assert any("cites miles#" + number in y for y in first["why"]), first["why"]
+    out = engine.diagnose(
+        f"The server trains on the wrong samples after a retraction\n#{number} says what goes wrong.\n"
+    )
+    assert not any("cites" in y for r in out["results"] for y in r["why"]), out["results"]
+    sglang = next(t for t, ns in threads.items() if len(ns) == 1 and t.startswith("sgl-project/sglang#"))
+    out = engine.diagnose(f"Miles stalls after the upgrade\n#{sglang.split('#')[1]} says what goes wrong.\n")
+    assert any(
+        r["id"] == engine.incidents[threads[sglang][0]]["id"] and r["verdict"] == "matches" for r in out["results"]
+    )
+
+
 def test_a_component_the_report_names_counts_for_its_incidents(engine):
     """The components of data/incidents.yaml, named in a report's opening by any term of their synonym group
     (`HiCache` or `hierarchical cache`), lend their incidents points and a reason, and none to the others."""

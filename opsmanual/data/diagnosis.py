@@ -517,6 +517,10 @@ CITED_REPOSITORIES = {
     "miles": "radixark/miles",
 }
 CITED_DEFAULT = "sgl-project/sglang"
+# A report that names Miles may be one of Miles' threads, where a bare #N is Miles' own: when SGLang's thread
+# of that number is no incident's, the bare #N is read as Miles' thread.
+CITED_MILES = {"flags": "i", "re": r"\bmiles\b"}
+CITED_MILES_REPOSITORY = "radixark/miles"
 # Text that is an address, not words: URLs (a path's tokens are left out as whole tokens).
 URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,1000}"}
 # A token that is a number written in hex (an address, a request id, a hash).

@@ -205,6 +205,7 @@ class Diagnoser:
         self.newest = _newest_releases(self.exposure.releases)
         self.url = _rx(r["url"])
         self.citation = _rx(r["citation"], True)
+        self.cited_miles = _rx(r["citedMiles"])
         # a thread (owner/name#N) -> the incidents whose failure it is
         self.threads: dict[str, list[int]] = {}
         for n, inc in enumerate(self.incidents):
@@ -755,12 +756,17 @@ class Diagnoser:
 
     def _citations(self, ev: _Evidence, body: str) -> None:
         """1b. The threads the report cites (an issue it follows, the pull request that fixes it): a thread
-        of one incident's failure names it, as its own line does; each cited thread counts once."""
+        of one incident's failure names it, as its own line does; each cited thread counts once. A bare #N is
+        SGLang's thread, or Miles' when the report names Miles and SGLang's thread of that number is no
+        incident's."""
         r = self.rules
         seen: set[str] = set()
+        miles = self.cited_miles.search(body) is not None
         for m in self.citation.finditer(body):
             repo = r["citedRepositories"].get((m.group(1) or "").lower(), r["citedDefault"])
             thread = f"{repo}#{int(m.group(2) or m.group(3))}"
+            if m.group(3) and miles and thread not in self.threads:
+                thread = f"{r['citedMilesRepository']}#{int(m.group(3))}"
             if thread in seen:
                 continue
             seen.add(thread)

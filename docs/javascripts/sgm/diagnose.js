@@ -246,6 +246,7 @@ export class Diagnoser {
     }
     this.url = rx(r.url, false, true);
     this.citation = rx(r.citation, true, true);
+    this.citedMiles = rx(r.citedMiles);
     /* a thread (owner/name#N) -> the incidents whose failure it is */
     this.threads = new Map();
     this.incidents.forEach((inc, n) => {
@@ -705,13 +706,16 @@ export class Diagnoser {
   }
 
   /* 1b. The threads the report cites (an issue it follows, the pull request that fixes it): a thread of one
-     incident's failure names it, as its own line does; each cited thread counts once. */
+     incident's failure names it, as its own line does; each cited thread counts once. A bare #N is SGLang's
+     thread, or Miles' when the report names Miles and SGLang's thread of that number is no incident's. */
   citations(ev, body) {
     const r = this.rules;
     const seen = new Set();
+    const miles = this.citedMiles.test(body);
     for (const m of body.matchAll(this.citation)) {
       const repo = r.citedRepositories[(m[1] || "").toLowerCase()] || r.citedDefault;
-      const thread = `${repo}#${Number(m[2] || m[3])}`;
+      let thread = `${repo}#${Number(m[2] || m[3])}`;
+      if (m[3] && miles && !this.threads.has(thread)) thread = `${r.citedMilesRepository}#${Number(m[3])}`;
       if (seen.has(thread)) continue;
       seen.add(thread);
       for (const n of this.threads.get(thread) || []) {
