@@ -714,7 +714,40 @@ def test_a_match_opens_with_its_workaround_or_fix(engine):
         "Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n"
     )
     first = out["first"]
-    assert first["id"] == out["results"][0]["id"] and first["kind"] in ("workaround", "fix") and first["text"]
+    assert first["id"] == out["results"][0]["id"] and first["text"]
+    action = next(i["action"] for i in engine.incidents if i["id"] == first["id"])
+    assert first["kind"] == {"workaround": "workaround", "upgrade": "fix"}.get(action["kind"], "incident"), first
+
+
+def test_a_match_with_nothing_to_do_yet_is_not_called_its_fix(engine):
+    """A matching incident that has no workaround and no release that fixes it (its thread to follow, what
+    to do, its state) opens the answer as the incident, never as "its fix", in the command's words too."""
+    threads = {}
+    for n, inc in enumerate(engine.incidents):
+        for t in inc["threads"]:
+            threads.setdefault(t, []).append(n)
+    kinds = {"workaround": "workaround", "upgrade": "fix"}
+    for inc in engine.incidents:
+        own = [t for t in inc["threads"] if len(threads[t]) == 1 and t.startswith("sgl-project/sglang#")]
+        if not own or not inc.get("action"):
+            continue
+        out = engine.diagnose(f"The server misbehaves again, as in sgl-project/sglang#{own[0].split('#')[1]}\n")
+        first = out["first"]
+        if first is None or first["id"] != inc["id"]:
+            continue
+        assert first["kind"] == kinds.get(inc["action"]["kind"], "incident"), (inc["id"], inc["action"], first)
+    none = next(
+        i
+        for i in engine.incidents
+        if i.get("action") and i["action"]["kind"] == "none" and i["id"].startswith("miles-")
+    )
+    text = f"Miles fails again\nSame as radixark/miles#{none['id'].split('-')[1]}\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "opsmanual", "diagnose", "-"], input=text.encode(), capture_output=True, cwd=ROOT
+    )
+    line = done.stdout.decode().splitlines()[1]
+    assert line.startswith("What to do first (the incident, ") and "its fix" not in line, line
+    assert not none["action"]["url"] or line.endswith(none["action"]["url"]), line  # the thread to follow
 
 
 def test_background_words_are_up_to_date():

@@ -138,6 +138,25 @@ def test_the_box_opens_with_what_to_do_first(page, server, engine):
         assert names.index("sgm-diagnosis__guidance") < names.index("sgm-diagnosis__related-head")
 
 
+def test_a_match_with_nothing_to_do_yet_opens_with_its_thread(page, server, engine):
+    """A report that cites the thread of an incident with no workaround and no release that fixes it: the
+    box's first block calls it the incident (not "its fix") and links the thread to follow, as the command's
+    first line gives its address."""
+    inc = next(
+        i for i in engine.bundle["incidents"] if i["action"] and i["action"]["kind"] == "none" and i["action"]["url"]
+    )
+    owner, number = inc["action"]["url"].split("github.com/")[1].split("/issues/")
+    text = f"The same failure again\nAs {owner}#{number} says.\n"
+    out = engine.diagnose(text)
+    assert out["first"]["id"] == inc["id"] and out["first"]["kind"] == "incident", out["first"]
+    open_finder(page, server)
+    paste(page, ".sgm-finder__q", text)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    title = page.text_content(".sgm-diagnosis__first-title")
+    assert engine.bundle["labels"]["firstIncident"] in title and engine.bundle["labels"]["firstFix"] not in title
+    assert page.get_attribute(".sgm-diagnosis__first .sgm-action a", "href") == inc["action"]["url"]
+
+
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 

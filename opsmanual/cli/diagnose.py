@@ -138,14 +138,16 @@ def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
     return from_manual(manual, site, load_data(project)["stories"]), load_bundle(project)
 
 
-_FIRST = {"workaround": "its workaround", "fix": "its fix", "guidance": "common error"}
+_FIRST = {"workaround": "its workaround", "fix": "its fix", "incident": "the incident", "guidance": "common error"}
 
 
-def _first_text(first: dict | None, base: str) -> list[str]:
-    """What to do first, before the evidence."""
+def _first_text(first: dict | None, base: str, actions: dict) -> list[str]:
+    """What to do first, before the evidence; an incident's state with the thread to follow."""
     if not first:
         return []
-    lines = [f"What to do first ({_FIRST[first['kind']]}, {first['title']}): {first['text'] or ''}".rstrip()]
+    own = actions.get(first["id"]) if first["kind"] == "incident" else None
+    text = terminal_line(own) if own else first["text"] or ""
+    lines = [f"What to do first ({_FIRST[first['kind']]}, {first['title']}): {text}".rstrip()]
     if first["fixedIn"]:
         lines.append("    fixed in " + ", ".join(first["fixedIn"]))
     lines.extend(f"    - {step}" for step in first["steps"])
@@ -156,7 +158,8 @@ def _first_text(first: dict | None, base: str) -> list[str]:
 
 def _text(out: dict, base: str) -> str:
     f = out["facts"]
-    lines = [f"Answer: {out['answer']}.", *_first_text(out.get("first"), base)]
+    actions = {r["id"]: r["action"] for r in out["results"] if r.get("action")}
+    lines = [f"Answer: {out['answer']}.", *_first_text(out.get("first"), base, actions)]
     lines += ["", "Read from the report (correct it if it is wrong):"]
     from opsmanual.data.diagnosis import PRODUCT_LABELS as labels  # the products a report's versions name
 

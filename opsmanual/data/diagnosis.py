@@ -421,6 +421,7 @@ LABELS = {
     "first": "What to do first",
     "firstWorkaround": "its workaround",
     "firstFix": "its fix",
+    "firstIncident": "the incident",  # no workaround or release that fixes it: its state, what to do, the thread
     "firstGuidance": "a common error",
     "fixedIn": "Fixed in",
     "known": "Yes: an incident matches your report.",

@@ -1000,7 +1000,8 @@ class Diagnoser:
         # An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
         if inc and action and (action["kind"] not in ("none", "closed") or not guidance):
             return {
-                "kind": "workaround" if action["kind"] == "workaround" else "fix",
+                # its workaround, the release that fixes it, or the incident's state (what to do, the thread)
+                "kind": {"workaround": "workaround", "upgrade": "fix"}.get(action["kind"], "incident"),
                 "id": inc["id"],
                 "title": inc["title"],
                 "path": inc["path"],

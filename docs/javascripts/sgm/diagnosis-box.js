@@ -74,14 +74,16 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   const parts = [head, answer];
   if (out.first) {
     const first = el("div", `sgm-diagnosis__first sgm-diagnosis__first--${out.first.kind}`);
-    const kind = { workaround: L.firstWorkaround, fix: L.firstFix, guidance: L.firstGuidance }[out.first.kind];
+    const kind = { workaround: L.firstWorkaround, fix: L.firstFix, incident: L.firstIncident, guidance: L.firstGuidance }[out.first.kind];
     const title = el("p", "sgm-diagnosis__first-title");
     title.append(el("strong", "", `${L.first}`), ` (${kind}): `);
     const link = el("a", "", out.first.title);
     link.href = out.first.path ? `${root}${out.first.path}` : "#";
     title.append(link);
     first.append(title);
-    if (out.first.text) first.append(inline(el("p", "sgm-diagnosis__first-text"), out.first.text));
+    const own = out.first.kind === "incident" ? actions.get(out.first.id) : null;
+    if (own) first.append(actionLine(own, link.href));  // its state, with the thread to follow as a link
+    else if (out.first.text) first.append(inline(el("p", "sgm-diagnosis__first-text"), out.first.text));
     if (out.first.steps.length) {
       const steps = el("ul", "sgm-diagnosis__first-steps");
       for (const step of out.first.steps) steps.append(inline(el("li"), step));
