@@ -716,7 +716,7 @@ def test_a_match_opens_with_its_workaround_or_fix(engine):
     first = out["first"]
     assert first["id"] == out["results"][0]["id"] and first["text"]
     action = next(i["action"] for i in engine.incidents if i["id"] == first["id"])
-    assert first["kind"] == {"workaround": "workaround", "upgrade": "fix"}.get(action["kind"], "incident"), first
+    assert first["kind"] == engine.bundle["rules"]["firstKinds"].get(action["kind"], "incident"), first
 
 
 def test_a_match_with_nothing_to_do_yet_is_not_called_its_fix(engine):
@@ -726,7 +726,7 @@ def test_a_match_with_nothing_to_do_yet_is_not_called_its_fix(engine):
     for n, inc in enumerate(engine.incidents):
         for t in inc["threads"]:
             threads.setdefault(t, []).append(n)
-    kinds = {"workaround": "workaround", "upgrade": "fix"}
+    kinds = engine.bundle["rules"]["firstKinds"]
     for inc in engine.incidents:
         own = [t for t in inc["threads"] if len(threads[t]) == 1 and t.startswith("sgl-project/sglang#")]
         if not own or not inc.get("action"):

@@ -518,6 +518,10 @@ CITED_REPOSITORIES = {
     "miles": "radixark/miles",
 }
 CITED_DEFAULT = "sgl-project/sglang"
+# What to do first, for a matching incident: its action's kind (opsmanual/render/actions.py) -> the kind of
+# the answer's first block; any other action (what to do, unsupported, its state and thread) is the incident's.
+FIRST_KINDS = {"workaround": "workaround", "upgrade": "fix"}
+FIRST_OTHER = "incident"
 # A report that names Miles may be one of Miles' threads, where a bare #N is Miles' own: when SGLang's thread
 # of that number is no incident's, the bare #N is read as Miles' thread.
 CITED_MILES = {"flags": "i", "re": r"\bmiles\b"}

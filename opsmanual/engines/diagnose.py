@@ -1001,7 +1001,7 @@ class Diagnoser:
         if inc and action and (action["kind"] not in ("none", "closed") or not guidance):
             return {
                 # its workaround, the release that fixes it, or the incident's state (what to do, the thread)
-                "kind": {"workaround": "workaround", "upgrade": "fix"}.get(action["kind"], "incident"),
+                "kind": self.rules["firstKinds"].get(action["kind"], self.rules["firstOther"]),
                 "id": inc["id"],
                 "title": inc["title"],
                 "path": inc["path"],

@@ -253,6 +253,8 @@ def diagnose_bundle(
             "citation": rules.CITATION,
             "citedRepositories": rules.CITED_REPOSITORIES,
             "citedDefault": rules.CITED_DEFAULT,
+            "firstKinds": rules.FIRST_KINDS,
+            "firstOther": rules.FIRST_OTHER,
             "citedMiles": rules.CITED_MILES,
             "citedMilesRepository": rules.CITED_MILES_REPOSITORY,
             "hex": rules.HEX,

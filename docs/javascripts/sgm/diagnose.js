@@ -960,7 +960,7 @@ export class Diagnoser {
     // An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
     if (inc && action && (!["none", "closed"].includes(action.kind) || !guidance.length)) {
       const text = ["workaround", "upgrade"].includes(action.kind) ? action.text : `${action.label}: ${action.text}`;
-      const kind = { workaround: "workaround", upgrade: "fix" }[action.kind] || "incident";
+      const kind = this.rules.firstKinds[action.kind] || this.rules.firstOther;
       return { kind, id: inc.id, title: inc.title, path: inc.path, text, fixedIn: action.fixedIn, steps: [] };
     }
     if (guidance.length) {
