@@ -435,8 +435,34 @@ def test_filter_never_raises_whatever_it_meets(standalone, capsys):
     for _ in range(3):
         assert links.filter(frozen()) is True
     assert links.filter(_record(12345)) is True  # a message that is not text
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise ValueError("cannot print")
+
+    class Refusing(str):  # a message whose reading raises an error that cannot be printed
+        def __str__(self):
+            return self
+
+        def __getitem__(self, key):
+            raise Unprintable()
+
+    assert links.filter(_record(Refusing(MATCHING))) is True
     warned = capsys.readouterr().err.splitlines()
     assert len(warned) == 1 and "skipped a record" in warned[0], warned
+    # a fresh filter names such an error by its type
+    fresh = standalone.IncidentLinks(site_url=SITE)
+    assert fresh.filter(_record(Refusing(MATCHING))) is True
+    warned = capsys.readouterr().err.splitlines()
+    assert len(warned) == 1 and "Unprintable" in warned[0], warned
+
+
+def test_a_filter_without_patterns_answers_nothing_from_its_public_methods(standalone, capsys):
+    """annotation() and matches(), which the module documents, answer nothing (never raise) when the
+    patterns could not be read."""
+    broken = standalone.IncidentLinks(site_url=SITE, data="{not json")
+    assert broken.annotation(MATCHING) == "" and broken.matches(MATCHING) == []
+    assert len(capsys.readouterr().err.splitlines()) == 1
 
 
 # --- The package's filter (opsmanual.cli.logfilter), on the same records --------------------------

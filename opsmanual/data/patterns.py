@@ -163,15 +163,63 @@ def regex_safety_problem(regex: str) -> str | None:
 
     Within the subset, exponential backtracking needs a repeat that can match one piece of text in
     several ways: a repeat inside a repeat ((a+)+), a repeated alternation ((a|ab)+), or two repeats
-    in a row that can take the same characters ([0-9]+[0-9]*, .*.*). Refusing those leaves one way
-    to split a run between neighbours, so each start of a search costs time linear in the line."""
-    _, parser = sre_modules()
+    that can take the same characters with nothing between them but characters both can take
+    ([0-9]+[0-9]*, .*.*, [a-z_]*_?[a-z_]*, [a-z_]*_[a-z_]*). Refusing those leaves one way to split a
+    run between neighbours, so each start of a search costs time linear in the line. A search tries
+    every start, so the line's length times that cost is bounded only when an unbounded repeat cannot
+    scan over the starts of other matches: the pattern must not open with one ([a-z_]+_port, which is
+    the same test for a line as [a-z_]_port), nor with fixed text the repeat can take whole
+    (abc.*d on a line of abcabc...)."""
+    c, parser = sre_modules()
 
     try:
-        tree = parser.parse(regex)
+        tree = list(parser.parse(regex))
     except (re.error, OverflowError, RecursionError, ValueError):
         return None  # reported as "does not compile"
-    return _walk(tree, False)
+    return _walk(tree, False) or _start_problem(c, tree)
+
+
+def _start_problem(c: Any, tree: list[tuple[Any, Any]]) -> str | None:
+    """Why each start of a search could scan the rest of the line: the first unbounded repeat opens the
+    pattern, or can take every character of the fixed text before it. None for a pattern anchored
+    with ^, and when fixed text before the repeat holds a character it cannot take (no other start lies
+    inside its run)."""
+    if tree and tree[0] == (c.AT, c.AT_BEGINNING):
+        return None
+    before: list[Callable[[str], bool]] = []
+    for op, arg in tree:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[1] == c.MAXREPEAT:
+            body = list(arg[2])
+            takes = _atom_set(*body[0]) if len(body) == 1 else None
+            if takes is None:
+                takes = _anything  # a group: taken as able to take anything
+            if not before:
+                return (
+                    "an unbounded repeat opens the pattern, so a search scans the rest of the line from "
+                    "every start; a line holds a match just as well with one character (a+x finds what ax "
+                    "finds) or none (a*x finds what x finds)"
+                )
+            if all(any(one(ch) and takes(ch) for ch in _PROBES) and _within(one, takes) for one in before):
+                return (
+                    "an unbounded repeat can take every character of the fixed text before it, so a search "
+                    "scans the rest of the line from each place that text occurs; bound it ({0,200}) or "
+                    "begin with a character it cannot take"
+                )
+            return None
+        one = _atom_set(op, arg)
+        if one is None:
+            return None  # a group or a bounded repeat before the first unbounded one: starts are not fixed text
+        before.append(one)
+    return None
+
+
+def _anything(ch: str) -> bool:
+    return True
+
+
+def _within(one: Callable[[str], bool], takes: Callable[[str], bool]) -> bool:
+    """Whether every probe character ``one`` matches is one ``takes`` matches too."""
+    return all(takes(ch) for ch in _PROBES if one(ch))
 
 
 def _repeat_problem(
@@ -193,8 +241,9 @@ def _repeat_problem(
     single = _atom_set(*body[0]) if len(body) == 1 else None
     if single is not None and previous is not None and any(previous(ch) and single(ch) for ch in _PROBES):
         return (
-            "two repeats in a row that can take the same characters, such as [0-9]+[0-9]* "
-            "or .*.*, make a search slow on long lines; merge them into one"
+            "two repeats in a row that can take the same characters (with at most characters both take "
+            "between them), such as [0-9]+[0-9]*, .*.* or [a-z_]*_[a-z_]*, make a search slow on long "
+            "lines; merge them into one"
         ), None
     return _walk(body, True), single
 
@@ -212,7 +261,12 @@ def _walk(items: Iterable[tuple[Any, Any]], inside_repeat: bool) -> str | None:
                 if problem:
                     return problem
                 continue
+            one = _atom_set(*body[0]) if len(body) == 1 else None
+            if previous is not None and one is not None and _within(one, previous):
+                continue  # an optional character the repeat before can take: the two repeats still meet
             problem = _walk(body, inside_repeat)
+        elif previous is not None and (one := _atom_set(op, arg)) is not None and _within(one, previous):
+            continue  # a character the repeat before can take: a repeat after it that takes it too is ambiguous
         elif op is c.SUBPATTERN:
             problem = _walk(arg[3], inside_repeat)
         elif op is c.BRANCH:

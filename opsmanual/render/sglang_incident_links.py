@@ -21,8 +21,10 @@ state of its data:
   search for every pattern's fixed text at once finds the lines that may match; the other lines cost
   that search only. On such a line, each pattern runs at most once. The patterns keep to a subset the
   manual's build checks (no repeat inside a repeat, no repeated alternation, no two neighbouring
-  repeats that can take the same characters), in which a backtracking search costs time polynomial in
-  the text, and the text is at most ``LIMIT`` characters.
+  repeats that can take the same characters, no unbounded repeat that opens a pattern or can take the
+  whole fixed text before it), in which a backtracking search from one start costs time linear in the
+  text and no start's scan runs over the starts of other matches, and the text is at most ``LIMIT``
+  characters.
 """
 
 from __future__ import annotations
@@ -145,7 +147,9 @@ class IncidentLinks(logging.Filter):
     def matches(self, text: str) -> list[tuple[int, bool]]:
         """(entry, certain) for each entry whose patterns hold on a line of ``text``: the certain ones
         first, then the common errors (one found only by a line that tells a consequence last), then the
-        possible incidents, each group in the manual's order."""
+        possible incidents, each group in the manual's order; none when the patterns could not be read."""
+        if self._screen is None:
+            return []
         got: dict[int, tuple[bool, bool]] = {}
         at = 0  # where the next line starts
         while at < len(text):
@@ -211,6 +215,11 @@ def _any_of(needles: Iterable[str]) -> str:
 
 
 def _reason(err: BaseException) -> str:
-    text = " ".join(str(err).split())
-    text = f"{type(err).__name__}: {text}" if text else type(err).__name__
+    """The error in one short line; an error that cannot be printed is named by its type alone."""
+    name = type(err).__name__
+    try:
+        text = " ".join(str(err).split())
+    except Exception:  # its __str__ raises: what the filter says of it must not
+        text = ""
+    text = f"{name}: {text}" if text else name
     return text if len(text) <= 300 else text[:297] + "..."
