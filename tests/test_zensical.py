@@ -272,15 +272,58 @@ def test_the_finished_pages_carry_the_policy(zensical_site):
     assert missing == []
 
 
+def _built(tree: Path) -> Path:
+    """A tree as generate marks it, with a built site of two pages in it."""
+    from opsmanual.builders.zensical.tree import MARKER, MARKER_TEXT
+
+    (tree / "site" / "a").mkdir(parents=True)
+    (tree / MARKER).write_text(MARKER_TEXT, "utf-8")
+    (tree / "site" / "index.html").write_text("<html><head></head><body><p>home</p></body></html>", "utf-8")
+    return tree / "site"
+
+
 def test_the_pass_over_a_built_site_names_a_page_whose_ids_collide(tmp_path):
-    page = tmp_path / "a" / "index.html"
-    page.parent.mkdir()
+    site = _built(tmp_path)
+    page = site / "a" / "index.html"
     page.write_text('<html><head></head><body><h2 id="x">1</h2> <p id="x">2</p></body></html>', "utf-8")
-    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(tmp_path)], ROOT, "https://m.example/")
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(site)], ROOT, "https://m.example/")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert lines[-1].startswith("a/index.html: the element id 'x' is used twice"), done.stderr
     assert "Traceback" not in done.stderr
+    # nothing was changed: the good page is left without its policy too
+    assert "Content-Security-Policy" not in (site / "index.html").read_text("utf-8")
+
+
+def test_the_pass_over_a_site_touches_only_a_site_generate_built(tmp_path):
+    """--finish rewrites pages only in OUT/site of a tree generate wrote: any other folder is refused
+    with one line and left as it was; inside it, a link to a page elsewhere is never followed and a page
+    that is not UTF-8 is named, with nothing changed."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.html").write_text("<html><head></head><body><p>mine</p></body></html>", "utf-8")
+    outside = tmp_path / "outside.html"
+    outside.write_text("<html><head></head><body><p>outside</p></body></html>", "utf-8")
+    for target in (mine, tmp_path / "missing", outside):
+        done = run(
+            [sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(target)], ROOT, "https://m.example/"
+        )
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, (target, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert "Content-Security-Policy" not in (mine / "notes.html").read_text("utf-8")
+    site = _built(tmp_path / "tree")
+    (site / "link.html").symlink_to(outside)
+    (site / "a" / "bad.html").write_bytes(b"<html>\xff\xfe</html>")
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(site)], ROOT, "https://m.example/")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "a/bad.html: is not UTF-8 text" in done.stderr and "link.html: is not a plain file" in done.stderr
+    assert "Content-Security-Policy" not in outside.read_text("utf-8")
+    assert "Content-Security-Policy" not in (site / "index.html").read_text("utf-8")
+    (site / "link.html").unlink()
+    (site / "a" / "bad.html").unlink()
+    done = run([sys.executable, "-m", "opsmanual.cli.generate", "--finish", str(site)], ROOT, "https://m.example/")
+    assert done.returncode == 0, done.stderr
+    assert "Content-Security-Policy" in (site / "index.html").read_text("utf-8")
 
 
 def test_generate_stops_on_bad_data_with_one_line_per_problem(tmp_path):

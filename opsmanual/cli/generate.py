@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "folder",
-        help="where to write the generated tree (a new or empty folder, or one generate wrote), or with --finish the built site to finish",
+        help="where to write the generated tree (a new or empty folder, or one generate wrote), or with --finish the built site to finish (OUT/site of a tree generate wrote)",
     )
     parser.add_argument("--finish", action="store_true", help="run the pass over a built site's pages")
     return parser

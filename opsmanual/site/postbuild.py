@@ -8,7 +8,9 @@ the output folder. Nothing here knows a site generator.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 from opsmanual.data.errors import ManualError, Problem
@@ -47,15 +49,34 @@ def finish_page(html: str, shown: str, *, check_ids: bool = True) -> str:
 
 def finish_site(site_dir: Path) -> None:
     """Run :func:`finish_page` over every HTML file of a built site, in place; raise ManualError with
-    every problem. A page that already has its policy is left as it is."""
+    every problem, having changed nothing. A page that already has its policy is left as it is; only
+    plain files inside ``site_dir`` are read (no symbolic link is followed, no device or pipe opened)."""
     problems: list[Problem] = []
-    for path in sorted(site_dir.rglob("*.html")):
-        html = path.read_text("utf-8")
-        if 'http-equiv="Content-Security-Policy"' in html:
-            continue
-        try:
-            path.write_text(finish_page(html, str(path.relative_to(site_dir))), "utf-8")
-        except ManualError as err:
-            problems += err.problems
-    if problems:
+    finished: list[tuple[str, str]] = []
+    for folder, dirs, files in os.walk(site_dir):  # never into a linked folder
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".html"):
+                continue
+            path = os.path.join(folder, name)
+            shown = os.path.relpath(path, site_dir)
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                problems.append(Problem(shown, None, None, "is not a plain file (a link, a pipe or a device)"))
+                continue
+            try:
+                with open(path, "rb") as f:
+                    html = f.read().decode("utf-8")
+            except UnicodeDecodeError:
+                problems.append(Problem(shown, None, None, "is not UTF-8 text"))
+                continue
+            if 'http-equiv="Content-Security-Policy"' in html:
+                continue
+            try:
+                finished.append((path, finish_page(html, shown)))
+            except ManualError as err:
+                problems += err.problems
+    if problems:  # every page checked first: a site with a problem is left as it was
         raise ManualError(problems, subject="the built site")
+    for path, html in finished:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(html)

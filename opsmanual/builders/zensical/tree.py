@@ -158,11 +158,20 @@ def write(out: Path, project: Path) -> None:
 
 def finish(site_dir: Path) -> None:
     """The pass over the built site in ``site_dir`` (OUT/site/): each page's checks and policy, then
-    the Markdown twins that waited in OUT/verbatim/."""
+    the Markdown twins that waited in OUT/verbatim/. Raises Refused, changing nothing, unless
+    ``site_dir`` is a folder (not a link) inside a tree `generate` wrote (its marker beside it)."""
     from opsmanual.site.postbuild import finish_site
 
-    finish_site(site_dir)
-    verbatim = site_dir.resolve().parent / VERBATIM
+    site = Path(os.path.abspath(site_dir))
+    if site.is_symlink() or not site.is_dir():
+        raise Refused(f"{site_dir}: is not a folder; give OUT/site, the site built from a tree generate wrote")
+    if not _is_marked(site.parent):
+        raise Refused(
+            f"{site_dir}: is not inside a tree generate wrote (no {MARKER} beside it); give OUT/site, "
+            "the site built from such a tree"
+        )
+    finish_site(site)
+    verbatim = site.parent / VERBATIM
     if verbatim.is_dir():
         shutil.copytree(verbatim, site_dir, dirs_exist_ok=True)
 
