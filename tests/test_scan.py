@@ -176,6 +176,22 @@ FORMS = [
         "> log 2>&1 &\n",
         [(3, "nohup sglang serve --model-path m > log 2>&1")],
     ),
+    (  # a shell's -c script: the variables assigned before the shell reach it, `su`'s -c too
+        "start.sh",
+        'echo hi\nSGLANG_X=1 su - svc -c "cd /w; python3 -m sglang.launch_server --model-path \\"m\\"" &\n',
+        [(2, 'SGLANG_X=1 python3 -m sglang.launch_server --model-path "m"')],
+    ),
+    (  # the script in args after `-lc`, and the $0 after it, which runs nothing
+        "k8s.yaml",
+        "spec:\n  containers:\n  - command: [bash]\n    args:\n    - -lc\n    - cd /w && exec python3 -m "
+        "sglang.launch_server --model-path m\n    - launcher\n",
+        [(6, "exec python3 -m sglang.launch_server --model-path m")],
+    ),
+    (  # `docker run IMAGE sh -c ...` stays whole: the check reads docker's variables and image
+        "k8s.yaml",
+        "command: [docker, run, -e, X=1, lmsysorg/sglang:v0.5.8, sh, -c, 'python3 -m sglang.launch_server']\n",
+        [(1, "docker run -e X=1 lmsysorg/sglang:v0.5.8 sh -c 'python3 -m sglang.launch_server'")],
+    ),
 ]
 
 
@@ -697,3 +713,173 @@ def test_a_release_the_manual_does_not_list_gives_one_note(tmp_path, ranged):
         f"manual lists; its commands are checked at {MINI['version']}, the release the manual describes"
     ]
     assert "release:" not in r.stdout
+
+
+# --------------------------------------------------------------------------- real deploy files, the manual's data
+#
+# The incidents these tests check are chosen from data/incidents.yaml by their conditions: a launch command
+# written from an incident's flag and variable tests proves them all, so the verdict depends only on what
+# the deploy file says of the release and the environment.
+
+INCIDENTS = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
+RELEASES = yaml.safe_load((ROOT / "data" / "releases.yaml").read_text("utf-8"))["sglang"]["versions"]
+ARGUMENTS = {  # each SGLang argument as the newest list that has it describes it
+    a["name"]: a
+    for path in sorted(
+        (ROOT / "data").glob("sglang-args-*.json"),
+        key=lambda p: [int(x) if x.isdigit() else -1 for x in p.stem.rsplit("-", 1)[1].split(".")],
+    )
+    for a in json.loads(path.read_text("utf-8"))["arguments"]
+}
+
+
+def run_scan(*args, cwd):
+    """The real command line, `python -m opsmanual scan`, on this checkout's package and data."""
+    return subprocess.run(
+        [sys.executable, "-m", "opsmanual", "scan", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, SITE_URL="https://manual.example/", PYTHONPATH=str(ROOT)),
+    )
+
+
+def _holds(when: dict, flags: dict, env: dict) -> bool:
+    """Collect into ``flags`` and ``env`` the tests a server command must pass for ``when`` to hold; False
+    when a condition asks for more than flags and variables (a GPU, a model, the running server)."""
+    ((key, value),) = when.items()
+    if key == "all":
+        return all(_holds(c, flags, env) for c in value)
+    if key == "any":
+        for c in value:
+            f, e = {k: dict(v) for k, v in flags.items()}, {k: dict(v) for k, v in env.items()}
+            if _holds(c, f, e):
+                flags.update(f)
+                env.update(e)
+                return True
+        return False
+    if key == "program":
+        return value == "sglang"
+    if key in ("flag", "env") and value.get("program", "sglang") == "sglang":
+        if any(isinstance(v, bool) for k, v in value.items() if k not in ("present", "absent")):
+            return False
+        (flags if key == "flag" else env).setdefault(value["name"], {}).update(value)
+        return True
+    return False
+
+
+def _value(test: dict) -> str | None:
+    """A value that passes a flag's or variable's tests (None: leave it out)."""
+    if test.get("absent"):
+        return None
+    for key in ("equals", "min", "max"):
+        if key in test:
+            return str(test[key])
+    if "in" in test:
+        return str(test["in"][0])
+    arg = ARGUMENTS.get(test["name"])
+    if arg is not None and arg["nargs"] == 0:
+        return ""  # a switch
+    return str(arg["choices"][0]) if arg and arg.get("choices") else "1"
+
+
+def _ranges(incident: dict) -> list[dict]:
+    return [r for r in incident["exposure"]["versions"] if r["product"] == "sglang"]
+
+
+def provable(*, env: bool, bounded: bool = False) -> list[tuple[dict, str, dict]]:
+    """(incident, server command, variables it needs) of each incident whose conditions a server command
+    and its variables prove, in a known range of SGLang releases; with ``env``, those that test a variable
+    set (present or a value), else those that test none; with ``bounded``, those with a listed release
+    before their range."""
+    from opsmanual.text.versions import compare
+
+    found = []
+    for inc in INCIDENTS:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or not _ranges(inc) or any("introduced" not in r for r in _ranges(inc)):
+            continue
+        flags: dict = {}
+        variables: dict = {}
+        if not _holds(exp["when"], flags, variables):
+            continue
+        wanted = {k: v for k, v in variables.items() if not v.get("absent")}
+        if bool(wanted) != env or (env and len(wanted) != 1):
+            continue
+        if bounded and not any(compare(v, _ranges(inc)[0]["introduced"]) < 0 for v in RELEASES if "rc" not in v):
+            continue
+        words = []
+        for name, test in flags.items():
+            value = _value(test)
+            if value is not None:
+                words += [name] + ([value] if value else [])
+        command = " ".join(["python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", *words])
+        found.append((inc, command, {k: _value(v) for k, v in wanted.items()}))
+    assert found, "no incident of data/incidents.yaml is proved by flags and variables alone"
+    return found
+
+
+def newest_in_range(incident: dict) -> str:
+    """The newest release data/releases.yaml lists inside the incident's affected range."""
+    from opsmanual.text.versions import in_range, version_key
+
+    inside = [v for v in RELEASES if any(in_range(v, r) for r in _ranges(incident))]
+    return max(inside, key=version_key)
+
+
+def reported(report: dict, incident: str) -> dict | None:
+    (command,) = report["commands"]
+    return next((i for i in command["incidents"] if i["id"] == incident), None)
+
+
+# ----- a shell's -c script
+
+
+def c_script_files(command: str, release: str) -> dict[str, str]:
+    """The forms deploy files write a launch command in as a shell's `-c` script, one line or several."""
+    image = f"lmsysorg/sglang:v{release}"
+    folded = "\n".join(f"          {w}" for w in command.split(" --"))
+    folded = folded.replace("\n          ", "\n          --").replace("          --python3", "          python3")
+    return {
+        "flow.yaml": f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: {image}\n"
+        f'      command: ["bash", "-c"]\n      args: ["{command}"]\n',
+        "folded.yaml": f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: {image}\n"
+        f"      command: [/bin/sh, -c]\n      args:\n        - >-\n{folded}\n",
+        "c-in-args.yaml": f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: {image}\n"
+        f"      command: [bash]\n      args: [-lc, 'cd /w && {command}', launcher]\n",
+        "compose.yaml": f"services:\n  s:\n    image: {image}\n    entrypoint: [/bin/sh, -c]\n"
+        f"    command: ['exec {command}']\n",
+        "Dockerfile": f'FROM {image}\nCMD ["bash", "-c", "cd /w && {command}"]\n',
+        "run.sh": f'#!/bin/sh\npip install "sglang=={release}"\nsrun --nodes=1 bash -c "cd /w && {command}" &\n',
+    }
+
+
+def test_a_shell_c_script_is_read_as_the_shell_reads_it(tmp_path):
+    """`command: [bash, -c]` with the script as one string (a flow list, a folded block), `sh -c` as a
+    compose entrypoint, a Dockerfile's exec-form CMD and `srun bash -c "..."` in a script: the script's
+    launch command is checked, so an incident it proves applies and fails the gate."""
+    incident, command, _ = provable(env=False)[0]
+    release = newest_in_range(incident)
+    for name, text in c_script_files(command, release).items():
+        (tmp_path / name).write_text(text, "utf-8")
+        r = run_scan("--format", "json", name, cwd=tmp_path)
+        assert r.returncode == 1 and r.stderr == "", (name, r.stdout, r.stderr)
+        report = json.loads(r.stdout)
+        (found,) = report["commands"]
+        assert found["error"] is None and found["command"].endswith(command), (name, found["command"])
+        assert reported(report, incident["id"])["result"] == "applies", name
+        assert found["release"]["version"] == release, name
+
+
+def test_a_c_script_that_is_not_shell_is_named_not_dropped(tmp_path):
+    """An unbalanced quote inside the script itself: one line naming the file and line, no traceback."""
+    (tmp_path / "bad.yaml").write_text(
+        "kind: Pod\nspec:\n  containers:\n    - name: s\n      command: [bash, -c]\n"
+        '      args: ["python3 -m sglang.launch_server --model-path \'Qwen/Qwen3-8B"]\n',
+        "utf-8",
+    )
+    r = run_scan("bad.yaml", cwd=tmp_path)
+    assert "Traceback" not in r.stderr and r.stderr == "", r.stderr
+    assert "bad.yaml:6: python3 -m sglang.launch_server --model-path 'Qwen/Qwen3-8B\n" in r.stdout
+    assert "  cannot check: unbalanced quote: the ' at line 1, column " in r.stdout

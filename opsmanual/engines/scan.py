@@ -111,6 +111,64 @@ def logical_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
     return out
 
 
+def _command_parts(text: str) -> list[str]:
+    """The launch commands of a logical shell line: its command part (:func:`_command_part`), or, when the
+    launch command is quoted as a shell's ``-c`` script (``srun bash -c "cd /w && python3 -m ..."``),
+    the launch commands of that script, read line by line as the shell that runs it reads them."""
+    m = _LOOKS_LIKE.search(text)
+    if m is not None and _inside_quotes(text[: m.start()]):
+        found = _quoted_script(text)
+        if found is not None:
+            return found
+    return [_command_part(text)]
+
+
+def _inside_quotes(head: str) -> bool:
+    """Whether text ending with ``head`` is inside a quote there (the shell cannot split ``head`` alone)."""
+    from opsmanual.engines.command import CommandError, shell_split
+
+    try:
+        shell_split(head)
+    except CommandError:
+        return True
+    return False
+
+
+_SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh", "su")  # programs whose -c takes a shell script
+
+
+def _c_script(words: list[str]) -> int | None:
+    """Where the script of a shell's ``-c`` stands in ``words`` (``bash -c SCRIPT``, ``sh -lc SCRIPT``,
+    after a launcher such as ``srun``), when that script runs a launch command; None otherwise. Words after
+    the script are the script's ``$0``, ``$1``...: they run nothing."""
+    shell = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] in _SHELLS), None)
+    if shell is None or looks_like(" ".join(words[:shell])):  # `docker run IMAGE sh -c`: the parser reads it
+        return None
+    for k in range(shell + 1, len(words) - 1):
+        w = words[k]
+        if w == "--command" or (w.startswith("-") and not w.startswith("--") and w[1:].isalpha() and "c" in w):
+            return k + 1 if looks_like(words[k + 1]) else None
+    return None
+
+
+def _quoted_script(text: str) -> list[str] | None:
+    """The launch commands of the ``-c`` script a shell line quotes (:func:`_c_script`), each after the
+    variables the line assigns before the shell (they reach the script's commands); None when it holds none."""
+    from opsmanual.engines.command import CommandError, shell_split
+
+    try:
+        commands = shell_split(text)
+    except CommandError:
+        return None
+    for words in commands:
+        plain = [str(w) for w in words]
+        at = _c_script(plain)
+        if at is not None:
+            prefix = "".join(quote(w) + " " for w in plain[:at] if _assignment(w))
+            return [prefix + t for _, t in shell_commands(plain[at])] or None
+    return None
+
+
 def _command_part(text: str) -> str:
     """The launch command of a logical shell line: what follows ``&&``, ``;`` or ``|`` before it (a `cd`,
     an `export`), without a trailing ``&``; the line as it is when it has no such separator."""
@@ -151,7 +209,7 @@ def _assignment(word: str) -> bool:
 
 def shell_commands(text: str, first_line: int = 1) -> list[tuple[int, str]]:
     """The launch commands of a shell script (or a YAML ``run:`` block), with their lines."""
-    return [(line, _command_part(t)) for line, t in logical_lines(text, first_line) if looks_like(t)]
+    return [(line, c) for line, t in logical_lines(text, first_line) if looks_like(t) for c in _command_parts(t)]
 
 
 # --------------------------------------------------------------------------- Dockerfile
@@ -200,7 +258,7 @@ def dockerfile_commands(text: str) -> list[tuple[int, str]]:
         size += len(prefix) + len(cmd)
         if size > MAX_TEXT:  # a long ENV written before each of many CMDs
             raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters", line)
-        out.append((line, prefix + _command_part(cmd)))
+        out.extend((line, prefix + c) for c in _command_parts(cmd))
 
     for line, instr in logical_lines(text):
         word, _, rest = instr.strip().partition(" ")
@@ -281,15 +339,29 @@ def _from_value(node, key_line: int) -> list[tuple[int, str]]:
 
     words = _words(node)
     if words is not None:
-        # `sh -c "script"` and its like: the script is shell text with lines of its own
-        text = join_words(words)
-        return [(key_line, text)] if looks_like(text) else []
+        return _word_commands(words, node.value, key_line)
     if isinstance(node, ScalarNode) and isinstance(node.value, str):
         text, line = _scalar_text(node)
         if "\n" in text.strip():
             return shell_commands(text, line)
-        return [(line, _command_part(text))] if looks_like(text) else []
+        return [(line, c) for c in _command_parts(text)] if looks_like(text) else []
     return []
+
+
+def _word_commands(words: list[str], nodes: list, key_line: int) -> list[tuple[int, str]]:
+    """The launch commands of a command written as a YAML list of words (``nodes``, one per word): the
+    script of a shell's ``-c`` (``[bash, -c]`` then ``["python3 -m ..."]``), read line by line as the
+    shell reads it, whether it is one line, a folded block or a literal one; else the words joined, at
+    ``key_line``."""
+    at = _c_script(words)
+    if at is not None:
+        script, line = _scalar_text(nodes[at])
+        prefix = "".join(quote(w) + " " for w in words[:at] if _assignment(w))
+        found = [(n, prefix + t) for n, t in shell_commands(script, line)]
+        if found:
+            return found
+    text = join_words(words)
+    return [(key_line, text)] if looks_like(text) else []
 
 
 def _expansion_check(doc, used: list[int]) -> None:
@@ -440,18 +512,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
     args_words = _words(args[1]) if args else None
     entry_words = _words(entrypoint[1]) if entrypoint else None
     if cmd_words is not None and args_words is not None:  # a container: the args follow the command
-        text = join_words(cmd_words + args_words)
-        if len(cmd_words) >= 2 and cmd_words[-1] == "-c" and len(args_words) == 1:
-            node = args[1].value[0]
-            _, line = _scalar_text(node)
-            script = helm_dynamic(args_words[0])
-            found = (
-                shell_commands(script, line)
-                if "\n" in script.strip()
-                else ([(command[0].start_mark.line + 1, _command_part(text))] if looks_like(text) else [])
-            )
-            return found
-        return [(command[0].start_mark.line + 1, text)] if looks_like(text) else []
+        return _word_commands(cmd_words + args_words, command[1].value + args[1].value, command[0].start_mark.line + 1)
     entry_text = (
         join_words(entry_words)
         if entry_words is not None
@@ -461,6 +522,9 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
             else None
         )
     )
+    if entry_words is not None and cmd_words is not None and _c_script(entry_words + cmd_words) is not None:
+        first = min(command[0].start_mark.line, entrypoint[0].start_mark.line) + 1  # a shell's -c script
+        return _word_commands(entry_words + cmd_words, entrypoint[1].value + command[1].value, first)
     if entry_text is not None and command is not None:  # compose: the command follows the entrypoint
         tail = (
             join_words(cmd_words)
@@ -470,7 +534,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
         text = (entry_text + " " + tail).strip()
         if looks_like(text):
             first = min(command[0].start_mark.line, entrypoint[0].start_mark.line if entrypoint else 1 << 30)
-            return [(first + 1, _command_part(text))]
+            return [(first + 1, c) for c in _command_parts(text)]
     for key in ("command", "args", "run", "setup"):
         found = _entry(n, key)
         if found is not None:
