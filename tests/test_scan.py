@@ -883,3 +883,86 @@ def test_a_c_script_that_is_not_shell_is_named_not_dropped(tmp_path):
     assert "Traceback" not in r.stderr and r.stderr == "", r.stderr
     assert "bad.yaml:6: python3 -m sglang.launch_server --model-path 'Qwen/Qwen3-8B\n" in r.stdout
     assert "  cannot check: unbalanced quote: the ' at line 1, column " in r.stdout
+
+
+# ----- variables a deploy file sets without showing their values
+
+
+def env_files(command: str, release: str, name: str, value: str) -> dict[str, tuple[str, str]]:
+    """Each way a manifest or compose file sets ``name`` without showing its value, with what the scan makes
+    of it: "set" (an unknown value) or "may be set" (by a source of variables the file does not list)."""
+    words = ", ".join(json.dumps(w) for w in command.split())
+    pod = (
+        f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: lmsysorg/sglang:v{release}\n{{env}}"
+        f"      command: [{words}]\n"
+    )
+    service = f"services:\n  s:\n    image: lmsysorg/sglang:v{release}\n{{env}}    command: {command}\n"
+    return {
+        "config-map.yaml": (
+            pod.format(
+                env=f"      env:\n        - name: {name}\n          valueFrom: {{configMapKeyRef: {{name: cm, key: k}}}}\n"
+            ),
+            "set",
+        ),
+        "secret.yaml": (
+            pod.format(env=f"      env: [{{name: {name}, valueFrom: {{secretKeyRef: {{name: s, key: k}}}}}}]\n"),
+            "set",
+        ),
+        "field.yaml": (
+            pod.format(env=f"      env: [{{name: {name}, valueFrom: {{fieldRef: {{fieldPath: metadata.name}}}}}}]\n"),
+            "set",
+        ),
+        "odd-source.yaml": (pod.format(env=f"      env: [{{name: {name}, valueFrom: cm}}]\n"), "set"),
+        "env-from.yaml": (
+            pod.format(env="      envFrom: [{configMapRef: {name: sglang-env}}, {secretRef: {name: keys}}]\n"),
+            "may be set",
+        ),
+        "env-file.yaml": (
+            service.format(env="    env_file: [.env, {path: extra.env, required: false}]\n"),
+            "may be set",
+        ),
+        "host-list.yaml": (service.format(env=f"    environment:\n      - {name}\n"), "set"),
+        "host-map.yaml": (service.format(env=f"    environment:\n      {name}:\n"), "set"),
+        "literal.yaml": (service.format(env=f"    environment:\n      {name}: '{value}'\n"), "value"),
+        "none.yaml": (service.format(env=""), "unset"),
+    }
+
+
+def test_a_variable_set_without_its_value_may_apply_never_does_not(tmp_path):
+    """A Kubernetes `valueFrom:` or a compose variable passed through from the host is set to a value the
+    file does not show; an `envFrom:` or an `env_file:` may set any variable: an incident whose condition is
+    on that variable may apply (applies, when it only asks that the variable be set), and never does not
+    apply. Only a file that sets nothing of the kind rules it out."""
+    incident, command, variables = provable(env=True)[0]
+    ((name, value),) = variables.items()
+    tests = [c["env"] for c in _leaves(incident["exposure"]["when"]) if "env" in c and c["env"]["name"] == name]
+    needs_value = any(k in t for t in tests for k in ("equals", "in", "min", "max"))
+    release = newest_in_range(incident)
+    for file, (text, how) in env_files(command, release, name, value).items():
+        (tmp_path / file).write_text(text, "utf-8")
+        r = run_scan("--format", "json", file, cwd=tmp_path)
+        assert r.stderr == "", (file, r.stderr)
+        report = json.loads(r.stdout)
+        result = reported(report, incident["id"])
+        want = {"set": "may apply" if needs_value else "applies", "may be set": "may apply", "value": "applies"}.get(
+            how
+        )
+        assert (result or {}).get("result") == want, (file, result)
+        assert r.returncode == gate(report, "applies"), file
+        if want == "may apply":
+            said = " ".join(result["undecided"])
+            assert f"`{name}`" in said, said
+        if want:
+            assert run_scan("--fail-on", "may-apply", file, cwd=tmp_path).returncode == 1, file
+
+
+def _leaves(when: dict) -> list[dict]:
+    ((key, value),) = when.items()
+    return [x for c in value for x in _leaves(c)] if key in ("all", "any") else [when]
+
+
+def gate(report: dict, fail_on: str) -> int:
+    """The exit status the report's verdicts call for: 1 when an incident applies (or, with may-apply,
+    may apply)."""
+    failing = ("applies",) if fail_on == "applies" else ("applies", "may apply")
+    return int(any(i["result"] in failing for c in report["commands"] for i in c["incidents"]))

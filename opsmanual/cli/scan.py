@@ -270,7 +270,7 @@ def helm_template(path: str, text: str) -> int | None:
 
 def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[dict]) -> dict:
     """Every launch command of every file, checked; what was skipped and why."""
-    from opsmanual.engines.scan import ScanError, find_commands, release_pins
+    from opsmanual.engines.scan import ScanError, find_launches, release_pins
 
     report: dict = {"commands": [], "skipped": [], "files": 0, "release_notes": []}
     for path, named in files:
@@ -279,7 +279,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
         try:
             text = read_text(path)
             template = helm_template(path, text)
-            found = find_commands(path, text)
+            found = find_launches(path, text)
         except UsageError as err:
             if named:
                 raise
@@ -301,14 +301,15 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             )
         report["files"] += 1
         pins = release_pins(path, text) if found and not version else []
-        for line, command in found:
+        for launch in found:
+            line, command = launch["line"], launch["command"]
             # --version names the SGLang release: a router's or Miles' command is checked without it
             sglang = engine.parse(command)["program"] in ("sglang", "engine", "bench")
             given = version if version and sglang else None
             release = _release_of(engine, version, pins, line, shown, report["release_notes"]) if sglang else None
             if release is not None and release["source"] not in ("--version", "assumed"):
                 given = release["version"]
-            out = engine.check(command, gpu=gpu, version=given)
+            out = engine.check(command, gpu=gpu, version=given, env=launch["env"], env_opaque=launch["env_opaque"])
             results: list[dict] = []
             ignored: list[dict] = []
             for r in out["results"]:

@@ -120,6 +120,8 @@ MESSAGES = {
     "env_value": "`{name}={value}`",
     "env_set": "{shown} is set",
     "env_host_value": "`{name}` is passed through from the host; its value is not in the command",
+    "env_from": "`{name}` (set from {source})",
+    "env_from_value": "`{name}` is set from {source}; its value is not in the file",
     # GPUs
     "gpu_none": "no GPU given",
     "gpu_is": "GPU {name}",

@@ -394,14 +394,22 @@ def _expansion_check(doc, used: list[int]) -> None:
     used[:] = [nodes, chars]
 
 
-def yaml_commands(text: str) -> list[tuple[int, str]]:
+def _size(around: dict) -> int:
+    """Characters of the environment a command runs in that the file does not show."""
+    return sum(len(k) + len(v.get("from") or "") for k, v in around.get("env", {}).items()) + sum(
+        len(x) for x in around.get("env_opaque", ())
+    )
+
+
+def yaml_commands(text: str) -> list[tuple[int, str, dict]]:
     """Launch commands in every document of a YAML file: containers (command + args), compose services
-    (entrypoint + command), and shell scripts under run:/setup:/command:/args:."""
+    (entrypoint + command), and shell scripts under run:/setup:/command:/args:; each with the environment
+    its mapping sets that the file does not show (:func:`_mapping_commands`)."""
     import yaml
     from yaml import MappingNode, ScalarNode, SequenceNode
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, str, dict]] = []
     used = [0, 0]  # nodes and characters, aliases expanded, over the file's documents so far
     size = 0  # characters of the commands taken so far
 
@@ -419,7 +427,7 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
             if isinstance(n, MappingNode):
                 found = _mapping_commands(n)
                 out.extend(found)
-                size += sum(len(t) for _, t in found)
+                size += sum(len(t) + _size(around) for _, t, around in found)
                 if size > MAX_TEXT:
                     raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters")
                 if len(out) > MAX_COMMANDS:
@@ -452,41 +460,97 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _environment(n) -> str:
-    """The variables a container (``env:`` of name/value pairs) or a compose service (``environment:``,
-    a mapping or a list of NAME=value) sets, as assignments written before its command."""
+def _environment(n) -> tuple[str, dict, list[str]]:
+    """What a container (``env:``, ``envFrom:``) or a compose service (``environment:``, ``env_file:``) sets
+    in its command's environment: the variables whose values the file writes, as assignments written
+    before the command; those whose values it does not show (a Kubernetes ``valueFrom:``, a compose
+    variable passed through from the host), as entries for command.add_environment; and what may set
+    variables the file does not name (an ``envFrom:`` source, an ``env_file:``). A variable named twice
+    is set by the last."""
+    settings: dict[str, tuple[str, dict | None]] = {}  # name -> (value written, or the entry of one not shown)
+    opaque: list[str] = []
+    _container_env(n, settings, opaque)
+    _compose_env(n, settings, opaque)
+    settings = {
+        k: v
+        for k, v in settings.items()
+        if k and (k[0].isalpha() or k[0] == "_") and all(c.isalnum() or c == "_" for c in k) and k.isascii()
+    }
+    prefix = "".join(f"{k}={quote(value)} " for k, (value, hidden) in settings.items() if hidden is None)
+    return prefix, {k: hidden for k, (_, hidden) in settings.items() if hidden is not None}, opaque
+
+
+def _set(settings: dict, name: str, value: str, hidden: dict | None = None) -> None:
+    settings.pop(name, None)  # the last one counts, in its place
+    settings[name] = (value, hidden)
+
+
+def _text(mapping, key: str) -> str | None:
+    """The text of ``key``'s scalar value in a YAML mapping; None when it has none."""
+    from yaml import MappingNode, ScalarNode
+
+    found = _entry(mapping, key) if isinstance(mapping, MappingNode) else None
+    if found is None or not isinstance(found[1], ScalarNode) or found[1].tag == "tag:yaml.org,2002:null":
+        return None
+    return str(found[1].value)
+
+
+def _container_env(n, settings: dict, opaque: list[str]) -> None:
+    """A Kubernetes container's ``env:`` (a ``value:``, a ``valueFrom:`` source, or neither: the empty
+    value) and ``envFrom:`` (ConfigMaps and Secrets, whose variables the manifest does not name)."""
+    from yaml import MappingNode, SequenceNode
+
+    from opsmanual.data.exposure_words import say
+
+    env = _entry(n, "env")
+    for item in env[1].value if env is not None and isinstance(env[1], SequenceNode) else []:
+        name = _text(item, "name")
+        if name is None:
+            continue
+        source = _entry(item, "valueFrom")
+        if source is None:
+            _set(settings, name, _text(item, "value") or "")
+            continue
+        kinds = source[1].value if isinstance(source[1], MappingNode) else []
+        kind, ref = (str(kinds[0][0].value), kinds[0][1]) if kinds else ("valueFrom", None)
+        where = "/".join(x for x in (_text(ref, k) for k in ("name", "key", "fieldPath", "resource")) if x)
+        shown = say("code", text=f"{kind} {where}".strip())
+        _set(settings, name, "", {"value": None, "dynamic": False, "host": True, "from": shown})
+    sources = _entry(n, "envFrom")
+    for item in sources[1].value if sources is not None and isinstance(sources[1], SequenceNode) else []:
+        for kind in ("configMapRef", "secretRef"):
+            found = _entry(item, kind) if isinstance(item, MappingNode) else None
+            if found is not None:
+                opaque.append(say("code", text=f"envFrom: {kind} {_text(found[1], 'name') or ''}".strip()))
+
+
+def _compose_env(n, settings: dict, opaque: list[str]) -> None:
+    """A compose service's ``environment:`` (a mapping, or a list of NAME=value; a NAME with no value is
+    passed through from the host) and ``env_file:`` (files whose variables the compose file does not name)."""
     from yaml import MappingNode, ScalarNode, SequenceNode
 
-    pairs: list[tuple[str, str]] = []
-    env = _entry(n, "env")
-    if env is not None and isinstance(env[1], SequenceNode):
-        for item in env[1].value:
-            if isinstance(item, MappingNode):
-                name, value = _entry(item, "name"), _entry(item, "value")
-                if (
-                    name is not None
-                    and isinstance(name[1], ScalarNode)
-                    and value is not None
-                    and isinstance(value[1], ScalarNode)
-                ):
-                    pairs.append((name[1].value, value[1].value))
+    from opsmanual.data.exposure_words import say
+
+    host = {"value": None, "dynamic": False, "host": True}
     environment = _entry(n, "environment")
     if environment is not None and isinstance(environment[1], MappingNode):
-        pairs += [
-            (k.value, v.value)
-            for k, v in environment[1].value
-            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and v.tag != "tag:yaml.org,2002:null"
-        ]
+        for k, v in environment[1].value:
+            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode):
+                if v.tag == "tag:yaml.org,2002:null":
+                    _set(settings, str(k.value), "", dict(host))
+                else:
+                    _set(settings, str(k.value), str(v.value))
     elif environment is not None and isinstance(environment[1], SequenceNode):
-        pairs += [
-            tuple(i.value.split("=", 1)) for i in environment[1].value if isinstance(i, ScalarNode) and "=" in i.value
-        ]
-    names_ok = [
-        (k, v)
-        for k, v in pairs
-        if k and (k[0].isalpha() or k[0] == "_") and all(c.isalnum() or c == "_" for c in k) and k.isascii()
-    ]
-    return "".join(f"{k}={quote(v)} " for k, v in names_ok)
+        for item in environment[1].value:
+            if isinstance(item, ScalarNode) and item.tag != "tag:yaml.org,2002:null":
+                name, eq, value = str(item.value).partition("=")
+                _set(settings, name, value, None if eq else dict(host))
+    files = _entry(n, "env_file")
+    items = [] if files is None else files[1].value if isinstance(files[1], SequenceNode) else [files[1]]
+    for item in items:
+        path = str(item.value) if isinstance(item, ScalarNode) else _text(item, "path")
+        if path:
+            opaque.append(say("code", text=f"env_file: {path}"))
 
 
 def _with_env(found: list[tuple[int, str]], env: str) -> list[tuple[int, str]]:
@@ -495,10 +559,15 @@ def _with_env(found: list[tuple[int, str]], env: str) -> list[tuple[int, str]]:
     return [(line, env + text) for line, text in found] if env else found
 
 
-def _mapping_commands(n) -> list[tuple[int, str]]:
-    """The launch commands one mapping holds, after the variables it sets (``env:``, ``environment:``)."""
+def _mapping_commands(n) -> list[tuple[int, str, dict]]:
+    """The launch commands one mapping holds, after the variables it sets (``env:``, ``environment:``), each
+    with the environment the file does not show (``{"env": ..., "env_opaque": ...}``, empty when none)."""
     found = _mapping_commands_bare(n)
-    return _with_env(found, _environment(n)) if found else found
+    if not found:
+        return []
+    prefix, hidden, opaque = _environment(n)
+    around = {"env": hidden, "env_opaque": opaque} if hidden or opaque else {}
+    return [(line, text, around) for line, text in _with_env(found, prefix)]
 
 
 def _mapping_commands_bare(n) -> list[tuple[int, str]]:
@@ -545,20 +614,34 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
 # --------------------------------------------------------------------------- one file
 
 
-def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[int, str]]:
-    """(line, command) of each launch command in a file, in line order; ``kind`` as :func:`kind_of` says,
-    else from the name (a file of another name is read as a shell script). Raises ScanError."""
+def find_launches(name: str, text: str, kind: str | None = None) -> list[dict]:
+    """Each launch command in a file, in line order: its ``line``, its ``command`` and the environment it
+    runs in that the file does not show, as command.add_environment takes it (``env``: a container's
+    variables set from elsewhere, ``env_opaque``: its files or sources of variables). ``kind`` as
+    :func:`kind_of` says, else from the name (a file of another name is read as a shell script).
+    Raises ScanError."""
     kind = kind or kind_of(name) or "shell"
     if kind == "dockerfile":
-        found = dockerfile_commands(text)
+        found: list = dockerfile_commands(text)
     elif kind == "yaml":
         found = yaml_commands(text)
     else:
         found = shell_commands(text)
-    found = sorted(dict.fromkeys(found), key=lambda f: f[0])
-    if len(found) > MAX_COMMANDS:
+    launches: dict[tuple[int, str], dict] = {}
+    for line, command, *around in found:
+        env = around[0] if around else {}
+        launches.setdefault(
+            (line, command),
+            {"line": line, "command": command, "env": env.get("env", {}), "env_opaque": env.get("env_opaque", [])},
+        )
+    if len(launches) > MAX_COMMANDS:
         raise ScanError(f"more than {MAX_COMMANDS:,} launch commands in one file")
-    return found
+    return sorted(launches.values(), key=lambda f: f["line"])
+
+
+def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[int, str]]:
+    """(line, command) of each launch command in a file, in line order (:func:`find_launches`)."""
+    return [(f["line"], f["command"]) for f in find_launches(name, text, kind)]
 
 
 # --------------------------------------------------------------------------- the release a file pins
