@@ -623,12 +623,13 @@ def test_an_image_reference_pins_a_release_only_by_its_tag(ref, release):
 def test_a_pin_covers_the_commands_it_runs_before():
     """In a script an install pins what runs after it; in a Dockerfile each stage's FROM its stage, and a
     stage built FROM an earlier one inherits its pin; a pip install in a stage wins over its image."""
-    from opsmanual.engines.scan import pinned_release, release_pins
+    from opsmanual.engines.scan import covering_pins, release_pins
 
     script = "python -m sglang.launch_server\npip install sglang==0.5.16\npython -m sglang.launch_server\n"
     pins = release_pins("run.sh", script)
-    assert pinned_release(pins, 1) is None
-    assert pinned_release(pins, 3)["release"] == "0.5.16" and pinned_release(pins, 3)["line"] == 2
+    assert covering_pins(pins, 1) == []
+    (pin,) = covering_pins(pins, 3)
+    assert pin["spec"] == "==0.5.16" and pin["line"] == 2
     docker = (
         "FROM lmsysorg/sglang:v0.5.16-cu129 AS base\n"
         "CMD python3 -m sglang.launch_server\n"
@@ -639,9 +640,12 @@ def test_a_pin_covers_the_commands_it_runs_before():
         "CMD python3 -m sglang.launch_server\n"
     )
     pins = release_pins("Dockerfile", docker)
-    assert [pinned_release(pins, n)["release"] for n in (2, 4, 7)] == ["0.5.16", "0.5.16", "0.5.21"]
-    assert pinned_release(pins, 7)["written"] == "sglang[all]==0.5.21"
-    assert release_pins("run.sh", "pip install 'sglang>=0.5.16'\n") == []
+    assert [[p.get("release") or p["spec"] for p in covering_pins(pins, n)] for n in (2, 4, 7)] == [
+        ["0.5.16"],
+        ["0.5.16"],
+        ["==0.5.21"],
+    ]
+    assert covering_pins(pins, 7)[0]["written"] == "sglang[all]==0.5.21"
 
 
 @pytest.mark.parametrize(
@@ -723,6 +727,7 @@ def test_a_release_the_manual_does_not_list_gives_one_note(tmp_path, ranged):
 
 INCIDENTS = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
 RELEASES = yaml.safe_load((ROOT / "data" / "releases.yaml").read_text("utf-8"))["sglang"]["versions"]
+MANUAL_VERSION = yaml.safe_load((ROOT / "data" / "manual.yaml").read_text("utf-8"))["version"]
 ARGUMENTS = {  # each SGLang argument as the newest list that has it describes it
     a["name"]: a
     for path in sorted(
@@ -966,3 +971,142 @@ def gate(report: dict, fail_on: str) -> int:
     may apply)."""
     failing = ("applies",) if fail_on == "applies" else ("applies", "may apply")
     return int(any(i["result"] in failing for c in report["commands"] for i in c["incidents"]))
+
+
+# ----- a requirement that allows several releases
+
+
+def _final(v: str) -> bool:
+    return "rc" not in v
+
+
+def range_cases(incident: dict) -> list[tuple[str, str, list[str]]]:
+    """(name, pip lines, the releases they allow, oldest first) around the incident's affected range."""
+    from opsmanual.text.versions import compare, version_key
+
+    order = sorted(RELEASES, key=version_key)
+    (first,) = [r["introduced"] for r in _ranges(incident)][:1]
+    last = newest_in_range(incident)
+    before = [v for v in order if _final(v) and compare(v, first) < 0][-1]
+    span = [v for v in order if _final(v) and compare(first, v) <= 0 and compare(v, last) <= 0]
+    return [
+        ("inside.sh", f'pip install "sglang>={first},<={last}"', span),
+        ("extras.sh", f"pip install 'sglang [all] >= {first}, <= {last}'", span),
+        (
+            "straddle.sh",
+            f'pip install "sglang>={before},<={first}"',
+            [v for v in order if _final(v) and compare(before, v) <= 0 and compare(v, first) <= 0],
+        ),
+        ("below.sh", f'uv pip install "sglang<{first}"', [v for v in order if _final(v) and compare(v, first) < 0]),
+        (
+            "git-tag.sh",
+            f"pip install 'sglang @ git+https://github.com/sgl-project/sglang.git@v{first}#subdirectory=python'",
+            [first],
+        ),
+        (
+            "branches.sh",
+            f'if [ "$OLD" = 1 ]; then\n  pip install sglang=={before}\nelse\n  pip install sglang=={first}\nfi',
+            [before, first],
+        ),
+        ("upgrade.sh", f'pip install "sglang=={first}" && pip install -U sglang', [v for v in order if _final(v)]),
+    ]
+
+
+def test_a_requirement_that_allows_several_releases_is_checked_at_each(tmp_path):
+    """`sglang>=A,<=B`, extras and spaces, a git tag, installs in both branches of an `if`, an unpinned
+    upgrade after a pin: the command is checked at every release they allow. The incident applies when it
+    applies at each, does not when at none, and otherwise may apply, asking which release is installed;
+    the report names the lines and says it is a range. --version still wins."""
+    from opsmanual.text.versions import in_range
+
+    incident = next(i for i, _, _ in provable(env=False, bounded=True))
+    command = next(c for i, c, _ in provable(env=False, bounded=True) if i is incident)
+    for name, pins, allowed in range_cases(incident):
+        (tmp_path / name).write_text(f"#!/bin/sh\n{pins}\n{command}\n", "utf-8")
+        r = run_scan("--format", "json", name, cwd=tmp_path)
+        assert r.stderr == "", (name, r.stderr)
+        report = json.loads(r.stdout)
+        release = report["commands"][0]["release"]
+        inside = [any(in_range(v, x) for x in _ranges(incident)) for v in allowed]
+        want = "applies" if all(inside) else None if not any(inside) else "may apply"
+        result = reported(report, incident["id"])
+        assert (result or {}).get("result") == want, (name, result, allowed)
+        assert r.returncode == gate(report, "applies") and (want != "applies" or r.returncode == 1), name
+        strict = run_scan("--fail-on", "may-apply", "--format", "json", name, cwd=tmp_path)
+        assert strict.returncode == gate(json.loads(strict.stdout), "may-apply") and (
+            not want or strict.returncode == 1
+        )
+        lines = [f"{name}:{k + 2}" for k, line in enumerate(pins.splitlines()) if "install" in line]
+        assert release["source"] == ", ".join(lines), (name, release)
+        if len(allowed) == 1:
+            assert release["version"] == allowed[0] and "versions" not in release, (name, release)
+            continue
+        assert release["version"] is None and release["versions"] == allowed, (name, release)
+        text = run_scan(name, cwd=tmp_path).stdout
+        assert "a range and not one release" in text and all(f"at {line}" in text for line in lines), text
+        if want == "may apply":
+            (question,) = [u for u in result["undecided"] if u.startswith("which release does the deploy install? (")]
+            assert f"{allowed[0]} to {allowed[-1]}" in question or " and ".join(allowed[-2:]) in question, question
+            assert "version" in result["add"]
+        given = run_scan("--version", allowed[-1], "--format", "json", name, cwd=tmp_path)
+        at_given = json.loads(given.stdout)
+        assert at_given["commands"][0]["release"]["source"] == "--version"
+        assert (reported(at_given, incident["id"]) or {}).get("result") == ("applies" if inside[-1] else None), name
+        assert given.returncode == gate(at_given, "applies"), name
+
+
+@pytest.mark.parametrize(
+    "written, rule",
+    [
+        ("'sglang==0.5.*'", lambda v: v.startswith("0.5.") and _final(v)),
+        ('"sglang~=0.5.8"', lambda v: v.startswith("0.5.") and _final(v) and _at_least(v, "0.5.8")),
+        ('"sglang<=0.5.8"', lambda v: _final(v) and _at_least("0.5.8", v)),
+        ("sglang===0.5.8", lambda v: v == "0.5.8"),
+        ('"sglang[all]==0.5.8+cu128"', lambda v: v == "0.5.8"),
+        ('"sglang==0.5.10rc0"', lambda v: v == "0.5.10rc0"),
+        ('--pre "sglang>=0.5.10rc0,<0.5.11"', lambda v: _at_least(v, "0.5.10rc0") and not _at_least(v, "0.5.11")),
+        ("https://example.com/whl/sglang-0.5.9-py3-none-any.whl", lambda v: v == "0.5.9"),
+        ("git+https://github.com/sgl-project/sglang.git@main#subdirectory=python", _final),
+        ("sglang-router==0.3.2", None),
+    ],
+)
+def test_the_releases_a_requirement_allows(written, rule):
+    """As pip reads a requirement: PEP 440 specifiers over data/releases.yaml's releases, pre-releases only
+    when named or with --pre, a local label aside; a wheel or a tag is its release; another package is none."""
+    from opsmanual.engines.scan import allowed_releases, release_pins
+    from opsmanual.text.versions import version_key
+
+    pins = release_pins("run.sh", f"pip install {written}\npython3 -m sglang.launch_server\n")
+    if rule is None:
+        assert pins == []
+        return
+    (pin,) = pins
+    assert allowed_releases(pin, RELEASES) == sorted((v for v in RELEASES if rule(v)), key=version_key)
+
+
+def _at_least(v: str, floor: str) -> bool:
+    from opsmanual.text.versions import compare
+
+    return compare(v, floor) >= 0
+
+
+def test_a_requirement_pip_cannot_read_or_no_release_meets_is_one_note(tmp_path):
+    """Bad input: a requirement pip cannot read, or one no listed release meets, is named in one note with
+    its file and line, and the command is checked at the manual's release."""
+    from opsmanual.text.versions import in_range
+
+    incident, command, _ = provable(env=False)[0]
+    applies = any(in_range(MANUAL_VERSION, r) for r in _ranges(incident))
+    for written, said in (
+        ("sglang>=abc", "is not a version requirement pip can read"),
+        ("sglang>=9.0", "allows no release the manual lists"),
+    ):
+        (tmp_path / "run.sh").write_text(f'#!/bin/sh\npip install "{written}"\n{command}\n', "utf-8")
+        r = run_scan("run.sh", cwd=tmp_path)
+        assert "Traceback" not in r.stderr and r.stderr == "", r.stderr
+        notes = [n for n in r.stdout.splitlines() if n.startswith("Note: run.sh:2: ")]
+        assert notes == [
+            f"Note: run.sh:2: `{written}` {said}; its commands are checked at {MANUAL_VERSION}, "
+            "the release the manual describes"
+        ], r.stdout
+        assert r.returncode == 1 if applies else r.returncode in (0, 1)

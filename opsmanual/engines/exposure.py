@@ -995,6 +995,19 @@ class Engine:
             out["notes"].append(say("unconditioned_one") if n == 1 else say("unconditioned_many", n=n))
         return out
 
+    def release_class(self, version: str) -> tuple:
+        """What a check at SGLang ``version`` reads of the release: the argument list of each program it
+        checks flags against, and whether each incident's version ranges hold ``version``. Two releases of
+        one class get the same verdicts for any command, so a range of releases is checked once per class."""
+        ctx = Context(self, {"program": None}, {}, None, {"sglang": version}, {}, None)
+        lists = tuple(getattr(self.arglist(p, version), "version", None) for p in ARG_LISTS)
+        held = tuple(
+            _versions(inc["exposure"]["versions"], ctx)[0]
+            for inc in self.incidents
+            if inc.get("exposure") and "versions" in inc["exposure"]
+        )
+        return lists, held
+
     def _unknown_release(self, product: str, given: str) -> str | None:
         """Why ``given`` is not a release of ``product`` the manual lists, or None."""
         known = (self.releases.get(product) or {}).get("versions")

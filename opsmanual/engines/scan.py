@@ -663,21 +663,70 @@ def image_release(ref: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _pip_pins(text: str) -> list[tuple[int, str, str]]:
-    """(line, release, as written) of each ``pip install sglang==X`` (``"sglang[all]==X"``, ``uv pip
-    install``, ``python -m pip install``) in a file's text; a range (``>=``) pins nothing."""
+# `pip install` (`pip3`, `python -m pip`, `uv pip`) and what it installs, up to the end of its command
+_PIP_INSTALL = r"(?<![\w.\-])pip[0-9.]*\s+install(?![\w-])(?P<args>[^;&|`)\n]*)"
+_OPERATOR = r"(?:===|==|~=|!=|<=|>=|<|>)\s*[^\s,;\"'\]]+"
+# a requirement of the sglang package: sglang, sglang[all], "sglang [all] >= 0.5.8, < 0.5.9", sglang @ URL
+_REQUIREMENT = (
+    r"(?<![\w.\-/@=])sglang(?:\s*\[[^\]\s\"']*\])?"
+    r"(?:\s*(?P<spec>" + _OPERATOR + r"(?:\s*,\s*" + _OPERATOR + r")*)|\s*@\s*(?P<url>[^\s\"']+))?(?![\w.\-/])"
+)
+# SGLang's repository (its python/ folder holds the package), at a tag, a branch or a commit: git+https://...
+_GIT = r"(?:(?<![\w.\-/@=])sglang(?:\s*\[[^\]\s\"']*\])?\s*@\s*)?git\+\S*?/sglang(?:\.git)?(?=[@#\s\"']|$)(?:@(?P<ref>[^\s#\"']+))?[^\s\"']*"
+_WHEEL = r"(?<![\w.\-])sglang-(?P<version>[0-9][^-\s\"'/]*)-[^\s\"'/]*\.whl"
+
+
+def _pip_pins(text: str) -> list[dict]:
+    """Each sglang requirement a ``pip install`` of the file's text names, with its line and the text as
+    written: its version specifiers (``spec``: ``==0.5.8``, ``>=0.5.8,<0.5.9``, ``==0.5.*``; empty for an
+    unpinned ``sglang``, which allows any release), and ``pre`` when ``--pre`` lets pip take pre-releases.
+    SGLang's repository at a release's tag (``git+https://...sglang.git@v0.5.8``) and a wheel of a release
+    are that release; at another branch or commit, any release."""
     import re
 
-    pin = re.compile(r"""(?<![\w.\-/])sglang(?:\[[^\]\s]*\])?\s*==\s*""" + _RELEASE + r"(?![\w.])")
     out = []
-    for k, line in enumerate(text.split("\n")):
-        if "sglang" not in line or "install" not in line or "pip" not in line:
+    for line, t in logical_lines(text):
+        if "sglang" not in t or "install" not in t:
             continue
-        if line.lstrip().startswith("#"):
-            continue
-        for m in pin.finditer(line):
-            out.append((k + 1, m.group(1), m.group(0).replace(" ", "")))
+        for m in re.finditer(_PIP_INSTALL, t):
+            args = m.group("args")
+            pre = re.search(r"(?<!\S)--pre(?!\S)", args) is not None
+            for g in re.finditer(_GIT, args):
+                tag = re.fullmatch(_RELEASE, g.group("ref") or "")
+                out.append(
+                    {"line": line, "written": g.group(0), "spec": f"=={tag.group(1)}" if tag else "", "pre": pre}
+                )
+            args = re.sub(_GIT, " ", args)
+            for w in re.finditer(_WHEEL, args):
+                out.append({"line": line, "written": w.group(0), "spec": f"=={w.group('version')}", "pre": pre})
+            for r in re.finditer(_REQUIREMENT, args):
+                spec = "".join((r.group("spec") or "").split())
+                if r.group("url"):  # a URL other than the repository: a wheel names its release, else any
+                    wheel = re.search(_WHEEL, r.group("url"))
+                    spec = f"=={wheel.group('version')}" if wheel else ""
+                out.append({"line": line, "written": " ".join(r.group(0).split()), "spec": spec, "pre": pre})
     return out
+
+
+def allowed_releases(pin: dict, known: list[str]) -> list[str] | None:
+    """The releases of ``known`` a pin allows, oldest first: an image's tag, its one release; a pip
+    requirement, each release its specifiers allow as pip reads them (PEP 440, a local label such as
+    ``+cu128`` aside; a pre-release only when the requirement names one, or with ``--pre``). None when pip
+    cannot read the requirement."""
+    from opsmanual.text.versions import compare, version_key
+
+    order = sorted(known, key=version_key)
+    if pin["kind"] != "pip":
+        return [v for v in order if compare(v, pin["release"]) == 0]
+    import re
+
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        spec = SpecifierSet(re.sub(r"\+[0-9A-Za-z.]*", "", pin["spec"]))
+    except InvalidSpecifier:
+        return None
+    return list(spec.filter(order, prereleases=True if pin["pre"] else None))
 
 
 def _yaml_images(text: str) -> list[dict]:
@@ -766,8 +815,9 @@ def _shell_images(text: str) -> list[dict]:
 
 def release_pins(name: str, text: str, kind: str | None = None) -> list[dict]:
     """Every place a deploy file pins the SGLang release: image references (a YAML ``image:``, a
-    Dockerfile ``FROM``, a ``docker run`` line) and ``pip install sglang==X``. Each pin has its line,
-    release, the text as written and the lines it covers (start, end). Never raises."""
+    Dockerfile ``FROM``, a ``docker run`` line), with their ``release``, and the sglang requirements of
+    ``pip install`` lines (:func:`_pip_pins`), with their ``spec``. Each pin has its line, its kind (image,
+    pip), the text as written and the lines it covers (start, end). Never raises."""
     kind = kind or kind_of(name) or "shell"
     if kind == "yaml":
         pins = _yaml_images(text)
@@ -775,28 +825,61 @@ def release_pins(name: str, text: str, kind: str | None = None) -> list[dict]:
         pins = _dockerfile_images(text)
     else:
         pins = _shell_images(text)
-    for line, release, written in _pip_pins(text):
+    for pin in _pip_pins(text):
         # an install covers what runs after it; in YAML the order of keys is no order of running
-        pins.append(
-            {
-                "line": line,
-                "release": release,
-                "written": written,
-                "kind": "pip",
-                "start": 1 if kind == "yaml" else line,
-                "end": 1 << 30,
-            }
-        )
+        pins.append(dict(pin, kind="pip", start=1 if kind == "yaml" else pin["line"], end=1 << 30))
     return pins
 
 
-def pinned_release(pins: list[dict], line: int) -> dict | None:
-    """The pin that decides the release of the command on ``line``: of the pins whose lines cover it, an
-    install (it replaces the image's package) before an image, then the nearest before the command, else
-    the first after it. None when no pin covers it."""
+def covering_pins(pins: list[dict], line: int) -> list[dict]:
+    """The pins that decide the release of the command on ``line``, of those whose lines cover it: every
+    install (an install replaces the image's package, and of several, in the branches of an ``if`` or one
+    after another, any may be the one that ran), in line order; else the image nearest before the command,
+    else the first after it. Empty when no pin covers it."""
     cover = [p for p in pins if p["start"] <= line <= p["end"]]
-    if not cover:
-        return None
-    kinds = [p for p in cover if p["kind"] == "pip"] or cover
-    before = [p for p in kinds if p["line"] <= line]
-    return max(before, key=lambda p: p["line"]) if before else min(kinds, key=lambda p: p["line"])
+    installs = sorted((p for p in cover if p["kind"] == "pip"), key=lambda p: p["line"])
+    if installs or not cover:
+        return installs
+    before = [p for p in cover if p["line"] <= line]
+    return [max(before, key=lambda p: p["line"]) if before else min(cover, key=lambda p: p["line"])]
+
+
+# --------------------------------------------------------------------------- a range of releases
+
+
+def check_releases(engine, command: str, releases: list[str], question: str, **kw) -> dict:
+    """The check of ``command`` (``engine.check`` with ``kw``) at each of ``releases``, the releases a deploy
+    file's pins allow, oldest first, merged: an incident applies when it applies at every one of them and
+    does not apply when it applies at none; otherwise it may apply, with ``question`` (which release the
+    deploy installs) undecided. Each incident's reasons, and the findings and notes, are those of the
+    newest release where it applies (or may). Releases of one class (Engine.release_class) are checked once."""
+    from opsmanual.engines.exposure import APPLIES, MAY_APPLY
+
+    classes: dict[tuple, str] = {}
+    for v in releases:  # oldest first: a class is checked at its newest release
+        classes[engine.release_class(v)] = v
+    outs = [engine.check(command, version=v, **kw) for v in sorted(classes.values(), key=releases.index)]
+    base = outs[-1]
+    if base["error"]:
+        return base
+    found: dict[str, list] = {}
+    for k, out in enumerate(outs):
+        for r in out["results"]:
+            found.setdefault(r["id"], [None] * len(outs))[k] = r
+    applies, may = [], []
+    for inc in engine.incidents:
+        results = found.get(inc["id"])
+        if results is None:
+            continue
+        newest = next(r for r in reversed(results) if r is not None)
+        verdicts = {r["result"] if r is not None else None for r in results}
+        if verdicts == {APPLIES}:
+            applies.append(newest)
+        elif verdicts == {MAY_APPLY}:
+            may.append(newest)
+        else:  # the release decides: it applies at some of them and not at others
+            add = list(dict.fromkeys([*(newest.get("add") or []), "version"]))
+            may.append(dict(newest, result=MAY_APPLY, undecided=[*newest["undecided"], question], add=add))
+    may.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
+    never = set.intersection(*(set(out["does_not_apply"]) for out in outs))
+    return dict(base, results=applies + may, does_not_apply=[i for i in base["does_not_apply"] if i in never])
