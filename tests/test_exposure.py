@@ -102,7 +102,14 @@ def run_case(case: dict, real: dict | None) -> dict:
     if case["kind"] == "parse":
         return parse_view(engine.parse(command, inp.get("version")))
     return check_view(
-        engine.check(command, gpu=inp.get("gpu"), version=inp.get("version"), model_traits=inp.get("model_traits"))
+        engine.check(
+            command,
+            gpu=inp.get("gpu"),
+            version=inp.get("version"),
+            model_traits=inp.get("model_traits"),
+            env=inp.get("env"),
+            env_opaque=inp.get("env_opaque"),
+        )
     )
 
 

@@ -176,6 +176,22 @@ FORMS = [
         "> log 2>&1 &\n",
         [(3, "nohup sglang serve --model-path m > log 2>&1")],
     ),
+    (  # a shell's -c script: the variables assigned before the shell reach it, `su`'s -c too
+        "start.sh",
+        'echo hi\nSGLANG_X=1 su - svc -c "cd /w; python3 -m sglang.launch_server --model-path \\"m\\"" &\n',
+        [(2, 'SGLANG_X=1 python3 -m sglang.launch_server --model-path "m"')],
+    ),
+    (  # the script in args after `-lc`, and the $0 after it, which runs nothing
+        "k8s.yaml",
+        "spec:\n  containers:\n  - command: [bash]\n    args:\n    - -lc\n    - cd /w && exec python3 -m "
+        "sglang.launch_server --model-path m\n    - launcher\n",
+        [(6, "exec python3 -m sglang.launch_server --model-path m")],
+    ),
+    (  # `docker run IMAGE sh -c ...` stays whole: the check reads docker's variables and image
+        "k8s.yaml",
+        "command: [docker, run, -e, X=1, lmsysorg/sglang:v0.5.8, sh, -c, 'python3 -m sglang.launch_server']\n",
+        [(1, "docker run -e X=1 lmsysorg/sglang:v0.5.8 sh -c 'python3 -m sglang.launch_server'")],
+    ),
 ]
 
 
@@ -607,12 +623,13 @@ def test_an_image_reference_pins_a_release_only_by_its_tag(ref, release):
 def test_a_pin_covers_the_commands_it_runs_before():
     """In a script an install pins what runs after it; in a Dockerfile each stage's FROM its stage, and a
     stage built FROM an earlier one inherits its pin; a pip install in a stage wins over its image."""
-    from opsmanual.engines.scan import pinned_release, release_pins
+    from opsmanual.engines.scan import covering_pins, release_pins
 
     script = "python -m sglang.launch_server\npip install sglang==0.5.16\npython -m sglang.launch_server\n"
     pins = release_pins("run.sh", script)
-    assert pinned_release(pins, 1) is None
-    assert pinned_release(pins, 3)["release"] == "0.5.16" and pinned_release(pins, 3)["line"] == 2
+    assert covering_pins(pins, 1) == []
+    (pin,) = covering_pins(pins, 3)
+    assert pin["spec"] == "==0.5.16" and pin["line"] == 2
     docker = (
         "FROM lmsysorg/sglang:v0.5.16-cu129 AS base\n"
         "CMD python3 -m sglang.launch_server\n"
@@ -623,9 +640,12 @@ def test_a_pin_covers_the_commands_it_runs_before():
         "CMD python3 -m sglang.launch_server\n"
     )
     pins = release_pins("Dockerfile", docker)
-    assert [pinned_release(pins, n)["release"] for n in (2, 4, 7)] == ["0.5.16", "0.5.16", "0.5.21"]
-    assert pinned_release(pins, 7)["written"] == "sglang[all]==0.5.21"
-    assert release_pins("run.sh", "pip install 'sglang>=0.5.16'\n") == []
+    assert [[p.get("release") or p["spec"] for p in covering_pins(pins, n)] for n in (2, 4, 7)] == [
+        ["0.5.16"],
+        ["0.5.16"],
+        ["==0.5.21"],
+    ]
+    assert covering_pins(pins, 7)[0]["written"] == "sglang[all]==0.5.21"
 
 
 @pytest.mark.parametrize(
@@ -697,3 +717,396 @@ def test_a_release_the_manual_does_not_list_gives_one_note(tmp_path, ranged):
         f"manual lists; its commands are checked at {MINI['version']}, the release the manual describes"
     ]
     assert "release:" not in r.stdout
+
+
+# --------------------------------------------------------------------------- real deploy files, the manual's data
+#
+# The incidents these tests check are chosen from data/incidents.yaml by their conditions: a launch command
+# written from an incident's flag and variable tests proves them all, so the verdict depends only on what
+# the deploy file says of the release and the environment.
+
+INCIDENTS = yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
+RELEASES = yaml.safe_load((ROOT / "data" / "releases.yaml").read_text("utf-8"))["sglang"]["versions"]
+MANUAL_VERSION = yaml.safe_load((ROOT / "data" / "manual.yaml").read_text("utf-8"))["version"]
+ARGUMENTS = {  # each SGLang argument as the newest list that has it describes it
+    a["name"]: a
+    for path in sorted(
+        (ROOT / "data").glob("sglang-args-*.json"),
+        key=lambda p: [int(x) if x.isdigit() else -1 for x in p.stem.rsplit("-", 1)[1].split(".")],
+    )
+    for a in json.loads(path.read_text("utf-8"))["arguments"]
+}
+
+
+def run_scan(*args, cwd):
+    """The real command line, `python -m opsmanual scan`, on this checkout's package and data."""
+    return subprocess.run(
+        [sys.executable, "-m", "opsmanual", "scan", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, SITE_URL="https://manual.example/", PYTHONPATH=str(ROOT)),
+    )
+
+
+def _holds(when: dict, flags: dict, env: dict) -> bool:
+    """Collect into ``flags`` and ``env`` the tests a server command must pass for ``when`` to hold; False
+    when a condition asks for more than flags and variables (a GPU, a model, the running server)."""
+    ((key, value),) = when.items()
+    if key == "all":
+        return all(_holds(c, flags, env) for c in value)
+    if key == "any":
+        for c in value:
+            f, e = {k: dict(v) for k, v in flags.items()}, {k: dict(v) for k, v in env.items()}
+            if _holds(c, f, e):
+                flags.update(f)
+                env.update(e)
+                return True
+        return False
+    if key == "program":
+        return value == "sglang"
+    if key in ("flag", "env") and value.get("program", "sglang") == "sglang":
+        if any(isinstance(v, bool) for k, v in value.items() if k not in ("present", "absent")):
+            return False
+        (flags if key == "flag" else env).setdefault(value["name"], {}).update(value)
+        return True
+    return False
+
+
+def _value(test: dict) -> str | None:
+    """A value that passes a flag's or variable's tests (None: leave it out)."""
+    if test.get("absent"):
+        return None
+    for key in ("equals", "min", "max"):
+        if key in test:
+            return str(test[key])
+    if "in" in test:
+        return str(test["in"][0])
+    arg = ARGUMENTS.get(test["name"])
+    if arg is not None and arg["nargs"] == 0:
+        return ""  # a switch
+    return str(arg["choices"][0]) if arg and arg.get("choices") else "1"
+
+
+def _ranges(incident: dict) -> list[dict]:
+    return [r for r in incident["exposure"]["versions"] if r["product"] == "sglang"]
+
+
+def provable(*, env: bool, bounded: bool = False) -> list[tuple[dict, str, dict]]:
+    """(incident, server command, variables it needs) of each incident whose conditions a server command
+    and its variables prove, in a known range of SGLang releases; with ``env``, those that test a variable
+    set (present or a value), else those that test none; with ``bounded``, those with a listed release
+    before their range."""
+    from opsmanual.text.versions import compare
+
+    found = []
+    for inc in INCIDENTS:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or not _ranges(inc) or any("introduced" not in r for r in _ranges(inc)):
+            continue
+        flags: dict = {}
+        variables: dict = {}
+        if not _holds(exp["when"], flags, variables):
+            continue
+        wanted = {k: v for k, v in variables.items() if not v.get("absent")}
+        if bool(wanted) != env or (env and len(wanted) != 1):
+            continue
+        if bounded and not any(compare(v, _ranges(inc)[0]["introduced"]) < 0 for v in RELEASES if "rc" not in v):
+            continue
+        words = []
+        for name, test in flags.items():
+            value = _value(test)
+            if value is not None:
+                words += [name] + ([value] if value else [])
+        command = " ".join(["python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", *words])
+        found.append((inc, command, {k: _value(v) for k, v in wanted.items()}))
+    assert found, "no incident of data/incidents.yaml is proved by flags and variables alone"
+    return found
+
+
+def newest_in_range(incident: dict) -> str:
+    """The newest release data/releases.yaml lists inside the incident's affected range."""
+    from opsmanual.text.versions import in_range, version_key
+
+    inside = [v for v in RELEASES if any(in_range(v, r) for r in _ranges(incident))]
+    return max(inside, key=version_key)
+
+
+def reported(report: dict, incident: str) -> dict | None:
+    (command,) = report["commands"]
+    return next((i for i in command["incidents"] if i["id"] == incident), None)
+
+
+# ----- a shell's -c script
+
+
+def c_script_files(command: str, release: str) -> dict[str, str]:
+    """The forms deploy files write a launch command in as a shell's `-c` script, one line or several."""
+    image = f"lmsysorg/sglang:v{release}"
+    folded = "\n".join(f"          {w}" for w in command.split(" --"))
+    folded = folded.replace("\n          ", "\n          --").replace("          --python3", "          python3")
+    return {
+        "flow.yaml": f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: {image}\n"
+        f'      command: ["bash", "-c"]\n      args: ["{command}"]\n',
+        "folded.yaml": f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: {image}\n"
+        f"      command: [/bin/sh, -c]\n      args:\n        - >-\n{folded}\n",
+        "c-in-args.yaml": f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: {image}\n"
+        f"      command: [bash]\n      args: [-lc, 'cd /w && {command}', launcher]\n",
+        "compose.yaml": f"services:\n  s:\n    image: {image}\n    entrypoint: [/bin/sh, -c]\n"
+        f"    command: ['exec {command}']\n",
+        "Dockerfile": f'FROM {image}\nCMD ["bash", "-c", "cd /w && {command}"]\n',
+        "run.sh": f'#!/bin/sh\npip install "sglang=={release}"\nsrun --nodes=1 bash -c "cd /w && {command}" &\n',
+    }
+
+
+def test_a_shell_c_script_is_read_as_the_shell_reads_it(tmp_path):
+    """`command: [bash, -c]` with the script as one string (a flow list, a folded block), `sh -c` as a
+    compose entrypoint, a Dockerfile's exec-form CMD and `srun bash -c "..."` in a script: the script's
+    launch command is checked, so an incident it proves applies and fails the gate."""
+    incident, command, _ = provable(env=False)[0]
+    release = newest_in_range(incident)
+    for name, text in c_script_files(command, release).items():
+        (tmp_path / name).write_text(text, "utf-8")
+        r = run_scan("--format", "json", name, cwd=tmp_path)
+        assert r.returncode == 1 and r.stderr == "", (name, r.stdout, r.stderr)
+        report = json.loads(r.stdout)
+        (found,) = report["commands"]
+        assert found["error"] is None and found["command"].endswith(command), (name, found["command"])
+        assert reported(report, incident["id"])["result"] == "applies", name
+        assert found["release"]["version"] == release, name
+
+
+def test_a_c_script_that_is_not_shell_is_named_not_dropped(tmp_path):
+    """An unbalanced quote inside the script itself: one line naming the file and line, no traceback."""
+    (tmp_path / "bad.yaml").write_text(
+        "kind: Pod\nspec:\n  containers:\n    - name: s\n      command: [bash, -c]\n"
+        '      args: ["python3 -m sglang.launch_server --model-path \'Qwen/Qwen3-8B"]\n',
+        "utf-8",
+    )
+    r = run_scan("bad.yaml", cwd=tmp_path)
+    assert "Traceback" not in r.stderr and r.stderr == "", r.stderr
+    assert "bad.yaml:6: python3 -m sglang.launch_server --model-path 'Qwen/Qwen3-8B\n" in r.stdout
+    assert "  cannot check: unbalanced quote: the ' at line 1, column " in r.stdout
+
+
+# ----- variables a deploy file sets without showing their values
+
+
+def env_files(command: str, release: str, name: str, value: str) -> dict[str, tuple[str, str]]:
+    """Each way a manifest or compose file sets ``name`` without showing its value, with what the scan makes
+    of it: "set" (an unknown value) or "may be set" (by a source of variables the file does not list)."""
+    words = ", ".join(json.dumps(w) for w in command.split())
+    pod = (
+        f"kind: Pod\nspec:\n  containers:\n    - name: s\n      image: lmsysorg/sglang:v{release}\n{{env}}"
+        f"      command: [{words}]\n"
+    )
+    service = f"services:\n  s:\n    image: lmsysorg/sglang:v{release}\n{{env}}    command: {command}\n"
+    return {
+        "config-map.yaml": (
+            pod.format(
+                env=f"      env:\n        - name: {name}\n          valueFrom: {{configMapKeyRef: {{name: cm, key: k}}}}\n"
+            ),
+            "set",
+        ),
+        "secret.yaml": (
+            pod.format(env=f"      env: [{{name: {name}, valueFrom: {{secretKeyRef: {{name: s, key: k}}}}}}]\n"),
+            "set",
+        ),
+        "field.yaml": (
+            pod.format(env=f"      env: [{{name: {name}, valueFrom: {{fieldRef: {{fieldPath: metadata.name}}}}}}]\n"),
+            "set",
+        ),
+        "odd-source.yaml": (pod.format(env=f"      env: [{{name: {name}, valueFrom: cm}}]\n"), "set"),
+        "env-from.yaml": (
+            pod.format(env="      envFrom: [{configMapRef: {name: sglang-env}}, {secretRef: {name: keys}}]\n"),
+            "may be set",
+        ),
+        "env-file.yaml": (
+            service.format(env="    env_file: [.env, {path: extra.env, required: false}]\n"),
+            "may be set",
+        ),
+        "host-list.yaml": (service.format(env=f"    environment:\n      - {name}\n"), "set"),
+        "host-map.yaml": (service.format(env=f"    environment:\n      {name}:\n"), "set"),
+        "literal.yaml": (service.format(env=f"    environment:\n      {name}: '{value}'\n"), "value"),
+        "none.yaml": (service.format(env=""), "unset"),
+    }
+
+
+def test_a_variable_set_without_its_value_may_apply_never_does_not(tmp_path):
+    """A Kubernetes `valueFrom:` or a compose variable passed through from the host is set to a value the
+    file does not show; an `envFrom:` or an `env_file:` may set any variable: an incident whose condition is
+    on that variable may apply (applies, when it only asks that the variable be set), and never does not
+    apply. Only a file that sets nothing of the kind rules it out."""
+    incident, command, variables = provable(env=True)[0]
+    ((name, value),) = variables.items()
+    tests = [c["env"] for c in _leaves(incident["exposure"]["when"]) if "env" in c and c["env"]["name"] == name]
+    needs_value = any(k in t for t in tests for k in ("equals", "in", "min", "max"))
+    release = newest_in_range(incident)
+    for file, (text, how) in env_files(command, release, name, value).items():
+        (tmp_path / file).write_text(text, "utf-8")
+        r = run_scan("--format", "json", file, cwd=tmp_path)
+        assert r.stderr == "", (file, r.stderr)
+        report = json.loads(r.stdout)
+        result = reported(report, incident["id"])
+        want = {"set": "may apply" if needs_value else "applies", "may be set": "may apply", "value": "applies"}.get(
+            how
+        )
+        assert (result or {}).get("result") == want, (file, result)
+        assert r.returncode == gate(report, "applies"), file
+        if want == "may apply":
+            said = " ".join(result["undecided"])
+            assert f"`{name}`" in said, said
+        if want:
+            assert run_scan("--fail-on", "may-apply", file, cwd=tmp_path).returncode == 1, file
+
+
+def _leaves(when: dict) -> list[dict]:
+    ((key, value),) = when.items()
+    return [x for c in value for x in _leaves(c)] if key in ("all", "any") else [when]
+
+
+def gate(report: dict, fail_on: str) -> int:
+    """The exit status the report's verdicts call for: 1 when an incident applies (or, with may-apply,
+    may apply)."""
+    failing = ("applies",) if fail_on == "applies" else ("applies", "may apply")
+    return int(any(i["result"] in failing for c in report["commands"] for i in c["incidents"]))
+
+
+# ----- a requirement that allows several releases
+
+
+def _final(v: str) -> bool:
+    return "rc" not in v
+
+
+def range_cases(incident: dict) -> list[tuple[str, str, list[str]]]:
+    """(name, pip lines, the releases they allow, oldest first) around the incident's affected range."""
+    from opsmanual.text.versions import compare, version_key
+
+    order = sorted(RELEASES, key=version_key)
+    (first,) = [r["introduced"] for r in _ranges(incident)][:1]
+    last = newest_in_range(incident)
+    before = [v for v in order if _final(v) and compare(v, first) < 0][-1]
+    span = [v for v in order if _final(v) and compare(first, v) <= 0 and compare(v, last) <= 0]
+    return [
+        ("inside.sh", f'pip install "sglang>={first},<={last}"', span),
+        ("extras.sh", f"pip install 'sglang [all] >= {first}, <= {last}'", span),
+        (
+            "straddle.sh",
+            f'pip install "sglang>={before},<={first}"',
+            [v for v in order if _final(v) and compare(before, v) <= 0 and compare(v, first) <= 0],
+        ),
+        ("below.sh", f'uv pip install "sglang<{first}"', [v for v in order if _final(v) and compare(v, first) < 0]),
+        (
+            "git-tag.sh",
+            f"pip install 'sglang @ git+https://github.com/sgl-project/sglang.git@v{first}#subdirectory=python'",
+            [first],
+        ),
+        (
+            "branches.sh",
+            f'if [ "$OLD" = 1 ]; then\n  pip install sglang=={before}\nelse\n  pip install sglang=={first}\nfi',
+            [before, first],
+        ),
+        ("upgrade.sh", f'pip install "sglang=={first}" && pip install -U sglang', [v for v in order if _final(v)]),
+    ]
+
+
+def test_a_requirement_that_allows_several_releases_is_checked_at_each(tmp_path):
+    """`sglang>=A,<=B`, extras and spaces, a git tag, installs in both branches of an `if`, an unpinned
+    upgrade after a pin: the command is checked at every release they allow. The incident applies when it
+    applies at each, does not when at none, and otherwise may apply, asking which release is installed;
+    the report names the lines and says it is a range. --version still wins."""
+    from opsmanual.text.versions import in_range
+
+    incident = next(i for i, _, _ in provable(env=False, bounded=True))
+    command = next(c for i, c, _ in provable(env=False, bounded=True) if i is incident)
+    for name, pins, allowed in range_cases(incident):
+        (tmp_path / name).write_text(f"#!/bin/sh\n{pins}\n{command}\n", "utf-8")
+        r = run_scan("--format", "json", name, cwd=tmp_path)
+        assert r.stderr == "", (name, r.stderr)
+        report = json.loads(r.stdout)
+        release = report["commands"][0]["release"]
+        inside = [any(in_range(v, x) for x in _ranges(incident)) for v in allowed]
+        want = "applies" if all(inside) else None if not any(inside) else "may apply"
+        result = reported(report, incident["id"])
+        assert (result or {}).get("result") == want, (name, result, allowed)
+        assert r.returncode == gate(report, "applies") and (want != "applies" or r.returncode == 1), name
+        strict = run_scan("--fail-on", "may-apply", "--format", "json", name, cwd=tmp_path)
+        assert strict.returncode == gate(json.loads(strict.stdout), "may-apply") and (
+            not want or strict.returncode == 1
+        )
+        lines = [f"{name}:{k + 2}" for k, line in enumerate(pins.splitlines()) if "install" in line]
+        assert release["source"] == ", ".join(lines), (name, release)
+        if len(allowed) == 1:
+            assert release["version"] == allowed[0] and "versions" not in release, (name, release)
+            continue
+        assert release["version"] is None and release["versions"] == allowed, (name, release)
+        text = run_scan(name, cwd=tmp_path).stdout
+        assert "a range and not one release" in text and all(f"at {line}" in text for line in lines), text
+        if want == "may apply":
+            (question,) = [u for u in result["undecided"] if u.startswith("which release does the deploy install? (")]
+            assert f"{allowed[0]} to {allowed[-1]}" in question or " and ".join(allowed[-2:]) in question, question
+            assert "version" in result["add"]
+        given = run_scan("--version", allowed[-1], "--format", "json", name, cwd=tmp_path)
+        at_given = json.loads(given.stdout)
+        assert at_given["commands"][0]["release"]["source"] == "--version"
+        assert (reported(at_given, incident["id"]) or {}).get("result") == ("applies" if inside[-1] else None), name
+        assert given.returncode == gate(at_given, "applies"), name
+
+
+@pytest.mark.parametrize(
+    "written, rule",
+    [
+        ("'sglang==0.5.*'", lambda v: v.startswith("0.5.") and _final(v)),
+        ('"sglang~=0.5.8"', lambda v: v.startswith("0.5.") and _final(v) and _at_least(v, "0.5.8")),
+        ('"sglang<=0.5.8"', lambda v: _final(v) and _at_least("0.5.8", v)),
+        ("sglang===0.5.8", lambda v: v == "0.5.8"),
+        ('"sglang[all]==0.5.8+cu128"', lambda v: v == "0.5.8"),
+        ('"sglang==0.5.10rc0"', lambda v: v == "0.5.10rc0"),
+        ('--pre "sglang>=0.5.10rc0,<0.5.11"', lambda v: _at_least(v, "0.5.10rc0") and not _at_least(v, "0.5.11")),
+        ("https://example.com/whl/sglang-0.5.9-py3-none-any.whl", lambda v: v == "0.5.9"),
+        ("git+https://github.com/sgl-project/sglang.git@main#subdirectory=python", _final),
+        ("sglang-router==0.3.2", None),
+    ],
+)
+def test_the_releases_a_requirement_allows(written, rule):
+    """As pip reads a requirement: PEP 440 specifiers over data/releases.yaml's releases, pre-releases only
+    when named or with --pre, a local label aside; a wheel or a tag is its release; another package is none."""
+    from opsmanual.engines.scan import allowed_releases, release_pins
+    from opsmanual.text.versions import version_key
+
+    pins = release_pins("run.sh", f"pip install {written}\npython3 -m sglang.launch_server\n")
+    if rule is None:
+        assert pins == []
+        return
+    (pin,) = pins
+    assert allowed_releases(pin, RELEASES) == sorted((v for v in RELEASES if rule(v)), key=version_key)
+
+
+def _at_least(v: str, floor: str) -> bool:
+    from opsmanual.text.versions import compare
+
+    return compare(v, floor) >= 0
+
+
+def test_a_requirement_pip_cannot_read_or_no_release_meets_is_one_note(tmp_path):
+    """Bad input: a requirement pip cannot read, or one no listed release meets, is named in one note with
+    its file and line, and the command is checked at the manual's release."""
+    from opsmanual.text.versions import in_range
+
+    incident, command, _ = provable(env=False)[0]
+    applies = any(in_range(MANUAL_VERSION, r) for r in _ranges(incident))
+    for written, said in (
+        ("sglang>=abc", "is not a version requirement pip can read"),
+        ("sglang>=9.0", "allows no release the manual lists"),
+    ):
+        (tmp_path / "run.sh").write_text(f'#!/bin/sh\npip install "{written}"\n{command}\n', "utf-8")
+        r = run_scan("run.sh", cwd=tmp_path)
+        assert "Traceback" not in r.stderr and r.stderr == "", r.stderr
+        notes = [n for n in r.stdout.splitlines() if n.startswith("Note: run.sh:2: ")]
+        assert notes == [
+            f"Note: run.sh:2: `{written}` {said}; its commands are checked at {MANUAL_VERSION}, "
+            "the release the manual describes"
+        ], r.stdout
+        assert r.returncode == 1 if applies else r.returncode in (0, 1)

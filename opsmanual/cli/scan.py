@@ -11,7 +11,9 @@ input (a path that cannot be read, a named file that is not what its name says, 
 
 Without --version, each SGLang command is checked at the release its file pins (an SGLang image tag, a
 ``pip install sglang==X``; opsmanual/engines/scan.py, release_pins), when data/releases.yaml lists it,
-and the report names the file and line the release came from.
+and the report names the file and line the release came from. A requirement that allows several
+releases (``sglang>=0.5.8``, an unpinned ``sglang``, two installs in the branches of an ``if``) has the
+command checked at each of them and the verdicts merged (engines/scan.py, check_releases).
 
 An ignore file (by default .sglang-exposure-ignore.yaml in the current folder, when there is one;
 schema data/exposure-ignore.schema.json) lists incidents not to report, each with a reason and an
@@ -270,7 +272,7 @@ def helm_template(path: str, text: str) -> int | None:
 
 def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[dict]) -> dict:
     """Every launch command of every file, checked; what was skipped and why."""
-    from opsmanual.engines.scan import ScanError, find_commands, release_pins
+    from opsmanual.engines.scan import ScanError, find_launches, release_pins
 
     report: dict = {"commands": [], "skipped": [], "files": 0, "release_notes": []}
     for path, named in files:
@@ -279,7 +281,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
         try:
             text = read_text(path)
             template = helm_template(path, text)
-            found = find_commands(path, text)
+            found = find_launches(path, text)
         except UsageError as err:
             if named:
                 raise
@@ -301,14 +303,12 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             )
         report["files"] += 1
         pins = release_pins(path, text) if found and not version else []
-        for line, command in found:
+        for launch in found:
+            line, command = launch["line"], launch["command"]
             # --version names the SGLang release: a router's or Miles' command is checked without it
             sglang = engine.parse(command)["program"] in ("sglang", "engine", "bench")
-            given = version if version and sglang else None
             release = _release_of(engine, version, pins, line, shown, report["release_notes"]) if sglang else None
-            if release is not None and release["source"] not in ("--version", "assumed"):
-                given = release["version"]
-            out = engine.check(command, gpu=gpu, version=given)
+            out = _check(engine, launch, release, gpu)
             results: list[dict] = []
             ignored: list[dict] = []
             for r in out["results"]:
@@ -328,41 +328,98 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
     return report
 
 
+def _check(engine, launch: dict, release: dict | None, gpu: str | None) -> dict:
+    """The check of one launch command of a file: at its release (none for a router's or Miles' command),
+    or at each release of a range, merged; in the environment its file sets without showing it."""
+    from opsmanual.engines.scan import check_releases
+
+    around = {"gpu": gpu, "env": launch["env"], "env_opaque": launch["env_opaque"]}
+    if release is not None and release.get("versions"):
+        return check_releases(engine, launch["command"], release["versions"], _question(release), **around)
+    given = release["version"] if release is not None and release["source"] != "assumed" else None
+    return engine.check(launch["command"], version=given, **around)
+
+
 def _release_of(engine, version: str | None, pins: list[dict], line: int, shown: str, notes: list[str]) -> dict | None:
     """The SGLang release an SGLang command of a deploy file is checked at, and where it comes from:
-    --version when given; else what the file pins for that command (an image tag, a pip pin), when
-    data/releases.yaml lists that release; the manual's release, assumed, otherwise. A pin to a release
-    the manual does not list gives one note per pin."""
-    from opsmanual.engines.exposure import version_parts
-    from opsmanual.engines.scan import pinned_release
-    from opsmanual.text.versions import compare
+    --version when given; else what the file pins for that command (an image tag; the pip installs, each
+    requirement allowing the releases of data/releases.yaml it matches), one release or, when the pins
+    allow several, all of them (``versions``, oldest first); the manual's release, assumed, when they
+    allow none. A pin that allows no release the manual lists gives one note."""
+    from opsmanual.data.exposure_words import SCAN, fill
+    from opsmanual.engines.scan import allowed_releases, covering_pins
+    from opsmanual.text.versions import version_key
 
     if version:
         return {"version": version[1:] if version[0] == "v" else version, "source": "--version", "pin": None}
-    assumed = {"version": engine.version, "source": "assumed", "pin": None}
-    pin = pinned_release(pins, line)
-    if pin is None:
-        return assumed
-    where = f"{shown}:{pin['line']}"
     known = (engine.releases.get("sglang") or {}).get("versions") or []
-    if version_parts(pin["release"]) is None or not any(compare(pin["release"], k) == 0 for k in known):
-        note = (
-            f"{where}: `{pin['written']}` pins SGLang {pin['release']}, which is not a release the manual lists; "
-            f"its commands are checked at {engine.version}, the release the manual describes"
-        )
+    cover = [
+        (dict(pin, where=f"{shown}:{pin['line']}"), allowed_releases(pin, known)) for pin in covering_pins(pins, line)
+    ]
+    used = [pin for pin, releases in cover if releases]
+    allowed = {v for _, releases in cover for v in releases or ()}
+    for pin, releases in cover:
+        if releases:
+            continue
+        spec = pin.get("spec", "")
+        exact = pin.get("release") or (spec[2:] if spec.startswith("==") and "*" not in spec else None)
+        key = "unreadable" if releases is None else "not_listed" if exact else "allows_none"
+        note = fill(SCAN[key], where=pin["where"], written=pin["written"], release=exact)
+        note += "" if used else fill(SCAN["assumed"], version=engine.version)
         if note not in notes:
             notes.append(note)
-        return assumed
-    return {"version": pin["release"], "source": where, "pin": pin["written"]}
+    if not allowed:
+        return {"version": engine.version, "source": "assumed", "pin": None}
+    order = sorted(allowed, key=version_key)
+    release: dict = {
+        "version": order[0] if len(order) == 1 else None,
+        "source": ", ".join(dict.fromkeys(p["where"] for p in used)),
+        "pin": "; ".join(p["written"] for p in used),
+        "pins": [{"written": p["written"], "where": p["where"]} for p in used],
+    }
+    if len(order) > 1:
+        release["versions"] = order
+    return release
+
+
+def _pins_words(release: dict) -> str:
+    """The pins a release came from, as the report names them: "`sglang==0.5.8` at run.sh:3 and ..."."""
+    from opsmanual.data.exposure_words import SCAN, fill
+
+    return SCAN["and"].join(fill(SCAN["pin_at"], **p) for p in release["pins"])
+
+
+def _releases_words(versions: list[str]) -> str:
+    """A range of releases in words: each of three or fewer, else the first and the last and how many."""
+    from opsmanual.data.exposure_words import SCAN, fill
+
+    if len(versions) <= 3:
+        return SCAN["and"].join([", ".join(versions[:-1]), versions[-1]]) if len(versions) > 1 else versions[0]
+    return fill(SCAN["span"], first=versions[0], last=versions[-1], n=len(versions))
+
+
+def _question(release: dict) -> str:
+    """What an incident the range's releases disagree on leaves undecided: which release is installed."""
+    from opsmanual.data.exposure_words import SCAN, fill
+
+    allow = SCAN["allows"] if len(release["pins"]) == 1 else SCAN["allow"]
+    return fill(SCAN["question"], pins=_pins_words(release), allow=allow, releases=_releases_words(release["versions"]))
 
 
 def release_words(release: dict | None) -> str | None:
     """Where the release a command is checked at comes from, in a sentence; None when it is assumed."""
+    from opsmanual.data.exposure_words import SCAN, fill
+
     if release is None or release["source"] == "assumed":
         return None
     if release["source"] == "--version":
-        return f"SGLang {release['version']}, from --version"
-    return f"SGLang {release['version']}, pinned by `{release['pin']}` at {release['source']}"
+        return fill(SCAN["from_version"], version=release["version"])
+    if release.get("versions"):
+        allow = SCAN["allows"] if len(release["pins"]) == 1 else SCAN["allow"]
+        return fill(
+            SCAN["range"], releases=_releases_words(release["versions"]), pins=_pins_words(release), allow=allow
+        )
+    return fill(SCAN["pinned"], version=release["version"], pins=_pins_words(release))
 
 
 def _counts(report: dict) -> tuple[int, int]:
@@ -387,6 +444,8 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
         for r in listed:
             word = "APPLIES  " if r["result"] == APPLIES else "MAY APPLY"
             lines.append(f"  {word} {r['id']}  {r['name']}: {r['title']}")
+            if c.get("release") and c["release"].get("versions") and _question(c["release"]) in r["undecided"]:
+                lines.append(f"            {_question(c['release'])}")
             if r["result"] != APPLIES and r.get("add"):
                 lines.append(f"            to decide: {'; '.join(actions(r))}")
             lines.append(f"            {base}{r['path']}")
@@ -457,9 +516,10 @@ def _uri(shown: str) -> str:
 
 
 def _release_json(release: dict | None) -> dict | None:
-    """The SGLang release a command was checked at and where it came from: "--version", the file:line
-    that pins it (with the pin as written), or "assumed" (the manual's release); None for a router's or
-    Miles' command."""
+    """The SGLang release a command was checked at and where it came from: "--version", the file:line of
+    each pin that decides it (with the pins as written, and ``pins``, each with its ``where``), or
+    "assumed" (the manual's release); when the pins allow several releases, ``version`` is None and
+    ``versions`` lists them, oldest first. None for a router's or Miles' command."""
     return dict(release) if release is not None else None
 
 
@@ -504,11 +564,17 @@ def sarif_report(report: dict, base: str, notes: list[str], version: str) -> dic
                     }
                 ],
             }
-            if c.get("release") and c["release"]["source"] != "assumed":
-                result["properties"] = {
-                    "sglangRelease": c["release"]["version"],
-                    "releaseSource": c["release"]["source"],
-                }
+            release = c.get("release")
+            if release and release["source"] != "assumed":  # a range: every release it allows was checked
+                key, value = (
+                    ("sglangReleases", release["versions"])
+                    if release.get("versions")
+                    else (
+                        "sglangRelease",
+                        release["version"],
+                    )
+                )
+                result["properties"] = {key: value, "releaseSource": release["source"]}
             if r.get("ignored"):
                 result["suppressions"] = [{"kind": "external", "justification": r["ignored"]["reason"]}]
             results.append(result)

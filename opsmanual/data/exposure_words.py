@@ -120,6 +120,8 @@ MESSAGES = {
     "env_value": "`{name}={value}`",
     "env_set": "{shown} is set",
     "env_host_value": "`{name}` is passed through from the host; its value is not in the command",
+    "env_from": "`{name}` (set from {source})",
+    "env_from_value": "`{name}` is set from {source}; its value is not in the file",
     # GPUs
     "gpu_none": "no GPU given",
     "gpu_is": "GPU {name}",
@@ -241,6 +243,25 @@ MESSAGES.update(
         "p_list_name": "{label} {version}",
     }
 )
+
+# What the scan of a deploy folder (`sglang-manual scan`) says of the SGLang release it checks a command at:
+# the release a file pins, a range of them, and a pin that names no release the manual lists. The scan runs
+# only on the command line, so the browser's bundle does not carry these.
+SCAN = {
+    "from_version": "SGLang {version}, from --version",
+    "pinned": "SGLang {version}, pinned by {pins}",
+    "range": "SGLang {releases}, a range and not one release: {pins} {allow} them; each is checked",
+    "question": "which release does the deploy install? ({pins} {allow} {releases})",
+    "pin_at": "`{written}` at {where}",
+    "and": " and ",
+    "allows": "allows",
+    "allow": "allow",
+    "span": "{first} to {last} ({n} releases)",
+    "not_listed": "{where}: `{written}` pins SGLang {release}, which is not a release the manual lists",
+    "allows_none": "{where}: `{written}` allows no release the manual lists",
+    "unreadable": "{where}: `{written}` is not a version requirement pip can read",
+    "assumed": "; its commands are checked at {version}, the release the manual describes",
+}
 
 # How findings name each program's argument list (article, name).
 ARG_LABELS = {name: [entry["article"], entry["name"]] for name, entry in ARG_LISTS.items()}

@@ -632,6 +632,16 @@ def _valued_entry(name: str, written: str, values: list[Word], arg: dict | None,
     return {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
 
 
+def add_environment(result: dict, env: dict, opaque: list[str]) -> None:
+    """Add to a parse ``result`` the environment its command runs in that the text does not show: ``env``
+    (NAME -> an entry of the result's ``env``, such as ``{"value": None, "dynamic": False, "host": True}``
+    for a variable passed through from the host), under the variables the command sets itself, and each
+    of ``opaque`` (a file of variables, such as ``--env-file``'s) as something that may set any other."""
+    result["env"] = {**env, **result["env"]}
+    for subject in opaque:
+        _opaque(result, "opaque-env", subject, "env")
+
+
 def _opaque(result: dict, code: str, subject: str, what: str) -> None:
     """Note something that may set flags (or variables) the paste does not show."""
     key = "opaque" if what == "flags" else "env_opaque"

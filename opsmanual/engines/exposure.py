@@ -24,6 +24,7 @@ from opsmanual.engines.command import (
     ARGS_PROGRAM,
     ArgList,
     Specs,
+    add_environment,
     close_matches,
     digits,
     fmt_value,
@@ -299,6 +300,14 @@ _TRUTHY = {
 }
 
 
+def _unseen_env(entry: dict, name: str) -> tuple[str, str]:
+    """How a variable whose value the input does not show is named, and why its value is undecided: passed
+    through from the host, or set from elsewhere (``entry["from"]``, such as a Kubernetes ConfigMap key)."""
+    if entry.get("from"):
+        return say("env_from", name=name, source=entry["from"]), say("env_from_value", name=name, source=entry["from"])
+    return say("env_host", name=name), say("env_host_value", name=name)
+
+
 def _env_leaf(c: dict, ctx: Context):
     name = c["name"]
     entry = ctx.parsed["env"].get(name)
@@ -309,8 +318,9 @@ def _env_leaf(c: dict, ctx: Context):
         if "absent" in c:
             return T, say("env_not_set", name=name)
         return F, say("env_not_set", name=name)
+    unseen = ""
     if entry.get("host"):
-        shown = say("env_host", name=name)
+        shown, unseen = _unseen_env(entry, name)
     else:
         shown = say("env_value", name=name, value=entry["value"])
     if "present" in c:
@@ -318,7 +328,7 @@ def _env_leaf(c: dict, ctx: Context):
     if "absent" in c:
         return F, say("env_set", shown=shown)
     if entry.get("host"):
-        return U, say("env_host_value", name=name)
+        return U, unseen
     if entry["dynamic"]:
         return U, say("not_literal", subject=shown)
     value = entry["value"]
@@ -899,8 +909,18 @@ class Engine:
         return kept_findings + extra
 
     def check(
-        self, command: str, *, gpu: str | None = None, version: str | None = None, model_traits: dict | None = None
+        self,
+        command: str,
+        *,
+        gpu: str | None = None,
+        version: str | None = None,
+        model_traits: dict | None = None,
+        env: dict | None = None,
+        env_opaque: list[str] | None = None,
     ) -> dict:
+        """Check ``command``; ``env`` and ``env_opaque`` are the environment it runs in that its text does not
+        show (a container's variables set from elsewhere, its files of variables), as
+        command.add_environment takes them."""
         out: dict = {
             "error": None,
             "program": None,
@@ -922,6 +942,8 @@ class Engine:
         if parsed["error"]:
             out["error"] = parsed["error"]
             return out
+        if env or env_opaque:
+            add_environment(parsed, env or {}, env_opaque or [])
         program = parsed["program"]
         out["program"] = program
         product = PRODUCT[program]
@@ -972,6 +994,19 @@ class Engine:
             n = len(out["unconditioned"])
             out["notes"].append(say("unconditioned_one") if n == 1 else say("unconditioned_many", n=n))
         return out
+
+    def release_class(self, version: str) -> tuple:
+        """What a check at SGLang ``version`` reads of the release: the argument list of each program it
+        checks flags against, and whether each incident's version ranges hold ``version``. Two releases of
+        one class get the same verdicts for any command, so a range of releases is checked once per class."""
+        ctx = Context(self, {"program": None}, {}, None, {"sglang": version}, {}, None)
+        lists = tuple(getattr(self.arglist(p, version), "version", None) for p in ARG_LISTS)
+        held = tuple(
+            _versions(inc["exposure"]["versions"], ctx)[0]
+            for inc in self.incidents
+            if inc.get("exposure") and "versions" in inc["exposure"]
+        )
+        return lists, held
 
     def _unknown_release(self, product: str, given: str) -> str | None:
         """Why ``given`` is not a release of ``product`` the manual lists, or None."""

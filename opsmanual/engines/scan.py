@@ -111,6 +111,64 @@ def logical_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
     return out
 
 
+def _command_parts(text: str) -> list[str]:
+    """The launch commands of a logical shell line: its command part (:func:`_command_part`), or, when the
+    launch command is quoted as a shell's ``-c`` script (``srun bash -c "cd /w && python3 -m ..."``),
+    the launch commands of that script, read line by line as the shell that runs it reads them."""
+    m = _LOOKS_LIKE.search(text)
+    if m is not None and _inside_quotes(text[: m.start()]):
+        found = _quoted_script(text)
+        if found is not None:
+            return found
+    return [_command_part(text)]
+
+
+def _inside_quotes(head: str) -> bool:
+    """Whether text ending with ``head`` is inside a quote there (the shell cannot split ``head`` alone)."""
+    from opsmanual.engines.command import CommandError, shell_split
+
+    try:
+        shell_split(head)
+    except CommandError:
+        return True
+    return False
+
+
+_SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh", "su")  # programs whose -c takes a shell script
+
+
+def _c_script(words: list[str]) -> int | None:
+    """Where the script of a shell's ``-c`` stands in ``words`` (``bash -c SCRIPT``, ``sh -lc SCRIPT``,
+    after a launcher such as ``srun``), when that script runs a launch command; None otherwise. Words after
+    the script are the script's ``$0``, ``$1``...: they run nothing."""
+    shell = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] in _SHELLS), None)
+    if shell is None or looks_like(" ".join(words[:shell])):  # `docker run IMAGE sh -c`: the parser reads it
+        return None
+    for k in range(shell + 1, len(words) - 1):
+        w = words[k]
+        if w == "--command" or (w.startswith("-") and not w.startswith("--") and w[1:].isalpha() and "c" in w):
+            return k + 1 if looks_like(words[k + 1]) else None
+    return None
+
+
+def _quoted_script(text: str) -> list[str] | None:
+    """The launch commands of the ``-c`` script a shell line quotes (:func:`_c_script`), each after the
+    variables the line assigns before the shell (they reach the script's commands); None when it holds none."""
+    from opsmanual.engines.command import CommandError, shell_split
+
+    try:
+        commands = shell_split(text)
+    except CommandError:
+        return None
+    for words in commands:
+        plain = [str(w) for w in words]
+        at = _c_script(plain)
+        if at is not None:
+            prefix = "".join(quote(w) + " " for w in plain[:at] if _assignment(w))
+            return [prefix + t for _, t in shell_commands(plain[at])] or None
+    return None
+
+
 def _command_part(text: str) -> str:
     """The launch command of a logical shell line: what follows ``&&``, ``;`` or ``|`` before it (a `cd`,
     an `export`), without a trailing ``&``; the line as it is when it has no such separator."""
@@ -151,7 +209,7 @@ def _assignment(word: str) -> bool:
 
 def shell_commands(text: str, first_line: int = 1) -> list[tuple[int, str]]:
     """The launch commands of a shell script (or a YAML ``run:`` block), with their lines."""
-    return [(line, _command_part(t)) for line, t in logical_lines(text, first_line) if looks_like(t)]
+    return [(line, c) for line, t in logical_lines(text, first_line) if looks_like(t) for c in _command_parts(t)]
 
 
 # --------------------------------------------------------------------------- Dockerfile
@@ -200,7 +258,7 @@ def dockerfile_commands(text: str) -> list[tuple[int, str]]:
         size += len(prefix) + len(cmd)
         if size > MAX_TEXT:  # a long ENV written before each of many CMDs
             raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters", line)
-        out.append((line, prefix + _command_part(cmd)))
+        out.extend((line, prefix + c) for c in _command_parts(cmd))
 
     for line, instr in logical_lines(text):
         word, _, rest = instr.strip().partition(" ")
@@ -281,15 +339,29 @@ def _from_value(node, key_line: int) -> list[tuple[int, str]]:
 
     words = _words(node)
     if words is not None:
-        # `sh -c "script"` and its like: the script is shell text with lines of its own
-        text = join_words(words)
-        return [(key_line, text)] if looks_like(text) else []
+        return _word_commands(words, node.value, key_line)
     if isinstance(node, ScalarNode) and isinstance(node.value, str):
         text, line = _scalar_text(node)
         if "\n" in text.strip():
             return shell_commands(text, line)
-        return [(line, _command_part(text))] if looks_like(text) else []
+        return [(line, c) for c in _command_parts(text)] if looks_like(text) else []
     return []
+
+
+def _word_commands(words: list[str], nodes: list, key_line: int) -> list[tuple[int, str]]:
+    """The launch commands of a command written as a YAML list of words (``nodes``, one per word): the
+    script of a shell's ``-c`` (``[bash, -c]`` then ``["python3 -m ..."]``), read line by line as the
+    shell reads it, whether it is one line, a folded block or a literal one; else the words joined, at
+    ``key_line``."""
+    at = _c_script(words)
+    if at is not None:
+        script, line = _scalar_text(nodes[at])
+        prefix = "".join(quote(w) + " " for w in words[:at] if _assignment(w))
+        found = [(n, prefix + t) for n, t in shell_commands(script, line)]
+        if found:
+            return found
+    text = join_words(words)
+    return [(key_line, text)] if looks_like(text) else []
 
 
 def _expansion_check(doc, used: list[int]) -> None:
@@ -322,14 +394,22 @@ def _expansion_check(doc, used: list[int]) -> None:
     used[:] = [nodes, chars]
 
 
-def yaml_commands(text: str) -> list[tuple[int, str]]:
+def _size(around: dict) -> int:
+    """Characters of the environment a command runs in that the file does not show."""
+    return sum(len(k) + len(v.get("from") or "") for k, v in around.get("env", {}).items()) + sum(
+        len(x) for x in around.get("env_opaque", ())
+    )
+
+
+def yaml_commands(text: str) -> list[tuple[int, str, dict]]:
     """Launch commands in every document of a YAML file: containers (command + args), compose services
-    (entrypoint + command), and shell scripts under run:/setup:/command:/args:."""
+    (entrypoint + command), and shell scripts under run:/setup:/command:/args:; each with the environment
+    its mapping sets that the file does not show (:func:`_mapping_commands`)."""
     import yaml
     from yaml import MappingNode, ScalarNode, SequenceNode
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, str, dict]] = []
     used = [0, 0]  # nodes and characters, aliases expanded, over the file's documents so far
     size = 0  # characters of the commands taken so far
 
@@ -347,7 +427,7 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
             if isinstance(n, MappingNode):
                 found = _mapping_commands(n)
                 out.extend(found)
-                size += sum(len(t) for _, t in found)
+                size += sum(len(t) + _size(around) for _, t, around in found)
                 if size > MAX_TEXT:
                     raise ScanError(f"the launch commands come to more than {MAX_TEXT:,} characters")
                 if len(out) > MAX_COMMANDS:
@@ -380,41 +460,97 @@ def yaml_commands(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _environment(n) -> str:
-    """The variables a container (``env:`` of name/value pairs) or a compose service (``environment:``,
-    a mapping or a list of NAME=value) sets, as assignments written before its command."""
+def _environment(n) -> tuple[str, dict, list[str]]:
+    """What a container (``env:``, ``envFrom:``) or a compose service (``environment:``, ``env_file:``) sets
+    in its command's environment: the variables whose values the file writes, as assignments written
+    before the command; those whose values it does not show (a Kubernetes ``valueFrom:``, a compose
+    variable passed through from the host), as entries for command.add_environment; and what may set
+    variables the file does not name (an ``envFrom:`` source, an ``env_file:``). A variable named twice
+    is set by the last."""
+    settings: dict[str, tuple[str, dict | None]] = {}  # name -> (value written, or the entry of one not shown)
+    opaque: list[str] = []
+    _container_env(n, settings, opaque)
+    _compose_env(n, settings, opaque)
+    settings = {
+        k: v
+        for k, v in settings.items()
+        if k and (k[0].isalpha() or k[0] == "_") and all(c.isalnum() or c == "_" for c in k) and k.isascii()
+    }
+    prefix = "".join(f"{k}={quote(value)} " for k, (value, hidden) in settings.items() if hidden is None)
+    return prefix, {k: hidden for k, (_, hidden) in settings.items() if hidden is not None}, opaque
+
+
+def _set(settings: dict, name: str, value: str, hidden: dict | None = None) -> None:
+    settings.pop(name, None)  # the last one counts, in its place
+    settings[name] = (value, hidden)
+
+
+def _text(mapping, key: str) -> str | None:
+    """The text of ``key``'s scalar value in a YAML mapping; None when it has none."""
+    from yaml import MappingNode, ScalarNode
+
+    found = _entry(mapping, key) if isinstance(mapping, MappingNode) else None
+    if found is None or not isinstance(found[1], ScalarNode) or found[1].tag == "tag:yaml.org,2002:null":
+        return None
+    return str(found[1].value)
+
+
+def _container_env(n, settings: dict, opaque: list[str]) -> None:
+    """A Kubernetes container's ``env:`` (a ``value:``, a ``valueFrom:`` source, or neither: the empty
+    value) and ``envFrom:`` (ConfigMaps and Secrets, whose variables the manifest does not name)."""
+    from yaml import MappingNode, SequenceNode
+
+    from opsmanual.data.exposure_words import say
+
+    env = _entry(n, "env")
+    for item in env[1].value if env is not None and isinstance(env[1], SequenceNode) else []:
+        name = _text(item, "name")
+        if name is None:
+            continue
+        source = _entry(item, "valueFrom")
+        if source is None:
+            _set(settings, name, _text(item, "value") or "")
+            continue
+        kinds = source[1].value if isinstance(source[1], MappingNode) else []
+        kind, ref = (str(kinds[0][0].value), kinds[0][1]) if kinds else ("valueFrom", None)
+        where = "/".join(x for x in (_text(ref, k) for k in ("name", "key", "fieldPath", "resource")) if x)
+        shown = say("code", text=f"{kind} {where}".strip())
+        _set(settings, name, "", {"value": None, "dynamic": False, "host": True, "from": shown})
+    sources = _entry(n, "envFrom")
+    for item in sources[1].value if sources is not None and isinstance(sources[1], SequenceNode) else []:
+        for kind in ("configMapRef", "secretRef"):
+            found = _entry(item, kind) if isinstance(item, MappingNode) else None
+            if found is not None:
+                opaque.append(say("code", text=f"envFrom: {kind} {_text(found[1], 'name') or ''}".strip()))
+
+
+def _compose_env(n, settings: dict, opaque: list[str]) -> None:
+    """A compose service's ``environment:`` (a mapping, or a list of NAME=value; a NAME with no value is
+    passed through from the host) and ``env_file:`` (files whose variables the compose file does not name)."""
     from yaml import MappingNode, ScalarNode, SequenceNode
 
-    pairs: list[tuple[str, str]] = []
-    env = _entry(n, "env")
-    if env is not None and isinstance(env[1], SequenceNode):
-        for item in env[1].value:
-            if isinstance(item, MappingNode):
-                name, value = _entry(item, "name"), _entry(item, "value")
-                if (
-                    name is not None
-                    and isinstance(name[1], ScalarNode)
-                    and value is not None
-                    and isinstance(value[1], ScalarNode)
-                ):
-                    pairs.append((name[1].value, value[1].value))
+    from opsmanual.data.exposure_words import say
+
+    host = {"value": None, "dynamic": False, "host": True}
     environment = _entry(n, "environment")
     if environment is not None and isinstance(environment[1], MappingNode):
-        pairs += [
-            (k.value, v.value)
-            for k, v in environment[1].value
-            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and v.tag != "tag:yaml.org,2002:null"
-        ]
+        for k, v in environment[1].value:
+            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode):
+                if v.tag == "tag:yaml.org,2002:null":
+                    _set(settings, str(k.value), "", dict(host))
+                else:
+                    _set(settings, str(k.value), str(v.value))
     elif environment is not None and isinstance(environment[1], SequenceNode):
-        pairs += [
-            tuple(i.value.split("=", 1)) for i in environment[1].value if isinstance(i, ScalarNode) and "=" in i.value
-        ]
-    names_ok = [
-        (k, v)
-        for k, v in pairs
-        if k and (k[0].isalpha() or k[0] == "_") and all(c.isalnum() or c == "_" for c in k) and k.isascii()
-    ]
-    return "".join(f"{k}={quote(v)} " for k, v in names_ok)
+        for item in environment[1].value:
+            if isinstance(item, ScalarNode) and item.tag != "tag:yaml.org,2002:null":
+                name, eq, value = str(item.value).partition("=")
+                _set(settings, name, value, None if eq else dict(host))
+    files = _entry(n, "env_file")
+    items = [] if files is None else files[1].value if isinstance(files[1], SequenceNode) else [files[1]]
+    for item in items:
+        path = str(item.value) if isinstance(item, ScalarNode) else _text(item, "path")
+        if path:
+            opaque.append(say("code", text=f"env_file: {path}"))
 
 
 def _with_env(found: list[tuple[int, str]], env: str) -> list[tuple[int, str]]:
@@ -423,10 +559,15 @@ def _with_env(found: list[tuple[int, str]], env: str) -> list[tuple[int, str]]:
     return [(line, env + text) for line, text in found] if env else found
 
 
-def _mapping_commands(n) -> list[tuple[int, str]]:
-    """The launch commands one mapping holds, after the variables it sets (``env:``, ``environment:``)."""
+def _mapping_commands(n) -> list[tuple[int, str, dict]]:
+    """The launch commands one mapping holds, after the variables it sets (``env:``, ``environment:``), each
+    with the environment the file does not show (``{"env": ..., "env_opaque": ...}``, empty when none)."""
     found = _mapping_commands_bare(n)
-    return _with_env(found, _environment(n)) if found else found
+    if not found:
+        return []
+    prefix, hidden, opaque = _environment(n)
+    around = {"env": hidden, "env_opaque": opaque} if hidden or opaque else {}
+    return [(line, text, around) for line, text in _with_env(found, prefix)]
 
 
 def _mapping_commands_bare(n) -> list[tuple[int, str]]:
@@ -440,18 +581,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
     args_words = _words(args[1]) if args else None
     entry_words = _words(entrypoint[1]) if entrypoint else None
     if cmd_words is not None and args_words is not None:  # a container: the args follow the command
-        text = join_words(cmd_words + args_words)
-        if len(cmd_words) >= 2 and cmd_words[-1] == "-c" and len(args_words) == 1:
-            node = args[1].value[0]
-            _, line = _scalar_text(node)
-            script = helm_dynamic(args_words[0])
-            found = (
-                shell_commands(script, line)
-                if "\n" in script.strip()
-                else ([(command[0].start_mark.line + 1, _command_part(text))] if looks_like(text) else [])
-            )
-            return found
-        return [(command[0].start_mark.line + 1, text)] if looks_like(text) else []
+        return _word_commands(cmd_words + args_words, command[1].value + args[1].value, command[0].start_mark.line + 1)
     entry_text = (
         join_words(entry_words)
         if entry_words is not None
@@ -461,6 +591,9 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
             else None
         )
     )
+    if entry_words is not None and cmd_words is not None and _c_script(entry_words + cmd_words) is not None:
+        first = min(command[0].start_mark.line, entrypoint[0].start_mark.line) + 1  # a shell's -c script
+        return _word_commands(entry_words + cmd_words, entrypoint[1].value + command[1].value, first)
     if entry_text is not None and command is not None:  # compose: the command follows the entrypoint
         tail = (
             join_words(cmd_words)
@@ -470,7 +603,7 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
         text = (entry_text + " " + tail).strip()
         if looks_like(text):
             first = min(command[0].start_mark.line, entrypoint[0].start_mark.line if entrypoint else 1 << 30)
-            return [(first + 1, _command_part(text))]
+            return [(first + 1, c) for c in _command_parts(text)]
     for key in ("command", "args", "run", "setup"):
         found = _entry(n, key)
         if found is not None:
@@ -481,20 +614,34 @@ def _mapping_commands_bare(n) -> list[tuple[int, str]]:
 # --------------------------------------------------------------------------- one file
 
 
-def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[int, str]]:
-    """(line, command) of each launch command in a file, in line order; ``kind`` as :func:`kind_of` says,
-    else from the name (a file of another name is read as a shell script). Raises ScanError."""
+def find_launches(name: str, text: str, kind: str | None = None) -> list[dict]:
+    """Each launch command in a file, in line order: its ``line``, its ``command`` and the environment it
+    runs in that the file does not show, as command.add_environment takes it (``env``: a container's
+    variables set from elsewhere, ``env_opaque``: its files or sources of variables). ``kind`` as
+    :func:`kind_of` says, else from the name (a file of another name is read as a shell script).
+    Raises ScanError."""
     kind = kind or kind_of(name) or "shell"
     if kind == "dockerfile":
-        found = dockerfile_commands(text)
+        found: list = dockerfile_commands(text)
     elif kind == "yaml":
         found = yaml_commands(text)
     else:
         found = shell_commands(text)
-    found = sorted(dict.fromkeys(found), key=lambda f: f[0])
-    if len(found) > MAX_COMMANDS:
+    launches: dict[tuple[int, str], dict] = {}
+    for line, command, *around in found:
+        env = around[0] if around else {}
+        launches.setdefault(
+            (line, command),
+            {"line": line, "command": command, "env": env.get("env", {}), "env_opaque": env.get("env_opaque", [])},
+        )
+    if len(launches) > MAX_COMMANDS:
         raise ScanError(f"more than {MAX_COMMANDS:,} launch commands in one file")
-    return found
+    return sorted(launches.values(), key=lambda f: f["line"])
+
+
+def find_commands(name: str, text: str, kind: str | None = None) -> list[tuple[int, str]]:
+    """(line, command) of each launch command in a file, in line order (:func:`find_launches`)."""
+    return [(f["line"], f["command"]) for f in find_launches(name, text, kind)]
 
 
 # --------------------------------------------------------------------------- the release a file pins
@@ -516,21 +663,70 @@ def image_release(ref: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _pip_pins(text: str) -> list[tuple[int, str, str]]:
-    """(line, release, as written) of each ``pip install sglang==X`` (``"sglang[all]==X"``, ``uv pip
-    install``, ``python -m pip install``) in a file's text; a range (``>=``) pins nothing."""
+# `pip install` (`pip3`, `python -m pip`, `uv pip`) and what it installs, up to the end of its command
+_PIP_INSTALL = r"(?<![\w.\-])pip[0-9.]*\s+install(?![\w-])(?P<args>[^;&|`)\n]*)"
+_OPERATOR = r"(?:===|==|~=|!=|<=|>=|<|>)\s*[^\s,;\"'\]]+"
+# a requirement of the sglang package: sglang, sglang[all], "sglang [all] >= 0.5.8, < 0.5.9", sglang @ URL
+_REQUIREMENT = (
+    r"(?<![\w.\-/@=])sglang(?:\s*\[[^\]\s\"']*\])?"
+    r"(?:\s*(?P<spec>" + _OPERATOR + r"(?:\s*,\s*" + _OPERATOR + r")*)|\s*@\s*(?P<url>[^\s\"']+))?(?![\w.\-/])"
+)
+# SGLang's repository (its python/ folder holds the package), at a tag, a branch or a commit: git+https://...
+_GIT = r"(?:(?<![\w.\-/@=])sglang(?:\s*\[[^\]\s\"']*\])?\s*@\s*)?git\+\S*?/sglang(?:\.git)?(?=[@#\s\"']|$)(?:@(?P<ref>[^\s#\"']+))?[^\s\"']*"
+_WHEEL = r"(?<![\w.\-])sglang-(?P<version>[0-9][^-\s\"'/]*)-[^\s\"'/]*\.whl"
+
+
+def _pip_pins(text: str) -> list[dict]:
+    """Each sglang requirement a ``pip install`` of the file's text names, with its line and the text as
+    written: its version specifiers (``spec``: ``==0.5.8``, ``>=0.5.8,<0.5.9``, ``==0.5.*``; empty for an
+    unpinned ``sglang``, which allows any release), and ``pre`` when ``--pre`` lets pip take pre-releases.
+    SGLang's repository at a release's tag (``git+https://...sglang.git@v0.5.8``) and a wheel of a release
+    are that release; at another branch or commit, any release."""
     import re
 
-    pin = re.compile(r"""(?<![\w.\-/])sglang(?:\[[^\]\s]*\])?\s*==\s*""" + _RELEASE + r"(?![\w.])")
     out = []
-    for k, line in enumerate(text.split("\n")):
-        if "sglang" not in line or "install" not in line or "pip" not in line:
+    for line, t in logical_lines(text):
+        if "sglang" not in t or "install" not in t:
             continue
-        if line.lstrip().startswith("#"):
-            continue
-        for m in pin.finditer(line):
-            out.append((k + 1, m.group(1), m.group(0).replace(" ", "")))
+        for m in re.finditer(_PIP_INSTALL, t):
+            args = m.group("args")
+            pre = re.search(r"(?<!\S)--pre(?!\S)", args) is not None
+            for g in re.finditer(_GIT, args):
+                tag = re.fullmatch(_RELEASE, g.group("ref") or "")
+                out.append(
+                    {"line": line, "written": g.group(0), "spec": f"=={tag.group(1)}" if tag else "", "pre": pre}
+                )
+            args = re.sub(_GIT, " ", args)
+            for w in re.finditer(_WHEEL, args):
+                out.append({"line": line, "written": w.group(0), "spec": f"=={w.group('version')}", "pre": pre})
+            for r in re.finditer(_REQUIREMENT, args):
+                spec = "".join((r.group("spec") or "").split())
+                if r.group("url"):  # a URL other than the repository: a wheel names its release, else any
+                    wheel = re.search(_WHEEL, r.group("url"))
+                    spec = f"=={wheel.group('version')}" if wheel else ""
+                out.append({"line": line, "written": " ".join(r.group(0).split()), "spec": spec, "pre": pre})
     return out
+
+
+def allowed_releases(pin: dict, known: list[str]) -> list[str] | None:
+    """The releases of ``known`` a pin allows, oldest first: an image's tag, its one release; a pip
+    requirement, each release its specifiers allow as pip reads them (PEP 440, a local label such as
+    ``+cu128`` aside; a pre-release only when the requirement names one, or with ``--pre``). None when pip
+    cannot read the requirement."""
+    from opsmanual.text.versions import compare, version_key
+
+    order = sorted(known, key=version_key)
+    if pin["kind"] != "pip":
+        return [v for v in order if compare(v, pin["release"]) == 0]
+    import re
+
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        spec = SpecifierSet(re.sub(r"\+[0-9A-Za-z.]*", "", pin["spec"]))
+    except InvalidSpecifier:
+        return None
+    return list(spec.filter(order, prereleases=True if pin["pre"] else None))
 
 
 def _yaml_images(text: str) -> list[dict]:
@@ -619,8 +815,9 @@ def _shell_images(text: str) -> list[dict]:
 
 def release_pins(name: str, text: str, kind: str | None = None) -> list[dict]:
     """Every place a deploy file pins the SGLang release: image references (a YAML ``image:``, a
-    Dockerfile ``FROM``, a ``docker run`` line) and ``pip install sglang==X``. Each pin has its line,
-    release, the text as written and the lines it covers (start, end). Never raises."""
+    Dockerfile ``FROM``, a ``docker run`` line), with their ``release``, and the sglang requirements of
+    ``pip install`` lines (:func:`_pip_pins`), with their ``spec``. Each pin has its line, its kind (image,
+    pip), the text as written and the lines it covers (start, end). Never raises."""
     kind = kind or kind_of(name) or "shell"
     if kind == "yaml":
         pins = _yaml_images(text)
@@ -628,28 +825,61 @@ def release_pins(name: str, text: str, kind: str | None = None) -> list[dict]:
         pins = _dockerfile_images(text)
     else:
         pins = _shell_images(text)
-    for line, release, written in _pip_pins(text):
+    for pin in _pip_pins(text):
         # an install covers what runs after it; in YAML the order of keys is no order of running
-        pins.append(
-            {
-                "line": line,
-                "release": release,
-                "written": written,
-                "kind": "pip",
-                "start": 1 if kind == "yaml" else line,
-                "end": 1 << 30,
-            }
-        )
+        pins.append(dict(pin, kind="pip", start=1 if kind == "yaml" else pin["line"], end=1 << 30))
     return pins
 
 
-def pinned_release(pins: list[dict], line: int) -> dict | None:
-    """The pin that decides the release of the command on ``line``: of the pins whose lines cover it, an
-    install (it replaces the image's package) before an image, then the nearest before the command, else
-    the first after it. None when no pin covers it."""
+def covering_pins(pins: list[dict], line: int) -> list[dict]:
+    """The pins that decide the release of the command on ``line``, of those whose lines cover it: every
+    install (an install replaces the image's package, and of several, in the branches of an ``if`` or one
+    after another, any may be the one that ran), in line order; else the image nearest before the command,
+    else the first after it. Empty when no pin covers it."""
     cover = [p for p in pins if p["start"] <= line <= p["end"]]
-    if not cover:
-        return None
-    kinds = [p for p in cover if p["kind"] == "pip"] or cover
-    before = [p for p in kinds if p["line"] <= line]
-    return max(before, key=lambda p: p["line"]) if before else min(kinds, key=lambda p: p["line"])
+    installs = sorted((p for p in cover if p["kind"] == "pip"), key=lambda p: p["line"])
+    if installs or not cover:
+        return installs
+    before = [p for p in cover if p["line"] <= line]
+    return [max(before, key=lambda p: p["line"]) if before else min(cover, key=lambda p: p["line"])]
+
+
+# --------------------------------------------------------------------------- a range of releases
+
+
+def check_releases(engine, command: str, releases: list[str], question: str, **kw) -> dict:
+    """The check of ``command`` (``engine.check`` with ``kw``) at each of ``releases``, the releases a deploy
+    file's pins allow, oldest first, merged: an incident applies when it applies at every one of them and
+    does not apply when it applies at none; otherwise it may apply, with ``question`` (which release the
+    deploy installs) undecided. Each incident's reasons, and the findings and notes, are those of the
+    newest release where it applies (or may). Releases of one class (Engine.release_class) are checked once."""
+    from opsmanual.engines.exposure import APPLIES, MAY_APPLY
+
+    classes: dict[tuple, str] = {}
+    for v in releases:  # oldest first: a class is checked at its newest release
+        classes[engine.release_class(v)] = v
+    outs = [engine.check(command, version=v, **kw) for v in sorted(classes.values(), key=releases.index)]
+    base = outs[-1]
+    if base["error"]:
+        return base
+    found: dict[str, list] = {}
+    for k, out in enumerate(outs):
+        for r in out["results"]:
+            found.setdefault(r["id"], [None] * len(outs))[k] = r
+    applies, may = [], []
+    for inc in engine.incidents:
+        results = found.get(inc["id"])
+        if results is None:
+            continue
+        newest = next(r for r in reversed(results) if r is not None)
+        verdicts = {r["result"] if r is not None else None for r in results}
+        if verdicts == {APPLIES}:
+            applies.append(newest)
+        elif verdicts == {MAY_APPLY}:
+            may.append(newest)
+        else:  # the release decides: it applies at some of them and not at others
+            add = list(dict.fromkeys([*(newest.get("add") or []), "version"]))
+            may.append(dict(newest, result=MAY_APPLY, undecided=[*newest["undecided"], question], add=add))
+    may.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
+    never = set.intersection(*(set(out["does_not_apply"]) for out in outs))
+    return dict(base, results=applies + may, does_not_apply=[i for i in base["does_not_apply"] if i in never])

@@ -40,7 +40,10 @@ for (const c of conformance.cases) {
     const command = commandText(input.command);
     const view = c.kind === "parse"
       ? parseView(engine.parse(command, input.version ?? null))
-      : checkView(engine.check(command, { gpu: input.gpu ?? null, version: input.version ?? null, model_traits: input.model_traits ?? null }));
+      : checkView(engine.check(command, {
+        gpu: input.gpu ?? null, version: input.version ?? null, model_traits: input.model_traits ?? null,
+        env: input.env ?? null, env_opaque: input.env_opaque ?? null,
+      }));
     const got = {};
     for (const k of Object.keys(c.expect)) got[k] = view[k];
     assert.deepStrictEqual(plain(got), plain(c.expect));

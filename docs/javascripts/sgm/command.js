@@ -467,6 +467,24 @@ function typedEntry(name, written, values, arg, findings) {
   return entry;
 }
 
+/* Add to a parse `result` the environment its command runs in that the text does not show (as
+   add_environment() in command.py): `env` (NAME -> an entry of the result's env, such as
+   {value: null, dynamic: false, host: true}), under the variables the command sets itself, and each of
+   `opaqueSubjects` as something that may set any other; in the bundle's `words`. */
+export function addEnvironment(result, env, opaqueSubjects, words) {
+  const merged = {};
+  for (const [k, v] of Object.entries(env)) put(merged, k, v);
+  for (const [k, v] of Object.entries(result.env)) put(merged, k, v);
+  result.env = merged;
+  const before = W;
+  W = words;
+  try {
+    for (const subject of opaqueSubjects) opaque(result, "opaque-env", subject, "env");
+  } finally {
+    W = before;
+  }
+}
+
 function opaque(result, code, subject, what) {
   const key = what === "flags" ? "opaque" : "env_opaque";
   if (!result[key].includes(subject)) result[key].push(subject);

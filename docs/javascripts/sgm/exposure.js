@@ -7,7 +7,7 @@
 // must pass. No facts live here: GPUs, models, releases and argument lists all
 // come from the bundle.
 
-import { ArgList, argsProgram, closeMatches, cmpStr, fill, fmtValue, hasOwn, listProduct, orList, parse } from "./command.js";
+import { addEnvironment, ArgList, argsProgram, closeMatches, cmpStr, fill, fmtValue, hasOwn, listProduct, orList, parse } from "./command.js";
 
 export { parse } from "./command.js";
 
@@ -272,6 +272,13 @@ function flagLeaf(c, ctx) {
 const TRUTHY = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false, "": false };
 const truthy = (value) => (hasOwn(TRUTHY, value.trim().toLowerCase()) ? TRUTHY[value.trim().toLowerCase()] : undefined);
 
+/* How a variable whose value the input does not show is named, and why its value is undecided: passed
+   through from the host, or set from elsewhere (entry.from, such as a Kubernetes ConfigMap key). */
+function unseenEnv(entry, name, w) {
+  if (entry.from) return [say(w, "env_from", { name, source: entry.from }), say(w, "env_from_value", { name, source: entry.from })];
+  return [say(w, "env_host", { name }), say(w, "env_host_value", { name })];
+}
+
 function envLeaf(c, ctx) {
   const w = ctx.w;
   const name = c.name;
@@ -282,10 +289,12 @@ function envLeaf(c, ctx) {
     if (hasOwn(c, "absent")) return [T, say(w, "env_not_set", { name })];
     return [F, say(w, "env_not_set", { name })];
   }
-  const shown = entry.host ? say(w, "env_host", { name }) : say(w, "env_value", { name, value: entry.value });
+  let shown, unseen = "";
+  if (entry.host) [shown, unseen] = unseenEnv(entry, name, w);
+  else shown = say(w, "env_value", { name, value: entry.value });
   if (hasOwn(c, "present")) return [T, say(w, "env_set", { shown })];
   if (hasOwn(c, "absent")) return [F, say(w, "env_set", { shown })];
-  if (entry.host) return [U, say(w, "env_host_value", { name })];
+  if (entry.host) return [U, unseen];
   if (entry.dynamic) return [U, say(w, "not_literal", { subject: shown })];
   const value = entry.value;
   const want = hasOwn(c, "equals") ? c.equals : (c.in || [null])[0];
@@ -797,7 +806,9 @@ export class Engine {
     return found;
   }
 
-  check(command, { gpu = null, version = null, model_traits: modelTraits = null } = {}) {
+  /* `env` and `env_opaque`: the environment the command runs in that its text does not show, as
+     addEnvironment() takes them. */
+  check(command, { gpu = null, version = null, model_traits: modelTraits = null, env = null, env_opaque: envOpaque = null } = {}) {
     const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], does_not_apply: [], checked: 0 };
     const w = this.words;
     let given = typeof version === "string" && version.trim() ? version.trim() : null;
@@ -812,6 +823,7 @@ export class Engine {
       out.error = parsed.error;
       return out;
     }
+    if ((env && Object.keys(env).length) || (envOpaque && envOpaque.length)) addEnvironment(parsed, env || {}, envOpaque || [], this.words);
     const program = parsed.program;
     out.program = program;
     const product = listProduct(argsProgram(program, w), w);
