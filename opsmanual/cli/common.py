@@ -16,6 +16,7 @@ from opsmanual.text.terminal import escape_controls
 LOCAL_SITE = "http://127.0.0.1:8000/"  # the local preview's address, the links' default
 STDIN = "(standard input)"  # how a message names standard input, given as -
 INVOKED: str | None = None  # "sglang-manual" or "python -m opsmanual" when run through cli/main.py
+RUNNING: str | None = None  # "sglang-manual scan" when cli/main.py runs it, for an internal error's line
 
 
 def prog(command: str, legacy: str) -> str:
@@ -199,8 +200,17 @@ def data_error(prog: str, err: BaseException, one_line: bool = False) -> int:
 
 
 def internal_error(prog: str, err: BaseException, given: str) -> int:
-    """An engine failed on input it should have answered: say so, and what to report; returns 2."""
-    print(f"{prog}: internal error ({type(err).__name__}: {err}); please report it with the {given}", file=sys.stderr)
+    """An engine failed on input it should have answered: say so, and what to report, in one line;
+    returns 2 (never 1, which the gates read as "found something")."""
+    try:
+        said = " ".join(str(err).split())
+    except Exception:  # an exception that cannot be printed still gets its line
+        said = "(its message cannot be printed)"
+    if len(said) > 300:
+        said = said[:297] + "..."
+    text = f"{prog}: internal error ({type(err).__name__}: {said}); please report it with the {given}"
+    shown = escape_controls if sys.stderr.isatty() else str
+    print(shown(text), file=sys.stderr, flush=True)
     return 2
 
 
@@ -210,19 +220,26 @@ def print_text(text: str) -> None:
     print("\n".join(shown(line) for line in text.split("\n")))
 
 
-def run(main) -> None:
+def run(main, prog: str | None = None) -> None:
     """Run a command's ``main()`` and leave with its status, without tearing down the interpreter:
     freeing a bundle object by object takes longer than the check, and the process ends anyway.
-    Interrupted: 130; the reader of standard output gone: 0."""
+    Interrupted: 130; the reader of standard output gone: 0. Any other exception is a bug: one line
+    naming the command (``prog``, else the subcommand cli/main.py ran) and exit status 2, never a
+    traceback and never 1, which the gates (scan, exposure, upgrade) read as "found something"."""
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
         code = 0
+    except Exception as err:  # the one place every unexpected failure ends
+        try:
+            code = internal_error(prog or RUNNING or "sglang-manual", err, "command line")
+        except Exception:  # standard error itself failing: the status still says "not a finding"
+            code = 2
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, OSError):
         pass
     os._exit(code)

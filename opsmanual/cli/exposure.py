@@ -476,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The command, as `python -m macros.exposure` and the `exposure` script run it."""
-    common.run(main)
+    common.run(main, "exposure")
 
 
 if __name__ == "__main__":

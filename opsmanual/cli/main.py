@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None, name: str = "sglang-manual") -> int:
         return common.fail(name, f"unknown command {command!r}{hint}")
     module, prefix, _ = COMMANDS[command]
     common.INVOKED = name
+    common.RUNNING = f"{name} {command}"
     return importlib.import_module(f"opsmanual.cli.{module}").main([*prefix, *rest])
 
 

@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    common.run(main)
+    common.run(main, "upgrade")
 
 
 if __name__ == "__main__":
