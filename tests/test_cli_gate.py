@@ -17,19 +17,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ["python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B"]
 HANG = 120  # seconds: only a guard against a hang, never a timing
+MEMORY = 4 << 30  # bytes of address space a command may take: reading /dev/zero stops here, not in swap
 MOVE = ["--from", "0.5.9", "--to", "0.5.22"]
+DOCKERFILE = "FROM lmsysorg/sglang:v0.5.22\nCMD python -m sglang.launch_server --model-path Qwen/Qwen3-8B\n"
 
 
 def cli(*args, cwd: Path = ROOT, inject: str = "") -> subprocess.CompletedProcess[str]:
-    """`python -m opsmanual ARGS`; with ``inject``, that code runs first in the same process (a fault
-    put in on purpose), then the command line as `python -m opsmanual` runs it."""
-    if inject:
-        code = f"{inject}\nimport runpy, sys\nsys.argv[0] = 'opsmanual'\nrunpy.run_module('opsmanual', run_name='__main__')"
-        command = [sys.executable, "-c", code, *map(str, args)]
-    else:
-        command = [sys.executable, "-m", "opsmanual", *map(str, args)]
+    """`python -m opsmanual ARGS`, run as -m runs it (runpy) in a process of at most MEMORY bytes;
+    ``inject``, a fault put in on purpose, runs first in the same process."""
+    code = (
+        f"import resource, runpy, sys\nresource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY}))\n{inject}\n"
+        "sys.argv[0] = 'opsmanual'\nrunpy.run_module('opsmanual', run_name='__main__', alter_sys=True)"
+    )
     return subprocess.run(
-        command,
+        [sys.executable, "-c", code, *map(str, args)],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -46,38 +47,40 @@ def one_line(r: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+def gates(project: Path) -> dict[str, list]:
+    """The three gates' command lines on ``project``; scan's on the folder `deploy` (run from its parent)."""
+    return {
+        "exposure": ["exposure", "--project", project, "--", *SERVER],
+        "scan": ["scan", "--project", project, "deploy"],
+        "upgrade": ["upgrade", "--project", project, *MOVE],
+    }
+
+
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """A copy of the project's data whose caches the commands have written."""
+def built(tmp_path_factory) -> tuple[Path, dict[str, subprocess.CompletedProcess[str]]]:
+    """A copy of the project's data whose caches the commands have written, and each gate's answer on it."""
     project = tmp_path_factory.mktemp("gate") / "p"
     for name in ("data", "docs"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__", ".cache"))
-    r = cli("exposure", "--project", project, "--", *SERVER)
-    assert r.returncode in (0, 1), r.stderr
-    r = cli("upgrade", "--project", project, *MOVE)
-    assert r.returncode in (0, 1), r.stderr
+    (project.parent / "deploy").mkdir()
+    (project.parent / "deploy" / "Dockerfile").write_text(DOCKERFILE, "utf-8")
+    answers = {}
+    for name, args in gates(project).items():
+        cli(*args, cwd=project.parent)  # writes the caches
+        answers[name] = cli(*args, cwd=project.parent)
+        assert answers[name].returncode in (0, 1) and not answers[name].stderr, answers[name].stderr
     assert (project / ".cache" / "exposure-bundle.bin").is_file()
     assert (project / ".cache" / "upgrade-data.bin").is_file()
-    return project
+    return project, answers
 
 
 @pytest.fixture
-def project(built: Path, tmp_path: Path) -> Path:
-    """A copy of ``built`` of the test's own, to break."""
+def project(built, tmp_path: Path) -> Path:
+    """A copy of ``built``'s project of the test's own, to break, with the deploy folder beside it."""
     dest = tmp_path / "p"
-    shutil.copytree(built, dest, symlinks=True)
+    shutil.copytree(built[0], dest, symlinks=True)
+    shutil.copytree(built[0].parent / "deploy", tmp_path / "deploy")
     return dest
-
-
-@pytest.fixture
-def deploy(tmp_path: Path) -> Path:
-    """A deploy folder of one Dockerfile that pins a release and launches SGLang."""
-    folder = tmp_path / "deploy"
-    folder.mkdir()
-    (folder / "Dockerfile").write_text(
-        "FROM lmsysorg/sglang:v0.5.22\nCMD python -m sglang.launch_server --model-path Qwen/Qwen3-8B\n", "utf-8"
-    )
-    return folder
 
 
 # --------------------------------------------------------------------------- a bug is one line and 2
@@ -102,18 +105,113 @@ common.print_text = bug
 
 
 @pytest.mark.parametrize("command", ["exposure", "scan", "upgrade"])
-def test_a_bug_in_a_gate_is_one_line_and_exit_2_never_1(command, project, deploy):
-    args = {
-        "exposure": ["exposure", "--project", project, "--", *SERVER],
-        "scan": ["scan", "--project", project, deploy],
-        "upgrade": ["upgrade", "--project", project, *MOVE],
-    }[command]
-    r = cli(*args, inject=BUG)
+def test_a_bug_in_a_gate_is_one_line_and_exit_2_never_1(command, project):
+    args = gates(project)[command]
+    r = cli(*args, cwd=project.parent, inject=BUG)
     assert r.returncode == 2
     assert one_line(r) == (
         f"python -m opsmanual {command}: internal error (Bug: a bug's message over two lines); "
         "please report it with the command line"
     )
-    r = cli(*args, inject=UNPRINTABLE)
+    r = cli(*args, cwd=project.parent, inject=UNPRINTABLE)
     assert r.returncode == 2
     assert one_line(r).startswith(f"python -m opsmanual {command}: internal error (Bug: ")
+
+
+# --------------------------------------------------------------------------- the caches
+
+
+def _truncated(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _tail_changed(path: Path) -> None:
+    """The last byte changed: the argument lists, which the exposure bundle loads only when a check needs
+    one, lie at the end."""
+    data = bytearray(path.read_bytes())
+    data[-2] ^= 0x55
+    path.write_bytes(bytes(data))
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(path.read_bytes().split(b"\n", 1)[0] + b"\n" + os.urandom(4096))
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _dev_zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def _folder(path: Path) -> None:
+    path.unlink()
+    (path / "sub").mkdir(parents=True)
+
+
+BREAKS = {
+    "truncated": _truncated,
+    "tail-changed": _tail_changed,
+    "garbage": _garbage,
+    "fifo": _fifo,
+    "dev-zero": _dev_zero,
+    "folder": _folder,
+}
+CACHES = {"exposure-bundle.bin": ("exposure", "scan", "upgrade"), "upgrade-data.bin": ("upgrade",)}
+
+
+@pytest.mark.parametrize("cache", sorted(CACHES))
+@pytest.mark.parametrize("broken", sorted(BREAKS))
+def test_a_broken_cache_is_ignored_and_written_again(cache, broken, built, project):
+    """Whatever is in a cache's place (half a file, a changed byte, random bytes after the right key line,
+    a FIFO, /dev/zero, a folder), each gate that reads it answers as on a good cache, without a word on
+    standard error, and writes the cache again (a folder stays: the command never deletes what it did not
+    write, and leaves no temporary file beside it); the next run answers the same."""
+    path = project / ".cache" / cache
+    BREAKS[broken](path)
+    for command in CACHES[cache]:
+        args = gates(project)[command]
+        for _ in range(2):
+            r = cli(*args, cwd=project.parent)
+            assert "Traceback" not in r.stderr, r.stderr[-3000:]
+            assert (r.returncode, r.stdout, r.stderr) == (
+                built[1][command].returncode,
+                built[1][command].stdout,
+                "",
+            ), r.stderr[-3000:]
+    if broken == "folder":
+        assert path.is_dir()
+    else:
+        assert path.is_file() and not path.is_symlink()
+        assert path.read_bytes() == (built[0] / ".cache" / cache).read_bytes()
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# --------------------------------------------------------------------------- the data files
+
+
+@pytest.mark.parametrize("broken", ["fifo", "dev-zero", "folder"])
+def test_a_data_file_that_is_not_a_file_is_one_line_naming_it(broken, built, project):
+    """A FIFO, /dev/zero or a folder in a data file's place: each gate says so in one line naming the
+    file and exits 2 (the cache key reads the data files as the loader does, never blocking); once the file
+    is back, the gates answer as before."""
+    gpus = project / "data" / "gpus.yaml"
+    BREAKS[broken](gpus)
+    for args in gates(project).values():
+        r = cli(*args, cwd=project.parent)
+        assert r.returncode == 2, r.stderr[-3000:]
+        line = one_line(r)
+        assert "data/gpus.yaml" in line and "is not a regular file" in line, line
+        assert "internal error" not in line
+    if gpus.is_dir():
+        shutil.rmtree(gpus)
+    else:
+        gpus.unlink()
+    shutil.copy2(ROOT / "data" / "gpus.yaml", gpus)
+    for command, args in gates(project).items():
+        r = cli(*args, cwd=project.parent)
+        assert (r.returncode, r.stdout, r.stderr) == (built[1][command].returncode, built[1][command].stdout, "")
