@@ -215,3 +215,47 @@ def test_a_data_file_that_is_not_a_file_is_one_line_naming_it(broken, built, pro
     for command, args in gates(project).items():
         r = cli(*args, cwd=project.parent)
         assert (r.returncode, r.stdout, r.stderr) == (built[1][command].returncode, built[1][command].stdout, "")
+
+
+# --------------------------------------------------------------------------- scan's walk
+
+RUN = "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 2\n"
+
+
+def test_a_folder_nested_past_the_bound_is_noted_not_a_recursion_error(built, tmp_path):
+    """1,200 nested folders (Python's recursion limit is 1,000): the walk keeps its own stack, finds
+    the files down to MAX_DEPTH folders deep, and names in a note the folder whose folders lie deeper."""
+    from opsmanual.cli.scan import MAX_DEPTH
+
+    chain = [tmp_path / "d"]
+    for _ in range(1200):
+        chain.append(chain[-1] / "a")
+    try:
+        for depth, folder in enumerate(chain):
+            folder.mkdir()
+            if depth in (0, MAX_DEPTH, MAX_DEPTH + 1, 1200):
+                (folder / "run.sh").write_text(RUN, "utf-8")
+        r = cli("scan", "--project", built[0], "--gpu", "NVIDIA L4", "--version", "0.5.22", "d", cwd=tmp_path)
+    finally:  # deepest first: shutil.rmtree, and pytest's clean-up of old runs, recurse
+        for folder in reversed(chain):
+            (folder / "run.sh").unlink(missing_ok=True)
+            if folder.exists():
+                folder.rmdir()
+    assert "Traceback" not in r.stderr and r.stderr == "", r.stderr[-3000:]
+    assert r.returncode == 0  # the incident may apply: with --fail-on applies, the gate passes
+    found = [line.split(":", 1)[0] for line in r.stdout.splitlines() if line.endswith(RUN.strip())]
+    assert found == ["d/run.sh", "d/" + "a/" * MAX_DEPTH + "run.sh"]
+    cut = "d" + "/a" * MAX_DEPTH
+    assert f"Note: {cut}: the folders in it lie more than {MAX_DEPTH} levels below d; not walked (skipped)" in r.stdout
+
+
+def test_more_entries_than_the_bound_is_one_line_and_exit_2(built, tmp_path):
+    from opsmanual.cli.scan import MAX_ENTRIES
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for k in range(MAX_ENTRIES + 1):
+        (folder / f"f{k}.txt").touch()
+    r = cli("scan", "--project", built[0], "many", cwd=tmp_path)
+    assert r.returncode == 2
+    assert one_line(r).startswith(f"exposure scan: many: more than {MAX_ENTRIES:,} files and folders; ")

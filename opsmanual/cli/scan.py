@@ -79,6 +79,7 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
     files: list[tuple[str, bool]] = []
     notes: list[str] = []
     seen = 0
+    walked: set[tuple[int, int]] = set()  # the folders walked, by device and inode: each once
     for path in paths:
         if path == "-":
             raise UsageError(
@@ -96,39 +97,78 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
             continue
         if not stat.S_ISDIR(mode):
             raise UsageError(f"{path}: not a regular file ({_not_regular(mode)}); give a deploy file or folder")
-        seen = _walk(path, files, notes, seen)
+        seen = _walk(path, files, notes, seen, walked)
     return files, notes
 
 
-def _walk(path: str, files: list[tuple[str, bool]], notes: list[str], seen: int) -> int:
-    """Add the files the scan knows under the folder ``path`` to ``files`` (what is skipped to
-    ``notes``); returns ``seen`` plus the entries walked, refusing past MAX_ENTRIES."""
+def _take(entry, top: str, files: list[tuple[str, bool]], notes: list[str]) -> str | None:
+    """One entry of a folder walked: a file the scan knows is added to ``files``; one that is not a
+    regular file gets a note; a folder to walk (not one of SKIP_DIRS) is returned."""
     import stat
 
     from opsmanual.engines.scan import kind_of
 
-    for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        seen += len(dirs) + len(names)
+    full = os.path.join(top, entry.name)
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return None if entry.name in SKIP_DIRS else full
+        if kind_of(entry.name) is None:
+            return None
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError as err:
+        notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
+        return None
+    if stat.S_ISLNK(mode):
+        return None
+    if not stat.S_ISREG(mode):
+        notes.append(f"{_shown(full)}: not a regular file ({_not_regular(mode)}); skipped")
+        return None
+    files.append((full, False))
+    return None
+
+
+def _too_many(path: str) -> str:
+    return f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
+
+
+MAX_DEPTH = 64  # folders below a path given: a deploy tree is a few deep; deeper ones are noted, not walked
+
+
+def _walk(path: str, files: list[tuple[str, bool]], notes: list[str], seen: int, walked: set) -> int:
+    """Add the files the scan knows under the folder ``path`` to ``files`` (what is skipped to
+    ``notes``), in the order os.walk gives them (each folder's files by name, then its folders by name);
+    returns ``seen`` plus the entries walked, refusing past MAX_ENTRIES. The walk keeps its own list of
+    folders to visit, never the call stack, so no nesting can exhaust it: a folder more than MAX_DEPTH
+    below ``path`` is named in a note and not walked, and one that cannot be listed gets a note too."""
+    todo = [(path, 0)]  # a stack: the last folder pushed is walked next
+    while todo:
+        top, depth = todo.pop()
+        try:
+            info = os.stat(top)
+            if (info.st_dev, info.st_ino) in walked:
+                continue  # given twice, or a folder mounted inside itself
+            walked.add((info.st_dev, info.st_ino))
+            with os.scandir(top) as listing:
+                entries = []
+                for entry in listing:  # one folder of millions is refused before it is all in memory
+                    entries.append(entry)
+                    if seen + len(entries) > MAX_ENTRIES + len(SKIP_DIRS):
+                        raise UsageError(_too_many(path))
+            entries.sort(key=lambda e: e.name)
+        except OSError as err:
+            notes.append(f"{_shown(top)}: cannot be read: {err.strerror or err}; skipped")
+            continue
+        folders = [f for f in (_take(e, top, files, notes) for e in entries) if f is not None]
+        seen += sum(1 for e in entries if e.name not in SKIP_DIRS)
         if seen > MAX_ENTRIES:
-            raise UsageError(
-                f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
+            raise UsageError(_too_many(path))
+        if folders and depth >= MAX_DEPTH:
+            notes.append(
+                f"{_shown(top)}: the folders in it lie more than {MAX_DEPTH} levels below {_shown(path)}; "
+                "not walked (skipped)"
             )
-        for name in sorted(names):
-            full = os.path.join(top, name)
-            if kind_of(name) is None:
-                continue
-            try:
-                mode = os.lstat(full).st_mode
-            except OSError as err:
-                notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
-                continue
-            if stat.S_ISLNK(mode):
-                continue
-            if not stat.S_ISREG(mode):
-                notes.append(f"{_shown(full)}: not a regular file ({_not_regular(mode)}); skipped")
-                continue
-            files.append((full, False))
+            continue
+        todo += [(f, depth + 1) for f in reversed(folders)]
     return seen
 
 
