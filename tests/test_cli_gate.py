@@ -259,3 +259,90 @@ def test_more_entries_than_the_bound_is_one_line_and_exit_2(built, tmp_path):
     r = cli("scan", "--project", built[0], "many", cwd=tmp_path)
     assert r.returncode == 2
     assert one_line(r).startswith(f"exposure scan: many: more than {MAX_ENTRIES:,} files and folders; ")
+
+
+# --------------------------------------------------------------------------- scan's symbolic links
+
+
+@pytest.fixture(scope="module")
+def empty_bundle(tmp_path_factory) -> Path:
+    """A bundle without incidents: nothing applies or may apply, so exit status 1 can only come from a
+    file skipped."""
+    import json
+
+    conformance = json.loads((ROOT / "tests" / "exposure_conformance.json").read_text("utf-8"))
+    path = tmp_path_factory.mktemp("bundle") / "bundle.json"
+    path.write_text(json.dumps(dict(conformance["bundles"]["mini"], incidents=[])), "utf-8")
+    return path
+
+
+def notes(r: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line.removeprefix("Note: ") for line in r.stdout.splitlines() if line.startswith("Note: ")]
+
+
+def commands(r: subprocess.CompletedProcess[str]) -> list[str]:
+    """The files of the commands the text report lists (`FILE:LINE: COMMAND`)."""
+    return [line.split(": ", 1)[0].rsplit(":", 1)[0] for line in r.stdout.splitlines() if line.endswith(RUN.strip())]
+
+
+def test_a_symlink_out_of_the_folders_scanned_is_named_and_one_inside_is_read_once(built, tmp_path):
+    """FINDINGS #7's tree: linked/run.sh and linked/sub lead to real/. Scanning linked alone names both
+    links in notes (they were skipped without a word: "0 launch commands", exit 0); scanning both folders,
+    or their parent, reads real/run.sh once, under its own path."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "real" / "run.sh").write_text("#!/bin/sh\n" + RUN, "utf-8")
+    (tmp_path / "linked" / "run.sh").symlink_to("../real/run.sh")
+    (tmp_path / "linked" / "sub").symlink_to("../real")
+    scan = ["scan", "--project", built[0], "--gpu", "NVIDIA L4", "--version", "0.5.22"]
+    r = cli(*scan, "linked", cwd=tmp_path)
+    assert (r.returncode, r.stderr, commands(r)) == (0, "", [])
+    assert sorted(notes(r)) == [
+        "linked/run.sh: a symbolic link to real/run.sh, outside the folders scanned; skipped "
+        "(to check it, scan its target too)",
+        "linked/sub: a symbolic link to real, outside the folders scanned; skipped (to check it, scan its target too)",
+    ]
+    for paths in (["linked", "real"], ["real", "linked"], ["."]):
+        r = cli(*scan, *paths, cwd=tmp_path)
+        assert (r.returncode, r.stderr, commands(r), notes(r)) == (0, "", ["real/run.sh"], []), paths
+
+
+def test_a_symlink_inside_is_followed_once_and_loops_end(empty_bundle, tmp_path):
+    """A link to a folder the walk skips (node_modules) is followed and its file read under the link's
+    path; links back to an ancestor or to the folder itself, and a file reached by two links, are walked or
+    read once; a loop of links and a link to nothing are named."""
+    deploy = tmp_path / "deploy"
+    (deploy / "node_modules" / "pkg").mkdir(parents=True)
+    (deploy / "node_modules" / "pkg" / "run.sh").write_text(RUN, "utf-8")
+    (deploy / "app").symlink_to("node_modules/pkg")
+    (deploy / "also.sh").symlink_to("app/run.sh")
+    (deploy / "up").symlink_to("..")
+    (deploy / "self").symlink_to(".")
+    (deploy / "back").symlink_to("../deploy")
+    (deploy / "loop1.sh").symlink_to("loop2.sh")
+    (deploy / "loop2.sh").symlink_to("loop1.sh")
+    (deploy / "gone.yaml").symlink_to("nowhere.yaml")
+    (deploy / "README").symlink_to("nowhere")  # a name the scan does not read: no note
+    r = cli("scan", "--bundle", empty_bundle, "deploy", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert commands(r) == ["deploy/app/run.sh"]
+    assert sorted(notes(r)) == [
+        "deploy/gone.yaml: a symbolic link that leads to no file (No such file or directory); skipped",
+        "deploy/loop1.sh: a symbolic link that leads to no file (Too many levels of symbolic links); skipped",
+        "deploy/loop2.sh: a symbolic link that leads to no file (Too many levels of symbolic links); skipped",
+        "deploy/up: a symbolic link to ., outside the folders scanned; skipped (to check it, scan its target too)",
+    ]
+
+
+def test_a_symlink_to_a_fifo_or_device_is_never_opened(empty_bundle, tmp_path):
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+    os.mkfifo(deploy / "pipe")
+    (deploy / "pipe.yaml").symlink_to("pipe")
+    (deploy / "zero.sh").symlink_to("/dev/zero")
+    r = cli("scan", "--bundle", empty_bundle, "deploy", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert sorted(notes(r)) == [
+        "deploy/pipe.yaml: a symbolic link to a FIFO, not a regular file; skipped",
+        "deploy/zero.sh: a symbolic link to a character device, not a regular file; skipped",
+    ]
