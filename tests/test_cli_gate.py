@@ -346,3 +346,45 @@ def test_a_symlink_to_a_fifo_or_device_is_never_opened(empty_bundle, tmp_path):
         "deploy/pipe.yaml: a symbolic link to a FIFO, not a regular file; skipped",
         "deploy/zero.sh: a symbolic link to a character device, not a regular file; skipped",
     ]
+
+
+@pytest.mark.parametrize(
+    "skipped",
+    [
+        ("bad.yaml", b"\xff\xfe not UTF-8\n"),
+        ("big.sh", b"#" * ((1 << 20) + 1)),
+        ("odd.yaml", b"key: [unclosed\n"),
+        ("link.sh", None),  # a symbolic link out of the folder scanned
+    ],
+)
+def test_fail_on_may_apply_fails_when_a_deploy_file_was_skipped(empty_bundle, tmp_path, skipped):
+    """Whether what a skipped file runs is exposed is undecided: --fail-on may-apply (fail on anything
+    undecided) fails, as scan --help and docs/check.md say; the default, applies, passes with the note."""
+    import json
+
+    name, content = skipped
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+    (deploy / "ok.sh").write_text(RUN, "utf-8")
+    if content is None:
+        (tmp_path / "elsewhere.sh").write_text(RUN, "utf-8")
+        (deploy / name).symlink_to("../elsewhere.sh")
+    else:
+        (deploy / name).write_bytes(content)
+    base = ["scan", "--bundle", empty_bundle]
+    r = cli(*base, "deploy", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert [n.split(":", 1)[0] for n in notes(r)] == [f"deploy/{name}"]
+    assert "--fail-on may-apply" not in r.stdout
+    r = cli(*base, "--fail-on", "may-apply", "deploy", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (1, ""), r.stderr
+    assert (
+        "1 deploy file or folder skipped (named in the notes): with --fail-on may-apply, the check fails, "
+        "as what they run is undecided."
+    ) in r.stdout.splitlines()
+    r = cli(*base, "--fail-on", "may-apply", "--format", "json", "deploy", cwd=tmp_path)
+    assert r.returncode == 1
+    assert json.loads(r.stdout)["summary"]["skipped"] == 1
+    (deploy / name).unlink()
+    r = cli(*base, "--fail-on", "may-apply", "deploy", cwd=tmp_path)
+    assert (r.returncode, r.stderr, notes(r)) == (0, "", [])

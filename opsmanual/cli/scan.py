@@ -6,8 +6,9 @@
 Finds the launch commands in Kubernetes manifests and Helm-rendered YAML, docker-compose files,
 Dockerfiles, shell and Slurm scripts and SkyPilot task files (opsmanual/engines/scan.py), checks each
 with the exposure engine, and reports each command's incidents with its file and line. Exit status:
-0 when nothing applies, 1 when an incident applies (or, with --fail-on may-apply, may apply), 2 on bad
-input (a path that cannot be read, a named file that is not what its name says, a bad ignore file).
+0 when nothing applies, 1 when an incident applies (or, with --fail-on may-apply, may apply, or a file
+or folder of a folder walked was skipped), 2 on bad input (a path that cannot be read, a named file that
+is not what its name says, a bad ignore file) or a bug.
 
 A symbolic link in a folder walked is followed to a regular file or a folder inside the folders given,
 each once; one that leads elsewhere (outside them, to a FIFO or a device, nowhere) is named in a note.
@@ -427,7 +428,8 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
     """Every launch command of every file, checked; what was skipped and why."""
     from opsmanual.engines.scan import ScanError, find_commands, release_pins
 
-    report: dict = {"commands": [], "skipped": [], "files": 0, "release_notes": []}
+    # "unread": the files skipped (not the Helm templates' notes, whose commands are checked as written)
+    report: dict = {"commands": [], "skipped": [], "unread": 0, "files": 0, "release_notes": []}
     for path, named in files:
         shown = _shown(path)
         template = None
@@ -439,6 +441,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             if named:
                 raise
             report["skipped"].append(str(err))
+            report["unread"] += 1
             continue
         except ScanError as err:
             if template is not None and err.message.startswith("not YAML"):
@@ -448,6 +451,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             if named:
                 raise UsageError(message) from None
             report["skipped"].append(message + " (skipped)")
+            report["unread"] += 1
             continue
         if template is not None:
             report["skipped"].append(
@@ -526,7 +530,24 @@ def _counts(report: dict) -> tuple[int, int]:
     return applies, may
 
 
-def text_report(report: dict, base: str, notes: list[str]) -> str:
+def fails_gate(report: dict, fail_on: str) -> bool:
+    """Whether the scan fails the gate (exit status 1): an incident with a verdict ``--fail-on`` fails on
+    applies to a command; with may-apply, also any deploy file or folder skipped, since what it runs is
+    undecided (an incident may apply to it)."""
+    if fails((r for c in report["commands"] for r in c["results"]), fail_on):
+        return True
+    return MAY_APPLY in FAIL_ON[fail_on] and report["unread"] > 0
+
+
+def skipped_line(report: dict) -> str:
+    n = report["unread"]
+    return (
+        f"{n} deploy file{'s' if n != 1 else ''} or folder{'s' if n != 1 else ''} skipped (named in the notes): "
+        "with --fail-on may-apply, the check fails, as what they run is undecided."
+    )
+
+
+def text_report(report: dict, base: str, notes: list[str], fail_on: str = "applies") -> str:
     lines = []
     for c in report["commands"]:
         out = c["out"]
@@ -565,6 +586,8 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
     decide = to_decide({"results": [r for c in report["commands"] for r in c["results"]]}, "cli")
     if decide:
         lines.append(decide)
+    if report["unread"] and MAY_APPLY in FAIL_ON[fail_on]:
+        lines.append(skipped_line(report))
     lines += [f"Note: {x}" for x in notes + report["skipped"]]
     return "\n".join(lines)
 
@@ -598,7 +621,13 @@ def json_report(report: dict, base: str, notes: list[str]) -> dict:
     applies, may = _counts(report)
     return {
         "commands": commands,
-        "summary": {"commands": len(commands), "files": report["files"], "applies": applies, "may apply": may},
+        "summary": {
+            "commands": len(commands),
+            "files": report["files"],
+            "applies": applies,
+            "may apply": may,
+            "skipped": report["unread"],
+        },
         "notes": notes + report["skipped"],
     }
 
@@ -710,7 +739,11 @@ OPTIONS = [
     ("--version X.Y.Z", "the SGLang release for every file, over what the files pin (image tags, pip pins)"),
     ("--format text|json|sarif", "the report's form: text (default), JSON, or SARIF 2.1.0 for code scanning"),
     ("--json", "the same as --format json"),
-    ("--fail-on applies|may-apply", "what makes the exit status 1 (default: applies)"),
+    (
+        "--fail-on applies|may-apply",
+        "what makes the exit status 1 (default: applies); may-apply also fails when a deploy file or folder "
+        "was skipped",
+    ),
     (
         "--ignore-file FILE",
         "incidents not to report, each with a reason and an expiry (default: "
@@ -724,7 +757,11 @@ OPTIONS = [
 ]
 EXITS = [
     ("0", "no incident applies to any command found"),
-    ("1", "an incident applies to a command (with --fail-on may-apply: applies or may apply)"),
+    (
+        "1",
+        "an incident applies to a command (with --fail-on may-apply: applies or may apply, or a deploy file "
+        "or folder was skipped, so what it runs is undecided)",
+    ),
     (
         "2",
         "bad input: a path that cannot be read, a named file that is not what its name says, a bad "
@@ -806,7 +843,8 @@ def main(argv: list[str], load_bundle, root: str) -> int:
     try:
         opts, paths = options(argv)
         today = _today(opts["today"]) if opts["today"] is not None else datetime.date.today().isoformat()
-        files, notes = collect(paths)
+        files, skipped = collect(paths)
+        notes = list(skipped)  # the files and folders the walk skipped, then what the ignore file and pins say
     except UsageError as err:
         return common.fail("exposure scan", f"{err} ({usage()[7:]})")
     try:
@@ -828,6 +866,7 @@ def main(argv: list[str], load_bundle, root: str) -> int:
             if probe["error"]:
                 raise UsageError(probe["error"])
         report = scan(engine, files, gpu=opts["gpu"], version=opts["version"], ignore=ignore)
+        report["unread"] += len(skipped)
         notes += report["release_notes"]
     except UsageError as err:
         return common.fail("exposure scan", str(err))
@@ -837,5 +876,5 @@ def main(argv: list[str], load_bundle, root: str) -> int:
     elif opts["format"] == "sarif":
         print(json_text(sarif_report(report, base, notes, engine.version)))
     else:
-        common.print_text(text_report(report, base, notes))
-    return 1 if fails((r for c in report["commands"] for r in c["results"]), opts["fail_on"]) else 0
+        common.print_text(text_report(report, base, notes, opts["fail_on"]))
+    return 1 if fails_gate(report, opts["fail_on"]) else 0
