@@ -213,7 +213,11 @@ OPTIONS = [
 EXITS = [
     ("0", "no incident applies"),
     ("1", "at least one incident applies (with --fail-on may-apply: applies or may apply)"),
-    ("2", "bad input: a command that cannot be read, an unknown GPU, a release SGLang never had"),
+    (
+        "2",
+        "bad input: a command that cannot be read, an unknown GPU, a release SGLang never had; or an "
+        "internal error (a bug to report)",
+    ),
 ]
 
 

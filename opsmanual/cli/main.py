@@ -36,7 +36,8 @@ EXIT_CODES = """exit status:
   0  the command ran and found nothing that fails it
   1  it found something (a log line of an incident, an incident that applies, ...): each command's
      --help says what
-  2  bad input or a bad option (one line on standard error)"""
+  2  bad input or a bad option (one line on standard error); also an internal error, a bug to report
+     (one line, never 1)"""
 
 
 def usage(name: str) -> str:

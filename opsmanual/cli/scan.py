@@ -765,7 +765,7 @@ EXITS = [
     (
         "2",
         "bad input: a path that cannot be read, a named file that is not what its name says, a bad "
-        "ignore file or option",
+        "ignore file or option; or an internal error (a bug to report)",
     ),
 ]
 

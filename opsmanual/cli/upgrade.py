@@ -22,7 +22,7 @@ EXIT_CODES = """exit status:
   1  an incident begins between the two releases, or an option the command uses is removed or
      renamed without its old name
   2  bad input: a release SGLang never had, --from not older than --to, a command that cannot be
-     read, an unknown GPU (one line on standard error)"""
+     read, an unknown GPU (one line on standard error); or an internal error (a bug to report)"""
 
 
 def _prog() -> str:
