@@ -388,3 +388,34 @@ def test_fail_on_may_apply_fails_when_a_deploy_file_was_skipped(empty_bundle, tm
     (deploy / name).unlink()
     r = cli(*base, "--fail-on", "may-apply", "deploy", cwd=tmp_path)
     assert (r.returncode, r.stderr, notes(r)) == (0, "", [])
+
+
+# --------------------------------------------------------------------------- the search's cache
+
+
+@pytest.mark.parametrize("broken", ["truncated", "fifo", "dev-zero", "folder"])
+def test_a_broken_search_cache_is_ignored_and_written_again(broken, tmp_path):
+    """search and diagnose keep the finder's data in .cache/search-data.json: a FIFO there hung them, and a
+    folder left a temporary file beside it on every run. Whatever is there, the search answers as on a
+    good cache and writes it again."""
+    project = tmp_path / "p"
+    for name in ("data", "docs"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__", ".cache"))
+    memo = ROOT / ".cache" / "markdown-pieces.json"
+    if memo.exists():  # the stories as the last build converted them: faster, and the same
+        (project / ".cache").mkdir()
+        shutil.copy(memo, project / ".cache" / memo.name)
+    args = ["search", "--project", project, "--json", "oom at startup"]
+    first = cli(*args)
+    cache = project / ".cache" / "search-data.json"
+    assert (first.returncode, first.stderr) == (0, "") and cache.is_file()
+    good = cache.read_bytes()
+    BREAKS[broken](cache)
+    for _ in range(2):
+        r = cli(*args)
+        assert (r.returncode, r.stdout, r.stderr) == (0, first.stdout, ""), r.stderr[-3000:]
+    if broken == "folder":
+        assert cache.is_dir()
+    else:
+        assert cache.is_file() and not cache.is_symlink() and cache.read_bytes() == good
+    assert [p.name for p in cache.parent.iterdir() if p.name.endswith(".tmp")] == []
