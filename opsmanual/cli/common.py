@@ -16,6 +16,7 @@ from opsmanual.text.terminal import escape_controls
 LOCAL_SITE = "http://127.0.0.1:8000/"  # the local preview's address, the links' default
 STDIN = "(standard input)"  # how a message names standard input, given as -
 INVOKED: str | None = None  # "sglang-manual" or "python -m opsmanual" when run through cli/main.py
+RUNNING: str | None = None  # "sglang-manual scan" when cli/main.py runs it, for an internal error's line
 
 
 def prog(command: str, legacy: str) -> str:
@@ -173,6 +174,97 @@ def read_json(path: str):
         return json.load(f)
 
 
+# --------------------------------------------------------------------------- the commands' caches
+
+MAX_CACHE = 256 << 20  # bytes of a cache a command wrote: the exposure bundle's is under 1 MiB
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (the data loader's rule,
+    opsmanual/data/yamlfile.read_bytes): opened without blocking, so a FIFO in its place never hangs the
+    command, and never read when it is not a regular file (/dev/zero never ends). Raises
+    FileNotFoundError when it is missing, OSError when it cannot be read, ValueError when it is not a
+    regular file or holds more than ``limit`` bytes."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{path}: more than {limit:,} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(f"{path}: more than {limit:,} bytes")
+    return data
+
+
+def file_digest(path: str, limit: int) -> str:
+    """A file's part of a cache key: its name, size and CRC-32 (a key, not a defence), or its name and
+    why it cannot be read (missing, not a regular file, too long, unreadable), read as
+    :func:`read_regular` reads. Never raises and never blocks."""
+    import zlib
+
+    name = os.path.basename(path)
+    try:
+        data = read_regular(path, limit)
+    except FileNotFoundError:
+        return f"{name} missing"
+    except (OSError, ValueError):
+        return f"{name} unreadable"
+    return f"{name} {len(data)} {zlib.crc32(data):08x}"
+
+
+def _key_line(key: str, body: bytes) -> bytes:
+    """A cache file's first line: the key, then the length and CRC-32 of the body that follows it."""
+    import zlib
+
+    return f"{key}|body {len(body)} {zlib.crc32(body):08x}".encode()
+
+
+def unseal(path: str, key: str) -> bytes | None:
+    """The body of the cache file ``path`` when its key line is ``key`` and the body is whole (its length
+    and CRC-32 as the key line says); None for anything else: missing, another key, truncated, changed, a
+    FIFO, a device or a folder in its place, longer than MAX_CACHE. Never raises and never blocks."""
+    try:
+        data = read_regular(path, MAX_CACHE)
+    except (OSError, ValueError):
+        return None
+    head, newline, body = data.partition(b"\n")
+    if not newline or not head.startswith(key.encode() + b"|body "):  # another key: no need to sum the body
+        return None
+    return body if head == _key_line(key, body) else None
+
+
+def write_cache(path: str, key: str, body: bytes) -> None:
+    """Write the cache file ``path`` (its key line, then ``body``) whole or not at all: into a temporary
+    file beside it, renamed over it. On any failure (a read-only checkout, a folder in the cache's place) the temporary
+    file is removed and nothing is raised: the command works without its cache, only slower."""
+    import tempfile
+
+    try:
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), 0o644)  # as open() would make it: mkstemp's file is the owner's alone
+            f.write(_key_line(key, body) + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 # --------------------------------------------------------------------------- output and errors
 
 
@@ -184,13 +276,15 @@ def fail(prog: str, message: str) -> int:
 
 
 def data_error(prog: str, err: BaseException, one_line: bool = False) -> int:
-    """The manual's data could not be loaded: its problems, one a line (``one_line``: the first
-    line of the error only), on standard error; returns 2."""
+    """The manual's data could not be loaded: its problems, one a line (one problem, or ``one_line``:
+    the first line of the error only, after the heading), on standard error; returns 2."""
     from opsmanual.data.errors import ManualError
 
     if one_line:
         first = str(err).splitlines()[0] if str(err) else err
         print(f"{prog}: cannot load the manual's data: {first}", file=sys.stderr)
+    elif isinstance(err, ManualError) and len(err.problems) == 1:  # one line, naming the file
+        print(f"{prog}: the manual's data has a problem: {err}", file=sys.stderr)
     elif isinstance(err, ManualError):
         print(f"{prog}: the manual's data has problems:\n{err}", file=sys.stderr)
     else:
@@ -199,8 +293,17 @@ def data_error(prog: str, err: BaseException, one_line: bool = False) -> int:
 
 
 def internal_error(prog: str, err: BaseException, given: str) -> int:
-    """An engine failed on input it should have answered: say so, and what to report; returns 2."""
-    print(f"{prog}: internal error ({type(err).__name__}: {err}); please report it with the {given}", file=sys.stderr)
+    """An engine failed on input it should have answered: say so, and what to report, in one line;
+    returns 2 (never 1, which the gates read as "found something")."""
+    try:
+        said = " ".join(str(err).split())
+    except Exception:  # an exception that cannot be printed still gets its line
+        said = "(its message cannot be printed)"
+    if len(said) > 300:
+        said = said[:297] + "..."
+    text = f"{prog}: internal error ({type(err).__name__}: {said}); please report it with the {given}"
+    shown = escape_controls if sys.stderr.isatty() else str
+    print(shown(text), file=sys.stderr, flush=True)
     return 2
 
 
@@ -210,19 +313,26 @@ def print_text(text: str) -> None:
     print("\n".join(shown(line) for line in text.split("\n")))
 
 
-def run(main) -> None:
+def run(main, prog: str | None = None) -> None:
     """Run a command's ``main()`` and leave with its status, without tearing down the interpreter:
     freeing a bundle object by object takes longer than the check, and the process ends anyway.
-    Interrupted: 130; the reader of standard output gone: 0."""
+    Interrupted: 130; the reader of standard output gone: 0. Any other exception is a bug: one line
+    naming the command (``prog``, else the subcommand cli/main.py ran) and exit status 2, never a
+    traceback and never 1, which the gates (scan, exposure, upgrade) read as "found something"."""
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
         code = 0
+    except Exception as err:  # the one place every unexpected failure ends
+        try:
+            code = internal_error(prog or RUNNING or "sglang-manual", err, "command line")
+        except Exception:  # standard error itself failing: the status still says "not a finding"
+            code = 2
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, OSError):
         pass
     os._exit(code)

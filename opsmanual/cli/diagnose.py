@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The command, as `python -m macros.diagnose` and the `diagnose` script run it."""
-    common.run(main)
+    common.run(main, "diagnose")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from opsmanual import ROOT
 from opsmanual.cli import common
 from opsmanual.cli.common import UsageError
 from opsmanual.data import BUNDLE_FORMAT as FORMAT
+from opsmanual.data import MAX_DATA_FILE
 from opsmanual.engines.command import MAX_CHARS
 from opsmanual.engines.exposure import (
     APPLIES,
@@ -85,20 +86,14 @@ def _cache_key(project: str) -> str:
 
     CRC-32 of each file's bytes, with its size: a cache key, not a defence, and
     cheap enough (zlib is built in; hashlib would cost more to import than the
-    whole check) to compute on every run.
+    whole check) to compute on every run. Each file is read as the data loader
+    reads it (a regular file, of at most its bound): a FIFO or a device in a data
+    file's place makes the key say so, and the loader then names the file.
     """
     import marshal
-    import zlib
 
     parts = [f"exposure-bundle {FORMAT} python {sys.version_info[0]}.{sys.version_info[1]} marshal {marshal.version}"]
-    for path in [*_BUNDLE_CODE, *_input_files(project)]:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            parts.append(f"{os.path.basename(path)} missing")
-            continue
-        parts.append(f"{os.path.basename(path)} {len(data)} {zlib.crc32(data):08x}")
+    parts += [common.file_digest(path, MAX_DATA_FILE) for path in [*_BUNDLE_CODE, *_input_files(project)]]
     return "|".join(parts)
 
 
@@ -114,57 +109,65 @@ class _Blob:
         return marshal.loads(self.data[self.start : self.end])  # noqa: S302 -- the cache this command wrote
 
 
+def _from_cache(cache: str, key: str) -> dict | None:
+    """The bundle kept in ``cache`` when its key is ``key`` and the whole file is as this command wrote it
+    (its key line holds the length and CRC-32 of all that follows, the argument lists that load later
+    included); None for anything else, which the caller rebuilds."""
+    import marshal
+
+    body = common.unseal(cache, key)
+    if body is None:
+        return None
+    try:
+        size = int.from_bytes(body[:8], "little")
+        core = marshal.loads(body[8 : 8 + size])  # noqa: S302 -- the cache this command wrote
+        base = 8 + size
+        args: dict[str, dict[str, _Blob]] = {}
+        for program, lists in core["args"].items():
+            args[program] = {}
+            for version, (a, b) in lists.items():
+                if not 0 <= a <= b <= len(body) - base:
+                    return None
+                args[program][version] = _Blob(body, base + a, base + b)
+        core["args"] = args
+        return core
+    except Exception:  # a cache that is whole but not a bundle: rebuilt, never a failure
+        return None
+
+
 def load_bundle(project: str = ROOT) -> dict:
     """The bundle for ``project``: from .cache/exposure-bundle.bin when the data has not changed,
     else built through the schema-validated loader (and cached). Raises ManualError on bad data.
 
     The cache holds the key on its first line and the bundle in :mod:`marshal` form, which
     loads several times faster than JSON; the key names the Python version that wrote it.
+    A cache that is not whole, or not a file, is ignored and written again.
     """
     import marshal
 
     key = _cache_key(project)
     cache = os.path.join(project, ".cache", "exposure-bundle.bin")
-    try:
-        with open(cache, "rb") as f:
-            data = f.read()
-        head, _, rest = data.partition(b"\n")
-        if head.decode("utf-8", "replace") == key:
-            size = int.from_bytes(rest[:8], "little")
-            core = marshal.loads(rest[8 : 8 + size])  # noqa: S302 -- the cache this command wrote
-            base = len(head) + 1 + 8 + size
-            core["args"] = {
-                program: {version: _Blob(data, base + a, base + b) for version, (a, b) in lists.items()}
-                for program, lists in core["args"].items()
-            }
-            return core
-    except (OSError, ValueError, EOFError, TypeError, KeyError):
-        pass
+    core = _from_cache(cache, key)
+    if core is not None:
+        return core
     from pathlib import Path
 
     from opsmanual.data.loader import load_manual
     from opsmanual.render.bundle import bundle
 
     result = bundle(load_manual(Path(project)), Path(project) / "data")
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        # key line, then the bundle without its argument lists (8-byte length first), then each list
-        blobs: list[bytes] = []
-        offsets: dict[str, dict[str, tuple[int, int]]] = {}
-        at = 0
-        for program, lists in result["args"].items():
-            for version, content in lists.items():
-                blob = marshal.dumps(content)
-                offsets.setdefault(program, {})[version] = (at, at + len(blob))
-                blobs.append(blob)
-                at += len(blob)
-        core = marshal.dumps(dict(result, args=offsets))
-        with open(tmp, "wb") as f:
-            f.write(key.encode("utf-8") + b"\n" + len(core).to_bytes(8, "little") + core + b"".join(blobs))
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only checkout still works, only slower
+    # the bundle without its argument lists (8-byte length first), then each list
+    blobs: list[bytes] = []
+    offsets: dict[str, dict[str, tuple[int, int]]] = {}
+    at = 0
+    for program, lists in result["args"].items():
+        for version, content in lists.items():
+            blob = marshal.dumps(content)
+            offsets.setdefault(program, {})[version] = (at, at + len(blob))
+            blobs.append(blob)
+            at += len(blob)
+    core_bytes = marshal.dumps(dict(result, args=offsets))
+    common.write_cache(cache, key, len(core_bytes).to_bytes(8, "little") + core_bytes + b"".join(blobs))
     return result
 
 
@@ -210,7 +213,11 @@ OPTIONS = [
 EXITS = [
     ("0", "no incident applies"),
     ("1", "at least one incident applies (with --fail-on may-apply: applies or may apply)"),
-    ("2", "bad input: a command that cannot be read, an unknown GPU, a release SGLang never had"),
+    (
+        "2",
+        "bad input: a command that cannot be read, an unknown GPU, a release SGLang never had; or an "
+        "internal error (a bug to report)",
+    ),
 ]
 
 
@@ -476,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The command, as `python -m macros.exposure` and the `exposure` script run it."""
-    common.run(main)
+    common.run(main, "exposure")
 
 
 if __name__ == "__main__":

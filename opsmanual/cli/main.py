@@ -36,7 +36,8 @@ EXIT_CODES = """exit status:
   0  the command ran and found nothing that fails it
   1  it found something (a log line of an incident, an incident that applies, ...): each command's
      --help says what
-  2  bad input or a bad option (one line on standard error)"""
+  2  bad input or a bad option (one line on standard error); also an internal error, a bug to report
+     (one line, never 1)"""
 
 
 def usage(name: str) -> str:
@@ -67,6 +68,7 @@ def main(argv: list[str] | None = None, name: str = "sglang-manual") -> int:
         return common.fail(name, f"unknown command {command!r}{hint}")
     module, prefix, _ = COMMANDS[command]
     common.INVOKED = name
+    common.RUNNING = f"{name} {command}"
     return importlib.import_module(f"opsmanual.cli.{module}").main([*prefix, *rest])
 
 

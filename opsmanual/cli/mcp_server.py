@@ -477,4 +477,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    common.run(main)
+    common.run(main, "mcp")

@@ -6,8 +6,12 @@
 Finds the launch commands in Kubernetes manifests and Helm-rendered YAML, docker-compose files,
 Dockerfiles, shell and Slurm scripts and SkyPilot task files (opsmanual/engines/scan.py), checks each
 with the exposure engine, and reports each command's incidents with its file and line. Exit status:
-0 when nothing applies, 1 when an incident applies (or, with --fail-on may-apply, may apply), 2 on bad
-input (a path that cannot be read, a named file that is not what its name says, a bad ignore file).
+0 when nothing applies, 1 when an incident applies (or, with --fail-on may-apply, may apply, or a file
+or folder of a folder walked was skipped), 2 on bad input (a path that cannot be read, a named file that
+is not what its name says, a bad ignore file) or a bug.
+
+A symbolic link in a folder walked is followed to a regular file or a folder inside the folders given,
+each once; one that leads elsewhere (outside them, to a FIFO or a device, nowhere) is named in a note.
 
 Without --version, each SGLang command is checked at the release its file pins (an SGLang image tag, a
 ``pip install sglang==X``; opsmanual/engines/scan.py, release_pins), when data/releases.yaml lists it,
@@ -73,14 +77,15 @@ def _not_regular(mode: int) -> str:
 
 
 def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
-    """(path, named) of each file to read, and the notes of what was left out. A named file is read
-    whatever its name; a folder is walked (no symbolic links followed) for the files the scan knows.
-    A FIFO, a device or a socket is never opened: named, it is refused; in a folder, skipped with a note."""
+    """(path, named) of each file to read, and the notes of what was left out (each a file or folder
+    skipped). A named file is read whatever its name; a folder is walked for the files the scan knows,
+    following a symbolic link only to a file or folder inside the folders given, and each once (see
+    :class:`_Walk`). A FIFO, a device or a socket is never opened: named, it is refused; in a folder,
+    skipped with a note."""
     import stat
 
-    files: list[tuple[str, bool]] = []
-    notes: list[str] = []
-    seen = 0
+    named: list[tuple[str, bool]] = []
+    folders: list[str] = []
     for path in paths:
         if path == "-":
             raise UsageError(
@@ -94,44 +99,195 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
         except OSError as err:
             raise UsageError(f"{path}: cannot be read: {err.strerror or err}") from None
         if stat.S_ISREG(mode):
-            files.append((path, True))
-            continue
-        if not stat.S_ISDIR(mode):
+            named.append((path, True))
+        elif stat.S_ISDIR(mode):
+            named.append((path, False))
+            folders.append(path)
+        else:
             raise UsageError(f"{path}: not a regular file ({_not_regular(mode)}); give a deploy file or folder")
-        seen = _walk(path, files, notes, seen)
-    return files, notes
+    walk = _Walk(folders)
+    for path, is_file in named:
+        if is_file:
+            walk.take_named(path)
+        else:
+            walk.folder(path)
+    walk.links()
+    return walk.files, walk.notes
 
 
-def _walk(path: str, files: list[tuple[str, bool]], notes: list[str], seen: int) -> int:
-    """Add the files the scan knows under the folder ``path`` to ``files`` (what is skipped to
-    ``notes``); returns ``seen`` plus the entries walked, refusing past MAX_ENTRIES."""
-    import stat
+def _too_many(path: str) -> str:
+    return f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
 
-    from opsmanual.engines.scan import kind_of
 
-    for top, dirs, names in os.walk(path, onerror=None, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        seen += len(dirs) + len(names)
-        if seen > MAX_ENTRIES:
-            raise UsageError(
-                f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
+MAX_DEPTH = 64  # folders below a path given: a deploy tree is a few deep; deeper ones are noted, not walked
+
+
+def _is_link(entry) -> bool:
+    """Whether a folder's entry is a symbolic link (one whose kind cannot be read is not: reading it
+    gives its note)."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
+
+
+class _Walk:
+    """The walk of the folders given, in the order os.walk gives (each folder's files by name, then its
+    folders by name), on a stack of its own, never the call stack, so no nesting can exhaust it.
+
+    Bounds: MAX_ENTRIES entries in all (more is refused: UsageError), MAX_DEPTH folders below a path
+    given (deeper ones are named in a note and not walked). A symbolic link is followed, after the
+    folders it lies in are walked, only to a regular file or a folder inside the folders given (a
+    stow-managed tree, a ConfigMap mount's ``..data``), and only to one not walked or read already, so a
+    loop ends; any other (to a file or folder outside, to a FIFO or a device, to nothing) is named in a
+    note and skipped, unless it is a file whose name the scan does not read."""
+
+    def __init__(self, folders: list[str]):
+        self.files: list[tuple[str, bool]] = []
+        self.notes: list[str] = []
+        self.seen = 0  # entries walked
+        self.walked: set[tuple[int, int]] = set()  # folders walked, by device and inode
+        self.read: set[tuple[int, int]] = set()  # files taken, by device and inode
+        self.roots = [os.path.realpath(f) for f in folders]
+        self.met: list[tuple[str, int, str]] = []  # symbolic links to follow: (link, its folder's depth, path given)
+
+    def take_named(self, path: str) -> None:
+        """A file named on the command line: read whatever its name (a link to it is not read again)."""
+        try:
+            info = os.stat(path)
+            self.read.add((info.st_dev, info.st_ino))
+        except OSError:
+            pass  # it is read, and refused, as a named file
+        self.files.append((path, True))
+
+    def folder(self, path: str, depth: int = 0, given: str | None = None) -> None:
+        """Walk the folder ``path``, ``depth`` folders below the path given (``given``, else ``path``
+        itself), keeping the symbolic links met for :meth:`links`."""
+        given = given or path
+        todo = [(path, depth)]  # a stack: the last folder pushed is walked next
+        while todo:
+            top, depth = todo.pop()
+            entries = self._list(given, top)
+            if entries is None:
+                continue
+            folders = []
+            for entry in entries:
+                full = os.path.join(top, entry.name)
+                if _is_link(entry):
+                    if entry.name not in SKIP_DIRS:
+                        self.met.append((full, depth, given))
+                elif self._take(entry, full):
+                    folders.append(full)
+            if folders and depth >= MAX_DEPTH:
+                self.notes.append(
+                    f"{_shown(top)}: the folders in it lie more than {MAX_DEPTH} levels below {_shown(given)}; "
+                    "not walked (skipped)"
+                )
+                continue
+            todo += [(f, depth + 1) for f in reversed(folders)]
+
+    def links(self) -> None:
+        """Follow the symbolic links met, once every folder given is walked, and those met in the folders
+        they lead to: the links to folders first, then those to files, so that a file is read under its
+        own path, or its folder's, whenever the walk reaches it."""
+        to_files: list[tuple[str, int, str]] = []
+        while self.met or to_files:
+            if not self.met:
+                link, depth, _ = to_files.pop(0)
+                self._follow(link, depth)
+                continue
+            link, depth, given = self.met.pop(0)
+            if not os.path.isdir(link):  # a file, or nothing: once no link to a folder is left
+                to_files.append((link, depth, given))
+                continue
+            target = self._follow(link, depth)
+            if target is not None:
+                self.folder(target, depth + 1, given)
+
+    def _list(self, path: str, top: str) -> list | None:
+        """The entries of the folder ``top`` by name; None, with a note, when it cannot be listed, and
+        None for a folder walked already."""
+        try:
+            info = os.stat(top)
+            if (info.st_dev, info.st_ino) in self.walked:
+                return None  # given twice, or reached again through a link
+            self.walked.add((info.st_dev, info.st_ino))
+            entries = []
+            with os.scandir(top) as listing:
+                for entry in listing:  # one folder of millions is refused before it is all in memory
+                    entries.append(entry)
+                    if self.seen + len(entries) > MAX_ENTRIES + len(SKIP_DIRS):
+                        raise UsageError(_too_many(path))
+        except OSError as err:
+            self.notes.append(f"{_shown(top)}: cannot be read: {err.strerror or err}; skipped")
+            return None
+        self.seen += sum(1 for e in entries if e.name not in SKIP_DIRS)
+        if self.seen > MAX_ENTRIES:
+            raise UsageError(_too_many(path))
+        return sorted(entries, key=lambda e: e.name)
+
+    def _take(self, entry, full: str) -> bool:
+        """An entry that is no symbolic link: a file the scan knows goes to ``files``, one that is not a
+        regular file gets a note; True for a folder to walk (not one of SKIP_DIRS)."""
+        import stat
+
+        from opsmanual.engines.scan import kind_of
+
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name not in SKIP_DIRS
+            if kind_of(entry.name) is None:
+                return False
+            info = entry.stat(follow_symlinks=False)
+        except OSError as err:
+            self.notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
+            return False
+        if not stat.S_ISREG(info.st_mode):
+            self.notes.append(f"{_shown(full)}: not a regular file ({_not_regular(info.st_mode)}); skipped")
+            return False
+        self.read.add((info.st_dev, info.st_ino))
+        self.files.append((full, False))
+        return False
+
+    def _follow(self, link: str, depth: int) -> str | None:
+        """A symbolic link met in a folder at ``depth``: its file taken, or its folder returned to walk,
+        when inside the folders given and not walked or read already; otherwise a note, or nothing for a
+        file whose name the scan does not read."""
+        import stat
+
+        from opsmanual.engines.scan import kind_of
+
+        shown, deploy_file = _shown(link), kind_of(os.path.basename(link)) is not None
+        try:
+            info = os.stat(link)
+        except OSError as err:  # a link to nothing, or a loop of links
+            if deploy_file:
+                self.notes.append(f"{shown}: a symbolic link that leads to no file ({err.strerror or err}); skipped")
+            return None
+        if not stat.S_ISDIR(info.st_mode) and not deploy_file:
+            return None
+        if not stat.S_ISDIR(info.st_mode) and not stat.S_ISREG(info.st_mode):
+            self.notes.append(f"{shown}: a symbolic link to {_not_regular(info.st_mode)}, not a regular file; skipped")
+            return None
+        target = os.path.realpath(link)
+        if not any(target == root or target.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots):
+            self.notes.append(
+                f"{shown}: a symbolic link to {_shown(target)}, outside the folders scanned; skipped "
+                "(to check it, scan its target too)"
             )
-        for name in sorted(names):
-            full = os.path.join(top, name)
-            if kind_of(name) is None:
-                continue
-            try:
-                mode = os.lstat(full).st_mode
-            except OSError as err:
-                notes.append(f"{_shown(full)}: cannot be read: {err.strerror or err}; skipped")
-                continue
-            if stat.S_ISLNK(mode):
-                continue
-            if not stat.S_ISREG(mode):
-                notes.append(f"{_shown(full)}: not a regular file ({_not_regular(mode)}); skipped")
-                continue
-            files.append((full, False))
-    return seen
+            return None
+        me = (info.st_dev, info.st_ino)
+        if stat.S_ISDIR(info.st_mode):
+            if me in self.walked:
+                return None  # walked already: its files are read under their own path
+            if depth >= MAX_DEPTH:
+                self.notes.append(f"{shown}: a folder more than {MAX_DEPTH} levels below; not walked (skipped)")
+                return None
+            return link
+        if me not in self.read:
+            self.read.add(me)
+            self.files.append((link, False))
+        return None
 
 
 def read_text(path: str) -> str:
@@ -274,7 +430,8 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
     """Every launch command of every file, checked; what was skipped and why."""
     from opsmanual.engines.scan import ScanError, find_launches, release_pins
 
-    report: dict = {"commands": [], "skipped": [], "files": 0, "release_notes": []}
+    # "unread": the files skipped (not the Helm templates' notes, whose commands are checked as written)
+    report: dict = {"commands": [], "skipped": [], "unread": 0, "files": 0, "release_notes": []}
     for path, named in files:
         shown = _shown(path)
         template = None
@@ -286,6 +443,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             if named:
                 raise
             report["skipped"].append(str(err))
+            report["unread"] += 1
             continue
         except ScanError as err:
             if template is not None and err.message.startswith("not YAML"):
@@ -295,6 +453,7 @@ def scan(engine, files: list[tuple[str, bool]], *, gpu, version, ignore: list[di
             if named:
                 raise UsageError(message) from None
             report["skipped"].append(message + " (skipped)")
+            report["unread"] += 1
             continue
         if template is not None:
             report["skipped"].append(
@@ -428,7 +587,24 @@ def _counts(report: dict) -> tuple[int, int]:
     return applies, may
 
 
-def text_report(report: dict, base: str, notes: list[str]) -> str:
+def fails_gate(report: dict, fail_on: str) -> bool:
+    """Whether the scan fails the gate (exit status 1): an incident with a verdict ``--fail-on`` fails on
+    applies to a command; with may-apply, also any deploy file or folder skipped, since what it runs is
+    undecided (an incident may apply to it)."""
+    if fails((r for c in report["commands"] for r in c["results"]), fail_on):
+        return True
+    return MAY_APPLY in FAIL_ON[fail_on] and report["unread"] > 0
+
+
+def skipped_line(report: dict) -> str:
+    n = report["unread"]
+    return (
+        f"{n} deploy file{'s' if n != 1 else ''} or folder{'s' if n != 1 else ''} skipped (named in the notes): "
+        "with --fail-on may-apply, the check fails, as what they run is undecided."
+    )
+
+
+def text_report(report: dict, base: str, notes: list[str], fail_on: str = "applies") -> str:
     lines = []
     for c in report["commands"]:
         out = c["out"]
@@ -469,6 +645,8 @@ def text_report(report: dict, base: str, notes: list[str]) -> str:
     decide = to_decide({"results": [r for c in report["commands"] for r in c["results"]]}, "cli")
     if decide:
         lines.append(decide)
+    if report["unread"] and MAY_APPLY in FAIL_ON[fail_on]:
+        lines.append(skipped_line(report))
     lines += [f"Note: {x}" for x in notes + report["skipped"]]
     return "\n".join(lines)
 
@@ -502,7 +680,13 @@ def json_report(report: dict, base: str, notes: list[str]) -> dict:
     applies, may = _counts(report)
     return {
         "commands": commands,
-        "summary": {"commands": len(commands), "files": report["files"], "applies": applies, "may apply": may},
+        "summary": {
+            "commands": len(commands),
+            "files": report["files"],
+            "applies": applies,
+            "may apply": may,
+            "skipped": report["unread"],
+        },
         "notes": notes + report["skipped"],
     }
 
@@ -621,7 +805,11 @@ OPTIONS = [
     ("--version X.Y.Z", "the SGLang release for every file, over what the files pin (image tags, pip pins)"),
     ("--format text|json|sarif", "the report's form: text (default), JSON, or SARIF 2.1.0 for code scanning"),
     ("--json", "the same as --format json"),
-    ("--fail-on applies|may-apply", "what makes the exit status 1 (default: applies)"),
+    (
+        "--fail-on applies|may-apply",
+        "what makes the exit status 1 (default: applies); may-apply also fails when a deploy file or folder "
+        "was skipped",
+    ),
     (
         "--ignore-file FILE",
         "incidents not to report, each with a reason and an expiry (default: "
@@ -635,11 +823,15 @@ OPTIONS = [
 ]
 EXITS = [
     ("0", "no incident applies to any command found"),
-    ("1", "an incident applies to a command (with --fail-on may-apply: applies or may apply)"),
+    (
+        "1",
+        "an incident applies to a command (with --fail-on may-apply: applies or may apply, or a deploy file "
+        "or folder was skipped, so what it runs is undecided)",
+    ),
     (
         "2",
         "bad input: a path that cannot be read, a named file that is not what its name says, a bad "
-        "ignore file or option",
+        "ignore file or option; or an internal error (a bug to report)",
     ),
 ]
 
@@ -717,7 +909,8 @@ def main(argv: list[str], load_bundle, root: str) -> int:
     try:
         opts, paths = options(argv)
         today = _today(opts["today"]) if opts["today"] is not None else datetime.date.today().isoformat()
-        files, notes = collect(paths)
+        files, skipped = collect(paths)
+        notes = list(skipped)  # the files and folders the walk skipped, then what the ignore file and pins say
     except UsageError as err:
         return common.fail("exposure scan", f"{err} ({usage()[7:]})")
     try:
@@ -739,6 +932,7 @@ def main(argv: list[str], load_bundle, root: str) -> int:
             if probe["error"]:
                 raise UsageError(probe["error"])
         report = scan(engine, files, gpu=opts["gpu"], version=opts["version"], ignore=ignore)
+        report["unread"] += len(skipped)
         notes += report["release_notes"]
     except UsageError as err:
         return common.fail("exposure scan", str(err))
@@ -748,5 +942,5 @@ def main(argv: list[str], load_bundle, root: str) -> int:
     elif opts["format"] == "sarif":
         print(json_text(sarif_report(report, base, notes, engine.version)))
     else:
-        common.print_text(text_report(report, base, notes))
-    return 1 if fails((r for c in report["commands"] for r in c["results"]), opts["fail_on"]) else 0
+        common.print_text(text_report(report, base, notes, opts["fail_on"]))
+    return 1 if fails_gate(report, opts["fail_on"]) else 0

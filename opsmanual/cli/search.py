@@ -124,29 +124,22 @@ def load_data(project: str = ROOT, write: bool = True) -> dict:
 
     key = _stamp(project)
     cache = os.path.join(project, CACHE)
+    body = common.unseal(cache, key)  # None unless whole, as written: never a FIFO or a device
     try:
-        with open(cache, encoding="utf-8") as f:
-            if f.readline().rstrip("\n") == key:
-                kept = json.loads(f.read())
-                if (
-                    isinstance(kept, dict)
-                    and isinstance(kept.get("finder"), dict)
-                    and isinstance(kept.get("pages"), dict)
-                    and isinstance(kept.get("stories"), dict)
-                ):
-                    return kept
-    except (OSError, ValueError):
-        pass
+        kept = json.loads(body.decode("utf-8")) if body is not None else None
+    except Exception:  # whole but not JSON (or nested past the parser): built again
+        kept = None
+    if (
+        isinstance(kept, dict)
+        and isinstance(kept.get("finder"), dict)
+        and isinstance(kept.get("pages"), dict)
+        and isinstance(kept.get("stories"), dict)
+    ):
+        return kept
     data = build_data(project)
-    if write:
-        try:
-            os.makedirs(os.path.dirname(cache), exist_ok=True)
-            tmp = f"{cache}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(key + "\n" + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-            os.replace(tmp, cache)
-        except OSError:
-            pass  # a cache that cannot be written is no error
+    if write:  # a cache that cannot be written is no error
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        common.write_cache(cache, key, text.encode("utf-8"))
     return data
 
 
@@ -287,4 +280,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    common.run(main)
+    common.run(main, "search")

@@ -298,6 +298,8 @@ def run() -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except Exception as err:  # a bug: one line and 2, never a traceback and 1
+        sys.exit(common.internal_error("triage", err, "command line"))
 
 
 if __name__ == "__main__":

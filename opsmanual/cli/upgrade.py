@@ -22,7 +22,7 @@ EXIT_CODES = """exit status:
   1  an incident begins between the two releases, or an option the command uses is removed or
      renamed without its old name
   2  bad input: a release SGLang never had, --from not older than --to, a command that cannot be
-     read, an unknown GPU (one line on standard error)"""
+     read, an unknown GPU (one line on standard error); or an internal error (a bug to report)"""
 
 
 def _prog() -> str:
@@ -66,51 +66,49 @@ def _cache_key(project: str) -> str:
 
 
 def _file_part(path: str) -> str:
-    import zlib
+    """A file's part of the key, read as the data loader reads it: never a FIFO or a device."""
+    from opsmanual.data import MAX_DATA_FILE
 
+    return common.file_digest(path, MAX_DATA_FILE)
+
+
+def _from_cache(cache: str, key: str) -> dict | None:
+    """The upgrade data kept in ``cache`` when its key is ``key`` and the file is whole (its key line
+    holds the length and CRC-32 of the rest); None for anything else, which the caller rebuilds."""
+    import marshal
+
+    body = common.unseal(cache, key)
+    if body is None:
+        return None
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return f"{os.path.basename(path)} missing"
-    return f"{os.path.basename(path)} {len(data)} {zlib.crc32(data):08x}"
+        data = marshal.loads(body)  # noqa: S302 -- the cache this command wrote
+        return data if isinstance(data, dict) and isinstance(data.get("args"), dict) else None
+    except Exception:  # whole but not the upgrade data: rebuilt, never a failure
+        return None
 
 
 def load_data(project: str = ROOT) -> tuple[dict, dict]:
     """(the exposure bundle, the upgrade engine's data) for ``project``: from .cache/upgrade-data.bin
     when no data file has changed, else through the schema-validated loader (and cached). The exposure
     bundle gets every release's argument list, so each release's check parses the command by its own
-    list. Raises ManualError on bad data."""
+    list. Raises ManualError on bad data. A cache that is not whole, or not a file, is ignored and
+    written again."""
     import marshal
 
     from opsmanual.cli.exposure import load_bundle
 
     key = _cache_key(project)
     cache = os.path.join(project, ".cache", "upgrade-data.bin")
-    try:
-        with open(cache, "rb") as f:
-            head, _, rest = f.read().partition(b"\n")
-        if head.decode("utf-8", "replace") == key:
-            data = marshal.loads(rest)  # noqa: S302 -- the cache this command wrote
-            bundle = load_bundle(project)
-            return {**bundle, "args": data["args"]}, data
-    except (OSError, ValueError, EOFError, TypeError, KeyError):
-        pass
-    from pathlib import Path
+    data = _from_cache(cache, key)
+    if data is None:
+        from pathlib import Path
 
-    from opsmanual.data.loader import facts, load_manual
-    from opsmanual.engines.upgrade import upgrade_data
+        from opsmanual.data.loader import facts, load_manual
+        from opsmanual.engines.upgrade import upgrade_data
 
-    manual = load_manual(Path(project))
-    data = upgrade_data(manual, manual.facts or facts(Path(project) / "data"))
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(key.encode("utf-8") + b"\n" + marshal.dumps(data))
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only checkout still works, only slower
+        manual = load_manual(Path(project))
+        data = upgrade_data(manual, manual.facts or facts(Path(project) / "data"))
+        common.write_cache(cache, key, marshal.dumps(data))
     bundle = load_bundle(project)
     return {**bundle, "args": data["args"]}, data
 
@@ -250,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    common.run(main)
+    common.run(main, "upgrade")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from opsmanual.data import MAX_DATA_FILE
 from opsmanual.data.errors import ManualError, Problem
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's C parser when present
@@ -333,7 +334,7 @@ def _field(path: tuple[str | int, ...], key: str | int) -> str:
     return out or str(key)
 
 
-MAX_FILE = 64 << 20  # bytes: far more than any data file of the manual holds
+MAX_FILE = MAX_DATA_FILE  # bytes: far more than any data file of the manual holds
 
 
 def read_bytes(path: Path, shown: str) -> bytes:
