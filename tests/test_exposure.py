@@ -924,3 +924,66 @@ def test_the_command_imports_only_what_a_check_needs(tmp_path):
         imported = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
         assert "opsmanual.engines.exposure" in imported, r.stderr[-2000:]
         assert not imported & {"inspect", "typing", "ast", "json", "yaml", "jinja2", "opsmanual.data.loader"}, module
+
+
+# --------------------------------------------------------------------------- what the input cannot show
+
+
+def _rests_on_absence(result: dict) -> bool:
+    """Whether an incident's verdict rests on a flag the command does not give (its absence or its default)."""
+    return any(" is not given" in why for why in result["why"])
+
+
+@pytest.mark.parametrize("mark", ["\\", "...", "…"])
+def test_a_cut_off_command_proves_no_flag_absent(real_bundle, tmp_path, mark):
+    """Each real command with its last line cut off (ending with a backslash, `...` or an ellipsis), against the
+    manual's data: what applied because a flag was not given now only may apply, with "the whole command" as what
+    decides it; nothing applies that did not, and nothing reported is dropped. Both engines agree."""
+    import yaml
+
+    from opsmanual.data.exposure_words import CUT_MARKS
+
+    assert mark in CUT_MARKS
+    engine = Engine(real_bundle)
+    items = [i for p in (COMMANDS, HELD_OUT) for i in yaml.safe_load(p.read_text("utf-8"))]
+    inputs, seen = [], 0
+    for item in items:
+        full = engine.check(item["command"], gpu=item.get("gpu"), version=item.get("version"))
+        if full["error"] or item["command"].rstrip().endswith(("\\", "...", "…")):
+            continue
+        cut_command = item["command"].rstrip() + " " + mark + "\n"
+        inputs.append({"command": cut_command, "gpu": item.get("gpu"), "version": item.get("version")})
+        cut = engine.check(cut_command, gpu=item.get("gpu"), version=item.get("version"))
+        got = {r["id"]: r for r in cut["results"]}
+        assert {r["id"] for r in full["results"]} <= set(got), item["command"]
+        assert {i for i, r in got.items() if r["result"] == "applies"} <= {
+            r["id"] for r in full["results"] if r["result"] == "applies"
+        }, item["command"]
+        for r in full["results"]:
+            if r["result"] == "applies" and _rests_on_absence(r):
+                seen += 1
+                assert got[r["id"]]["result"] == "may apply" and "cut" in got[r["id"]]["add"], (item["command"], r)
+        if cut["program"] != "engine":  # a Python call reads to its closing parenthesis: nothing after it is cut
+            assert "cut-off" in [f["code"] for f in cut["findings"]], item["command"]
+    assert seen, "no real command has an incident that applies because a flag is not given"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], gpu=i["gpu"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_cli_a_cut_off_command_only_may_apply(tmp_path):
+    """On the command line: an incident that needs a flag not given applies to the whole command, and only may
+    apply once the command is cut off, with the exit status that says so and what would decide it."""
+    from opsmanual.data.exposure_words import ADD
+
+    absent = dict(ONE, exposure=dict(ONE["exposure"], when={"flag": {"name": "--disable-cuda-graph", "absent": True}}))
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(dict(MINI, incidents=[absent])), "utf-8")
+    whole = cli("-", stdin=SERVER + " \\\n  --tp 2\n", bundle_file=str(path))
+    assert whole.returncode == 1 and whole.stdout.startswith("APPLIES  t-one"), whole.stdout + whole.stderr
+    for cut in (SERVER + " \\\n  --tp 2 \\\n", SERVER + " ... --tp 2\n", SERVER + " --tp 2 …"):
+        r = cli("-", stdin=cut, bundle_file=str(path))
+        assert r.returncode == 0 and r.stdout.startswith("MAY APPLY t-one"), r.stdout + r.stderr
+        assert ADD["cut"]["cli"] in r.stdout

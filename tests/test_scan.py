@@ -697,3 +697,24 @@ def test_a_release_the_manual_does_not_list_gives_one_note(tmp_path, ranged):
         f"manual lists; its commands are checked at {MINI['version']}, the release the manual describes"
     ]
     assert "release:" not in r.stdout
+
+
+def test_a_script_that_ends_inside_a_command_proves_no_flag_absent(tmp_path):
+    """A script whose last line ends with a backslash stops inside the command: what the missing lines could give
+    is undecided, so an incident that needs a flag not given only may apply there, and applies once the command
+    ends."""
+    absent = dict(MIXED, exposure={"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "absent": True}}})
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(dict(MINI, incidents=[absent])), "utf-8")
+    for name, text, code, verdict in [
+        ("whole.sh", f"#!/bin/sh\n{LAUNCH} \\\n  --tp 2\n", 1, "applies"),
+        ("cut.sh", f"#!/bin/sh\n{LAUNCH} \\\n  --tp 2 \\\n", 0, "may apply"),
+        ("cut-no-newline.sh", f"{LAUNCH} \\\n  --tp 2 \\", 0, "may apply"),
+        ("then-blank.sh", f"{LAUNCH} \\\n  --tp 2 \\\n\n\n", 0, "may apply"),
+    ]:
+        path = tmp_path / name
+        path.write_text(text, "utf-8")
+        r = scan("--format", "json", str(path), bundle=bundle, cwd=tmp_path)
+        assert r.returncode == code, (name, r.stdout, r.stderr)
+        commands = json.loads(r.stdout)["commands"]
+        assert [[i["result"] for i in c["incidents"]] for c in commands] == [[verdict]], name

@@ -41,7 +41,14 @@ ADD = {
         "cli": "answer the questions about the running server that no command shows",
         "page": "answer the questions about the running server that no command shows",
     },
+    "cut": {"cli": "give the whole command (it is cut off)", "page": "paste the whole command (it is cut off)"},
 }
+
+# What the last line of a command cut off ends with, and the words that stand for options left out of a
+# pasted command: such a command proves no flag absent. The diagnosis reads a cut-off command in a report
+# by the same marks (opsmanual/data/diagnosis.py's CUT_COMMAND).
+CUT_MARKS = ["\\", "...", "…"]
+ELISIONS = ["...", "…"]
 
 # How many incidents an answer lists; the others that may apply (those with the least evidence) are
 # counted and named, not described.
@@ -209,6 +216,8 @@ MESSAGES.update(
         "p_opaque": "{subject} may set {noun} the paste does not show; tests on {noun} it does not give are undecided",
         "p_noun_flags": "flags",
         "p_noun_env": "environment variables",
+        "p_cut_end": "the lines cut off after `{mark}`",
+        "p_cut_word": "the options `{mark}` stands for",
         "p_bad_value": "`{flag} {raw}` is not {what}",
         "p_an_integer": "an integer",
         "p_a_number": "a number",
@@ -429,6 +438,8 @@ def bundle_words() -> dict[str, Any]:
         "messages": dict(MESSAGES),
         "arg_labels": {k: list(v) for k, v in ARG_LABELS.items()},
         "shell_options": {k: list(v) for k, v in SHELL_OPTIONS.items()},
+        "cut_marks": list(CUT_MARKS),
+        "elisions": list(ELISIONS),
         "program_table": bundle_programs(),  # the programs, their argument lists and products, once
         **WORDS,
     }

@@ -37,7 +37,7 @@ MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste bey
 # runs, by program: opsmanual/data/programs.py.
 # How findings name an argument list (article, label), and every message: opsmanual/data/exposure_words.py.
 from opsmanual.data.exposure_words import ARG_LABELS as ARGS_LABEL  # noqa: E402
-from opsmanual.data.exposure_words import MESSAGES, SHELL_OPTIONS, say  # noqa: E402
+from opsmanual.data.exposure_words import CUT_MARKS, ELISIONS, MESSAGES, SHELL_OPTIONS, say  # noqa: E402
 from opsmanual.data.programs import ARGS_PROGRAM, MODULES  # noqa: E402
 
 MILES_SCRIPTS = ("train.py", "train_async.py")
@@ -525,6 +525,9 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if w == "--" and not only_values:
             only_values = True
             continue
+        if w in ELISIONS and not only_values:  # `python -m sglang.launch_server ... --tp 2`: options left out
+            cut_off(result, say("p_cut_word", mark=w))
+            continue
         if w[:1] in _DASHES and not only_values:
             fixed = "--" + w.lstrip("".join(_DASHES) + "-")
             _finding(findings, "typographic-dash", say("p_dash", word=w, fixed=fixed.split("=")[0]))
@@ -630,6 +633,23 @@ def _valued_entry(name: str, written: str, values: list[Word], arg: dict | None,
     if nargs != "?":
         _finding(findings, "missing-value", say("p_needs_value", flag=name))
     return {"name": name, "written": written, "raw": None, "value": None, "dynamic": True}
+
+
+def cut_off(result: dict, subject: str) -> None:
+    """Note that the paste leaves part of the command out (``subject`` says where): like ``--config``, what it
+    leaves out may set any flag, so it proves none absent."""
+    if result.get("cut") is None:
+        result["cut"] = subject
+    _opaque(result, "cut-off", subject, "flags")
+
+
+def cut_mark(text: str) -> str | None:
+    """The mark a command cut off ends with (its last line's backslash, ``...`` or an ellipsis), else None."""
+    tail = text.rstrip(" \t\r\n")
+    for mark in CUT_MARKS:
+        if tail.endswith(mark) and not (mark == "\\" and tail.endswith("\\\\")):
+            return mark
+    return None
 
 
 def _opaque(result: dict, code: str, subject: str, what: str) -> None:
@@ -1014,6 +1034,7 @@ def empty_result() -> dict:
         "env_opaque": [],
         "image": None,
         "error": None,
+        "cut": None,
     }
 
 
@@ -1072,7 +1093,8 @@ def parse(text: str, args: dict | Specs) -> dict:
     name: {"name", "written", "raw", "value", "dynamic", ["unknown"], ["list"], ["kwarg"]}},
     "env": {NAME: {"value", "dynamic", ["host"]}}, "findings": [{"code", "message"}],
     "opaque": [why flags not in the command may still be set], "env_opaque": [...],
-    "image": {"name", "version"} | None, "error": str | None}.
+    "image": {"name", "version"} | None, "error": str | None, "cut": where the paste leaves part of the
+    command out (a subject of "opaque"), or None}.
     """
     specs = (
         args
@@ -1099,7 +1121,8 @@ def parse(text: str, args: dict | Specs) -> dict:
     if placeholder is not None:
         pending.append(placeholder)
     recognized = 0
-    for words in merged:
+    last = False  # whether the command checked is the paste's last
+    for k, words in enumerate(merged):
         if _statement(words, env):
             continue
         probe = empty_result()
@@ -1109,10 +1132,14 @@ def parse(text: str, args: dict | Specs) -> dict:
             if recognized == 1:
                 result = probe
                 result["env"] = local_env
+                last = k == len(merged) - 1
                 if result["error"]:  # the first command is one this checker cannot read: say so
                     return result
     if recognized > 1:
         _finding(result["findings"], "more-commands", say("p_more_commands", n=recognized, label=result["label"]))
+    mark = cut_mark(text) if recognized and last and result["cut"] is None else None
+    if mark is not None:  # the paste stops inside the command: its last line ends with a backslash or dots
+        cut_off(result, say("p_cut_end", mark=mark))
     if recognized:
         result["findings"][:0] = pending
         return result

@@ -223,6 +223,11 @@ class Context:
     def opaque(self) -> str | None:
         return self.parsed["opaque"][0] if self.parsed["opaque"] else None
 
+    def opaque_hint(self) -> str:
+        """What the reader could add to decide a test that opaque() leaves open: the whole command when the
+        paste is cut off there, else the options a file or variable sets."""
+        return "cut" if self.opaque() == self.parsed.get("cut") else "config"
+
     def runs(self, program: str) -> bool:
         return self.program == program or (program == "sglang" and self.program == "engine")
 
@@ -267,7 +272,7 @@ def _flag_leaf(c: dict, ctx: Context):
             given = T
             reason_given = say("flag_given", flag=ctx.flag_shown(entry))
         elif opaque:
-            return U, say("flag_opaque", flag=shown_name, opaque=opaque), "config"
+            return U, say("flag_opaque", flag=shown_name, opaque=opaque), ctx.opaque_hint()
         else:
             given = F
             reason_given = say("flag_not_given", flag=shown_name)
@@ -278,7 +283,7 @@ def _flag_leaf(c: dict, ctx: Context):
             return U, say("not_literal", subject=subject)
         return _compare(c, entry["value"], subject)
     if opaque:
-        return U, say("flag_opaque", flag=shown_name, opaque=opaque), "config"
+        return U, say("flag_opaque", flag=shown_name, opaque=opaque), ctx.opaque_hint()
     if arg is None:
         return U, say("no_default", flag=shown_name)
     if arg.get("default") is None:
@@ -419,7 +424,9 @@ def _model_leaf(c: dict, ctx: Context):
         if role == "draft":
             return F, say("draft_none")
         opaque = ctx.opaque()
-        return (U, say("model_none_opaque", opaque=opaque), "config") if opaque else (U, say("model_none"), None)
+        return (
+            (U, say("model_none_opaque", opaque=opaque), ctx.opaque_hint()) if opaque else (U, say("model_none"), None)
+        )
     if state == "dynamic":
         return U, say("model_dynamic", who=who, name=name)
     if state == "config":
@@ -535,7 +542,7 @@ def _router_policy_leaf(c: dict, ctx: Context):
             return U, say("not_literal", subject=ctx.flag_shown(entry))
         policy, how = entry["value"], ctx.flag_shown(entry)
     elif ctx.opaque():
-        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
     elif arg is not None and arg.get("default") is not None:
         policy, how = arg["default"], say("policy_default", flag=shown_name)
     else:
@@ -565,7 +572,7 @@ def _ipv6_leaf(ctx: Context):
     if dynamic:
         return U, say("not_literal", subject=ctx.flag_shown(dynamic))
     if ctx.opaque():
-        return U, say("ipv6_opaque", opaque=ctx.opaque()), "config"
+        return U, say("ipv6_opaque", opaque=ctx.opaque()), ctx.opaque_hint()
     return F, say("ipv6_none")
 
 
@@ -584,7 +591,7 @@ def _pd_role_leaf(c: dict, ctx: Context):
             else say("pd_none_written", flag=ctx.flag_shown(entry))
         )
     if ctx.opaque():
-        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
     return F, say("pd_none", flag=shown_name)
 
 
@@ -600,7 +607,7 @@ def _multi_node_leaf(ctx: Context):
         if num is not None and num > 1:
             return T, say("multi_nodes", flag=ctx.flag_shown(nodes))
     if ctx.opaque():
-        return U, say("multi_opaque", nodes=nodes_name, addr=addr_name, opaque=ctx.opaque()), "config"
+        return U, say("multi_opaque", nodes=nodes_name, addr=addr_name, opaque=ctx.opaque()), ctx.opaque_hint()
     return F, say("single_node", nodes=nodes_name, addr=addr_name)
 
 

@@ -467,6 +467,22 @@ function typedEntry(name, written, values, arg, findings) {
   return entry;
 }
 
+/* Note that the paste leaves part of the command out (`subject` says where): like `--config`, what it leaves out
+   may set any flag, so it proves none absent (as cut_off() in Python). */
+function cutOff(result, subject) {
+  if (result.cut === null) result.cut = subject;
+  opaque(result, "cut-off", subject, "flags");
+}
+
+/* The mark a command cut off ends with (its last line's backslash, `...` or an ellipsis), else null. */
+export function cutMark(text) {
+  const tail = text.replace(/[ \t\r\n]+$/, "");
+  for (const mark of W.cut_marks) {
+    if (tail.endsWith(mark) && !(mark === "\\" && tail.endsWith("\\\\"))) return mark;
+  }
+  return null;
+}
+
 function opaque(result, code, subject, what) {
   const key = what === "flags" ? "opaque" : "env_opaque";
   if (!result[key].includes(subject)) result[key].push(subject);
@@ -495,6 +511,10 @@ export function parseFlags(words, spec, program, result, serve = false) {
       continue;
     }
     if (w.t === "--" && !onlyValues) { onlyValues = true; continue; }
+    if (W.elisions.includes(w.t) && !onlyValues) {  // `python -m sglang.launch_server ... --tp 2`: options left out
+      cutOff(result, say("p_cut_word", { mark: w.t }));
+      continue;
+    }
     if (DASHES.includes(w.t[0]) && !onlyValues) {
       const fixed = "--" + w.t.replace(/^[\u2013\u2014\u2212-]+/, "");
       finding(findings, "typographic-dash", say("p_dash", { word: w.t, fixed: fixed.split("=")[0] }));
@@ -1301,7 +1321,7 @@ function statement(words, env) {
 }
 
 export function emptyResult() {
-  return { program: null, label: null, flags: {}, env: {}, findings: [], opaque: [], env_opaque: [], image: null, error: null };
+  return { program: null, label: null, flags: {}, env: {}, findings: [], opaque: [], env_opaque: [], image: null, error: null, cut: null };
 }
 
 const codePoints = (text) => {
@@ -1401,7 +1421,9 @@ function parseText(text, args) {
   const placeholder = placeholderFinding(text);
   if (placeholder !== null) pending.push(placeholder);
   let recognized = 0;
-  for (const words of merged) {
+  let last = false;  // whether the command checked is the paste's last
+  for (let k = 0; k < merged.length; k++) {
+    const words = merged[k];
     if (statement(words, env)) continue;
     const probe = emptyResult();
     const localEnv = { ...env };
@@ -1410,6 +1432,7 @@ function parseText(text, args) {
       if (recognized === 1) {
         result = probe;
         result.env = localEnv;
+        last = k === merged.length - 1;
         if (result.error) return result; // the first command is one this checker cannot read: say so
       }
     }
@@ -1417,6 +1440,8 @@ function parseText(text, args) {
   if (recognized > 1) {
     finding(result.findings, "more-commands", say("p_more_commands", { n: recognized, label: result.label }));
   }
+  const mark = recognized && last && result.cut === null ? cutMark(text) : null;
+  if (mark !== null) cutOff(result, say("p_cut_end", { mark }));  // the paste stops inside the command
   if (recognized) {
     result.findings.unshift(...pending);
     return result;

@@ -222,6 +222,12 @@ class Context {
     return this.parsed.opaque.length ? this.parsed.opaque[0] : null;
   }
 
+  /* What the reader could add to decide a test that opaque() leaves open: the whole command when the paste is
+     cut off there, else the options a file or variable sets. */
+  opaqueHint() {
+    return this.opaque() === this.parsed.cut ? "cut" : "config";
+  }
+
   runs(program) {
     return this.program === program || (program === "sglang" && this.program === "engine");
   }
@@ -254,7 +260,7 @@ function flagLeaf(c, ctx) {
   if (hasOwn(c, "present") || hasOwn(c, "absent")) {
     let given, reason;
     if (entry !== null) { given = T; reason = say(w, "flag_given", { flag: ctx.flagShown(entry) }); }
-    else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), "config"];
+    else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
     else { given = F; reason = say(w, "flag_not_given", { flag: shownName }); }
     return [hasOwn(c, "present") ? given : !given, reason];
   }
@@ -263,7 +269,7 @@ function flagLeaf(c, ctx) {
     if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
     return compare(c, entry.value, subject, w);
   }
-  if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), "config"];
+  if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
   if (arg === null) return [U, say(w, "no_default", { flag: shownName })];
   if (arg.default === null || arg.default === undefined) return [U, say(w, "default_at_run_time", { flag: shownName })];
   return compare(c, arg.default, say(w, "default_is", { flag: shownName, value: show(arg.default, w) }), w);
@@ -369,7 +375,7 @@ function modelLeaf(c, ctx) {
   if (state === "none") {
     if (role === "draft") return [F, say(w, "draft_none")];
     const opaque = ctx.opaque();
-    return opaque ? [U, say(w, "model_none_opaque", { opaque }), "config"] : [U, say(w, "model_none"), null];
+    return opaque ? [U, say(w, "model_none_opaque", { opaque }), ctx.opaqueHint()] : [U, say(w, "model_none"), null];
   }
   if (state === "dynamic") return [U, say(w, "model_dynamic", { who, name })];
   if (state === "config") {
@@ -454,7 +460,7 @@ function deploymentLeaf(c, ctx) {
       if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) })];
       policy = entry.value;
       how = ctx.flagShown(entry);
-    } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), "config"];
+    } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
     else if (arg !== null && arg.default !== null && arg.default !== undefined) {
       policy = arg.default;
       how = say(w, "policy_default", { flag: shownName });
@@ -474,7 +480,7 @@ function deploymentLeaf(c, ctx) {
     }
     if (found) return [T, say(w, "ipv6", { flag: ctx.flagShown(found) })];
     if (dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(dynamic) })];
-    if (ctx.opaque()) return [U, say(w, "ipv6_opaque", { opaque: ctx.opaque() }), "config"];
+    if (ctx.opaque()) return [U, say(w, "ipv6_opaque", { opaque: ctx.opaque() }), ctx.opaqueHint()];
     return [F, say(w, "ipv6_none")];
   }
   if (!ctx.runs("sglang")) return [F, say(w, "not_program", { program: w.programs.sglang })];
@@ -488,7 +494,7 @@ function deploymentLeaf(c, ctx) {
         ? say(w, "pd_role_not", { role, flag: ctx.flagShown(entry), wanted: c.pd_role.join(or) })
         : say(w, "pd_none_written", { flag: ctx.flagShown(entry) })];
     }
-    if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), "config"];
+    if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
     return [F, say(w, "pd_none", { flag: shownName })];
   }
   const [, addr, addrName] = ctx.lookup("--dist-init-addr", "sglang");
@@ -499,7 +505,7 @@ function deploymentLeaf(c, ctx) {
     const num = asNumber(nodes.value);
     if (num !== null && num > 1) return [T, say(w, "multi_nodes", { flag: ctx.flagShown(nodes) })];
   }
-  if (ctx.opaque()) return [U, say(w, "multi_opaque", { nodes: nodesName, addr: addrName, opaque: ctx.opaque() }), "config"];
+  if (ctx.opaque()) return [U, say(w, "multi_opaque", { nodes: nodesName, addr: addrName, opaque: ctx.opaque() }), ctx.opaqueHint()];
   return [F, say(w, "single_node", { nodes: nodesName, addr: addrName })];
 }
 
