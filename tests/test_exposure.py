@@ -987,3 +987,129 @@ def test_cli_a_cut_off_command_only_may_apply(tmp_path):
         r = cli("-", stdin=cut, bundle_file=str(path))
         assert r.returncode == 0 and r.stdout.startswith("MAY APPLY t-one"), r.stdout + r.stderr
         assert ADD["cut"]["cli"] in r.stdout
+
+
+def _leaves(cond: dict, out: list) -> list:
+    """The leaf tests an incident's condition needs to hold: every child of an `all`, the first of an `any`
+    (its other branches and what a `not` holds are left out)."""
+    ((key, value),) = cond.items()
+    if key == "all":
+        for c in value:
+            _leaves(c, out)
+    elif key == "any":
+        _leaves(value[0], out)
+    elif key != "not":
+        out.append((key, value))
+    return out
+
+
+def _meeting(cond: dict, arglist: dict) -> tuple[list[str], list[str]]:
+    """A server command's flags and the variables (NAME=value) that meet an incident's flag and env tests, read
+    from the condition and the argument list (whether a flag is a switch, the values it takes)."""
+    args = {a["name"]: a for a in arglist["arguments"]}
+    flags: dict[str, object] = {}
+    env: dict[str, str] = {}
+    for key, test in _leaves(cond, []):
+        if not isinstance(test, dict):
+            continue
+        wanted = test.get("equals", (test.get("in") or [test.get("min")])[0])
+        if key == "flag" and test.get("program", "sglang") == "sglang" and "absent" not in test:
+            if wanted is not None or test["name"] not in flags:
+                flags[test["name"]] = wanted
+        elif key == "env":
+            env[test["name"]] = "1" if wanted is None or isinstance(wanted, bool) else str(wanted)
+    words = []
+    for name, wanted in flags.items():
+        arg = args.get(name) or {}
+        if arg.get("nargs") == 0:
+            words.append(name)
+        else:
+            value = wanted if wanted is not None else ((arg.get("choices") or [None])[0] or arg.get("default") or 2)
+            words += [name, str(value)]
+    return words, [f"{k}={v}" for k, v in env.items()]
+
+
+def test_a_variable_set_before_a_container_launcher_stays_outside(real_bundle, tmp_path):
+    """For each incident with a condition on a variable, a command that meets its flags and variables: the
+    variables written in front of `docker run`, `podman run`, `kubectl exec` or `kubectl run`, or exported before
+    it, are the launcher's own and change nothing in the container; `-e NAME=value` (or `-e NAME` for one set in
+    front), `kubectl run --env` and a variable in front of the server itself pass them. Both engines agree."""
+    from opsmanual.text.versions import in_range
+
+    engine = Engine(real_bundle)
+    releases = real_bundle["releases"]["sglang"]["versions"]
+    image = "lmsysorg/sglang:v{v}"
+    inputs, decided = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or not any(k == "env" for k, _ in _leaves(exp["when"], [])):
+            continue
+        v = next(r for r in releases if any(in_range(r, x) for x in exp["versions"] if x["product"] == "sglang"))
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        server = " ".join(["python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", *flags])
+        names = " ".join(a.split("=", 1)[0] for a in assigns)
+        img = image.format(v=v)
+        inside = {
+            "inside": f"{' '.join(assigns)} {server}",
+            "-e": f"docker run {' '.join('-e ' + a for a in assigns)} {img} {server}",
+            "-e NAME": f"{' '.join(assigns)} podman run -e {' -e '.join(names.split())} {img} {server}",
+            "kubectl run --env": f"kubectl run s --image={img} {' '.join('--env=' + a for a in assigns)} -- {server}",
+        }
+        outside = {
+            "plain": f"docker run {img} {server}",
+            "docker": f"{' '.join(assigns)} docker run --gpus all {img} {server}",
+            "podman": f"{' '.join(assigns)} podman run {img} {server}",
+            "export": "\n".join([*(f"export {a}" for a in assigns), f"docker run {img} {server}"]),
+            "kubectl exec": f"{' '.join(assigns)} kubectl exec -it pod-0 -- {server}",
+            "kubectl run": f"env {' '.join(assigns)} kubectl run s --image={img} -- {server}",
+        }
+        verdicts = {}
+        for name, command in {**inside, **outside}.items():
+            out = engine.check(command, version=v)
+            assert out["error"] is None, (name, command, out["error"])
+            verdicts[name] = next((r["result"] for r in out["results"] if r["id"] == inc["id"]), "does not apply")
+            inputs.append({"command": command, "gpu": None, "version": v})
+        assert {verdicts[k] for k in inside} == {verdicts["inside"]}, (inc["id"], verdicts)
+        assert {verdicts[k] for k in outside} == {verdicts["plain"]}, (inc["id"], verdicts)
+        decided += verdicts["inside"] != verdicts["plain"]
+    assert decided, "no incident's variable decides its verdict for the commands built from its conditions"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_cli_a_variable_in_front_of_docker_run_is_not_the_servers(real_bundle):
+    """On the command line, with the manual's data: an incident whose verdict a variable decides (read from its
+    conditions) applies or may apply when `-e` passes the variable into the container, and does not apply when
+    the variable is only written in front of `docker run`."""
+    from opsmanual.text.versions import in_range
+
+    engine = Engine(real_bundle)
+    releases = real_bundle["releases"]["sglang"]["versions"]
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or not any(k == "env" and "absent" not in t for k, t in _leaves(exp["when"], [])):
+            continue
+        v = next(r for r in releases if any(in_range(r, x) for x in exp["versions"] if x["product"] == "sglang"))
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        server = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
+        passed = ["docker", "run", *[w for a in assigns for w in ("-e", a)], f"lmsysorg/sglang:v{v}", *server]
+        verdict = next(
+            (r["result"] for r in engine.check(" ".join(passed), version=v)["results"] if r["id"] == inc["id"]), None
+        )
+        if verdict is not None:
+            break
+    else:
+        pytest.fail("no incident with a condition on a variable is met by a command built from its conditions")
+    ids = {}
+    for name, words in {
+        "-e": passed,
+        "in front": [*assigns, "docker", "run", f"lmsysorg/sglang:v{v}", *server],
+    }.items():
+        r = cli("--json", "--version", v, "--", *words)
+        assert r.returncode in (0, 1), r.stderr
+        ids[name] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}
+    assert ids["-e"].get(inc["id"]) == verdict
+    assert inc["id"] not in ids["in front"], (inc["id"], ids["in front"])

@@ -718,3 +718,26 @@ def test_a_script_that_ends_inside_a_command_proves_no_flag_absent(tmp_path):
         assert r.returncode == code, (name, r.stdout, r.stderr)
         commands = json.loads(r.stdout)["commands"]
         assert [[i["result"] for i in c["incidents"]] for c in commands] == [[verdict]], name
+
+
+def test_a_variable_in_front_of_a_container_launcher_is_not_the_servers(tmp_path):
+    """In a script, a variable written in front of `docker run`, `podman run` or `kubectl exec` stays with the
+    launcher: a condition on it holds only for the line that passes it into the container, or runs the server
+    itself."""
+    env = dict(MIXED, exposure={"versions": V, "when": {"env": {"name": "SGLANG_X", "present": True}}})
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(dict(MINI, incidents=[env])), "utf-8")
+    image = "lmsysorg/sglang:v0.5.22"
+    lines = {
+        f"SGLANG_X=1 docker run {image} {LAUNCH}": [],
+        f"SGLANG_X=1 podman run --gpus all {image} {LAUNCH}": [],
+        f"SGLANG_X=1 kubectl exec -it sglang-0 -- {LAUNCH}": [],
+        f"SGLANG_X=1 docker run -e SGLANG_X {image} {LAUNCH}": ["applies"],
+        f"SGLANG_X=1 {LAUNCH}": ["applies"],
+    }
+    path = tmp_path / "run.sh"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    r = scan("--format", "json", "--version", "0.5.22", str(path), bundle=bundle, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    commands = json.loads(r.stdout)["commands"]
+    assert [[i["result"] for i in c["incidents"]] for c in commands] == list(lines.values())

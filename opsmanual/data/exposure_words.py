@@ -198,7 +198,8 @@ MESSAGES.update(
     {
         "p_not_a_command": "not a command this checker reads: paste `python -m sglang.launch_server ...`, "
         "`sglang serve ...`, `python -m sglang_router.launch_router ...`, "
-        "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
+        "`python -m sglang.bench_serving ...`, a `docker run` (`podman run`, `kubectl exec ... --`) line that "
+        "runs one of them, "
         "or a Python `sgl.Engine(...)` call",
         "p_where": "line {line}, column {column}",
         "p_unbalanced": "unbalanced quote: the {quote} at {where} is never closed",
@@ -228,7 +229,7 @@ MESSAGES.update(
         "p_positional": "positional arguments to `Engine(...)` are not checked",
         "p_only_cli": ": `{option}` exists only on the command line",
         "p_unknown_kwarg": "`{name}` is not a ServerArgs field in SGLang {version}{only_cli}{hint}",
-        "p_docker_own": "the `docker {mode}` line runs the image's own command, which the paste does not show; "
+        "p_docker_own": "the `{tool} {mode}` line runs the image's own command, which the paste does not show; "
         "paste the command the container runs",
         "p_module": "`python -m {module}` is not a command this checker reads; it reads `sglang.launch_server`, "
         "`sglang_router.launch_router` and `sglang.bench_serving`",

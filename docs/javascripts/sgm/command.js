@@ -49,7 +49,7 @@ const NEGATIVE = /^-([0-9]+|[0-9]*\.[0-9]+)$/;
 const INT = /^[+-]?[0-9]+(_[0-9]+)*$/;
 const FLOAT = /^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$/;
 const CALL = /(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(/g;
-const LOOKS_LIKE = /python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py/;
+const LOOKS_LIKE = /python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|(docker|podman)\s+(run|exec)|kubectl\s+(exec|run)\s|train(_async)?\.py/;
 const DASHES = ["\u2013", "\u2014", "\u2212"];
 
 export class CommandError extends Error {}
@@ -1150,6 +1150,43 @@ function setEnv(env, w) {
   if (m) put(env, m[1], { value: m[2], dynamic: w.d });
 }
 
+const IMAGE = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)(?:[-_].*)?$/;
+
+/* The SGLang release an image reference's tag names, as {name, version}; null for any other image or tag. */
+function image(text) {
+  const m = IMAGE.exec(text);
+  return m ? { name: text, version: m[1] } : null;
+}
+
+/* Start the environment of a container's command: what the shell set so far (assignments in front of the
+   launcher, `export` lines) is the launcher's own and is not passed in; it is returned for the options that
+   pass a variable by its name alone (`-e NAME`). */
+function containerEnv(env) {
+  const outer = { ...env };
+  for (const key of Object.keys(env)) delete env[key];
+  return outer;
+}
+
+/* `kubectl exec POD ... -- CMD` or `kubectl run NAME ... -- CMD` at i: the command it runs in the container, with
+   the variables `kubectl run --env NAME=value` sets and the release its `--image` names; null without `--`. */
+function kubectl(words, i, env, result) {
+  const rest = words.slice(i + 2);
+  const end = rest.findIndex((x) => x.t === "--");
+  if (end < 0) return null;
+  containerEnv(env);
+  const run = words[i + 1].t === "run";
+  for (let k = 0; k < end; k++) {
+    const w = rest[k];
+    const eq = w.t.indexOf("=");
+    const name = eq >= 0 ? w.t.slice(0, eq) : w.t;
+    let val = eq >= 0 ? word(w.t.slice(eq + 1), w.d) : null;
+    if (val === null && (name === "--env" || name === "--image") && k + 1 < end) val = rest[k + 1];
+    if (run && name === "--env" && val !== null) setEnv(env, val);
+    else if (run && name === "--image" && val !== null) result.image = image(val.t) || result.image;
+  }
+  return rest.slice(end + 1);
+}
+
 function recognize(words, env, result, args, depth = 0) {
   if (depth > 8) return false;
   let i = 0, n = words.length;
@@ -1192,10 +1229,20 @@ function recognize(words, env, result, args, depth = 0) {
       if (i + 2 >= n) return false;
       return recognizeText(words[i + 2].t, env, result, args, depth + 1);
     }
-    if (w === "docker" && ["run", "exec", "container"].includes(at(i + 1))) {
+    if (w === "kubectl" && ["exec", "run"].includes(at(i + 1))) {
+      const inside = kubectl(words, i, env, result);
+      if (inside === null) return false;
+      words = inside;
+      i = 0;
+      n = inside.length;
+      continue;
+    }
+    if ((w === "docker" || w === "podman") && ["run", "exec", "container"].includes(at(i + 1))) {
       let j = at(i + 1) !== "container" ? i + 2 : i + 3;
       if (at(i + 1) === "container" && !["run", "exec"].includes(at(i + 2))) return false;
       const mode = at(i + 1) !== "container" ? at(i + 1) : at(i + 2);
+      const tool = w;
+      const outer = containerEnv(env);
       let entry = null;
       while (j < n && words[j].t.startsWith("-")) {
         let opt = words[j].t, val = null;
@@ -1218,6 +1265,7 @@ function recognize(words, env, result, args, depth = 0) {
         j++;
         if ((opt === "-e" || opt === "--env") && val !== null) {
           if (val.includes("=")) setEnv(env, valWord);
+          else if (hasOwn(outer, val)) put(env, val, { ...outer[val] });
           else put(env, val, { value: null, dynamic: false, host: true });
         } else if (opt === "--env-file") {
           opaque(result, "opaque-env", `\`--env-file ${val}\``, "env");
@@ -1226,13 +1274,10 @@ function recognize(words, env, result, args, depth = 0) {
         }
       }
       if (j + 1 >= n) {
-        result.error = say("p_docker_own", { mode });
+        result.error = say("p_docker_own", { tool, mode });
         return true;
       }
-      if (mode === "run") {
-        const m = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)(?:[-_].*)?$/.exec(words[j].t);
-        if (m) result.image = { name: words[j].t, version: m[1] };
-      }
+      if (mode === "run") result.image = image(words[j].t) || result.image;
       let rest = words.slice(j + 1);
       if (entry) rest = [...entry.trim().split(/\s+/).filter(Boolean).map((x) => word(x, false)), ...rest];
       words = rest;
