@@ -1113,3 +1113,40 @@ def test_cli_a_variable_in_front_of_docker_run_is_not_the_servers(real_bundle):
         ids[name] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}
     assert ids["-e"].get(inc["id"]) == verdict
     assert inc["id"] not in ids["in front"], (inc["id"], ids["in front"])
+
+
+def _in_range_release(bundle: dict, exp: dict) -> str:
+    """The newest SGLang release the manual lists that an incident's range covers."""
+    from opsmanual.text.versions import in_range
+
+    releases = bundle["releases"]["sglang"]["versions"]
+    return next(r for r in releases if any(in_range(r, x) for x in exp["versions"] if x["product"] == "sglang"))
+
+
+def test_nnodes_1_is_one_node_whatever_the_address(real_bundle, tmp_path):
+    """Each incident whose conditions need more than one node (read from the data), on the command line: with
+    its other conditions met and an IPv6 `--dist-init-addr`, `--nnodes 2` leaves it reported and `--nnodes 1`
+    (or no `--nnodes`: its default is 1) rules it out. Both engines agree."""
+    engine = Engine(real_bundle)
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or ("deployment", {"multi_node": True}) not in _leaves(exp["when"], []):
+            continue
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        server = [*assigns, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
+        server += ["--dist-init-addr", "[fd00::1]:5000"]
+        for nodes, reported in ((["--nnodes", "2"], True), (["--nnodes", "1"], False), ([], False)):
+            r = cli("--json", "--version", v, "--", *server, *nodes)
+            assert r.returncode in (0, 1), r.stderr
+            ids = {i["id"] for i in json.loads(r.stdout) if i["kind"] == "incident"}
+            assert (inc["id"] in ids) is reported, (inc["id"], nodes, ids)
+            inputs.append({"command": " ".join([*server, *nodes]), "gpu": None, "version": v})
+        seen += 1
+    assert seen, "no incident's conditions need more than one node"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs

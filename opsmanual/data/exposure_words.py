@@ -169,10 +169,8 @@ MESSAGES = {
     "pd_role_not": "PD role {role} ({flag}), not {wanted}",
     "pd_none_written": "no PD role ({flag})",
     "pd_none": "no PD role ({flag} is not given)",
-    "multi_addr": "multi-node: {flag} is given",
-    "multi_nodes": "multi-node: {flag}",
-    "multi_opaque": "{nodes} and {addr} are not given, but {opaque} may set them",
-    "single_node": "a single node ({nodes} is not above 1 and {addr} is not given)",
+    "multi_node": "multi-node: {reason}",
+    "single_node": "a single node: {reason}",
     # what only the running server shows
     "runtime": "no command shows it: {question}",
     # the check as a whole

@@ -595,20 +595,19 @@ def _pd_role_leaf(c: dict, ctx: Context):
     return F, say("pd_none", flag=shown_name)
 
 
+# A deployment on more than one node: `--nnodes` above 1, given or by its default (every node of a multi-node
+# deployment is started with it; `--dist-init-addr` alone names an address, as one node with attention data
+# parallelism does, and is no second node).
+MULTI_NODE = {"name": "--nnodes", "min": 2}
+
+
 def _multi_node_leaf(ctx: Context):
-    _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
-    _, nodes, nodes_name = ctx.lookup("--nnodes", "sglang")
-    if addr is not None and addr["raw"] not in (None, ""):
-        return T, say("multi_addr", flag=ctx.flag_shown(addr))
-    if nodes is not None:
-        if nodes["dynamic"]:
-            return U, say("not_literal", subject=ctx.flag_shown(nodes))
-        num = _as_number(nodes["value"])
-        if num is not None and num > 1:
-            return T, say("multi_nodes", flag=ctx.flag_shown(nodes))
-    if ctx.opaque():
-        return U, say("multi_opaque", nodes=nodes_name, addr=addr_name, opaque=ctx.opaque()), ctx.opaque_hint()
-    return F, say("single_node", nodes=nodes_name, addr=addr_name)
+    v, reason, *hint = _flag_leaf(MULTI_NODE, ctx)
+    if v is T:
+        return T, say("multi_node", reason=reason)
+    if v is F:
+        return F, say("single_node", reason=reason)
+    return (U, reason, *hint)
 
 
 def _runtime_leaf(c: dict, ctx: Context):

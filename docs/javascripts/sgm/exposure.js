@@ -15,6 +15,7 @@ export const FORMAT = 1;
 // The words (product names, program and trait words, every reason and note) come from the bundle's `words`,
 // rendered from opsmanual/data/exposure_words.py: each check's Context carries them as `ctx.w`.
 const QUANT_TRAITS = ["fp8", "fp4"];
+const MULTI_NODE = Object.freeze({ name: "--nnodes", min: 2 });
 const ADDRESS_FLAG = /(host|addr|address|url|urls|endpoint|-ip|-ips)$/;
 const VERSION = /^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$/;
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
@@ -497,16 +498,11 @@ function deploymentLeaf(c, ctx) {
     if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
     return [F, say(w, "pd_none", { flag: shownName })];
   }
-  const [, addr, addrName] = ctx.lookup("--dist-init-addr", "sglang");
-  const [, nodes, nodesName] = ctx.lookup("--nnodes", "sglang");
-  if (addr !== null && !(addr.raw === null || addr.raw === "")) return [T, say(w, "multi_addr", { flag: ctx.flagShown(addr) })];
-  if (nodes !== null) {
-    if (nodes.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(nodes) })];
-    const num = asNumber(nodes.value);
-    if (num !== null && num > 1) return [T, say(w, "multi_nodes", { flag: ctx.flagShown(nodes) })];
-  }
-  if (ctx.opaque()) return [U, say(w, "multi_opaque", { nodes: nodesName, addr: addrName, opaque: ctx.opaque() }), ctx.opaqueHint()];
-  return [F, say(w, "single_node", { nodes: nodesName, addr: addrName })];
+  // a deployment on more than one node: `--nnodes` above 1, given or by its default (as MULTI_NODE in Python)
+  const [v, reason, hint] = flagLeaf(MULTI_NODE, ctx);
+  if (v === T) return [T, say(w, "multi_node", { reason })];
+  if (v === F) return [F, say(w, "single_node", { reason })];
+  return [U, reason, hint];
 }
 
 function programLeaf(c, ctx) {
