@@ -1018,6 +1018,10 @@ def _meeting(cond: dict, arglist: dict) -> tuple[list[str], list[str]]:
                 flags[test["name"]] = wanted
         elif key == "env":
             env[test["name"]] = "1" if wanted is None or isinstance(wanted, bool) else str(wanted)
+        elif key == "deployment" and test.get("multi_node"):
+            flags["--nnodes"] = 2
+        elif key == "deployment" and "pd_role" in test:
+            flags["--disaggregation-mode"] = test["pd_role"][0]
     words = []
     for name, wanted in flags.items():
         arg = args.get(name) or {}
@@ -1135,6 +1139,8 @@ def test_nnodes_1_is_one_node_whatever_the_address(real_bundle, tmp_path):
             continue
         v = _in_range_release(real_bundle, exp)
         flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        at = flags.index("--nnodes")
+        flags = flags[:at] + flags[at + 2 :]  # the number of nodes is what this test varies
         server = [*assigns, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
         server += ["--dist-init-addr", "[fd00::1]:5000"]
         for nodes, reported in ((["--nnodes", "2"], True), (["--nnodes", "1"], False), ([], False)):
@@ -1145,6 +1151,47 @@ def test_nnodes_1_is_one_node_whatever_the_address(real_bundle, tmp_path):
             inputs.append({"command": " ".join([*server, *nodes]), "gpu": None, "version": v})
         seen += 1
     assert seen, "no incident's conditions need more than one node"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_an_ipv6_test_reads_the_address_flag_it_names(real_bundle, tmp_path):
+    """Each incident whose conditions need an IPv6 address in a flag (read from the data), on the command line,
+    with its other conditions met: an IPv6 literal in that flag keeps it reported; an IPv4 address there rules it
+    out whatever another flag holds (an HTTP `--host ::`); a host name there leaves it undecided, with the
+    question that decides it. Both engines agree."""
+    engine = Engine(real_bundle)
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        named = [t["ipv6"] for k, t in _leaves(exp.get("when") or {"all": []}, []) if k == "deployment" and "ipv6" in t]
+        if not named:
+            continue
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        server = [*assigns, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
+        for address, verdict in (
+            ("[fd00::1]:5000", True),
+            ("10.0.0.1:5000", None),
+            ("sglang-head.svc:5000", "may apply"),
+        ):
+            words = [*server, "--host", "::", named[0], address]
+            r = cli("--json", "--version", v, "--", *words)
+            assert r.returncode in (0, 1), r.stderr
+            found = {i["id"]: i for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(inc["id"])
+            if verdict is None:
+                assert found is None, (inc["id"], address, found)
+            elif verdict is True:
+                assert found is not None and any(named[0] in why and "IPv6" in why for why in found["why"]), found
+            else:
+                assert found["result"] == verdict and "runtime" in found["add"], found
+                assert any("sglang-head.svc" in u for u in found["undecided"]), found
+            inputs.append({"command": " ".join(words), "gpu": None, "version": v})
+        seen += 1
+    assert seen, "no incident's conditions need an IPv6 address"
     if NODE is None:
         pytest.skip("node is not installed: the JavaScript engine was not compared")
     ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]

@@ -271,6 +271,21 @@ def _policy_problems(
     return []
 
 
+def _address_flag_problems(
+    name: str, ranges: list[Any], known: Facts, site: Site, line: LineOf, path: list[str | int], lead: str
+) -> list[tuple[int | None, str]]:
+    """The address flag a ``deployment: {ipv6: FLAG}`` test names is an option of some program's argument list
+    at a release the incident's range covers (the program the command runs decides whose flag is read); the
+    problem named is SGLang's when no program has it."""
+    first: list[tuple[int | None, str]] = []
+    for program in FLAG_LIST:
+        problems = _flag_problems({"name": name, "program": program}, ranges, known, site, line, path, lead)
+        if not problems:
+            return []
+        first = first or problems
+    return first
+
+
 def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) -> list[tuple[int | None, str]]:
     """Every flag a condition names exists at a version the incident's range covers, and every GPU,
     architecture and model family it names is in data/gpus.yaml or data/models.yaml."""
@@ -288,6 +303,10 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
             problems += _flag_problems(value, ranges, known, site, line, path, lead)
         elif key == "deployment" and isinstance(value, dict) and "router_policy" in value:
             problems += _policy_problems(value["router_policy"], ranges, known, site, line, path, lead)
+        elif key == "deployment" and isinstance(value, dict) and isinstance(value.get("ipv6"), str):
+            problems += _address_flag_problems(
+                value["ipv6"], ranges, known, site, line, [*path, "ipv6"], lead + "ipv6: "
+            )
         elif key == "gpu" and isinstance(value, dict):
             problems += _gpu_problems(value, known, line, path, lead)
         elif key == "model" and isinstance(value, dict):

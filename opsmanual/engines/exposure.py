@@ -33,7 +33,6 @@ from opsmanual.engines.command import (
 )
 
 QUANT_TRAITS = ("fp8", "fp4")
-ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
 # The four verdicts, as the command line, its JSON, the check page and the docs name them.
 APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "does not apply", "not checkable"
@@ -498,34 +497,76 @@ def _ipv6(text: str) -> bool:
     return len(groups) < need if sep else len(groups) == need
 
 
-def _has_ipv6(value: str) -> bool:
-    for part in str(value).replace(",", " ").split():
-        scheme, sep, rest = part.partition("://")  # drop a URL scheme such as http://
-        v = (
-            rest
-            if sep
-            and scheme[:1].isascii()
-            and scheme[:1].isalpha()
-            and all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme)
-            else part
-        )
-        if v.startswith("["):
-            end = v.find("]")
-            if end > 0 and _ipv6(v[1:end]):
-                return True
-            continue
-        if _ipv6(v.split("/", 1)[0]):
-            return True
-    return False
+def _ipv4(text: str) -> bool:
+    """True when ``text`` is a dotted IPv4 address (four numbers up to 255)."""
+    quad = text.split(".")
+    return len(quad) == 4 and all(digits(q) and len(q) <= 3 and int(q) <= 255 for q in quad)
+
+
+def _host_of(part: str) -> str:
+    """The host an address, ``host:port`` or URL names (an IPv6 literal without its brackets)."""
+    scheme, sep, rest = part.partition("://")  # drop a URL scheme such as http://
+    v = (
+        rest
+        if sep
+        and scheme[:1].isascii()
+        and scheme[:1].isalpha()
+        and all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme)
+        else part
+    )
+    v = v.split("/", 1)[0].rsplit("@", 1)[-1]
+    if v.startswith("["):
+        end = v.find("]")
+        return v[1:end] if end > 0 else v
+    if _ipv6(v) or ":" not in v:
+        return v
+    return v.rsplit(":", 1)[0]
+
+
+def _address(value) -> tuple[str, str]:
+    """What the addresses a flag's value holds say about IPv6: ("ipv6", the literal) for an IPv6 address; else
+    ("name", the host) for a host name, which may resolve to one; else ("none", "") (IPv4 addresses only)."""
+    text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+    name = None
+    for part in text.replace(",", " ").split():
+        host = _host_of(part)
+        if _ipv6(host):
+            return "ipv6", host
+        if name is None and host and not _ipv4(host) and all(c.isascii() and (c.isalnum() or c in "._-") for c in host):
+            name = host
+    return ("name", name) if name is not None else ("none", "")
+
+
+def _ipv6_leaf(ctx: Context, arg: dict | None, entry: dict | None, shown_name: str):
+    """``deployment: {ipv6: FLAG}``: the address the flag holds (given, or its default) is an IPv6 address. A
+    host name may resolve to one, which no command shows; a flag not given and without a default holds none."""
+    if entry is not None:
+        subject = ctx.flag_shown(entry)
+        if entry["dynamic"]:
+            return U, say("not_literal", subject=subject)
+        value = entry["value"]
+    elif ctx.opaque():
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
+    elif arg is not None and arg.get("default") not in (None, "", []):
+        value = arg["default"]
+        subject = say("default_is", flag=shown_name, value=show(value))
+    else:
+        return F, say("flag_not_given", flag=shown_name)
+    kind, host = _address(value)
+    if kind == "ipv6":
+        return T, say("ipv6", subject=subject)
+    if kind == "name":
+        return U, say("runtime", question=say("ipv6_question", host=host, subject=subject)), "runtime"
+    return F, say("ipv6_not", subject=subject)
 
 
 def _deployment_leaf(c: dict, ctx: Context):
-    """A fact of the deployment the command shows: the router's policy, an IPv6 address, the
-    prefill/decode role, or more than one node."""
+    """A fact of the deployment the command shows: the router's policy, an IPv6 address in the address flag
+    the test names, the prefill/decode role, or more than one node."""
     if "router_policy" in c:
         return _router_policy_leaf(c, ctx)
-    if "ipv6" in c:
-        return _ipv6_leaf(ctx)
+    if "ipv6" in c:  # the flag of the program the command runs (`--dist-init-addr`, a router's `--worker-urls`)
+        return _ipv6_leaf(ctx, *ctx.lookup(c["ipv6"], ctx.program))
     if not ctx.runs("sglang"):
         return F, say("not_program", program=PROGRAM_WORDS["sglang"])
     if "pd_role" in c:
@@ -553,27 +594,6 @@ def _router_policy_leaf(c: dict, ctx: Context):
         if ok
         else (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
     )
-
-
-def _ipv6_leaf(ctx: Context):
-    found, dynamic = None, None
-    for name, entry in ctx.parsed["flags"].items():
-        key = entry["written"] if entry.get("kwarg") else name
-        if not key.replace("_", "-").endswith(ADDRESS_ENDINGS):
-            continue
-        if entry["dynamic"]:
-            dynamic = dynamic or entry
-        elif entry["raw"] and _has_ipv6(
-            " ".join(map(str, entry["value"])) if isinstance(entry["value"], list) else str(entry["value"])
-        ):
-            found = found or entry
-    if found:
-        return T, say("ipv6", flag=ctx.flag_shown(found))
-    if dynamic:
-        return U, say("not_literal", subject=ctx.flag_shown(dynamic))
-    if ctx.opaque():
-        return U, say("ipv6_opaque", opaque=ctx.opaque()), ctx.opaque_hint()
-    return F, say("ipv6_none")
 
 
 def _pd_role_leaf(c: dict, ctx: Context):

@@ -16,7 +16,6 @@ export const FORMAT = 1;
 // rendered from opsmanual/data/exposure_words.py: each check's Context carries them as `ctx.w`.
 const QUANT_TRAITS = ["fp8", "fp4"];
 const MULTI_NODE = Object.freeze({ name: "--nnodes", min: 2 });
-const ADDRESS_FLAG = /(host|addr|address|url|urls|endpoint|-ip|-ips)$/;
 const VERSION = /^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$/;
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const T = true, F = false, U = null; // three-valued logic: null is "cannot decide"
@@ -437,17 +436,54 @@ function isIPv6(text) {
   return sep ? groups.length < need : groups.length === need;
 }
 
-function hasIPv6(value) {
-  for (const part of String(value).replace(/,/g, " ").trim().split(/\s+/).filter(Boolean)) {
-    const v = part.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, "");
-    if (v.startsWith("[")) {
-      const end = v.indexOf("]");
-      if (end > 0 && isIPv6(v.slice(1, end))) return true;
-      continue;
-    }
-    if (isIPv6(v.split("/")[0])) return true;
+const isIPv4 = (text) => {
+  const quad = text.split(".");
+  return quad.length === 4 && quad.every((q) => /^[0-9]{1,3}$/.test(q) && Number(q) <= 255);
+};
+
+/* The host an address, `host:port` or URL names (an IPv6 literal without its brackets). */
+function hostOf(part) {
+  let v = part.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, "").split("/")[0];
+  v = v.slice(v.lastIndexOf("@") + 1);
+  if (v.startsWith("[")) {
+    const end = v.indexOf("]");
+    return end > 0 ? v.slice(1, end) : v;
   }
-  return false;
+  if (isIPv6(v) || !v.includes(":")) return v;
+  return v.slice(0, v.lastIndexOf(":"));
+}
+
+/* What the addresses a flag's value holds say about IPv6: ["ipv6", the literal], else ["name", the host] for a
+   host name, which may resolve to one, else ["none", ""] (as _address() in Python). */
+function address(value) {
+  const text = Array.isArray(value) ? value.map(String).join(" ") : String(value);
+  let name = null;
+  for (const part of text.replace(/,/g, " ").trim().split(/\s+/).filter(Boolean)) {
+    const host = hostOf(part);
+    if (isIPv6(host)) return ["ipv6", host];
+    if (name === null && host && !isIPv4(host) && /^[A-Za-z0-9._-]+$/.test(host)) name = host;
+  }
+  return name !== null ? ["name", name] : ["none", ""];
+}
+
+/* `deployment: {ipv6: FLAG}`: the address the flag holds (given, or its default) is an IPv6 address; a host name
+   may resolve to one, which no command shows; a flag not given and without a default holds none. */
+function ipv6Leaf(ctx, arg, entry, shownName) {
+  const w = ctx.w;
+  let value, subject;
+  if (entry !== null) {
+    subject = ctx.flagShown(entry);
+    if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
+    value = entry.value;
+  } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
+  else if (arg !== null && ![null, undefined, ""].includes(arg.default) && !(Array.isArray(arg.default) && !arg.default.length)) {
+    value = arg.default;
+    subject = say(w, "default_is", { flag: shownName, value: show(value, w) });
+  } else return [F, say(w, "flag_not_given", { flag: shownName })];
+  const [kind, host] = address(value);
+  if (kind === "ipv6") return [T, say(w, "ipv6", { subject })];
+  if (kind === "name") return [U, say(w, "runtime", { question: say(w, "ipv6_question", { host, subject }) }), "runtime"];
+  return [F, say(w, "ipv6_not", { subject })];
 }
 
 function deploymentLeaf(c, ctx) {
@@ -469,21 +505,8 @@ function deploymentLeaf(c, ctx) {
     const ok = c.router_policy.includes(String(policy));
     return ok ? [T, say(w, "policy", { policy, how })] : [F, say(w, "policy_not", { policy, how, wanted: c.router_policy.join(or) })];
   }
-  if (hasOwn(c, "ipv6")) {
-    let found = null, dynamic = null;
-    for (const [name, entry] of Object.entries(ctx.parsed.flags)) {
-      const key = entry.kwarg ? entry.written : name;
-      if (!ADDRESS_FLAG.test(key.replace(/_/g, "-"))) continue;
-      if (entry.dynamic) dynamic = dynamic || entry;
-      else if (entry.raw && hasIPv6(Array.isArray(entry.value) ? entry.value.map(String).join(" ") : String(entry.value))) {
-        found = found || entry;
-      }
-    }
-    if (found) return [T, say(w, "ipv6", { flag: ctx.flagShown(found) })];
-    if (dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(dynamic) })];
-    if (ctx.opaque()) return [U, say(w, "ipv6_opaque", { opaque: ctx.opaque() }), ctx.opaqueHint()];
-    return [F, say(w, "ipv6_none")];
-  }
+  // the flag of the program the command runs (`--dist-init-addr`, a router's `--worker-urls`)
+  if (hasOwn(c, "ipv6")) return ipv6Leaf(ctx, ...ctx.lookup(c.ipv6, ctx.program));
   if (!ctx.runs("sglang")) return [F, say(w, "not_program", { program: w.programs.sglang })];
   if (hasOwn(c, "pd_role")) {
     const [, entry, shownName] = ctx.lookup("--disaggregation-mode", "sglang");
