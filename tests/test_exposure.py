@@ -1003,9 +1003,10 @@ def _leaves(cond: dict, out: list) -> list:
     return out
 
 
-def _meeting(cond: dict, arglist: dict) -> tuple[list[str], list[str]]:
-    """A server command's flags and the variables (NAME=value) that meet an incident's flag and env tests, read
-    from the condition and the argument list (whether a flag is a switch, the values it takes)."""
+def _meeting(cond: dict, arglist: dict, program: str = "sglang") -> tuple[list[str], list[str]]:
+    """A command's flags (``program``'s: a server's unless told) and the variables (NAME=value) that meet an
+    incident's flag and env tests, read from the condition and the argument list (whether a flag is a switch,
+    the values it takes)."""
     args = {a["name"]: a for a in arglist["arguments"]}
     flags: dict[str, object] = {}
     env: dict[str, str] = {}
@@ -1013,7 +1014,7 @@ def _meeting(cond: dict, arglist: dict) -> tuple[list[str], list[str]]:
         if not isinstance(test, dict):
             continue
         wanted = test.get("equals", (test.get("in") or [test.get("min")])[0])
-        if key == "flag" and test.get("program", "sglang") == "sglang" and "absent" not in test:
+        if key == "flag" and test.get("program", "sglang") == program and "absent" not in test:
             if wanted is not None or test["name"] not in flags:
                 flags[test["name"]] = wanted
         elif key == "env":
@@ -1192,6 +1193,67 @@ def test_an_ipv6_test_reads_the_address_flag_it_names(real_bundle, tmp_path):
             inputs.append({"command": " ".join(words), "gpu": None, "version": v})
         seen += 1
     assert seen, "no incident's conditions need an IPv6 address"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_a_router_policy_condition_reads_the_policy_each_pd_side_routes_by(real_bundle, tmp_path):
+    """Each incident whose conditions need a router policy (read from the data), on the command line, in PD mode
+    with its other conditions met: `--prefill-policy` and `--decode-policy` override `--policy` for their side,
+    so both set to a policy the condition does not name rule it out, one side set so leaves it at most "may apply",
+    and both set to one it names decide as the default does. Both engines agree."""
+    from opsmanual.text.versions import in_range
+
+    engine = Engine(real_bundle)
+    releases = real_bundle["releases"]["sglang-router"]["versions"]
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        wanted = [
+            t["router_policy"]
+            for k, t in _leaves(exp.get("when") or {"all": []}, [])
+            if k == "deployment" and "router_policy" in t
+        ]
+        if not wanted:
+            continue
+        v = next(r for r in releases if any(in_range(r, x) for x in exp["versions"] if x["product"] == "sglang-router"))
+        arglist = engine.arglist("sglang-router", v)
+        other = next(p for p in arglist.by_option["--prefill-policy"]["choices"] if p not in wanted[0])
+        flags, _ = _meeting(exp["when"], {"arguments": arglist.arguments}, "router")
+        if "--pd-disaggregation" not in flags:
+            flags.append("--pd-disaggregation")
+        router = [
+            "python",
+            "-m",
+            "sglang_router.launch_router",
+            *flags,
+            "--prefill",
+            "http://p:8000",
+            "--decode",
+            "http://d:8000",
+        ]
+        verdicts = {}
+        for name, extra in {
+            "default": [],
+            "both named": ["--prefill-policy", wanted[0][0], "--decode-policy", wanted[0][0]],
+            "both other": ["--prefill-policy", other, "--decode-policy", other],
+            "prefill other": ["--prefill-policy", other],
+            "decode other": ["--decode-policy", other],
+        }.items():
+            r = cli("--json", "--version", v, "--", *router, *extra)
+            assert r.returncode in (0, 1), r.stderr
+            verdicts[name] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(
+                inc["id"]
+            )
+            inputs.append({"command": " ".join([*router, *extra]), "gpu": None, "version": v})
+        assert verdicts["default"] is not None and verdicts["both named"] == verdicts["default"], (inc["id"], verdicts)
+        assert verdicts["both other"] is None, (inc["id"], verdicts)
+        assert verdicts["prefill other"] == verdicts["decode other"] == "may apply", (inc["id"], verdicts)
+        seen += 1
+    assert seen, "no incident's conditions need a router policy"
     if NODE is None:
         pytest.skip("node is not installed: the JavaScript engine was not compared")
     ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]

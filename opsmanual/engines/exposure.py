@@ -574,26 +574,62 @@ def _deployment_leaf(c: dict, ctx: Context):
     return _multi_node_leaf(ctx)
 
 
-def _router_policy_leaf(c: dict, ctx: Context):
-    if ctx.program != "router":
-        return F, say("not_program", program=PROGRAM_WORDS["router"])
-    arg, entry, shown_name = ctx.lookup("--policy", "router")
+# In PD mode the router routes each side by its own policy, `--prefill-policy` and `--decode-policy`, and by
+# `--policy` where that side's is not given (sglang-router's RoutingMode get_prefill_policy/get_decode_policy).
+PD_POLICIES = ("--prefill-policy", "--decode-policy")
+
+
+def _policy(ctx: Context, flag: str, fallback: tuple | None = None) -> tuple:
+    """The router policy ``flag`` sets: (True, policy, how it is set), or (None, reason, hint) when the command
+    does not decide it. A flag not given takes ``fallback`` (the main policy, for a PD side), else its default."""
+    arg, entry, shown_name = ctx.lookup(flag, "router")
     if entry is not None:
         if entry["dynamic"]:
-            return U, say("not_literal", subject=ctx.flag_shown(entry))
-        policy, how = entry["value"], ctx.flag_shown(entry)
-    elif ctx.opaque():
+            return U, say("not_literal", subject=ctx.flag_shown(entry)), None
+        return T, str(entry["value"]), ctx.flag_shown(entry)
+    if ctx.opaque():
         return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
-    elif arg is not None and arg.get("default") is not None:
-        policy, how = arg["default"], say("policy_default", flag=shown_name)
-    else:
-        return U, say("policy_no_default", flag=shown_name)
-    ok = str(policy) in c["router_policy"]
-    return (
-        (T, say("policy", policy=policy, how=how))
-        if ok
-        else (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
+    if fallback is not None:
+        return fallback
+    if arg is not None and arg.get("default") is not None:
+        return T, str(arg["default"]), say("policy_default", flag=shown_name)
+    return U, say("policy_no_default", flag=shown_name), None
+
+
+def _router_policy_leaf(c: dict, ctx: Context):
+    """The policy the router routes by is one of ``router_policy``: `--policy` (or its default), and in PD mode
+    each side's: true when both sides' are, false when neither's is, undecided when one side's is."""
+    if ctx.program != "router":
+        return F, say("not_program", program=PROGRAM_WORDS["router"])
+    wanted = c["router_policy"]
+    main = _policy(ctx, "--policy")
+    _, pd, pd_name = ctx.lookup("--pd-disaggregation", "router")
+    sides = [ctx.lookup(flag, "router")[1] for flag in PD_POLICIES]
+    if pd is None and ctx.opaque() and any(sides):  # whether the side policies count is not shown
+        return U, say("flag_opaque", flag=pd_name, opaque=ctx.opaque()), ctx.opaque_hint()
+    if pd is None or not any(sides):  # one policy routes everything
+        if main[0] is U:
+            return main
+        ok = main[1] in wanted
+        return (
+            (T, say("policy", policy=main[1], how=main[2]))
+            if ok
+            else (F, say("policy_not", policy=main[1], how=main[2], wanted=MESSAGES["or"].join(wanted)))
+        )
+    each = [_policy(ctx, flag, main) for flag in PD_POLICIES]
+    undecided = next((p for p in each if p[0] is U), None)
+    if undecided is not None:
+        return undecided
+    shown = MESSAGES["list"].join(
+        say("policy_side", side=flag[2:].split("-", 1)[0], policy=p[1], how=p[2])
+        for flag, p in zip(PD_POLICIES, each, strict=True)
     )
+    held = [p[1] in wanted for p in each]
+    if all(held):
+        return T, say("policy_sides", sides=shown)
+    if not any(held):
+        return F, say("policy_sides_not", sides=shown, wanted=MESSAGES["or"].join(wanted))
+    return U, say("policy_sides_one", sides=shown, wanted=MESSAGES["or"].join(wanted)), None
 
 
 def _pd_role_leaf(c: dict, ctx: Context):

@@ -486,25 +486,60 @@ function ipv6Leaf(ctx, arg, entry, shownName) {
   return [F, say(w, "ipv6_not", { subject })];
 }
 
+// In PD mode the router routes each side by its own policy, `--prefill-policy` and `--decode-policy`, and by
+// `--policy` where that side's is not given (as PD_POLICIES in Python).
+const PD_POLICIES = ["--prefill-policy", "--decode-policy"];
+
+/* The router policy `flag` sets: [true, policy, how it is set], or [null, reason, hint] when the command does not
+   decide it. A flag not given takes `fallback` (the main policy, for a PD side), else its default. */
+function policyOf(ctx, flag, fallback = null) {
+  const w = ctx.w;
+  const [arg, entry, shownName] = ctx.lookup(flag, "router");
+  if (entry !== null) {
+    if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) }), null];
+    return [T, String(entry.value), ctx.flagShown(entry)];
+  }
+  if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
+  if (fallback !== null) return fallback;
+  if (arg !== null && arg.default !== null && arg.default !== undefined) {
+    return [T, String(arg.default), say(w, "policy_default", { flag: shownName })];
+  }
+  return [U, say(w, "policy_no_default", { flag: shownName }), null];
+}
+
+/* The policy the router routes by is one of `router_policy`: `--policy` (or its default), and in PD mode each
+   side's: true when both sides' are, false when neither's is, undecided when one side's is. */
+function routerPolicyLeaf(c, ctx) {
+  const w = ctx.w;
+  const or = w.messages.or;
+  if (ctx.program !== "router") return [F, say(w, "not_program", { program: w.programs.router })];
+  const wanted = c.router_policy;
+  const main = policyOf(ctx, "--policy");
+  const [, pd, pdName] = ctx.lookup("--pd-disaggregation", "router");
+  const sides = PD_POLICIES.map((flag) => ctx.lookup(flag, "router")[1]);
+  if (pd === null && ctx.opaque() && sides.some((x) => x !== null)) {  // whether the side policies count is not shown
+    return [U, say(w, "flag_opaque", { flag: pdName, opaque: ctx.opaque() }), ctx.opaqueHint()];
+  }
+  if (pd === null || sides.every((x) => x === null)) {  // one policy routes everything
+    if (main[0] === U) return main;
+    return wanted.includes(main[1]) ? [T, say(w, "policy", { policy: main[1], how: main[2] })]
+      : [F, say(w, "policy_not", { policy: main[1], how: main[2], wanted: wanted.join(or) })];
+  }
+  const each = PD_POLICIES.map((flag) => policyOf(ctx, flag, main));
+  const undecided = each.find((p) => p[0] === U);
+  if (undecided !== undefined) return undecided;
+  const shown = PD_POLICIES.map((flag, k) => say(w, "policy_side", { side: flag.slice(2).split("-")[0], policy: each[k][1], how: each[k][2] }))
+    .join(w.messages.list);
+  const held = each.map((p) => wanted.includes(p[1]));
+  if (held.every(Boolean)) return [T, say(w, "policy_sides", { sides: shown })];
+  if (!held.some(Boolean)) return [F, say(w, "policy_sides_not", { sides: shown, wanted: wanted.join(or) })];
+  return [U, say(w, "policy_sides_one", { sides: shown, wanted: wanted.join(or) }), null];
+}
+
 function deploymentLeaf(c, ctx) {
   const w = ctx.w;
   const or = w.messages.or;
-  if (hasOwn(c, "router_policy")) {
-    if (ctx.program !== "router") return [F, say(w, "not_program", { program: w.programs.router })];
-    const [arg, entry, shownName] = ctx.lookup("--policy", "router");
-    let policy, how;
-    if (entry !== null) {
-      if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) })];
-      policy = entry.value;
-      how = ctx.flagShown(entry);
-    } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
-    else if (arg !== null && arg.default !== null && arg.default !== undefined) {
-      policy = arg.default;
-      how = say(w, "policy_default", { flag: shownName });
-    } else return [U, say(w, "policy_no_default", { flag: shownName })];
-    const ok = c.router_policy.includes(String(policy));
-    return ok ? [T, say(w, "policy", { policy, how })] : [F, say(w, "policy_not", { policy, how, wanted: c.router_policy.join(or) })];
-  }
+  if (hasOwn(c, "router_policy")) return routerPolicyLeaf(c, ctx);
   // the flag of the program the command runs (`--dist-init-addr`, a router's `--worker-urls`)
   if (hasOwn(c, "ipv6")) return ipv6Leaf(ctx, ...ctx.lookup(c.ipv6, ctx.program));
   if (!ctx.runs("sglang")) return [F, say(w, "not_program", { program: w.programs.sglang })];
