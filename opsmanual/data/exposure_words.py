@@ -120,6 +120,10 @@ MESSAGES = {
     "no_default": "{flag} is not given and the manual has no default for it",
     "default_at_run_time": "{flag} is not given and its default is decided at run time",
     "default_is": "{flag} is not given, so its default {value}",
+    "default_no_list": "{flag} is not given, and the manual has no argument list for {product} {version} to take "
+    "its default from",
+    "default_unlisted": "{flag} is not given, and {product} {version} has no such argument to take a default from",
+    "flag_refused": "{flag} is given, but {product} {version} has no such argument, so the server would refuse it",
     # environment variables
     "env_opaque": "`{name}` is not set in the command, but {opaque} may set it",
     "env_not_set": "`{name}` is not set",

@@ -18,7 +18,7 @@ from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, MESSAGES, WOR
 from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # words live once, there
 from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS
 from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS
-from opsmanual.data.programs import ARG_LISTS  # programs, lists and products: one table
+from opsmanual.data.programs import ARG_LISTS, LIST_PRODUCT  # programs, lists and products: one table
 from opsmanual.data.programs import PROGRAM_PRODUCT as PRODUCT
 from opsmanual.engines.command import (
     ARGS_PROGRAM,
@@ -179,6 +179,49 @@ class Context:
                 return other.by_option[name]
         return None
 
+    def release_list(self, program: str) -> tuple[str | None, bool]:
+        """The release whose argument list holds ``program``'s flags (the version checked of the list's product;
+        None when no version of it is known) and whether the list the command was read with is that release's
+        own (False: the manual has no list of that release, and another release's was used)."""
+        key = ARGS_PROGRAM[program]
+        spec = self.specs.get(key)
+        release = self.versions.get(LIST_PRODUCT[key])
+        if spec is None or release is None:
+            return None, True
+        return release, _cmp(spec.version, release) == 0
+
+    def refused(self, program: str, entry: dict) -> str | None:
+        """Why the server would refuse a flag the command gives (the checked release's own list has no such
+        argument), else None. An Engine call's keyword that is no ServerArgs field is matched only by a condition
+        that names it, whose incident is that refusal."""
+        release, own = self.release_list(program)
+        if release is None or not own or not entry.get("unknown") or entry.get("kwarg"):
+            return None
+        label = PRODUCT_LABEL[LIST_PRODUCT[ARGS_PROGRAM[program]]]
+        return say("flag_refused", flag=self.flag_shown(entry), product=label, version=release)
+
+    def default(self, arg: dict | None, program: str, shown_name: str) -> tuple[bool, object]:
+        """(True, the default) that the checked release gives a flag the command does not give, from that
+        release's own argument list; (False, why it is not known) when the manual has no list of that release or
+        its list has no such argument: another release's default proves nothing about it."""
+        if arg is None:
+            return False, say("no_default", flag=shown_name)
+        release, own = self.release_list(program)
+        if release is None:  # no release to hold it to: the list the command was read with
+            return True, arg.get("default")
+        key = ARGS_PROGRAM[program]
+        label = PRODUCT_LABEL[LIST_PRODUCT[key]]
+        if not own:
+            return False, say("default_no_list", flag=shown_name, product=label, version=release)
+        spec = self.specs.get(key)
+        options = spec.by_option if spec is not None else {}  # the release's own list: release_list() found one
+        renamed = [r["old"] for r in self.engine.renamed_to.get(key, {}).get(arg["name"], ())]
+        renamed += [r["new"] for r in [self.engine.renamed_from.get(key, {}).get(arg["name"])] if r]
+        mine = next((options[n] for n in [arg["name"], *renamed] if n in options), None)
+        if mine is None:
+            return False, say("default_unlisted", flag=shown_name, product=label, version=release)
+        return True, mine.get("default")
+
     def flag_name(self, name: str, arg: dict | None, *, engine_call: bool) -> str:
         if engine_call and arg is not None and arg.get("field"):
             return say("code", text=arg["field"])
@@ -266,8 +309,11 @@ def _flag_leaf(c: dict, ctx: Context):
         return F, say("not_program", program=PROGRAM_WORDS[program])
     arg, entry, shown_name = ctx.lookup(c["name"], program)
     opaque = ctx.opaque()
+    refused = ctx.refused(program, entry) if entry is not None else None
     if "present" in c or "absent" in c:
         if entry is not None:
+            if refused and "present" in c:  # the server stops at startup: the incident cannot be shown to follow
+                return U, refused
             given = T
             reason_given = say("flag_given", flag=ctx.flag_shown(entry))
         elif opaque:
@@ -280,14 +326,17 @@ def _flag_leaf(c: dict, ctx: Context):
         subject = ctx.flag_shown(entry)
         if entry["dynamic"]:
             return U, say("not_literal", subject=subject)
+        if refused:
+            return U, refused
         return _compare(c, entry["value"], subject)
     if opaque:
         return U, say("flag_opaque", flag=shown_name, opaque=opaque), ctx.opaque_hint()
-    if arg is None:
-        return U, say("no_default", flag=shown_name)
-    if arg.get("default") is None:
+    known, default = ctx.default(arg, program, shown_name)
+    if not known:
+        return U, default
+    if default is None:
         return U, say("default_at_run_time", flag=shown_name)
-    return _compare(c, arg["default"], say("default_is", flag=shown_name, value=show(arg["default"])))
+    return _compare(c, default, say("default_is", flag=shown_name, value=show(default)))
 
 
 _TRUTHY = {
@@ -547,11 +596,15 @@ def _ipv6_leaf(ctx: Context, arg: dict | None, entry: dict | None, shown_name: s
         value = entry["value"]
     elif ctx.opaque():
         return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
-    elif arg is not None and arg.get("default") not in (None, "", []):
-        value = arg["default"]
-        subject = say("default_is", flag=shown_name, value=show(value))
-    else:
+    elif arg is None:  # the program the command runs has no such flag: it holds no address
         return F, say("flag_not_given", flag=shown_name)
+    else:
+        known, value = ctx.default(arg, ctx.program, shown_name)
+        if not known:
+            return U, value
+        if value in (None, "", []):
+            return F, say("flag_not_given", flag=shown_name)
+        subject = say("default_is", flag=shown_name, value=show(value))
     kind, host = _address(value)
     if kind == "ipv6":
         return T, say("ipv6", subject=subject)
@@ -591,8 +644,11 @@ def _policy(ctx: Context, flag: str, fallback: tuple | None = None) -> tuple:
         return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
     if fallback is not None:
         return fallback
-    if arg is not None and arg.get("default") is not None:
-        return T, str(arg["default"]), say("policy_default", flag=shown_name)
+    known, default = ctx.default(arg, "router", shown_name)
+    if not known:
+        return U, default, None
+    if default is not None:
+        return T, str(default), say("policy_default", flag=shown_name)
     return U, say("policy_no_default", flag=shown_name), None
 
 
@@ -889,8 +945,9 @@ class Engine:
         if not versions:
             return None
         for want in (version, self.version if program in ("sglang", "sglang-bench") else None):
-            if want is not None and want in versions:
-                return self._list(program, want)
+            same = next((v for v in versions if want is not None and _cmp(v, want) == 0), None)  # 0.5.8.0 is 0.5.8
+            if same is not None:
+                return self._list(program, same)
         return self._list(program, versions[0])
 
     def specs(self, version: str | None) -> Specs:
@@ -1005,6 +1062,9 @@ class Engine:
             versions["sglang"] = parsed["image"]["version"]
             tags["sglang"] = say("tag_image")
             out["notes"].append(say("from_image", version=versions["sglang"], image=parsed["image"]["name"]))
+            own = self.specs(versions["sglang"])
+            if own.get(ARGS_PROGRAM[program]) is not specs.get(ARGS_PROGRAM[program]):  # read with that release's list
+                specs, parsed = own, parse(command, own)
         if "sglang" not in versions:
             versions["sglang"] = self.version
             tags["sglang"] = say("tag_assumed")
@@ -1017,7 +1077,12 @@ class Engine:
                 return out
         key = ARGS_PROGRAM[program]
         spec = specs.get(key)
-        if spec is not None and product in versions and spec.version != versions[product] and given is not None:
+        if (
+            spec is not None
+            and product in versions
+            and _cmp(spec.version, versions[product]) != 0
+            and (given is not None or tags.get(product) == say("tag_image"))
+        ):
             out["notes"].append(
                 say("no_arglist", product=PRODUCT_LABEL[product], version=versions[product], checked=spec.version)
             )

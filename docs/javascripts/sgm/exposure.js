@@ -179,6 +179,45 @@ class Context {
     return null;
   }
 
+  /* The release whose argument list holds `program`'s flags (null when no version of the list's product is
+     known) and whether the list the command was read with is that release's own (as release_list() in Python). */
+  releaseList(program) {
+    const key = argsProgram(program, this.w);
+    const spec = this.specs[key];
+    const product = listProduct(key, this.w);
+    const release = hasOwn(this.versions, product) ? this.versions[product] : null;
+    if (!spec || release === null) return [null, true];
+    return [release, cmpVersion(spec.version, release) === 0];
+  }
+
+  /* Why the server would refuse a flag the command gives (the checked release's own list has no such argument),
+     else null; an Engine call's keyword that is no ServerArgs field is matched only by a condition that names it. */
+  refused(program, entry) {
+    const [release, own] = this.releaseList(program);
+    if (release === null || !own || !entry.unknown || entry.kwarg) return null;
+    const label = this.w.products[listProduct(argsProgram(program, this.w), this.w)];
+    return say(this.w, "flag_refused", { flag: this.flagShown(entry), product: label, version: release });
+  }
+
+  /* [true, the default] the checked release gives a flag the command does not give, from that release's own list;
+     [false, why it is not known] when the manual has no list of that release or its list has no such argument. */
+  defaultOf(arg, program, shownName) {
+    const w = this.w;
+    if (arg === null) return [false, say(w, "no_default", { flag: shownName })];
+    const [release, own] = this.releaseList(program);
+    if (release === null) return [true, arg.default];
+    const key = argsProgram(program, w);
+    const label = w.products[listProduct(key, w)];
+    if (!own) return [false, say(w, "default_no_list", { flag: shownName, product: label, version: release })];
+    const spec = this.specs[key];
+    const renamed = (this.engine.renamedTo.get(key)?.get(arg.name) || []).map((r) => r.old);
+    const from = this.engine.renamedFrom.get(key)?.get(arg.name);
+    if (from) renamed.push(from.new);
+    const name = [arg.name, ...renamed].find((n) => spec.byOption.has(n));
+    if (name === undefined) return [false, say(w, "default_unlisted", { flag: shownName, product: label, version: release })];
+    return [true, spec.byOption.get(name).default];
+  }
+
   flagName(name, arg, engineCall) {
     if (engineCall && arg && arg.field) return say(this.w, "code", { text: arg.field });
     return say(this.w, "code", { text: name });
@@ -257,22 +296,28 @@ function flagLeaf(c, ctx) {
   if (!ctx.runs(program)) return [F, say(w, "not_program", { program: w.programs[program] })];
   const [arg, entry, shownName] = ctx.lookup(c.name, program);
   const opaque = ctx.opaque();
+  const refused = entry !== null ? ctx.refused(program, entry) : null;
   if (hasOwn(c, "present") || hasOwn(c, "absent")) {
     let given, reason;
-    if (entry !== null) { given = T; reason = say(w, "flag_given", { flag: ctx.flagShown(entry) }); }
-    else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
+    if (entry !== null) {
+      if (refused && hasOwn(c, "present")) return [U, refused];  // the server stops at startup
+      given = T;
+      reason = say(w, "flag_given", { flag: ctx.flagShown(entry) });
+    } else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
     else { given = F; reason = say(w, "flag_not_given", { flag: shownName }); }
     return [hasOwn(c, "present") ? given : !given, reason];
   }
   if (entry !== null) {
     const subject = ctx.flagShown(entry);
     if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
+    if (refused) return [U, refused];
     return compare(c, entry.value, subject, w);
   }
   if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
-  if (arg === null) return [U, say(w, "no_default", { flag: shownName })];
-  if (arg.default === null || arg.default === undefined) return [U, say(w, "default_at_run_time", { flag: shownName })];
-  return compare(c, arg.default, say(w, "default_is", { flag: shownName, value: show(arg.default, w) }), w);
+  const [known, value] = ctx.defaultOf(arg, program, shownName);
+  if (!known) return [U, value];
+  if (value === null || value === undefined) return [U, say(w, "default_at_run_time", { flag: shownName })];
+  return compare(c, value, say(w, "default_is", { flag: shownName, value: show(value, w) }), w);
 }
 
 const TRUTHY = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false, "": false };
@@ -476,10 +521,16 @@ function ipv6Leaf(ctx, arg, entry, shownName) {
     if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
     value = entry.value;
   } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
-  else if (arg !== null && ![null, undefined, ""].includes(arg.default) && !(Array.isArray(arg.default) && !arg.default.length)) {
-    value = arg.default;
+  else if (arg === null) return [F, say(w, "flag_not_given", { flag: shownName })];  // the program has no such flag
+  else {
+    const [known, found] = ctx.defaultOf(arg, ctx.program, shownName);
+    if (!known) return [U, found];
+    if ([null, undefined, ""].includes(found) || (Array.isArray(found) && !found.length)) {
+      return [F, say(w, "flag_not_given", { flag: shownName })];
+    }
+    value = found;
     subject = say(w, "default_is", { flag: shownName, value: show(value, w) });
-  } else return [F, say(w, "flag_not_given", { flag: shownName })];
+  }
   const [kind, host] = address(value);
   if (kind === "ipv6") return [T, say(w, "ipv6", { subject })];
   if (kind === "name") return [U, say(w, "runtime", { question: say(w, "ipv6_question", { host, subject }) }), "runtime"];
@@ -501,9 +552,9 @@ function policyOf(ctx, flag, fallback = null) {
   }
   if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
   if (fallback !== null) return fallback;
-  if (arg !== null && arg.default !== null && arg.default !== undefined) {
-    return [T, String(arg.default), say(w, "policy_default", { flag: shownName })];
-  }
+  const [known, found] = ctx.defaultOf(arg, "router", shownName);
+  if (!known) return [U, found, null];
+  if (found !== null && found !== undefined) return [T, String(found), say(w, "policy_default", { flag: shownName })];
   return [U, say(w, "policy_no_default", { flag: shownName }), null];
 }
 
@@ -813,7 +864,8 @@ export class Engine {
     const versions = this.versionsOf(program);
     if (!versions.length) return null;
     for (const want of [version, program === "sglang" || program === "sglang-bench" ? this.version : null]) {
-      if (want !== null && want !== undefined && versions.includes(want)) return this.list(program, want);
+      const same = want === null || want === undefined ? undefined : versions.find((v) => cmpVersion(v, want) === 0);
+      if (same !== undefined) return this.list(program, same);  // 0.5.8.0 is 0.5.8
     }
     return this.list(program, versions[0]);
   }
@@ -866,8 +918,8 @@ export class Engine {
       return out;
     }
     if (given && given[0] === "v") given = given.slice(1);
-    const specs = this.specs(given);
-    const parsed = parse(command, specs, this.words);
+    let specs = this.specs(given);
+    let parsed = parse(command, specs, this.words);
     if (parsed.error) {
       out.error = parsed.error;
       return out;
@@ -889,6 +941,11 @@ export class Engine {
       versions.sglang = parsed.image.version;
       tags.sglang = say(w, "tag_image");
       out.notes.push(say(w, "from_image", { version: versions.sglang, image: parsed.image.name }));
+      const own = this.specs(versions.sglang);
+      if (own[argsProgram(program, w)] !== specs[argsProgram(program, w)]) {  // read with that release's list
+        specs = own;
+        parsed = parse(command, own, this.words);
+      }
     }
     if (!hasOwn(versions, "sglang")) {
       versions.sglang = this.version;
@@ -911,7 +968,8 @@ export class Engine {
       }
     }
     const spec = specs[argsProgram(program, w)];
-    if (spec && hasOwn(versions, product) && spec.version !== versions[product] && given !== null) {
+    if (spec && hasOwn(versions, product) && cmpVersion(spec.version, versions[product]) !== 0
+      && (given !== null || tags[product] === say(w, "tag_image"))) {
       out.notes.push(say(w, "no_arglist", { product: w.products[product], version: versions[product], checked: spec.version }));
     }
     out.findings = this.renameFindings(parsed, spec);
