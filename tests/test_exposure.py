@@ -133,6 +133,7 @@ def test_conformance_covers_the_vocabulary():
         '"in"',
         '"min"',
         '"max"',
+        '"ignore_case"',
         '"architecture"',
         '"compute_capability"',
         '"memory_gb"',
@@ -1005,10 +1006,10 @@ def _leaves(cond: dict, out: list) -> list:
     return out
 
 
-def _meeting(cond: dict, arglist: dict, program: str = "sglang") -> tuple[list[str], list[str]]:
+def _meeting(cond: dict, arglist: dict, program: str = "sglang", unset: bool = False) -> tuple[list[str], list[str]]:
     """A command's flags (``program``'s: a server's unless told) and the variables (NAME=value) that meet an
     incident's flag and env tests, read from the condition and the argument list (whether a flag is a switch,
-    the values it takes)."""
+    the values it takes); ``unset``: the variables a test wants not set are set too."""
     args = {a["name"]: a for a in arglist["arguments"]}
     flags: dict[str, object] = {}
     env: dict[str, str] = {}
@@ -1019,7 +1020,7 @@ def _meeting(cond: dict, arglist: dict, program: str = "sglang") -> tuple[list[s
         if key == "flag" and test.get("program", "sglang") == program and "absent" not in test:
             if wanted is not None or test["name"] not in flags:
                 flags[test["name"]] = wanted
-        elif key == "env":
+        elif key == "env" and ("absent" not in test or unset):
             env[test["name"]] = "1" if wanted is None or isinstance(wanted, bool) else str(wanted)
         elif key == "deployment" and test.get("multi_node"):
             flags["--nnodes"] = 2
@@ -1049,7 +1050,7 @@ def test_a_variable_set_before_a_container_launcher_stays_outside(real_bundle, t
         if "when" not in exp or not any(k == "env" for k, _ in _leaves(exp["when"], [])):
             continue
         v = _in_range_release(real_bundle, exp)
-        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments}, unset=True)
         server = " ".join(["python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", *flags])
         names = " ".join(a.split("=", 1)[0] for a in assigns)
         img = image.format(v=v)
@@ -1373,3 +1374,50 @@ def test_cli_a_flag_the_release_does_not_list_cannot_make_an_incident_apply(real
         got = {i["id"]: i for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(inc["id"])
         assert got is not None and got["result"] == "may apply", (inc["id"], v, extra, got)
         assert any(test["name"] in u and u.endswith(why) for u in got["undecided"]), got
+
+
+def test_a_value_the_program_reads_in_any_case_meets_its_condition_in_any_case(real_bundle, tmp_path):
+    """Each flag test of the data that says `ignore_case` (SGLang upper-cases `--speculative-algorithm`), with
+    the incident's other conditions met: the value written in another case (`Eagle3` for `EAGLE3`) gives the
+    incident the verdict the value as listed gives, on the command line; a value the test does not list, in any
+    case, gives another. Both engines agree."""
+    engine = Engine(real_bundle)
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        folded = [t for k, t in _leaves(exp.get("when") or {"all": []}, []) if k == "flag" and t.get("ignore_case")]
+        if not folded:
+            continue
+        test = folded[0]
+        listed = str(test.get("equals", (test.get("in") or [None])[0]))
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        at = flags.index(test["name"])
+        flags = flags[:at] + flags[at + 2 :]
+        server = [
+            *assigns,
+            "python3",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            _model_path(real_bundle, exp["when"]),
+        ]
+        verdicts = {}
+        for written in (listed, listed.swapcase(), listed.capitalize(), "not-" + listed.lower()):
+            words = [*server, *flags, test["name"], written]
+            r = cli("--json", "--version", v, "--", *words)
+            assert r.returncode in (0, 1), r.stderr
+            verdicts[written] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(
+                inc["id"]
+            )
+            inputs.append({"command": " ".join(words), "gpu": None, "version": v})
+        assert verdicts[listed] is not None, (inc["id"], verdicts)
+        assert verdicts[listed.swapcase()] == verdicts[listed.capitalize()] == verdicts[listed], (inc["id"], verdicts)
+        assert verdicts["not-" + listed.lower()] != verdicts[listed], (inc["id"], verdicts)
+        seen += 1
+    assert seen, "no flag test of the data says ignore_case"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs

@@ -361,6 +361,10 @@ def _flag_problems(
     program = FLAG_LIST[value.get("program", "sglang")]
     versions = _covered(ranges, program, known, site)
     problems = _flag_value_problems(value, program, versions, known, line, path, lead)
+    if value.get("ignore_case") and "equals" not in value and "in" not in value:
+        problems.append(
+            (line(*path, "ignore_case"), f"{lead}ignore_case compares text: it goes with equals or in, not alone")
+        )
     if not versions:
         problems.append(
             (
@@ -413,6 +417,9 @@ def _flag_value_problems(
         args = {v: a for v, a in args.items() if a is not None}
         lists: Mapping[str, Collection[str]] = {v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()}
         if args and all(lists.values()):
+            if value.get("ignore_case"):  # the program reads the value in any case: so do its choices
+                lists = {v: [c.upper() for c in listed] for v, listed in lists.items()}
+                wanted = [str(w).upper() for w in wanted]
             odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
             if odd is not None:
                 v = next(iter(lists))

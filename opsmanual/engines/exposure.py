@@ -114,21 +114,26 @@ def _as_number(v):
     return None
 
 
-def _equals(val, want) -> bool:
+def _equals(val, want, fold: bool = False) -> bool:
+    """Whether a value equals a condition's; ``fold``: text in any case, as a program that upper-cases the value
+    reads it (the condition's ``ignore_case``)."""
     if isinstance(val, list):
-        return any(_equals(x, want) for x in val)
+        return any(_equals(x, want, fold) for x in val)
     if _is_number(val) and _is_number(want):
         return float(val) == float(want)
+    if fold:
+        return fmt_value(val).upper() == fmt_value(want).upper()
     return fmt_value(val) == fmt_value(want)
 
 
 def _compare(test: dict, val, subject: str):
     """Apply equals / in / min / max to a known value; (truth, reason)."""
+    fold = bool(test.get("ignore_case"))
     if "equals" in test:
-        ok = _equals(val, test["equals"])
+        ok = _equals(val, test["equals"], fold)
         return ok, say("equals" if ok else "not_equals", subject=subject, value=show(test["equals"]))
     if "in" in test:
-        ok = any(_equals(val, w) for w in test["in"])
+        ok = any(_equals(val, w, fold) for w in test["in"])
         return ok, say("one_of" if ok else "not_one_of", subject=subject, value=show(test["in"]))
     key = "min" if "min" in test else "max"
     items = val if isinstance(val, list) else [val]

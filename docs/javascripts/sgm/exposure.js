@@ -128,19 +128,23 @@ function asNumber(v) {
   return null;
 }
 
-function equals(val, want) {
-  if (Array.isArray(val)) return val.some((x) => equals(x, want));
+/* Whether a value equals a condition's; `fold`: text in any case, as a program that upper-cases the value reads
+   it (the condition's `ignore_case`). */
+function equals(val, want, fold = false) {
+  if (Array.isArray(val)) return val.some((x) => equals(x, want, fold));
   if (isNumber(val) && isNumber(want)) return val === want;
+  if (fold) return fmtValue(val).toUpperCase() === fmtValue(want).toUpperCase();
   return fmtValue(val) === fmtValue(want);
 }
 
 function compare(test, val, subject, w) {
+  const fold = Boolean(test.ignore_case);
   if (hasOwn(test, "equals")) {
-    const ok = equals(val, test.equals);
+    const ok = equals(val, test.equals, fold);
     return [ok, say(w, ok ? "equals" : "not_equals", { subject, value: show(test.equals, w) })];
   }
   if (hasOwn(test, "in")) {
-    const ok = test.in.some((x) => equals(val, x));
+    const ok = test.in.some((x) => equals(val, x, fold));
     return [ok, say(w, ok ? "one_of" : "not_one_of", { subject, value: show(test.in, w) })];
   }
   const key = hasOwn(test, "min") ? "min" : "max";
