@@ -961,6 +961,8 @@ def _docker_options(words: list[Word], j: int, env: dict, outer: dict, result: d
         opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
         if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
             opt, val = opt[:2], opt[2:]
+        if val is not None:  # written in the option's word (`--env=A=$X`, `-eA=1`): its expansions are its own
+            val = _word(val, words[j].dynamic)
         if opt in DOCKER_VALUE and val is None:
             if j + 1 >= n:
                 return None

@@ -1255,7 +1255,7 @@ function recognize(words, env, result, args, depth = 0) {
           val = opt.slice(2);
           opt = opt.slice(0, 2);
         }
-        let valWord = val === null ? null : word(val, false);
+        let valWord = val === null ? null : word(val, words[j].d);  // `--env=A=$X`, `-eA=1`: its expansions are its own
         if (optionSet("docker").has(opt) && val === null) {
           if (j + 1 >= n) return false;
           valWord = words[j + 1];
