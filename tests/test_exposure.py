@@ -140,6 +140,7 @@ def test_conformance_covers_the_vocabulary():
         '"in"',
         '"min"',
         '"max"',
+        '"ignore_case"',
         '"architecture"',
         '"compute_capability"',
         '"memory_gb"',
@@ -780,8 +781,9 @@ def test_an_answer_lists_at_most_ten_and_names_the_rest(tmp_path):
 
 
 def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real_bundle, tmp_path):
-    """When a release no longer accepts an option's old name, a command that writes it still meets the
-    option's conditions, and the finding says the server stops at startup (both engines)."""
+    """When a release no longer accepts an option's old name, a command that writes it is read as the option
+    and the finding says the server stops at startup: so the incident the option's conditions name cannot be
+    shown to apply, and only may apply, with the refusal as what is open (both engines)."""
     import copy
 
     from opsmanual.render.bundle import renames
@@ -814,7 +816,8 @@ def test_a_name_a_later_release_dropped_is_the_same_condition_and_a_finding(real
     ]
     command = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 2"
     out = Engine(b).check(command, version="0.5.22")
-    assert [r["result"] for r in out["results"]] == ["applies"]
+    assert [r["result"] for r in out["results"]] == ["may apply"]
+    assert out["results"][0]["undecided"][0].endswith("has no such argument, so the server would refuse it")
     assert [f["code"] for f in out["findings"]] == ["renamed-flag"]
     assert out["findings"][0]["message"].endswith("no longer accepts the old name, so the server stops at startup")
     if NODE is None:
@@ -931,3 +934,497 @@ def test_the_command_imports_only_what_a_check_needs(tmp_path):
         imported = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
         assert "opsmanual.engines.exposure" in imported, r.stderr[-2000:]
         assert not imported & {"inspect", "typing", "ast", "json", "yaml", "jinja2", "opsmanual.data.loader"}, module
+
+
+# --------------------------------------------------------------------------- what the input cannot show
+
+
+def _rests_on_absence(result: dict) -> bool:
+    """Whether an incident's verdict rests on a flag the command does not give (its absence or its default)."""
+    return any(" is not given" in why for why in result["why"])
+
+
+@pytest.mark.parametrize("mark", ["\\", "...", "…"])
+def test_a_cut_off_command_proves_no_flag_absent(real_bundle, tmp_path, mark):
+    """Each real command with its last line cut off (ending with a backslash, `...` or an ellipsis), against the
+    manual's data: what applied because a flag was not given now only may apply, with "the whole command" as what
+    decides it; nothing applies that did not, and nothing reported is dropped. Both engines agree."""
+    import yaml
+
+    from opsmanual.data.exposure_words import CUT_MARKS
+
+    assert mark in CUT_MARKS
+    engine = Engine(real_bundle)
+    items = [i for p in (COMMANDS, HELD_OUT) for i in yaml.safe_load(p.read_text("utf-8"))]
+    inputs, seen = [], 0
+    for item in items:
+        full = engine.check(item["command"], gpu=item.get("gpu"), version=item.get("version"))
+        if full["error"] or item["command"].rstrip().endswith(("\\", "...", "…")):
+            continue
+        cut_command = item["command"].rstrip() + " " + mark + "\n"
+        inputs.append({"command": cut_command, "gpu": item.get("gpu"), "version": item.get("version")})
+        cut = engine.check(cut_command, gpu=item.get("gpu"), version=item.get("version"))
+        got = {r["id"]: r for r in cut["results"]}
+        assert {r["id"] for r in full["results"]} <= set(got), item["command"]
+        assert {i for i, r in got.items() if r["result"] == "applies"} <= {
+            r["id"] for r in full["results"] if r["result"] == "applies"
+        }, item["command"]
+        for r in full["results"]:
+            if r["result"] == "applies" and _rests_on_absence(r):
+                seen += 1
+                assert got[r["id"]]["result"] == "may apply" and "cut" in got[r["id"]]["add"], (item["command"], r)
+        if cut["program"] != "engine":  # a Python call reads to its closing parenthesis: nothing after it is cut
+            assert "cut-off" in [f["code"] for f in cut["findings"]], item["command"]
+    assert seen, "no real command has an incident that applies because a flag is not given"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], gpu=i["gpu"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_cli_a_cut_off_command_only_may_apply(tmp_path):
+    """On the command line: an incident that needs a flag not given applies to the whole command, and only may
+    apply once the command is cut off, with the exit status that says so and what would decide it."""
+    from opsmanual.data.exposure_words import ADD
+
+    absent = dict(ONE, exposure=dict(ONE["exposure"], when={"flag": {"name": "--disable-cuda-graph", "absent": True}}))
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(dict(MINI, incidents=[absent])), "utf-8")
+    whole = cli("-", stdin=SERVER + " \\\n  --tp 2\n", bundle_file=str(path))
+    assert whole.returncode == 1 and whole.stdout.startswith("APPLIES  t-one"), whole.stdout + whole.stderr
+    for cut in (SERVER + " \\\n  --tp 2 \\\n", SERVER + " ... --tp 2\n", SERVER + " --tp 2 …"):
+        r = cli("-", stdin=cut, bundle_file=str(path))
+        assert r.returncode == 0 and r.stdout.startswith("MAY APPLY t-one"), r.stdout + r.stderr
+        assert ADD["cut"]["cli"] in r.stdout
+
+
+def _leaves(cond: dict, out: list) -> list:
+    """The leaf tests an incident's condition needs to hold: every child of an `all`, the first of an `any`
+    (its other branches and what a `not` holds are left out)."""
+    ((key, value),) = cond.items()
+    if key == "all":
+        for c in value:
+            _leaves(c, out)
+    elif key == "any":
+        _leaves(value[0], out)
+    elif key != "not":
+        out.append((key, value))
+    return out
+
+
+def _meeting(cond: dict, arglist: dict, program: str = "sglang", unset: bool = False) -> tuple[list[str], list[str]]:
+    """A command's flags (``program``'s: a server's unless told) and the variables (NAME=value) that meet an
+    incident's flag and env tests, read from the condition and the argument list (whether a flag is a switch,
+    the values it takes); ``unset``: the variables a test wants not set are set too."""
+    args = {a["name"]: a for a in arglist["arguments"]}
+    flags: dict[str, object] = {}
+    env: dict[str, str] = {}
+    for key, test in _leaves(cond, []):
+        if not isinstance(test, dict):
+            continue
+        wanted = test.get("equals", (test.get("in") or [test.get("min")])[0])
+        if key == "flag" and test.get("program", "sglang") == program and "absent" not in test:
+            if wanted is not None or test["name"] not in flags:
+                flags[test["name"]] = wanted
+        elif key == "env" and ("absent" not in test or unset):
+            env[test["name"]] = "1" if wanted is None or isinstance(wanted, bool) else str(wanted)
+        elif key == "deployment" and test.get("multi_node"):
+            flags["--nnodes"] = 2
+        elif key == "deployment" and "pd_role" in test:
+            flags["--disaggregation-mode"] = test["pd_role"][0]
+    words = []
+    for name, wanted in flags.items():
+        arg = args.get(name) or {}
+        if arg.get("nargs") == 0:
+            words.append(name)
+        else:
+            value = wanted if wanted is not None else ((arg.get("choices") or [None])[0] or arg.get("default") or 2)
+            words += [name, str(value)]
+    return words, [f"{k}={v}" for k, v in env.items()]
+
+
+def test_a_variable_set_before_a_container_launcher_stays_outside(real_bundle, tmp_path):
+    """For each incident with a condition on a variable, a command that meets its flags and variables: the
+    variables written in front of `docker run`, `podman run`, `kubectl exec` or `kubectl run`, or exported before
+    it, are the launcher's own and change nothing in the container; `-e NAME=value` (or `-e NAME` for one set in
+    front), `kubectl run --env` and a variable in front of the server itself pass them. Both engines agree."""
+    engine = Engine(real_bundle)
+    image = "lmsysorg/sglang:v{v}"
+    inputs, decided = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or not any(k == "env" for k, _ in _leaves(exp["when"], [])):
+            continue
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments}, unset=True)
+        server = " ".join(["python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", *flags])
+        names = " ".join(a.split("=", 1)[0] for a in assigns)
+        img = image.format(v=v)
+        inside = {
+            "inside": f"{' '.join(assigns)} {server}",
+            "-e": f"docker run {' '.join('-e ' + a for a in assigns)} {img} {server}",
+            "-e NAME": f"{' '.join(assigns)} podman run -e {' -e '.join(names.split())} {img} {server}",
+            "kubectl run --env": f"kubectl run s --image={img} {' '.join('--env=' + a for a in assigns)} -- {server}",
+        }
+        outside = {
+            "plain": f"docker run {img} {server}",
+            "docker": f"{' '.join(assigns)} docker run --gpus all {img} {server}",
+            "podman": f"{' '.join(assigns)} podman run {img} {server}",
+            "export": "\n".join([*(f"export {a}" for a in assigns), f"docker run {img} {server}"]),
+            "kubectl exec": f"{' '.join(assigns)} kubectl exec -it pod-0 -- {server}",
+            "kubectl run": f"env {' '.join(assigns)} kubectl run s --image={img} -- {server}",
+        }
+        verdicts = {}
+        for name, command in {**inside, **outside}.items():
+            out = engine.check(command, version=v)
+            assert out["error"] is None, (name, command, out["error"])
+            verdicts[name] = next((r["result"] for r in out["results"] if r["id"] == inc["id"]), "does not apply")
+            inputs.append({"command": command, "gpu": None, "version": v})
+        assert {verdicts[k] for k in inside} == {verdicts["inside"]}, (inc["id"], verdicts)
+        assert {verdicts[k] for k in outside} == {verdicts["plain"]}, (inc["id"], verdicts)
+        decided += verdicts["inside"] != verdicts["plain"]
+    assert decided, "no incident's variable decides its verdict for the commands built from its conditions"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_cli_a_variable_in_front_of_docker_run_is_not_the_servers(real_bundle):
+    """On the command line, with the manual's data: an incident whose verdict a variable decides (read from its
+    conditions) applies or may apply when `-e` passes the variable into the container, and does not apply when
+    the variable is only written in front of `docker run`."""
+    engine = Engine(real_bundle)
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or not any(k == "env" and "absent" not in t for k, t in _leaves(exp["when"], [])):
+            continue
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        server = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
+        passed = ["docker", "run", *[w for a in assigns for w in ("-e", a)], f"lmsysorg/sglang:v{v}", *server]
+        verdict = next(
+            (r["result"] for r in engine.check(" ".join(passed), version=v)["results"] if r["id"] == inc["id"]), None
+        )
+        if verdict is not None:
+            break
+    else:
+        pytest.fail("no incident with a condition on a variable is met by a command built from its conditions")
+    ids = {}
+    for name, words in {
+        "-e": passed,
+        "in front": [*assigns, "docker", "run", f"lmsysorg/sglang:v{v}", *server],
+    }.items():
+        r = cli("--json", "--version", v, "--", *words)
+        assert r.returncode in (0, 1), r.stderr
+        ids[name] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}
+    assert ids["-e"].get(inc["id"]) == verdict
+    assert inc["id"] not in ids["in front"], (inc["id"], ids["in front"])
+
+
+def _in_range_release(bundle: dict, exp: dict) -> str:
+    """The newest SGLang release that an incident's range covers, one with an argument list of its own where
+    the manual has one (so the defaults are that release's)."""
+    from opsmanual.text.versions import in_range
+
+    releases = [
+        r
+        for r in bundle["releases"]["sglang"]["versions"]
+        if any(in_range(r, x) for x in exp["versions"] if x["product"] == "sglang")
+    ]
+    return next((r for r in releases if r in bundle["args"]["sglang"]), releases[0])
+
+
+def test_nnodes_1_is_one_node_whatever_the_address(real_bundle, tmp_path):
+    """Each incident whose conditions need more than one node (read from the data), on the command line: with
+    its other conditions met and an IPv6 `--dist-init-addr`, `--nnodes 2` leaves it reported and `--nnodes 1`
+    (or no `--nnodes`: its default is 1) rules it out. Both engines agree."""
+    engine = Engine(real_bundle)
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        if "when" not in exp or ("deployment", {"multi_node": True}) not in _leaves(exp["when"], []):
+            continue
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        at = flags.index("--nnodes")
+        flags = flags[:at] + flags[at + 2 :]  # the number of nodes is what this test varies
+        server = [*assigns, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
+        server += ["--dist-init-addr", "[fd00::1]:5000"]
+        for nodes, reported in ((["--nnodes", "2"], True), (["--nnodes", "1"], False), ([], False)):
+            r = cli("--json", "--version", v, "--", *server, *nodes)
+            assert r.returncode in (0, 1), r.stderr
+            ids = {i["id"] for i in json.loads(r.stdout) if i["kind"] == "incident"}
+            assert (inc["id"] in ids) is reported, (inc["id"], nodes, ids)
+            inputs.append({"command": " ".join([*server, *nodes]), "gpu": None, "version": v})
+        seen += 1
+    assert seen, "no incident's conditions need more than one node"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_an_ipv6_test_reads_the_address_flag_it_names(real_bundle, tmp_path):
+    """Each incident whose conditions need an IPv6 address in a flag (read from the data), on the command line,
+    with its other conditions met: an IPv6 literal in that flag keeps it reported; an IPv4 address there rules it
+    out whatever another flag holds (an HTTP `--host ::`); a host name there leaves it undecided, with the
+    question that decides it. Both engines agree."""
+    engine = Engine(real_bundle)
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        named = [t["ipv6"] for k, t in _leaves(exp.get("when") or {"all": []}, []) if k == "deployment" and "ipv6" in t]
+        if not named:
+            continue
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        server = [*assigns, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", *flags]
+        for address, verdict in (
+            ("[fd00::1]:5000", True),
+            ("10.0.0.1:5000", None),
+            ("sglang-head.svc:5000", "may apply"),
+        ):
+            words = [*server, "--host", "::", named[0], address]
+            r = cli("--json", "--version", v, "--", *words)
+            assert r.returncode in (0, 1), r.stderr
+            found = {i["id"]: i for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(inc["id"])
+            if verdict is None:
+                assert found is None, (inc["id"], address, found)
+            elif verdict is True:
+                assert found is not None and any(named[0] in why and "IPv6" in why for why in found["why"]), found
+            else:
+                assert found["result"] == verdict and "runtime" in found["add"], found
+                assert any("sglang-head.svc" in u for u in found["undecided"]), found
+            inputs.append({"command": " ".join(words), "gpu": None, "version": v})
+        seen += 1
+    assert seen, "no incident's conditions need an IPv6 address"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_a_router_policy_condition_reads_the_policy_each_pd_side_routes_by(real_bundle, tmp_path):
+    """Each incident whose conditions need a router policy (read from the data), on the command line, in PD mode
+    with its other conditions met: `--prefill-policy` and `--decode-policy` override `--policy` for their side,
+    so both set to a policy the condition does not name rule it out, one side set so leaves it at most "may apply",
+    and both set to one it names decide as the default does. Both engines agree."""
+    from opsmanual.text.versions import in_range
+
+    engine = Engine(real_bundle)
+    releases = real_bundle["releases"]["sglang-router"]["versions"]
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        wanted = [
+            t["router_policy"]
+            for k, t in _leaves(exp.get("when") or {"all": []}, [])
+            if k == "deployment" and "router_policy" in t
+        ]
+        if not wanted:
+            continue
+        v = next(r for r in releases if any(in_range(r, x) for x in exp["versions"] if x["product"] == "sglang-router"))
+        arglist = engine.arglist("sglang-router", v)
+        other = next(p for p in arglist.by_option["--prefill-policy"]["choices"] if p not in wanted[0])
+        flags, _ = _meeting(exp["when"], {"arguments": arglist.arguments}, "router")
+        if "--pd-disaggregation" not in flags:
+            flags.append("--pd-disaggregation")
+        router = [
+            "python",
+            "-m",
+            "sglang_router.launch_router",
+            *flags,
+            "--prefill",
+            "http://p:8000",
+            "--decode",
+            "http://d:8000",
+        ]
+        verdicts = {}
+        for name, extra in {
+            "default": [],
+            "both named": ["--prefill-policy", wanted[0][0], "--decode-policy", wanted[0][0]],
+            "both other": ["--prefill-policy", other, "--decode-policy", other],
+            "prefill other": ["--prefill-policy", other],
+            "decode other": ["--decode-policy", other],
+        }.items():
+            r = cli("--json", "--version", v, "--", *router, *extra)
+            assert r.returncode in (0, 1), r.stderr
+            verdicts[name] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(
+                inc["id"]
+            )
+            inputs.append({"command": " ".join([*router, *extra]), "gpu": None, "version": v})
+        assert verdicts["default"] is not None and verdicts["both named"] == verdicts["default"], (inc["id"], verdicts)
+        assert verdicts["both other"] is None, (inc["id"], verdicts)
+        assert verdicts["prefill other"] == verdicts["decode other"] == "may apply", (inc["id"], verdicts)
+        seen += 1
+    assert seen, "no incident's conditions need a router policy"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def test_a_default_is_only_the_checked_release_s_own(real_bundle, tmp_path):
+    """Each real command at every SGLang release from the oldest argument list the manual has to the newest, the
+    releases between lists included: a verdict rests on a flag's default only where the manual has that
+    release's own list and it lists the flag; at a release between lists, the flag's test is undecided and says
+    why. Both engines agree on the releases between lists."""
+    import yaml
+
+    from opsmanual.data.exposure_words import MESSAGES
+
+    default_is = MESSAGES["default_is"].split("{flag}")[1].split("{value}")[0]
+    no_list = MESSAGES["default_no_list"].split("{flag}")[1].split("{product}")[0]
+    lists = real_bundle["args"]["sglang"]
+    oldest = min(version_key(v) for v in lists)
+    releases = [r for r in real_bundle["releases"]["sglang"]["versions"] if version_key(r) >= oldest]
+    assert any(r not in lists for r in releases) and any(r in lists for r in releases)
+    engine = Engine(real_bundle)
+    items = [i for p in (COMMANDS, HELD_OUT) for i in yaml.safe_load(p.read_text("utf-8"))]
+    between, rested, open_ = [], 0, 0
+    for r in releases:
+        names = (
+            {n for a in lists[r]["arguments"] for n in [a["name"], a["field"], *a["aliases"]]} if r in lists else set()
+        )
+        for item in items:
+            out = engine.check(item["command"], gpu=item.get("gpu"), version=r)
+            if out["error"] or out["program"] not in ("sglang", "engine"):
+                continue
+            for res in out["results"]:
+                for why in res["why"]:
+                    if default_is in why:
+                        rested += 1
+                        assert why.split("`")[1] in names, (r, item["command"], why)
+                open_ += sum(no_list in u for u in res["undecided"])
+            if r not in lists:
+                between.append({"command": item["command"], "gpu": item.get("gpu"), "version": r})
+    assert rested and open_, "no verdict rested on a default, or none was left open between lists"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], gpu=i["gpu"], version=i["version"])) for i in between]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, between)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
+def _model_path(bundle: dict, cond: dict) -> str:
+    """A model path that the manual's model list places where an incident's model tests want it (a family, or a
+    family with a trait), written from the first pattern that fits."""
+    tests = [t for k, t in _leaves(cond, []) if k == "model" and t.get("role", "target") == "target"]
+    for m in bundle.get("models") or []:
+        if all(
+            m["family"] in t.get("family", [m["family"]]) and t.get("trait", None) in (None, *m.get("traits", []))
+            for t in tests
+        ):
+            pattern = m["patterns"][0]
+            out, k = [], 0
+            while k < len(pattern):
+                if pattern[k] == "[":
+                    out.append(pattern[k + 1])
+                    k = pattern.index("]", k) + 1
+                    continue
+                out.append({"*": "", "?": "x"}.get(pattern[k], pattern[k]))
+                k += 1
+            return "".join(out)
+    return "Qwen/Qwen3-8B"
+
+
+def test_cli_a_flag_the_release_does_not_list_cannot_make_an_incident_apply(real_bundle):
+    """On the command line: for a flag an incident's condition tests by its value (read from the data) and a
+    release in the incident's range whose own argument list lacks it, with the incident's other conditions met,
+    the flag given with the value the condition wants only may apply (the server would refuse the flag), and
+    the flag not given takes no default from another release's list."""
+    from opsmanual.data.exposure_words import MESSAGES
+    from opsmanual.text.versions import in_range
+
+    lists = real_bundle["args"]["sglang"]
+
+    def names(v):
+        return {n for a in lists[v]["arguments"] for n in [a["name"], *a["aliases"]]}
+
+    found_case = None
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        for key, test in _leaves(exp.get("when") or {"all": []}, []):
+            if key != "flag" or test.get("program", "sglang") != "sglang" or not {"equals", "in", "min"} & set(test):
+                continue
+            gone = [
+                v
+                for v in sorted(lists, key=version_key)
+                if test["name"] not in names(v)
+                and any(in_range(v, x) for x in exp["versions"] if x["product"] == "sglang")
+                and any(test["name"] in names(h) for h in lists)
+            ]
+            if gone:
+                found_case = (inc, exp, test, gone[-1])
+                break
+        if found_case:
+            break
+    assert found_case, "no incident tests a flag by its value at a release in its range whose list lacks the flag"
+    inc, exp, test, v = found_case
+    flags, assigns = _meeting(exp["when"], {"arguments": lists[v]["arguments"]})
+    at = flags.index(test["name"]) if test["name"] in flags else None
+    if at is not None:
+        flags = flags[:at] + flags[at + 2 :]
+    server = [*assigns, "python", "-m", "sglang.launch_server", "--model-path", _model_path(real_bundle, exp["when"])]
+    wanted = test.get("equals", (test.get("in") or [test.get("min")])[0])
+    refused = MESSAGES["flag_refused"].split("{version}")[1]
+    unlisted = MESSAGES["default_unlisted"].split("{version}")[1]
+    for extra, why in (([test["name"], str(wanted)], refused), ([], unlisted)):
+        r = cli("--json", "--version", v, "--", *server, *flags, *extra)
+        assert r.returncode in (0, 1), r.stderr
+        got = {i["id"]: i for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(inc["id"])
+        assert got is not None and got["result"] == "may apply", (inc["id"], v, extra, got)
+        assert any(test["name"] in u and u.endswith(why) for u in got["undecided"]), got
+
+
+def test_a_value_the_program_reads_in_any_case_meets_its_condition_in_any_case(real_bundle, tmp_path):
+    """Each flag test of the data that says `ignore_case` (SGLang upper-cases `--speculative-algorithm`), with
+    the incident's other conditions met: the value written in another case (`Eagle3` for `EAGLE3`) gives the
+    incident the verdict the value as listed gives, on the command line; a value the test does not list, in any
+    case, gives another. Both engines agree."""
+    engine = Engine(real_bundle)
+    inputs, seen = [], 0
+    for inc in real_bundle["incidents"]:
+        exp = inc.get("exposure") or {}
+        folded = [t for k, t in _leaves(exp.get("when") or {"all": []}, []) if k == "flag" and t.get("ignore_case")]
+        if not folded:
+            continue
+        test = folded[0]
+        listed = str(test.get("equals", (test.get("in") or [None])[0]))
+        v = _in_range_release(real_bundle, exp)
+        flags, assigns = _meeting(exp["when"], {"arguments": engine.arglist("sglang", v).arguments})
+        at = flags.index(test["name"])
+        flags = flags[:at] + flags[at + 2 :]
+        server = [
+            *assigns,
+            "python3",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            _model_path(real_bundle, exp["when"]),
+        ]
+        verdicts = {}
+        for written in (listed, listed.swapcase(), listed.capitalize(), "not-" + listed.lower()):
+            words = [*server, *flags, test["name"], written]
+            r = cli("--json", "--version", v, "--", *words)
+            assert r.returncode in (0, 1), r.stderr
+            verdicts[written] = {i["id"]: i["result"] for i in json.loads(r.stdout) if i["kind"] == "incident"}.get(
+                inc["id"]
+            )
+            inputs.append({"command": " ".join(words), "gpu": None, "version": v})
+        assert verdicts[listed] is not None, (inc["id"], verdicts)
+        assert verdicts[listed.swapcase()] == verdicts[listed.capitalize()] == verdicts[listed], (inc["id"], verdicts)
+        assert verdicts["not-" + listed.lower()] != verdicts[listed], (inc["id"], verdicts)
+        seen += 1
+    assert seen, "no flag test of the data says ignore_case"
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs

@@ -767,7 +767,7 @@ def _holds(when: dict, flags: dict, env: dict) -> bool:
     if key == "program":
         return value == "sglang"
     if key in ("flag", "env") and value.get("program", "sglang") == "sglang":
-        if any(isinstance(v, bool) for k, v in value.items() if k not in ("present", "absent")):
+        if any(isinstance(v, bool) for k, v in value.items() if k not in ("present", "absent", "ignore_case")):
             return False
         (flags if key == "flag" else env).setdefault(value["name"], {}).update(value)
         return True
@@ -1110,3 +1110,47 @@ def test_a_requirement_pip_cannot_read_or_no_release_meets_is_one_note(tmp_path)
             "the release the manual describes"
         ], r.stdout
         assert r.returncode == 1 if applies else r.returncode in (0, 1)
+
+
+def test_a_script_that_ends_inside_a_command_proves_no_flag_absent(tmp_path):
+    """A script whose last line ends with a backslash stops inside the command: what the missing lines could give
+    is undecided, so an incident that needs a flag not given only may apply there, and applies once the command
+    ends."""
+    absent = dict(MIXED, exposure={"versions": V, "when": {"flag": {"name": "--enable-mixed-chunk", "absent": True}}})
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(dict(MINI, incidents=[absent])), "utf-8")
+    for name, text, code, verdict in [
+        ("whole.sh", f"#!/bin/sh\n{LAUNCH} \\\n  --tp 2\n", 1, "applies"),
+        ("cut.sh", f"#!/bin/sh\n{LAUNCH} \\\n  --tp 2 \\\n", 0, "may apply"),
+        ("cut-no-newline.sh", f"{LAUNCH} \\\n  --tp 2 \\", 0, "may apply"),
+        ("then-blank.sh", f"{LAUNCH} \\\n  --tp 2 \\\n\n\n", 0, "may apply"),
+    ]:
+        path = tmp_path / name
+        path.write_text(text, "utf-8")
+        r = scan("--format", "json", str(path), bundle=bundle, cwd=tmp_path)
+        assert r.returncode == code, (name, r.stdout, r.stderr)
+        commands = json.loads(r.stdout)["commands"]
+        assert [[i["result"] for i in c["incidents"]] for c in commands] == [[verdict]], name
+
+
+def test_a_variable_in_front_of_a_container_launcher_is_not_the_servers(tmp_path):
+    """In a script, a variable written in front of `docker run`, `podman run` or `kubectl exec` stays with the
+    launcher: a condition on it holds only for the line that passes it into the container, or runs the server
+    itself."""
+    env = dict(MIXED, exposure={"versions": V, "when": {"env": {"name": "SGLANG_X", "present": True}}})
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(dict(MINI, incidents=[env])), "utf-8")
+    image = "lmsysorg/sglang:v0.5.22"
+    lines = {
+        f"SGLANG_X=1 docker run {image} {LAUNCH}": [],
+        f"SGLANG_X=1 podman run --gpus all {image} {LAUNCH}": [],
+        f"SGLANG_X=1 kubectl exec -it sglang-0 -- {LAUNCH}": [],
+        f"SGLANG_X=1 docker run -e SGLANG_X {image} {LAUNCH}": ["applies"],
+        f"SGLANG_X=1 {LAUNCH}": ["applies"],
+    }
+    path = tmp_path / "run.sh"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    r = scan("--format", "json", "--version", "0.5.22", str(path), bundle=bundle, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    commands = json.loads(r.stdout)["commands"]
+    assert [[i["result"] for i in c["incidents"]] for c in commands] == list(lines.values())

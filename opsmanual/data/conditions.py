@@ -271,6 +271,21 @@ def _policy_problems(
     return []
 
 
+def _address_flag_problems(
+    name: str, ranges: list[Any], known: Facts, site: Site, line: LineOf, path: list[str | int], lead: str
+) -> list[tuple[int | None, str]]:
+    """The address flag a ``deployment: {ipv6: FLAG}`` test names is an option of some program's argument list
+    at a release the incident's range covers (the program the command runs decides whose flag is read); the
+    problem named is SGLang's when no program has it."""
+    first: list[tuple[int | None, str]] = []
+    for program in FLAG_LIST:
+        problems = _flag_problems({"name": name, "program": program}, ranges, known, site, line, path, lead)
+        if not problems:
+            return []
+        first = first or problems
+    return first
+
+
 def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) -> list[tuple[int | None, str]]:
     """Every flag a condition names exists at a version the incident's range covers, and every GPU,
     architecture and model family it names is in data/gpus.yaml or data/models.yaml."""
@@ -288,6 +303,10 @@ def _exposure_problems(inc: Incident, line: LineOf, known: Facts, site: Site) ->
             problems += _flag_problems(value, ranges, known, site, line, path, lead)
         elif key == "deployment" and isinstance(value, dict) and "router_policy" in value:
             problems += _policy_problems(value["router_policy"], ranges, known, site, line, path, lead)
+        elif key == "deployment" and isinstance(value, dict) and isinstance(value.get("ipv6"), str):
+            problems += _address_flag_problems(
+                value["ipv6"], ranges, known, site, line, [*path, "ipv6"], lead + "ipv6: "
+            )
         elif key == "gpu" and isinstance(value, dict):
             problems += _gpu_problems(value, known, line, path, lead)
         elif key == "model" and isinstance(value, dict):
@@ -342,6 +361,10 @@ def _flag_problems(
     program = FLAG_LIST[value.get("program", "sglang")]
     versions = _covered(ranges, program, known, site)
     problems = _flag_value_problems(value, program, versions, known, line, path, lead)
+    if value.get("ignore_case") and "equals" not in value and "in" not in value:
+        problems.append(
+            (line(*path, "ignore_case"), f"{lead}ignore_case compares text: it goes with equals or in, not alone")
+        )
     if not versions:
         problems.append(
             (
@@ -394,6 +417,9 @@ def _flag_value_problems(
         args = {v: a for v, a in args.items() if a is not None}
         lists: Mapping[str, Collection[str]] = {v: [str(c) for c in a.get("choices") or ()] for v, a in args.items()}
         if args and all(lists.values()):
+            if value.get("ignore_case"):  # the program reads the value in any case: so do its choices
+                lists = {v: [c.upper() for c in listed] for v, listed in lists.items()}
+                wanted = [str(w).upper() for w in wanted]
             odd = next((w for w in wanted if not any(str(w) in c for c in lists.values())), None)
             if odd is not None:
                 v = next(iter(lists))

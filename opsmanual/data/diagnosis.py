@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from opsmanual.data import programs
+from opsmanual.data.exposure_words import CUT_MARKS
 
 FORMAT = "sgm-diagnose/1"
 
@@ -560,8 +561,16 @@ CONDITION_OPEN = {
 # condition of the incident, but no launch condition the report states on its own; with a flag, the GPU or
 # a variable it is (the mechanism is the flag and the family, not the model many unrelated reports run).
 MODEL_REASON = {"flags": "", "re": r"^(?:model|draft model) \S{1,400}: "}
-# A command cut off: its last line ends with a backslash, three dots or an ellipsis.
-CUT_COMMAND = {"flags": "", "re": r"(?:\\|\.\.\.|…)[ \t`]*$"}
+
+
+# A command cut off: its last line ends with a backslash, three dots or an ellipsis (the marks the
+# launch-command check reads too: exposure_words.CUT_MARKS).
+def _literal(text: str) -> str:
+    """``text`` as a regex that matches it as written."""
+    return "".join("\\" + c if c in "\\.^$*+?()[]{}|" else c for c in text)
+
+
+CUT_COMMAND = {"flags": "", "re": "(?:" + "|".join(_literal(m) for m in CUT_MARKS) + r")[ \t`]*$"}
 # A flag named in the prose (outside every launch command read): checked as given, in a launch command
 # made of those flags alone, which proves no other flag absent.
 # (group 1 is the flag; the character before it is read, nothing after it: no lookaround)

@@ -41,7 +41,14 @@ ADD = {
         "cli": "answer the questions about the running server that no command shows",
         "page": "answer the questions about the running server that no command shows",
     },
+    "cut": {"cli": "give the whole command (it is cut off)", "page": "paste the whole command (it is cut off)"},
 }
+
+# What the last line of a command cut off ends with, and the words that stand for options left out of a
+# pasted command: such a command proves no flag absent. The diagnosis reads a cut-off command in a report
+# by the same marks (opsmanual/data/diagnosis.py's CUT_COMMAND).
+CUT_MARKS = ["\\", "...", "…"]
+ELISIONS = ["...", "…"]
 
 # How many incidents an answer lists; the others that may apply (those with the least evidence) are
 # counted and named, not described.
@@ -113,6 +120,10 @@ MESSAGES = {
     "no_default": "{flag} is not given and the manual has no default for it",
     "default_at_run_time": "{flag} is not given and its default is decided at run time",
     "default_is": "{flag} is not given, so its default {value}",
+    "default_no_list": "{flag} is not given, and the manual has no argument list for {product} {version} to take "
+    "its default from",
+    "default_unlisted": "{flag} is not given, and {product} {version} has no such argument to take a default from",
+    "flag_refused": "{flag} is given, but {product} {version} has no such argument, so the server would refuse it",
     # environment variables
     "env_opaque": "`{name}` is not set in the command, but {opaque} may set it",
     "env_not_set": "`{name}` is not set",
@@ -157,17 +168,19 @@ MESSAGES = {
     "policy_no_default": "{flag} is not given and its default is not known",
     "policy": "router policy {policy} ({how})",
     "policy_not": "router policy {policy} ({how}), not {wanted}",
-    "ipv6": "IPv6 address in {flag}",
-    "ipv6_opaque": "no IPv6 address in the command, but {opaque} may set an address",
-    "ipv6_none": "no IPv6 address in the command's address flags",
+    "policy_side": "{side} {policy} ({how})",
+    "policy_sides": "router policies in PD mode: {sides}",
+    "policy_sides_not": "router policies in PD mode: {sides}, neither {wanted}",
+    "policy_sides_one": "router policies in PD mode: {sides}; only one side routes by {wanted}",
+    "ipv6": "{subject} holds an IPv6 address",
+    "ipv6_not": "{subject} holds no IPv6 address",
+    "ipv6_question": "Does the host `{host}` in {subject} resolve to an IPv6 address?",
     "pd_role": "PD role {role} ({flag})",
     "pd_role_not": "PD role {role} ({flag}), not {wanted}",
     "pd_none_written": "no PD role ({flag})",
     "pd_none": "no PD role ({flag} is not given)",
-    "multi_addr": "multi-node: {flag} is given",
-    "multi_nodes": "multi-node: {flag}",
-    "multi_opaque": "{nodes} and {addr} are not given, but {opaque} may set them",
-    "single_node": "a single node ({nodes} is not above 1 and {addr} is not given)",
+    "multi_node": "multi-node: {reason}",
+    "single_node": "a single node: {reason}",
     # what only the running server shows
     "runtime": "no command shows it: {question}",
     # the check as a whole
@@ -193,7 +206,8 @@ MESSAGES.update(
     {
         "p_not_a_command": "not a command this checker reads: paste `python -m sglang.launch_server ...`, "
         "`sglang serve ...`, `python -m sglang_router.launch_router ...`, "
-        "`python -m sglang.bench_serving ...`, a `docker run` line that runs one of them, "
+        "`python -m sglang.bench_serving ...`, a `docker run` (`podman run`, `kubectl exec ... --`) line that "
+        "runs one of them, "
         "or a Python `sgl.Engine(...)` call",
         "p_where": "line {line}, column {column}",
         "p_unbalanced": "unbalanced quote: the {quote} at {where} is never closed",
@@ -211,6 +225,8 @@ MESSAGES.update(
         "p_opaque": "{subject} may set {noun} the paste does not show; tests on {noun} it does not give are undecided",
         "p_noun_flags": "flags",
         "p_noun_env": "environment variables",
+        "p_cut_end": "the lines cut off after `{mark}`",
+        "p_cut_word": "the options `{mark}` stands for",
         "p_bad_value": "`{flag} {raw}` is not {what}",
         "p_an_integer": "an integer",
         "p_a_number": "a number",
@@ -221,7 +237,7 @@ MESSAGES.update(
         "p_positional": "positional arguments to `Engine(...)` are not checked",
         "p_only_cli": ": `{option}` exists only on the command line",
         "p_unknown_kwarg": "`{name}` is not a ServerArgs field in SGLang {version}{only_cli}{hint}",
-        "p_docker_own": "the `docker {mode}` line runs the image's own command, which the paste does not show; "
+        "p_docker_own": "the `{tool} {mode}` line runs the image's own command, which the paste does not show; "
         "paste the command the container runs",
         "p_module": "`python -m {module}` is not a command this checker reads; it reads `sglang.launch_server`, "
         "`sglang_router.launch_router` and `sglang.bench_serving`",
@@ -450,6 +466,8 @@ def bundle_words() -> dict[str, Any]:
         "messages": dict(MESSAGES),
         "arg_labels": {k: list(v) for k, v in ARG_LABELS.items()},
         "shell_options": {k: list(v) for k, v in SHELL_OPTIONS.items()},
+        "cut_marks": list(CUT_MARKS),
+        "elisions": list(ELISIONS),
         "program_table": bundle_programs(),  # the programs, their argument lists and products, once
         **WORDS,
     }

@@ -17,8 +17,10 @@ the same ones and gives the same messages):
   ``python3 train.py ...`` (Miles);
 * in front of them: ``NAME=value`` prefixes, ``env [-i] [-u NAME] NAME=value``,
   ``export NAME=value`` lines, ``sudo``, ``nohup``, ``exec``, ``time``, ``uv run``,
-  ``bash -c "..."``, ``ray job submit ... --``, ``docker run [options] IMAGE ...``
-  and ``docker exec [options] CONTAINER ...``;
+  ``bash -c "..."``, ``ray job submit ... --``, ``docker run [options] IMAGE ...``,
+  ``docker exec [options] CONTAINER ...`` (or ``podman``), ``kubectl exec POD -- ...`` and
+  ``kubectl run NAME [options] -- ...``: the command they run in a container, with only the variables their
+  own options (``-e``/``--env``) pass in;
 * backslash continuations, comments, quotes, redirections, pipes and ``&&``;
 * ``--flag value``, ``--flag=value``, switches, lists (``nargs``), aliases and the
   unambiguous abbreviations argparse accepts (``--tp`` for ``--tp-size``);
@@ -37,7 +39,7 @@ MAX_CHARS = 100_000  # a launch command is a few hundred characters; a paste bey
 # runs, by program: opsmanual/data/programs.py.
 # How findings name an argument list (article, label), and every message: opsmanual/data/exposure_words.py.
 from opsmanual.data.exposure_words import ARG_LABELS as ARGS_LABEL  # noqa: E402
-from opsmanual.data.exposure_words import MESSAGES, SHELL_OPTIONS, say  # noqa: E402
+from opsmanual.data.exposure_words import CUT_MARKS, ELISIONS, MESSAGES, SHELL_OPTIONS, say  # noqa: E402
 from opsmanual.data.programs import ARGS_PROGRAM, MODULES  # noqa: E402
 
 MILES_SCRIPTS = ("train.py", "train_async.py")
@@ -128,7 +130,7 @@ def is_float(text: str, *, underscores: bool = True) -> bool:
 _CALL = _Lazy(r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(")
 _LOOKS_LIKE = _Lazy(
     r"python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router"
-    r"|docker\s+(run|exec)|train(_async)?\.py"
+    r"|(docker|podman)\s+(run|exec)|kubectl\s+(exec|run)\s|train(_async)?\.py"
 )
 _DASHES = ("\u2013", "\u2014", "\u2212")  # en dash, em dash, minus sign: what chat tools turn "--" into
 
@@ -525,6 +527,9 @@ def parse_flags(words: list[Word], spec: ArgList | None, program: str, result: d
         if w == "--" and not only_values:
             only_values = True
             continue
+        if w in ELISIONS and not only_values:  # `python -m sglang.launch_server ... --tp 2`: options left out
+            cut_off(result, say("p_cut_word", mark=w))
+            continue
         if w[:1] in _DASHES and not only_values:
             fixed = "--" + w.lstrip("".join(_DASHES) + "-")
             _finding(findings, "typographic-dash", say("p_dash", word=w, fixed=fixed.split("=")[0]))
@@ -640,6 +645,23 @@ def add_environment(result: dict, env: dict, opaque: list[str]) -> None:
     result["env"] = {**env, **result["env"]}
     for subject in opaque:
         _opaque(result, "opaque-env", subject, "env")
+
+
+def cut_off(result: dict, subject: str) -> None:
+    """Note that the paste leaves part of the command out (``subject`` says where): like ``--config``, what it
+    leaves out may set any flag, so it proves none absent."""
+    if result.get("cut") is None:
+        result["cut"] = subject
+    _opaque(result, "cut-off", subject, "flags")
+
+
+def cut_mark(text: str) -> str | None:
+    """The mark a command cut off ends with (its last line's backslash, ``...`` or an ellipsis), else None."""
+    tail = text.rstrip(" \t\r\n")
+    for mark in CUT_MARKS:
+        if tail.endswith(mark) and not (mark == "\\" and tail.endswith("\\\\")):
+            return mark
+    return None
 
 
 def _opaque(result: dict, code: str, subject: str, what: str) -> None:
@@ -841,10 +863,10 @@ def _recognize(words: list[Word], env: dict, result: dict, args: dict | Specs, d
             if i + 2 >= n:
                 return False
             return _recognize_text(words[i + 2], env, result, args, depth + 1)
-        if w == "docker" and i + 1 < n and words[i + 1] in ("run", "exec", "container"):
-            inside = _docker(words, i, env, result)
-            if isinstance(inside, bool):
-                return inside
+        inside = _container(w, words, i, env, result)
+        if isinstance(inside, bool):
+            return inside
+        if inside is not None:
             words, i, n = inside, 0, len(inside)
             continue
         if _is_python(w):
@@ -885,44 +907,72 @@ def _after_wrapper(w: str, words: list[Word], i: int) -> int | None:
     return None
 
 
+def _container(w: str, words: list[Word], i: int, env: dict, result: dict) -> list[Word] | bool | None:
+    """The command a container launcher at ``i`` (named ``w``: docker, podman, kubectl) runs, or what _recognize
+    answers (False: nothing to read; True: an error is set); None when the word is no container launcher."""
+    mode = words[i + 1] if i + 1 < len(words) else None
+    if w in ("docker", "podman") and mode in ("run", "exec", "container"):
+        return _docker(words, i, env, result)
+    if w == "kubectl" and mode in ("exec", "run"):
+        inside = _kubectl(words, i, env, result)
+        return False if inside is None else inside
+    return None
+
+
+def _image(word: str) -> dict | None:
+    """The SGLang release an image reference's tag names (``lmsysorg/sglang:v0.5.9-cu129``), as
+    {"name", "version"}; None for any other image or tag."""
+    m = _re().match(
+        r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)(?:[-_].*)?$",
+        word,
+    )
+    return {"name": str(word), "version": m.group(1)} if m else None
+
+
+def _container_env(env: dict) -> dict:
+    """Start the environment of a container's command: what the shell set so far (assignments in front of the
+    launcher, ``export`` lines) is the launcher's own and is not passed in; it is returned for the options that
+    pass a variable by its name alone (``-e NAME``)."""
+    outer = dict(env)
+    env.clear()
+    return outer
+
+
 def _docker(words: list[Word], i: int, env: dict, result: dict) -> list[Word] | bool:
-    """``docker run|exec|container run|exec`` at ``i``: the command it runs in the container (its
+    """``docker|podman run|exec|container run|exec`` at ``i``: the command it runs in the container (its
     entrypoint first), or what _recognize answers (False: nothing to read; True: an error is set)."""
     n = len(words)
     j = i + 2 if words[i + 1] != "container" else i + 3
     if words[i + 1] == "container" and (i + 2 >= n or words[i + 2] not in ("run", "exec")):
         return False
     mode = words[i + 1] if words[i + 1] != "container" else words[i + 2]
-    options = _docker_options(words, j, env, result)
+    options = _docker_options(words, j, env, _container_env(env), result)
     if options is None:
         return False
     j, entry = options
     if j + 1 >= n:  # no image, or nothing after it
-        result["error"] = say("p_docker_own", mode=mode)
+        result["error"] = say("p_docker_own", tool=_basename(words[i]), mode=mode)
         return True
     if mode == "run":
-        m = _re().match(
-            r"^(?:[^/]+/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)"
-            r"(?:[-_].*)?$",
-            words[j],
-        )
-        if m:
-            result["image"] = {"name": str(words[j]), "version": m.group(1)}
+        result["image"] = _image(words[j]) or result["image"]
     rest = words[j + 1 :]
     if entry:
         rest = [_word(x, False) for x in entry.split()] + rest
     return rest
 
 
-def _docker_options(words: list[Word], j: int, env: dict, result: dict) -> tuple[int, str | None] | None:
-    """Read docker's options from ``j``: the environment they set (into ``env``), an env file (opaque);
-    where the image is, and the ``--entrypoint``. None when an option's value is missing."""
+def _docker_options(words: list[Word], j: int, env: dict, outer: dict, result: dict) -> tuple[int, str | None] | None:
+    """Read docker's options from ``j``: the environment they set (into ``env``; ``-e NAME`` passes the value
+    ``outer``, the launcher's own environment, holds), an env file (opaque); where the image is, and the
+    ``--entrypoint``. None when an option's value is missing."""
     n = len(words)
     entry = None
     while j < n and words[j].startswith("-"):
         opt, val = _split_option(words[j]) if words[j].startswith("--") else (words[j], None)
         if not opt.startswith("--") and len(opt) > 2 and opt[:2] in DOCKER_VALUE:
             opt, val = opt[:2], opt[2:]
+        if val is not None:  # written in the option's word (`--env=A=$X`, `-eA=1`): its expansions are its own
+            val = _word(val, words[j].dynamic)
         if opt in DOCKER_VALUE and val is None:
             if j + 1 >= n:
                 return None
@@ -932,6 +982,8 @@ def _docker_options(words: list[Word], j: int, env: dict, result: dict) -> tuple
         if opt in ("-e", "--env") and val is not None:
             if "=" in val:
                 _set_env(env, val)
+            elif val in outer:
+                env[val] = dict(outer[val])
             else:
                 env[val] = {"value": None, "dynamic": False, "host": True}
         elif opt == "--env-file":
@@ -939,6 +991,28 @@ def _docker_options(words: list[Word], j: int, env: dict, result: dict) -> tuple
         elif opt == "--entrypoint":
             entry = val
     return j, entry
+
+
+def _kubectl(words: list[Word], i: int, env: dict, result: dict) -> list[Word] | None:
+    """``kubectl exec POD ... -- CMD`` or ``kubectl run NAME ... -- CMD`` at ``i``: the command it runs in the
+    container, with the variables ``kubectl run --env NAME=value`` sets and the release its ``--image`` names;
+    None without ``--`` (the image's own command, which the paste does not show)."""
+    rest = words[i + 2 :]
+    if "--" not in rest:
+        return None
+    end = rest.index("--")  # type: ignore[arg-type]  # a Word is a str: index compares text
+    _container_env(env)
+    options = rest[:end]
+    for k, w in enumerate(options):
+        name, attached = _split_option(w)
+        val = _word(attached, w.dynamic) if attached is not None else None
+        if val is None and name in ("--env", "--image") and k + 1 < end:
+            val = options[k + 1]
+        if words[i + 1] == "run" and name == "--env" and val is not None:
+            _set_env(env, val)
+        elif words[i + 1] == "run" and name == "--image" and val is not None:
+            result["image"] = _image(val) or result["image"]
+    return rest[end + 1 :]
 
 
 def _python(words: list[Word], i: int, result: dict, args: dict | Specs) -> bool:
@@ -1024,6 +1098,7 @@ def empty_result() -> dict:
         "env_opaque": [],
         "image": None,
         "error": None,
+        "cut": None,
     }
 
 
@@ -1082,7 +1157,8 @@ def parse(text: str, args: dict | Specs) -> dict:
     name: {"name", "written", "raw", "value", "dynamic", ["unknown"], ["list"], ["kwarg"]}},
     "env": {NAME: {"value", "dynamic", ["host"]}}, "findings": [{"code", "message"}],
     "opaque": [why flags not in the command may still be set], "env_opaque": [...],
-    "image": {"name", "version"} | None, "error": str | None}.
+    "image": {"name", "version"} | None, "error": str | None, "cut": where the paste leaves part of the
+    command out (a subject of "opaque"), or None}.
     """
     specs = (
         args
@@ -1109,7 +1185,8 @@ def parse(text: str, args: dict | Specs) -> dict:
     if placeholder is not None:
         pending.append(placeholder)
     recognized = 0
-    for words in merged:
+    last = False  # whether the command checked is the paste's last
+    for k, words in enumerate(merged):
         if _statement(words, env):
             continue
         probe = empty_result()
@@ -1119,10 +1196,14 @@ def parse(text: str, args: dict | Specs) -> dict:
             if recognized == 1:
                 result = probe
                 result["env"] = local_env
+                last = k == len(merged) - 1
                 if result["error"]:  # the first command is one this checker cannot read: say so
                     return result
     if recognized > 1:
         _finding(result["findings"], "more-commands", say("p_more_commands", n=recognized, label=result["label"]))
+    mark = cut_mark(text) if recognized and last and result["cut"] is None else None
+    if mark is not None:  # the paste stops inside the command: its last line ends with a backslash or dots
+        cut_off(result, say("p_cut_end", mark=mark))
     if recognized:
         result["findings"][:0] = pending
         return result

@@ -18,7 +18,7 @@ from opsmanual.data.exposure_words import ADD, LIST_LABEL, LISTED, MESSAGES, WOR
 from opsmanual.data.exposure_words import PRODUCTS as PRODUCT_LABEL  # words live once, there
 from opsmanual.data.exposure_words import PROGRAMS as PROGRAM_WORDS
 from opsmanual.data.exposure_words import TRAITS as TRAIT_WORDS
-from opsmanual.data.programs import ARG_LISTS  # programs, lists and products: one table
+from opsmanual.data.programs import ARG_LISTS, LIST_PRODUCT  # programs, lists and products: one table
 from opsmanual.data.programs import PROGRAM_PRODUCT as PRODUCT
 from opsmanual.engines.command import (
     ARGS_PROGRAM,
@@ -34,7 +34,6 @@ from opsmanual.engines.command import (
 )
 
 QUANT_TRAITS = ("fp8", "fp4")
-ADDRESS_ENDINGS = ("host", "addr", "address", "url", "urls", "endpoint", "-ip", "-ips")  # flags that hold addresses
 T, F, U = True, False, None  # three-valued logic: None is "cannot decide"
 # The four verdicts, as the command line, its JSON, the check page and the docs name them.
 APPLIES, MAY_APPLY, DOES_NOT_APPLY, NOT_CHECKABLE = "applies", "may apply", "does not apply", "not checkable"
@@ -116,21 +115,26 @@ def _as_number(v):
     return None
 
 
-def _equals(val, want) -> bool:
+def _equals(val, want, fold: bool = False) -> bool:
+    """Whether a value equals a condition's; ``fold``: text in any case, as a program that upper-cases the value
+    reads it (the condition's ``ignore_case``)."""
     if isinstance(val, list):
-        return any(_equals(x, want) for x in val)
+        return any(_equals(x, want, fold) for x in val)
     if _is_number(val) and _is_number(want):
         return float(val) == float(want)
+    if fold:
+        return fmt_value(val).upper() == fmt_value(want).upper()
     return fmt_value(val) == fmt_value(want)
 
 
 def _compare(test: dict, val, subject: str):
     """Apply equals / in / min / max to a known value; (truth, reason)."""
+    fold = bool(test.get("ignore_case"))
     if "equals" in test:
-        ok = _equals(val, test["equals"])
+        ok = _equals(val, test["equals"], fold)
         return ok, say("equals" if ok else "not_equals", subject=subject, value=show(test["equals"]))
     if "in" in test:
-        ok = any(_equals(val, w) for w in test["in"])
+        ok = any(_equals(val, w, fold) for w in test["in"])
         return ok, say("one_of" if ok else "not_one_of", subject=subject, value=show(test["in"]))
     key = "min" if "min" in test else "max"
     items = val if isinstance(val, list) else [val]
@@ -181,6 +185,49 @@ class Context:
                 return other.by_option[name]
         return None
 
+    def release_list(self, program: str) -> tuple[str | None, bool]:
+        """The release whose argument list holds ``program``'s flags (the version checked of the list's product;
+        None when no version of it is known) and whether the list the command was read with is that release's
+        own (False: the manual has no list of that release, and another release's was used)."""
+        key = ARGS_PROGRAM[program]
+        spec = self.specs.get(key)
+        release = self.versions.get(LIST_PRODUCT[key])
+        if spec is None or release is None:
+            return None, True
+        return release, _cmp(spec.version, release) == 0
+
+    def refused(self, program: str, entry: dict) -> str | None:
+        """Why the server would refuse a flag the command gives (the checked release's own list has no such
+        argument), else None. An Engine call's keyword that is no ServerArgs field is matched only by a condition
+        that names it, whose incident is that refusal."""
+        release, own = self.release_list(program)
+        if release is None or not own or not entry.get("unknown") or entry.get("kwarg"):
+            return None
+        label = PRODUCT_LABEL[LIST_PRODUCT[ARGS_PROGRAM[program]]]
+        return say("flag_refused", flag=self.flag_shown(entry), product=label, version=release)
+
+    def default(self, arg: dict | None, program: str, shown_name: str) -> tuple[bool, object]:
+        """(True, the default) that the checked release gives a flag the command does not give, from that
+        release's own argument list; (False, why it is not known) when the manual has no list of that release or
+        its list has no such argument: another release's default proves nothing about it."""
+        if arg is None:
+            return False, say("no_default", flag=shown_name)
+        release, own = self.release_list(program)
+        if release is None:  # no release to hold it to: the list the command was read with
+            return True, arg.get("default")
+        key = ARGS_PROGRAM[program]
+        label = PRODUCT_LABEL[LIST_PRODUCT[key]]
+        if not own:
+            return False, say("default_no_list", flag=shown_name, product=label, version=release)
+        spec = self.specs.get(key)
+        options = spec.by_option if spec is not None else {}  # the release's own list: release_list() found one
+        renamed = [r["old"] for r in self.engine.renamed_to.get(key, {}).get(arg["name"], ())]
+        renamed += [r["new"] for r in [self.engine.renamed_from.get(key, {}).get(arg["name"])] if r]
+        mine = next((options[n] for n in [arg["name"], *renamed] if n in options), None)
+        if mine is None:
+            return False, say("default_unlisted", flag=shown_name, product=label, version=release)
+        return True, mine.get("default")
+
     def flag_name(self, name: str, arg: dict | None, *, engine_call: bool) -> str:
         if engine_call and arg is not None and arg.get("field"):
             return say("code", text=arg["field"])
@@ -224,6 +271,11 @@ class Context:
     def opaque(self) -> str | None:
         return self.parsed["opaque"][0] if self.parsed["opaque"] else None
 
+    def opaque_hint(self) -> str:
+        """What the reader could add to decide a test that opaque() leaves open: the whole command when the
+        paste is cut off there, else the options a file or variable sets."""
+        return "cut" if self.opaque() == self.parsed.get("cut") else "config"
+
     def runs(self, program: str) -> bool:
         return self.program == program or (program == "sglang" and self.program == "engine")
 
@@ -263,12 +315,15 @@ def _flag_leaf(c: dict, ctx: Context):
         return F, say("not_program", program=PROGRAM_WORDS[program])
     arg, entry, shown_name = ctx.lookup(c["name"], program)
     opaque = ctx.opaque()
+    refused = ctx.refused(program, entry) if entry is not None else None
     if "present" in c or "absent" in c:
         if entry is not None:
+            if refused and "present" in c:  # the server stops at startup: the incident cannot be shown to follow
+                return U, refused
             given = T
             reason_given = say("flag_given", flag=ctx.flag_shown(entry))
         elif opaque:
-            return U, say("flag_opaque", flag=shown_name, opaque=opaque), "config"
+            return U, say("flag_opaque", flag=shown_name, opaque=opaque), ctx.opaque_hint()
         else:
             given = F
             reason_given = say("flag_not_given", flag=shown_name)
@@ -277,14 +332,17 @@ def _flag_leaf(c: dict, ctx: Context):
         subject = ctx.flag_shown(entry)
         if entry["dynamic"]:
             return U, say("not_literal", subject=subject)
+        if refused:
+            return U, refused
         return _compare(c, entry["value"], subject)
     if opaque:
-        return U, say("flag_opaque", flag=shown_name, opaque=opaque), "config"
-    if arg is None:
-        return U, say("no_default", flag=shown_name)
-    if arg.get("default") is None:
+        return U, say("flag_opaque", flag=shown_name, opaque=opaque), ctx.opaque_hint()
+    known, default = ctx.default(arg, program, shown_name)
+    if not known:
+        return U, default
+    if default is None:
         return U, say("default_at_run_time", flag=shown_name)
-    return _compare(c, arg["default"], say("default_is", flag=shown_name, value=show(arg["default"])))
+    return _compare(c, default, say("default_is", flag=shown_name, value=show(default)))
 
 
 _TRUTHY = {
@@ -429,7 +487,9 @@ def _model_leaf(c: dict, ctx: Context):
         if role == "draft":
             return F, say("draft_none")
         opaque = ctx.opaque()
-        return (U, say("model_none_opaque", opaque=opaque), "config") if opaque else (U, say("model_none"), None)
+        return (
+            (U, say("model_none_opaque", opaque=opaque), ctx.opaque_hint()) if opaque else (U, say("model_none"), None)
+        )
     if state == "dynamic":
         return U, say("model_dynamic", who=who, name=name)
     if state == "config":
@@ -501,34 +561,80 @@ def _ipv6(text: str) -> bool:
     return len(groups) < need if sep else len(groups) == need
 
 
-def _has_ipv6(value: str) -> bool:
-    for part in str(value).replace(",", " ").split():
-        scheme, sep, rest = part.partition("://")  # drop a URL scheme such as http://
-        v = (
-            rest
-            if sep
-            and scheme[:1].isascii()
-            and scheme[:1].isalpha()
-            and all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme)
-            else part
-        )
-        if v.startswith("["):
-            end = v.find("]")
-            if end > 0 and _ipv6(v[1:end]):
-                return True
-            continue
-        if _ipv6(v.split("/", 1)[0]):
-            return True
-    return False
+def _ipv4(text: str) -> bool:
+    """True when ``text`` is a dotted IPv4 address (four numbers up to 255)."""
+    quad = text.split(".")
+    return len(quad) == 4 and all(digits(q) and len(q) <= 3 and int(q) <= 255 for q in quad)
+
+
+def _host_of(part: str) -> str:
+    """The host an address, ``host:port`` or URL names (an IPv6 literal without its brackets)."""
+    scheme, sep, rest = part.partition("://")  # drop a URL scheme such as http://
+    v = (
+        rest
+        if sep
+        and scheme[:1].isascii()
+        and scheme[:1].isalpha()
+        and all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme)
+        else part
+    )
+    v = v.split("/", 1)[0].rsplit("@", 1)[-1]
+    if v.startswith("["):
+        end = v.find("]")
+        return v[1:end] if end > 0 else v
+    if _ipv6(v) or ":" not in v:
+        return v
+    return v.rsplit(":", 1)[0]
+
+
+def _address(value) -> tuple[str, str]:
+    """What the addresses a flag's value holds say about IPv6: ("ipv6", the literal) for an IPv6 address; else
+    ("name", the host) for a host name, which may resolve to one; else ("none", "") (IPv4 addresses only)."""
+    text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+    name = None
+    for part in text.replace(",", " ").split():
+        host = _host_of(part)
+        if _ipv6(host):
+            return "ipv6", host
+        if name is None and host and not _ipv4(host) and all(c.isascii() and (c.isalnum() or c in "._-") for c in host):
+            name = host
+    return ("name", name) if name is not None else ("none", "")
+
+
+def _ipv6_leaf(ctx: Context, arg: dict | None, entry: dict | None, shown_name: str):
+    """``deployment: {ipv6: FLAG}``: the address the flag holds (given, or its default) is an IPv6 address. A
+    host name may resolve to one, which no command shows; a flag not given and without a default holds none."""
+    if entry is not None:
+        subject = ctx.flag_shown(entry)
+        if entry["dynamic"]:
+            return U, say("not_literal", subject=subject)
+        value = entry["value"]
+    elif ctx.opaque():
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
+    elif arg is None:  # the program the command runs has no such flag: it holds no address
+        return F, say("flag_not_given", flag=shown_name)
+    else:
+        known, value = ctx.default(arg, ctx.program, shown_name)
+        if not known:
+            return U, value
+        if value in (None, "", []):
+            return F, say("flag_not_given", flag=shown_name)
+        subject = say("default_is", flag=shown_name, value=show(value))
+    kind, host = _address(value)
+    if kind == "ipv6":
+        return T, say("ipv6", subject=subject)
+    if kind == "name":
+        return U, say("runtime", question=say("ipv6_question", host=host, subject=subject)), "runtime"
+    return F, say("ipv6_not", subject=subject)
 
 
 def _deployment_leaf(c: dict, ctx: Context):
-    """A fact of the deployment the command shows: the router's policy, an IPv6 address, the
-    prefill/decode role, or more than one node."""
+    """A fact of the deployment the command shows: the router's policy, an IPv6 address in the address flag
+    the test names, the prefill/decode role, or more than one node."""
     if "router_policy" in c:
         return _router_policy_leaf(c, ctx)
-    if "ipv6" in c:
-        return _ipv6_leaf(ctx)
+    if "ipv6" in c:  # the flag of the program the command runs (`--dist-init-addr`, a router's `--worker-urls`)
+        return _ipv6_leaf(ctx, *ctx.lookup(c["ipv6"], ctx.program))
     if not ctx.runs("sglang"):
         return F, say("not_program", program=PROGRAM_WORDS["sglang"])
     if "pd_role" in c:
@@ -536,47 +642,65 @@ def _deployment_leaf(c: dict, ctx: Context):
     return _multi_node_leaf(ctx)
 
 
-def _router_policy_leaf(c: dict, ctx: Context):
-    if ctx.program != "router":
-        return F, say("not_program", program=PROGRAM_WORDS["router"])
-    arg, entry, shown_name = ctx.lookup("--policy", "router")
+# In PD mode the router routes each side by its own policy, `--prefill-policy` and `--decode-policy`, and by
+# `--policy` where that side's is not given (sglang-router's RoutingMode get_prefill_policy/get_decode_policy).
+PD_POLICIES = ("--prefill-policy", "--decode-policy")
+
+
+def _policy(ctx: Context, flag: str, fallback: tuple | None = None) -> tuple:
+    """The router policy ``flag`` sets: (True, policy, how it is set), or (None, reason, hint) when the command
+    does not decide it. A flag not given takes ``fallback`` (the main policy, for a PD side), else its default."""
+    arg, entry, shown_name = ctx.lookup(flag, "router")
     if entry is not None:
         if entry["dynamic"]:
-            return U, say("not_literal", subject=ctx.flag_shown(entry))
-        policy, how = entry["value"], ctx.flag_shown(entry)
-    elif ctx.opaque():
-        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
-    elif arg is not None and arg.get("default") is not None:
-        policy, how = arg["default"], say("policy_default", flag=shown_name)
-    else:
-        return U, say("policy_no_default", flag=shown_name)
-    ok = str(policy) in c["router_policy"]
-    return (
-        (T, say("policy", policy=policy, how=how))
-        if ok
-        else (F, say("policy_not", policy=policy, how=how, wanted=MESSAGES["or"].join(c["router_policy"])))
-    )
-
-
-def _ipv6_leaf(ctx: Context):
-    found, dynamic = None, None
-    for name, entry in ctx.parsed["flags"].items():
-        key = entry["written"] if entry.get("kwarg") else name
-        if not key.replace("_", "-").endswith(ADDRESS_ENDINGS):
-            continue
-        if entry["dynamic"]:
-            dynamic = dynamic or entry
-        elif entry["raw"] and _has_ipv6(
-            " ".join(map(str, entry["value"])) if isinstance(entry["value"], list) else str(entry["value"])
-        ):
-            found = found or entry
-    if found:
-        return T, say("ipv6", flag=ctx.flag_shown(found))
-    if dynamic:
-        return U, say("not_literal", subject=ctx.flag_shown(dynamic))
+            return U, say("not_literal", subject=ctx.flag_shown(entry)), None
+        return T, str(entry["value"]), ctx.flag_shown(entry)
     if ctx.opaque():
-        return U, say("ipv6_opaque", opaque=ctx.opaque()), "config"
-    return F, say("ipv6_none")
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
+    if fallback is not None:
+        return fallback
+    known, default = ctx.default(arg, "router", shown_name)
+    if not known:
+        return U, default, None
+    if default is not None:
+        return T, str(default), say("policy_default", flag=shown_name)
+    return U, say("policy_no_default", flag=shown_name), None
+
+
+def _router_policy_leaf(c: dict, ctx: Context):
+    """The policy the router routes by is one of ``router_policy``: `--policy` (or its default), and in PD mode
+    each side's: true when both sides' are, false when neither's is, undecided when one side's is."""
+    if ctx.program != "router":
+        return F, say("not_program", program=PROGRAM_WORDS["router"])
+    wanted = c["router_policy"]
+    main = _policy(ctx, "--policy")
+    _, pd, pd_name = ctx.lookup("--pd-disaggregation", "router")
+    sides = [ctx.lookup(flag, "router")[1] for flag in PD_POLICIES]
+    if pd is None and ctx.opaque() and any(sides):  # whether the side policies count is not shown
+        return U, say("flag_opaque", flag=pd_name, opaque=ctx.opaque()), ctx.opaque_hint()
+    if pd is None or not any(sides):  # one policy routes everything
+        if main[0] is U:
+            return main
+        ok = main[1] in wanted
+        return (
+            (T, say("policy", policy=main[1], how=main[2]))
+            if ok
+            else (F, say("policy_not", policy=main[1], how=main[2], wanted=MESSAGES["or"].join(wanted)))
+        )
+    each = [_policy(ctx, flag, main) for flag in PD_POLICIES]
+    undecided = next((p for p in each if p[0] is U), None)
+    if undecided is not None:
+        return undecided
+    shown = MESSAGES["list"].join(
+        say("policy_side", side=flag[2:].split("-", 1)[0], policy=p[1], how=p[2])
+        for flag, p in zip(PD_POLICIES, each, strict=True)
+    )
+    held = [p[1] in wanted for p in each]
+    if all(held):
+        return T, say("policy_sides", sides=shown)
+    if not any(held):
+        return F, say("policy_sides_not", sides=shown, wanted=MESSAGES["or"].join(wanted))
+    return U, say("policy_sides_one", sides=shown, wanted=MESSAGES["or"].join(wanted)), None
 
 
 def _pd_role_leaf(c: dict, ctx: Context):
@@ -594,24 +718,23 @@ def _pd_role_leaf(c: dict, ctx: Context):
             else say("pd_none_written", flag=ctx.flag_shown(entry))
         )
     if ctx.opaque():
-        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), "config"
+        return U, say("flag_opaque", flag=shown_name, opaque=ctx.opaque()), ctx.opaque_hint()
     return F, say("pd_none", flag=shown_name)
 
 
+# A deployment on more than one node: `--nnodes` above 1, given or by its default (every node of a multi-node
+# deployment is started with it; `--dist-init-addr` alone names an address, as one node with attention data
+# parallelism does, and is no second node).
+MULTI_NODE = {"name": "--nnodes", "min": 2}
+
+
 def _multi_node_leaf(ctx: Context):
-    _, addr, addr_name = ctx.lookup("--dist-init-addr", "sglang")
-    _, nodes, nodes_name = ctx.lookup("--nnodes", "sglang")
-    if addr is not None and addr["raw"] not in (None, ""):
-        return T, say("multi_addr", flag=ctx.flag_shown(addr))
-    if nodes is not None:
-        if nodes["dynamic"]:
-            return U, say("not_literal", subject=ctx.flag_shown(nodes))
-        num = _as_number(nodes["value"])
-        if num is not None and num > 1:
-            return T, say("multi_nodes", flag=ctx.flag_shown(nodes))
-    if ctx.opaque():
-        return U, say("multi_opaque", nodes=nodes_name, addr=addr_name, opaque=ctx.opaque()), "config"
-    return F, say("single_node", nodes=nodes_name, addr=addr_name)
+    v, reason, *hint = _flag_leaf(MULTI_NODE, ctx)
+    if v is T:
+        return T, say("multi_node", reason=reason)
+    if v is F:
+        return F, say("single_node", reason=reason)
+    return (U, reason, *hint)
 
 
 def _runtime_leaf(c: dict, ctx: Context):
@@ -837,8 +960,9 @@ class Engine:
         if not versions:
             return None
         for want in (version, self.version if program in ("sglang", "sglang-bench") else None):
-            if want is not None and want in versions:
-                return self._list(program, want)
+            same = next((v for v in versions if want is not None and _cmp(v, want) == 0), None)  # 0.5.8.0 is 0.5.8
+            if same is not None:
+                return self._list(program, same)
         return self._list(program, versions[0])
 
     def specs(self, version: str | None) -> Specs:
@@ -965,6 +1089,9 @@ class Engine:
             versions["sglang"] = parsed["image"]["version"]
             tags["sglang"] = say("tag_image")
             out["notes"].append(say("from_image", version=versions["sglang"], image=parsed["image"]["name"]))
+            own = self.specs(versions["sglang"])
+            if own.get(ARGS_PROGRAM[program]) is not specs.get(ARGS_PROGRAM[program]):  # read with that release's list
+                specs, parsed = own, parse(command, own)
         if "sglang" not in versions:
             versions["sglang"] = self.version
             tags["sglang"] = say("tag_assumed")
@@ -977,7 +1104,12 @@ class Engine:
                 return out
         key = ARGS_PROGRAM[program]
         spec = specs.get(key)
-        if spec is not None and product in versions and spec.version != versions[product] and given is not None:
+        if (
+            spec is not None
+            and product in versions
+            and _cmp(spec.version, versions[product]) != 0
+            and (given is not None or tags.get(product) == say("tag_image"))
+        ):
             out["notes"].append(
                 say("no_arglist", product=PRODUCT_LABEL[product], version=versions[product], checked=spec.version)
             )

@@ -90,17 +90,20 @@ def helm_dynamic(text: str) -> str:
 
 
 def logical_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
-    """(line, text) of each logical line: backslash continuations joined, comment lines dropped."""
+    """(line, text) of each logical line: backslash continuations joined, comment lines dropped. The text's last
+    line keeps a backslash it ends with: the command is cut off there, which the check reads."""
     out: list[tuple[int, str]] = []
     start, parts = None, []
-    for k, raw in enumerate(text.split("\n")):
+    lines = text.split("\n")
+    last = max((k for k, raw in enumerate(lines) if raw.strip()), default=-1)
+    for k, raw in enumerate(lines):
         line = raw.rstrip("\r")
         if start is None:
             if line.lstrip().startswith("#"):
                 continue
             start = first_line + k
         stripped = line.rstrip()
-        if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+        if stripped.endswith("\\") and not stripped.endswith("\\\\") and k < last:
             parts.append(stripped[:-1])
             continue
         parts.append(line)

@@ -49,7 +49,7 @@ const NEGATIVE = /^-([0-9]+|[0-9]*\.[0-9]+)$/;
 const INT = /^[+-]?[0-9]+(_[0-9]+)*$/;
 const FLOAT = /^[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+)?$/;
 const CALL = /(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*(Engine|ServerArgs)\s*\(/g;
-const LOOKS_LIKE = /python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|docker\s+(run|exec)|train(_async)?\.py/;
+const LOOKS_LIKE = /python[0-9.]*\s+(-[a-zA-Z]+\s+)*-m\s*sglang|sglang\s+serve|sglang_router|(docker|podman)\s+(run|exec)|kubectl\s+(exec|run)\s|train(_async)?\.py/;
 const DASHES = ["\u2013", "\u2014", "\u2212"];
 
 export class CommandError extends Error {}
@@ -485,6 +485,22 @@ export function addEnvironment(result, env, opaqueSubjects, words) {
   }
 }
 
+/* Note that the paste leaves part of the command out (`subject` says where): like `--config`, what it leaves out
+   may set any flag, so it proves none absent (as cut_off() in Python). */
+function cutOff(result, subject) {
+  if (result.cut === null) result.cut = subject;
+  opaque(result, "cut-off", subject, "flags");
+}
+
+/* The mark a command cut off ends with (its last line's backslash, `...` or an ellipsis), else null. */
+export function cutMark(text) {
+  const tail = text.replace(/[ \t\r\n]+$/, "");
+  for (const mark of W.cut_marks) {
+    if (tail.endsWith(mark) && !(mark === "\\" && tail.endsWith("\\\\"))) return mark;
+  }
+  return null;
+}
+
 function opaque(result, code, subject, what) {
   const key = what === "flags" ? "opaque" : "env_opaque";
   if (!result[key].includes(subject)) result[key].push(subject);
@@ -513,6 +529,10 @@ export function parseFlags(words, spec, program, result, serve = false) {
       continue;
     }
     if (w.t === "--" && !onlyValues) { onlyValues = true; continue; }
+    if (W.elisions.includes(w.t) && !onlyValues) {  // `python -m sglang.launch_server ... --tp 2`: options left out
+      cutOff(result, say("p_cut_word", { mark: w.t }));
+      continue;
+    }
     if (DASHES.includes(w.t[0]) && !onlyValues) {
       const fixed = "--" + w.t.replace(/^[\u2013\u2014\u2212-]+/, "");
       finding(findings, "typographic-dash", say("p_dash", { word: w.t, fixed: fixed.split("=")[0] }));
@@ -1148,6 +1168,43 @@ function setEnv(env, w) {
   if (m) put(env, m[1], { value: m[2], dynamic: w.d });
 }
 
+const IMAGE = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)(?:[-_].*)?$/;
+
+/* The SGLang release an image reference's tag names, as {name, version}; null for any other image or tag. */
+function image(text) {
+  const m = IMAGE.exec(text);
+  return m ? { name: text, version: m[1] } : null;
+}
+
+/* Start the environment of a container's command: what the shell set so far (assignments in front of the
+   launcher, `export` lines) is the launcher's own and is not passed in; it is returned for the options that
+   pass a variable by its name alone (`-e NAME`). */
+function containerEnv(env) {
+  const outer = { ...env };
+  for (const key of Object.keys(env)) delete env[key];
+  return outer;
+}
+
+/* `kubectl exec POD ... -- CMD` or `kubectl run NAME ... -- CMD` at i: the command it runs in the container, with
+   the variables `kubectl run --env NAME=value` sets and the release its `--image` names; null without `--`. */
+function kubectl(words, i, env, result) {
+  const rest = words.slice(i + 2);
+  const end = rest.findIndex((x) => x.t === "--");
+  if (end < 0) return null;
+  containerEnv(env);
+  const run = words[i + 1].t === "run";
+  for (let k = 0; k < end; k++) {
+    const w = rest[k];
+    const eq = w.t.indexOf("=");
+    const name = eq >= 0 ? w.t.slice(0, eq) : w.t;
+    let val = eq >= 0 ? word(w.t.slice(eq + 1), w.d) : null;
+    if (val === null && (name === "--env" || name === "--image") && k + 1 < end) val = rest[k + 1];
+    if (run && name === "--env" && val !== null) setEnv(env, val);
+    else if (run && name === "--image" && val !== null) result.image = image(val.t) || result.image;
+  }
+  return rest.slice(end + 1);
+}
+
 function recognize(words, env, result, args, depth = 0) {
   if (depth > 8) return false;
   let i = 0, n = words.length;
@@ -1190,10 +1247,20 @@ function recognize(words, env, result, args, depth = 0) {
       if (i + 2 >= n) return false;
       return recognizeText(words[i + 2].t, env, result, args, depth + 1);
     }
-    if (w === "docker" && ["run", "exec", "container"].includes(at(i + 1))) {
+    if (w === "kubectl" && ["exec", "run"].includes(at(i + 1))) {
+      const inside = kubectl(words, i, env, result);
+      if (inside === null) return false;
+      words = inside;
+      i = 0;
+      n = inside.length;
+      continue;
+    }
+    if ((w === "docker" || w === "podman") && ["run", "exec", "container"].includes(at(i + 1))) {
       let j = at(i + 1) !== "container" ? i + 2 : i + 3;
       if (at(i + 1) === "container" && !["run", "exec"].includes(at(i + 2))) return false;
       const mode = at(i + 1) !== "container" ? at(i + 1) : at(i + 2);
+      const tool = w;
+      const outer = containerEnv(env);
       let entry = null;
       while (j < n && words[j].t.startsWith("-")) {
         let opt = words[j].t, val = null;
@@ -1206,7 +1273,7 @@ function recognize(words, env, result, args, depth = 0) {
           val = opt.slice(2);
           opt = opt.slice(0, 2);
         }
-        let valWord = val === null ? null : word(val, false);
+        let valWord = val === null ? null : word(val, words[j].d);  // `--env=A=$X`, `-eA=1`: its expansions are its own
         if (optionSet("docker").has(opt) && val === null) {
           if (j + 1 >= n) return false;
           valWord = words[j + 1];
@@ -1216,6 +1283,7 @@ function recognize(words, env, result, args, depth = 0) {
         j++;
         if ((opt === "-e" || opt === "--env") && val !== null) {
           if (val.includes("=")) setEnv(env, valWord);
+          else if (hasOwn(outer, val)) put(env, val, { ...outer[val] });
           else put(env, val, { value: null, dynamic: false, host: true });
         } else if (opt === "--env-file") {
           opaque(result, "opaque-env", `\`--env-file ${val}\``, "env");
@@ -1224,13 +1292,10 @@ function recognize(words, env, result, args, depth = 0) {
         }
       }
       if (j + 1 >= n) {
-        result.error = say("p_docker_own", { mode });
+        result.error = say("p_docker_own", { tool, mode });
         return true;
       }
-      if (mode === "run") {
-        const m = /^(?:[^/]+\/)*[^/:@]*sglang[^/:@]*:v?([0-9]+\.[0-9]+\.[0-9]+(?:rc[0-9]+)?(?:\.post[0-9]+)?)(?:[-_].*)?$/.exec(words[j].t);
-        if (m) result.image = { name: words[j].t, version: m[1] };
-      }
+      if (mode === "run") result.image = image(words[j].t) || result.image;
       let rest = words.slice(j + 1);
       if (entry) rest = [...entry.trim().split(/\s+/).filter(Boolean).map((x) => word(x, false)), ...rest];
       words = rest;
@@ -1319,7 +1384,7 @@ function statement(words, env) {
 }
 
 export function emptyResult() {
-  return { program: null, label: null, flags: {}, env: {}, findings: [], opaque: [], env_opaque: [], image: null, error: null };
+  return { program: null, label: null, flags: {}, env: {}, findings: [], opaque: [], env_opaque: [], image: null, error: null, cut: null };
 }
 
 const codePoints = (text) => {
@@ -1419,7 +1484,9 @@ function parseText(text, args) {
   const placeholder = placeholderFinding(text);
   if (placeholder !== null) pending.push(placeholder);
   let recognized = 0;
-  for (const words of merged) {
+  let last = false;  // whether the command checked is the paste's last
+  for (let k = 0; k < merged.length; k++) {
+    const words = merged[k];
     if (statement(words, env)) continue;
     const probe = emptyResult();
     const localEnv = { ...env };
@@ -1428,6 +1495,7 @@ function parseText(text, args) {
       if (recognized === 1) {
         result = probe;
         result.env = localEnv;
+        last = k === merged.length - 1;
         if (result.error) return result; // the first command is one this checker cannot read: say so
       }
     }
@@ -1435,6 +1503,8 @@ function parseText(text, args) {
   if (recognized > 1) {
     finding(result.findings, "more-commands", say("p_more_commands", { n: recognized, label: result.label }));
   }
+  const mark = recognized && last && result.cut === null ? cutMark(text) : null;
+  if (mark !== null) cutOff(result, say("p_cut_end", { mark }));  // the paste stops inside the command
   if (recognized) {
     result.findings.unshift(...pending);
     return result;

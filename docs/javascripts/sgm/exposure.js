@@ -15,7 +15,7 @@ export const FORMAT = 1;
 // The words (product names, program and trait words, every reason and note) come from the bundle's `words`,
 // rendered from opsmanual/data/exposure_words.py: each check's Context carries them as `ctx.w`.
 const QUANT_TRAITS = ["fp8", "fp4"];
-const ADDRESS_FLAG = /(host|addr|address|url|urls|endpoint|-ip|-ips)$/;
+const MULTI_NODE = Object.freeze({ name: "--nnodes", min: 2 });
 const VERSION = /^v?([0-9]+(?:\.[0-9]+)*)(?:(a|b|rc)([0-9]+))?(?:\.?post([0-9]+))?(?:\.?dev([0-9]+))?$/;
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const T = true, F = false, U = null; // three-valued logic: null is "cannot decide"
@@ -128,19 +128,23 @@ function asNumber(v) {
   return null;
 }
 
-function equals(val, want) {
-  if (Array.isArray(val)) return val.some((x) => equals(x, want));
+/* Whether a value equals a condition's; `fold`: text in any case, as a program that upper-cases the value reads
+   it (the condition's `ignore_case`). */
+function equals(val, want, fold = false) {
+  if (Array.isArray(val)) return val.some((x) => equals(x, want, fold));
   if (isNumber(val) && isNumber(want)) return val === want;
+  if (fold) return fmtValue(val).toUpperCase() === fmtValue(want).toUpperCase();
   return fmtValue(val) === fmtValue(want);
 }
 
 function compare(test, val, subject, w) {
+  const fold = Boolean(test.ignore_case);
   if (hasOwn(test, "equals")) {
-    const ok = equals(val, test.equals);
+    const ok = equals(val, test.equals, fold);
     return [ok, say(w, ok ? "equals" : "not_equals", { subject, value: show(test.equals, w) })];
   }
   if (hasOwn(test, "in")) {
-    const ok = test.in.some((x) => equals(val, x));
+    const ok = test.in.some((x) => equals(val, x, fold));
     return [ok, say(w, ok ? "one_of" : "not_one_of", { subject, value: show(test.in, w) })];
   }
   const key = hasOwn(test, "min") ? "min" : "max";
@@ -177,6 +181,45 @@ class Context {
     if (spec && spec.byOption.has(name)) return spec.byOption.get(name);
     for (const other of this.engine.arglists(key)) if (other.byOption.has(name)) return other.byOption.get(name);
     return null;
+  }
+
+  /* The release whose argument list holds `program`'s flags (null when no version of the list's product is
+     known) and whether the list the command was read with is that release's own (as release_list() in Python). */
+  releaseList(program) {
+    const key = argsProgram(program, this.w);
+    const spec = this.specs[key];
+    const product = listProduct(key, this.w);
+    const release = hasOwn(this.versions, product) ? this.versions[product] : null;
+    if (!spec || release === null) return [null, true];
+    return [release, cmpVersion(spec.version, release) === 0];
+  }
+
+  /* Why the server would refuse a flag the command gives (the checked release's own list has no such argument),
+     else null; an Engine call's keyword that is no ServerArgs field is matched only by a condition that names it. */
+  refused(program, entry) {
+    const [release, own] = this.releaseList(program);
+    if (release === null || !own || !entry.unknown || entry.kwarg) return null;
+    const label = this.w.products[listProduct(argsProgram(program, this.w), this.w)];
+    return say(this.w, "flag_refused", { flag: this.flagShown(entry), product: label, version: release });
+  }
+
+  /* [true, the default] the checked release gives a flag the command does not give, from that release's own list;
+     [false, why it is not known] when the manual has no list of that release or its list has no such argument. */
+  defaultOf(arg, program, shownName) {
+    const w = this.w;
+    if (arg === null) return [false, say(w, "no_default", { flag: shownName })];
+    const [release, own] = this.releaseList(program);
+    if (release === null) return [true, arg.default];
+    const key = argsProgram(program, w);
+    const label = w.products[listProduct(key, w)];
+    if (!own) return [false, say(w, "default_no_list", { flag: shownName, product: label, version: release })];
+    const spec = this.specs[key];
+    const renamed = (this.engine.renamedTo.get(key)?.get(arg.name) || []).map((r) => r.old);
+    const from = this.engine.renamedFrom.get(key)?.get(arg.name);
+    if (from) renamed.push(from.new);
+    const name = [arg.name, ...renamed].find((n) => spec.byOption.has(n));
+    if (name === undefined) return [false, say(w, "default_unlisted", { flag: shownName, product: label, version: release })];
+    return [true, spec.byOption.get(name).default];
   }
 
   flagName(name, arg, engineCall) {
@@ -222,6 +265,12 @@ class Context {
     return this.parsed.opaque.length ? this.parsed.opaque[0] : null;
   }
 
+  /* What the reader could add to decide a test that opaque() leaves open: the whole command when the paste is
+     cut off there, else the options a file or variable sets. */
+  opaqueHint() {
+    return this.opaque() === this.parsed.cut ? "cut" : "config";
+  }
+
   runs(program) {
     return this.program === program || (program === "sglang" && this.program === "engine");
   }
@@ -251,22 +300,28 @@ function flagLeaf(c, ctx) {
   if (!ctx.runs(program)) return [F, say(w, "not_program", { program: w.programs[program] })];
   const [arg, entry, shownName] = ctx.lookup(c.name, program);
   const opaque = ctx.opaque();
+  const refused = entry !== null ? ctx.refused(program, entry) : null;
   if (hasOwn(c, "present") || hasOwn(c, "absent")) {
     let given, reason;
-    if (entry !== null) { given = T; reason = say(w, "flag_given", { flag: ctx.flagShown(entry) }); }
-    else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), "config"];
+    if (entry !== null) {
+      if (refused && hasOwn(c, "present")) return [U, refused];  // the server stops at startup
+      given = T;
+      reason = say(w, "flag_given", { flag: ctx.flagShown(entry) });
+    } else if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
     else { given = F; reason = say(w, "flag_not_given", { flag: shownName }); }
     return [hasOwn(c, "present") ? given : !given, reason];
   }
   if (entry !== null) {
     const subject = ctx.flagShown(entry);
     if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
+    if (refused) return [U, refused];
     return compare(c, entry.value, subject, w);
   }
-  if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), "config"];
-  if (arg === null) return [U, say(w, "no_default", { flag: shownName })];
-  if (arg.default === null || arg.default === undefined) return [U, say(w, "default_at_run_time", { flag: shownName })];
-  return compare(c, arg.default, say(w, "default_is", { flag: shownName, value: show(arg.default, w) }), w);
+  if (opaque) return [U, say(w, "flag_opaque", { flag: shownName, opaque }), ctx.opaqueHint()];
+  const [known, value] = ctx.defaultOf(arg, program, shownName);
+  if (!known) return [U, value];
+  if (value === null || value === undefined) return [U, say(w, "default_at_run_time", { flag: shownName })];
+  return compare(c, value, say(w, "default_is", { flag: shownName, value: show(value, w) }), w);
 }
 
 const TRUTHY = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false, "": false };
@@ -378,7 +433,7 @@ function modelLeaf(c, ctx) {
   if (state === "none") {
     if (role === "draft") return [F, say(w, "draft_none")];
     const opaque = ctx.opaque();
-    return opaque ? [U, say(w, "model_none_opaque", { opaque }), "config"] : [U, say(w, "model_none"), null];
+    return opaque ? [U, say(w, "model_none_opaque", { opaque }), ctx.opaqueHint()] : [U, say(w, "model_none"), null];
   }
   if (state === "dynamic") return [U, say(w, "model_dynamic", { who, name })];
   if (state === "config") {
@@ -439,53 +494,118 @@ function isIPv6(text) {
   return sep ? groups.length < need : groups.length === need;
 }
 
-function hasIPv6(value) {
-  for (const part of String(value).replace(/,/g, " ").trim().split(/\s+/).filter(Boolean)) {
-    const v = part.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, "");
-    if (v.startsWith("[")) {
-      const end = v.indexOf("]");
-      if (end > 0 && isIPv6(v.slice(1, end))) return true;
-      continue;
-    }
-    if (isIPv6(v.split("/")[0])) return true;
+const isIPv4 = (text) => {
+  const quad = text.split(".");
+  return quad.length === 4 && quad.every((q) => /^[0-9]{1,3}$/.test(q) && Number(q) <= 255);
+};
+
+/* The host an address, `host:port` or URL names (an IPv6 literal without its brackets). */
+function hostOf(part) {
+  let v = part.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, "").split("/")[0];
+  v = v.slice(v.lastIndexOf("@") + 1);
+  if (v.startsWith("[")) {
+    const end = v.indexOf("]");
+    return end > 0 ? v.slice(1, end) : v;
   }
-  return false;
+  if (isIPv6(v) || !v.includes(":")) return v;
+  return v.slice(0, v.lastIndexOf(":"));
+}
+
+/* What the addresses a flag's value holds say about IPv6: ["ipv6", the literal], else ["name", the host] for a
+   host name, which may resolve to one, else ["none", ""] (as _address() in Python). */
+function address(value) {
+  const text = Array.isArray(value) ? value.map(String).join(" ") : String(value);
+  let name = null;
+  for (const part of text.replace(/,/g, " ").trim().split(/\s+/).filter(Boolean)) {
+    const host = hostOf(part);
+    if (isIPv6(host)) return ["ipv6", host];
+    if (name === null && host && !isIPv4(host) && /^[A-Za-z0-9._-]+$/.test(host)) name = host;
+  }
+  return name !== null ? ["name", name] : ["none", ""];
+}
+
+/* `deployment: {ipv6: FLAG}`: the address the flag holds (given, or its default) is an IPv6 address; a host name
+   may resolve to one, which no command shows; a flag not given and without a default holds none. */
+function ipv6Leaf(ctx, arg, entry, shownName) {
+  const w = ctx.w;
+  let value, subject;
+  if (entry !== null) {
+    subject = ctx.flagShown(entry);
+    if (entry.dynamic) return [U, say(w, "not_literal", { subject })];
+    value = entry.value;
+  } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
+  else if (arg === null) return [F, say(w, "flag_not_given", { flag: shownName })];  // the program has no such flag
+  else {
+    const [known, found] = ctx.defaultOf(arg, ctx.program, shownName);
+    if (!known) return [U, found];
+    if ([null, undefined, ""].includes(found) || (Array.isArray(found) && !found.length)) {
+      return [F, say(w, "flag_not_given", { flag: shownName })];
+    }
+    value = found;
+    subject = say(w, "default_is", { flag: shownName, value: show(value, w) });
+  }
+  const [kind, host] = address(value);
+  if (kind === "ipv6") return [T, say(w, "ipv6", { subject })];
+  if (kind === "name") return [U, say(w, "runtime", { question: say(w, "ipv6_question", { host, subject }) }), "runtime"];
+  return [F, say(w, "ipv6_not", { subject })];
+}
+
+// In PD mode the router routes each side by its own policy, `--prefill-policy` and `--decode-policy`, and by
+// `--policy` where that side's is not given (as PD_POLICIES in Python).
+const PD_POLICIES = ["--prefill-policy", "--decode-policy"];
+
+/* The router policy `flag` sets: [true, policy, how it is set], or [null, reason, hint] when the command does not
+   decide it. A flag not given takes `fallback` (the main policy, for a PD side), else its default. */
+function policyOf(ctx, flag, fallback = null) {
+  const w = ctx.w;
+  const [arg, entry, shownName] = ctx.lookup(flag, "router");
+  if (entry !== null) {
+    if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) }), null];
+    return [T, String(entry.value), ctx.flagShown(entry)];
+  }
+  if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
+  if (fallback !== null) return fallback;
+  const [known, found] = ctx.defaultOf(arg, "router", shownName);
+  if (!known) return [U, found, null];
+  if (found !== null && found !== undefined) return [T, String(found), say(w, "policy_default", { flag: shownName })];
+  return [U, say(w, "policy_no_default", { flag: shownName }), null];
+}
+
+/* The policy the router routes by is one of `router_policy`: `--policy` (or its default), and in PD mode each
+   side's: true when both sides' are, false when neither's is, undecided when one side's is. */
+function routerPolicyLeaf(c, ctx) {
+  const w = ctx.w;
+  const or = w.messages.or;
+  if (ctx.program !== "router") return [F, say(w, "not_program", { program: w.programs.router })];
+  const wanted = c.router_policy;
+  const main = policyOf(ctx, "--policy");
+  const [, pd, pdName] = ctx.lookup("--pd-disaggregation", "router");
+  const sides = PD_POLICIES.map((flag) => ctx.lookup(flag, "router")[1]);
+  if (pd === null && ctx.opaque() && sides.some((x) => x !== null)) {  // whether the side policies count is not shown
+    return [U, say(w, "flag_opaque", { flag: pdName, opaque: ctx.opaque() }), ctx.opaqueHint()];
+  }
+  if (pd === null || sides.every((x) => x === null)) {  // one policy routes everything
+    if (main[0] === U) return main;
+    return wanted.includes(main[1]) ? [T, say(w, "policy", { policy: main[1], how: main[2] })]
+      : [F, say(w, "policy_not", { policy: main[1], how: main[2], wanted: wanted.join(or) })];
+  }
+  const each = PD_POLICIES.map((flag) => policyOf(ctx, flag, main));
+  const undecided = each.find((p) => p[0] === U);
+  if (undecided !== undefined) return undecided;
+  const shown = PD_POLICIES.map((flag, k) => say(w, "policy_side", { side: flag.slice(2).split("-")[0], policy: each[k][1], how: each[k][2] }))
+    .join(w.messages.list);
+  const held = each.map((p) => wanted.includes(p[1]));
+  if (held.every(Boolean)) return [T, say(w, "policy_sides", { sides: shown })];
+  if (!held.some(Boolean)) return [F, say(w, "policy_sides_not", { sides: shown, wanted: wanted.join(or) })];
+  return [U, say(w, "policy_sides_one", { sides: shown, wanted: wanted.join(or) }), null];
 }
 
 function deploymentLeaf(c, ctx) {
   const w = ctx.w;
   const or = w.messages.or;
-  if (hasOwn(c, "router_policy")) {
-    if (ctx.program !== "router") return [F, say(w, "not_program", { program: w.programs.router })];
-    const [arg, entry, shownName] = ctx.lookup("--policy", "router");
-    let policy, how;
-    if (entry !== null) {
-      if (entry.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(entry) })];
-      policy = entry.value;
-      how = ctx.flagShown(entry);
-    } else if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), "config"];
-    else if (arg !== null && arg.default !== null && arg.default !== undefined) {
-      policy = arg.default;
-      how = say(w, "policy_default", { flag: shownName });
-    } else return [U, say(w, "policy_no_default", { flag: shownName })];
-    const ok = c.router_policy.includes(String(policy));
-    return ok ? [T, say(w, "policy", { policy, how })] : [F, say(w, "policy_not", { policy, how, wanted: c.router_policy.join(or) })];
-  }
-  if (hasOwn(c, "ipv6")) {
-    let found = null, dynamic = null;
-    for (const [name, entry] of Object.entries(ctx.parsed.flags)) {
-      const key = entry.kwarg ? entry.written : name;
-      if (!ADDRESS_FLAG.test(key.replace(/_/g, "-"))) continue;
-      if (entry.dynamic) dynamic = dynamic || entry;
-      else if (entry.raw && hasIPv6(Array.isArray(entry.value) ? entry.value.map(String).join(" ") : String(entry.value))) {
-        found = found || entry;
-      }
-    }
-    if (found) return [T, say(w, "ipv6", { flag: ctx.flagShown(found) })];
-    if (dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(dynamic) })];
-    if (ctx.opaque()) return [U, say(w, "ipv6_opaque", { opaque: ctx.opaque() }), "config"];
-    return [F, say(w, "ipv6_none")];
-  }
+  if (hasOwn(c, "router_policy")) return routerPolicyLeaf(c, ctx);
+  // the flag of the program the command runs (`--dist-init-addr`, a router's `--worker-urls`)
+  if (hasOwn(c, "ipv6")) return ipv6Leaf(ctx, ...ctx.lookup(c.ipv6, ctx.program));
   if (!ctx.runs("sglang")) return [F, say(w, "not_program", { program: w.programs.sglang })];
   if (hasOwn(c, "pd_role")) {
     const [, entry, shownName] = ctx.lookup("--disaggregation-mode", "sglang");
@@ -497,19 +617,14 @@ function deploymentLeaf(c, ctx) {
         ? say(w, "pd_role_not", { role, flag: ctx.flagShown(entry), wanted: c.pd_role.join(or) })
         : say(w, "pd_none_written", { flag: ctx.flagShown(entry) })];
     }
-    if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), "config"];
+    if (ctx.opaque()) return [U, say(w, "flag_opaque", { flag: shownName, opaque: ctx.opaque() }), ctx.opaqueHint()];
     return [F, say(w, "pd_none", { flag: shownName })];
   }
-  const [, addr, addrName] = ctx.lookup("--dist-init-addr", "sglang");
-  const [, nodes, nodesName] = ctx.lookup("--nnodes", "sglang");
-  if (addr !== null && !(addr.raw === null || addr.raw === "")) return [T, say(w, "multi_addr", { flag: ctx.flagShown(addr) })];
-  if (nodes !== null) {
-    if (nodes.dynamic) return [U, say(w, "not_literal", { subject: ctx.flagShown(nodes) })];
-    const num = asNumber(nodes.value);
-    if (num !== null && num > 1) return [T, say(w, "multi_nodes", { flag: ctx.flagShown(nodes) })];
-  }
-  if (ctx.opaque()) return [U, say(w, "multi_opaque", { nodes: nodesName, addr: addrName, opaque: ctx.opaque() }), "config"];
-  return [F, say(w, "single_node", { nodes: nodesName, addr: addrName })];
+  // a deployment on more than one node: `--nnodes` above 1, given or by its default (as MULTI_NODE in Python)
+  const [v, reason, hint] = flagLeaf(MULTI_NODE, ctx);
+  if (v === T) return [T, say(w, "multi_node", { reason })];
+  if (v === F) return [F, say(w, "single_node", { reason })];
+  return [U, reason, hint];
 }
 
 function programLeaf(c, ctx) {
@@ -762,7 +877,8 @@ export class Engine {
     const versions = this.versionsOf(program);
     if (!versions.length) return null;
     for (const want of [version, program === "sglang" || program === "sglang-bench" ? this.version : null]) {
-      if (want !== null && want !== undefined && versions.includes(want)) return this.list(program, want);
+      const same = want === null || want === undefined ? undefined : versions.find((v) => cmpVersion(v, want) === 0);
+      if (same !== undefined) return this.list(program, same);  // 0.5.8.0 is 0.5.8
     }
     return this.list(program, versions[0]);
   }
@@ -817,8 +933,8 @@ export class Engine {
       return out;
     }
     if (given && given[0] === "v") given = given.slice(1);
-    const specs = this.specs(given);
-    const parsed = parse(command, specs, this.words);
+    let specs = this.specs(given);
+    let parsed = parse(command, specs, this.words);
     if (parsed.error) {
       out.error = parsed.error;
       return out;
@@ -841,6 +957,11 @@ export class Engine {
       versions.sglang = parsed.image.version;
       tags.sglang = say(w, "tag_image");
       out.notes.push(say(w, "from_image", { version: versions.sglang, image: parsed.image.name }));
+      const own = this.specs(versions.sglang);
+      if (own[argsProgram(program, w)] !== specs[argsProgram(program, w)]) {  // read with that release's list
+        specs = own;
+        parsed = parse(command, own, this.words);
+      }
     }
     if (!hasOwn(versions, "sglang")) {
       versions.sglang = this.version;
@@ -863,7 +984,8 @@ export class Engine {
       }
     }
     const spec = specs[argsProgram(program, w)];
-    if (spec && hasOwn(versions, product) && spec.version !== versions[product] && given !== null) {
+    if (spec && hasOwn(versions, product) && cmpVersion(spec.version, versions[product]) !== 0
+      && (given !== null || tags[product] === say(w, "tag_image"))) {
       out.notes.push(say(w, "no_arglist", { product: w.products[product], version: versions[product], checked: spec.version }));
     }
     out.findings = this.renameFindings(parsed, spec);
