@@ -944,6 +944,15 @@ def _rests_on_absence(result: dict) -> bool:
     return any(" is not given" in why for why in result["why"])
 
 
+def _engines_agree(engine, real_bundle, tmp_path, inputs: list[dict]) -> None:
+    """The JavaScript engine checks each input ({command, gpu, version}) exactly as the Python one does."""
+    if NODE is None:
+        pytest.skip("node is not installed: the JavaScript engine was not compared")
+    ours = [check_view(engine.check(i["command"], gpu=i.get("gpu"), version=i["version"])) for i in inputs]
+    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
+    assert json.loads(json.dumps(ours)) == theirs
+
+
 @pytest.mark.parametrize("mark", ["\\", "...", "…"])
 def test_a_cut_off_command_proves_no_flag_absent(real_bundle, tmp_path, mark):
     """Each real command with its last line cut off (ending with a backslash, `...` or an ellipsis), against the
@@ -976,11 +985,7 @@ def test_a_cut_off_command_proves_no_flag_absent(real_bundle, tmp_path, mark):
         if cut["program"] != "engine":  # a Python call reads to its closing parenthesis: nothing after it is cut
             assert "cut-off" in [f["code"] for f in cut["findings"]], item["command"]
     assert seen, "no real command has an incident that applies because a flag is not given"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], gpu=i["gpu"], version=i["version"])) for i in inputs]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, inputs)
 
 
 def test_cli_a_cut_off_command_only_may_apply(tmp_path):
@@ -1085,11 +1090,7 @@ def test_a_variable_set_before_a_container_launcher_stays_outside(real_bundle, t
         assert {verdicts[k] for k in outside} == {verdicts["plain"]}, (inc["id"], verdicts)
         decided += verdicts["inside"] != verdicts["plain"]
     assert decided, "no incident's variable decides its verdict for the commands built from its conditions"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, inputs)
 
 
 def test_cli_a_variable_in_front_of_docker_run_is_not_the_servers(real_bundle):
@@ -1161,11 +1162,7 @@ def test_nnodes_1_is_one_node_whatever_the_address(real_bundle, tmp_path):
             inputs.append({"command": " ".join([*server, *nodes]), "gpu": None, "version": v})
         seen += 1
     assert seen, "no incident's conditions need more than one node"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, inputs)
 
 
 def test_an_ipv6_test_reads_the_address_flag_it_names(real_bundle, tmp_path):
@@ -1202,11 +1199,7 @@ def test_an_ipv6_test_reads_the_address_flag_it_names(real_bundle, tmp_path):
             inputs.append({"command": " ".join(words), "gpu": None, "version": v})
         seen += 1
     assert seen, "no incident's conditions need an IPv6 address"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, inputs)
 
 
 def test_a_router_policy_condition_reads_the_policy_each_pd_side_routes_by(real_bundle, tmp_path):
@@ -1263,11 +1256,7 @@ def test_a_router_policy_condition_reads_the_policy_each_pd_side_routes_by(real_
         assert verdicts["prefill other"] == verdicts["decode other"] == "may apply", (inc["id"], verdicts)
         seen += 1
     assert seen, "no incident's conditions need a router policy"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, inputs)
 
 
 def test_a_default_is_only_the_checked_release_s_own(real_bundle, tmp_path):
@@ -1305,11 +1294,7 @@ def test_a_default_is_only_the_checked_release_s_own(real_bundle, tmp_path):
             if r not in lists:
                 between.append({"command": item["command"], "gpu": item.get("gpu"), "version": r})
     assert rested and open_, "no verdict rested on a default, or none was left open between lists"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], gpu=i["gpu"], version=i["version"])) for i in between]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, between)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, between)
 
 
 def _model_path(bundle: dict, cond: dict) -> str:
@@ -1423,8 +1408,4 @@ def test_a_value_the_program_reads_in_any_case_meets_its_condition_in_any_case(r
         assert verdicts["not-" + listed.lower()] != verdicts[listed], (inc["id"], verdicts)
         seen += 1
     assert seen, "no flag test of the data says ignore_case"
-    if NODE is None:
-        pytest.skip("node is not installed: the JavaScript engine was not compared")
-    ours = [check_view(engine.check(i["command"], version=i["version"])) for i in inputs]
-    theirs = [t["check"] for t in browser_engine(tmp_path, real_bundle, inputs)]
-    assert json.loads(json.dumps(ours)) == theirs
+    _engines_agree(engine, real_bundle, tmp_path, inputs)
