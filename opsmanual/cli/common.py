@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
+from opsmanual.text.files import read_regular  # caches and data files, read as the data loader reads its own
 from opsmanual.text.terminal import escape_controls
 
 LOCAL_SITE = "http://127.0.0.1:8000/"  # the local preview's address, the links' default
@@ -177,30 +178,6 @@ def read_json(path: str):
 # --------------------------------------------------------------------------- the commands' caches
 
 MAX_CACHE = 256 << 20  # bytes of a cache a command wrote: the exposure bundle's is under 1 MiB
-
-
-def read_regular(path: str, limit: int) -> bytes:
-    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (the data loader's rule,
-    opsmanual/data/yamlfile.read_bytes): opened without blocking, so a FIFO in its place never hangs the
-    command, and never read when it is not a regular file (/dev/zero never ends). Raises
-    FileNotFoundError when it is missing, OSError when it cannot be read, ValueError when it is not a
-    regular file or holds more than ``limit`` bytes."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path}: not a regular file")
-        if info.st_size > limit:
-            raise ValueError(f"{path}: more than {limit:,} bytes")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise ValueError(f"{path}: more than {limit:,} bytes")
-    return data
 
 
 def file_digest(path: str, limit: int) -> str:

@@ -304,31 +304,19 @@ MAX_CONFIG = 4 << 20  # bytes of a model's config.json: real ones are a few kilo
 def read_model_config(path: str, json) -> dict:
     """A model's config.json, read with bounds: a regular file of at most MAX_CONFIG bytes, nested no
     deeper than JSON's parser can go. Raises UsageError with the reason."""
-    import stat
+    from opsmanual.text.files import NotRegular, TooLarge, read_regular
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without waiting
-    except OSError as err:
-        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"the model config {path} is not a regular file (a config.json is)")
-        if info.st_size > MAX_CONFIG:
-            raise UsageError(
-                f"the model config {path} is {info.st_size:,} bytes; a config.json is a few "
-                f"kilobytes (the limit is {MAX_CONFIG:,})"
-            )
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_CONFIG + 1)
-    except OSError as err:
-        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_CONFIG:
+        data = read_regular(path, MAX_CONFIG)
+    except NotRegular:
+        raise UsageError(f"the model config {path} is not a regular file (a config.json is)") from None
+    except TooLarge as err:
         raise UsageError(
-            f"the model config {path} is longer than {MAX_CONFIG:,} bytes; a config.json is a few kilobytes"
-        )
+            f"the model config {path} is {err.size:,} bytes; a config.json is a few "
+            f"kilobytes (the limit is {MAX_CONFIG:,})"
+        ) from None
+    except OSError as err:
+        raise UsageError(f"cannot read the model config {path}: {err.strerror}") from None
     try:
         cfg = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

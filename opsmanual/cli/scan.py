@@ -293,25 +293,18 @@ class _Walk:
 def read_text(path: str) -> str:
     """A file's text, read with a bound. Raises UsageError with the reason. The file is opened without
     blocking and read only when it is a regular file: a FIFO put in its place never hangs the scan."""
-    import stat
+    from opsmanual.text.files import NotRegular, TooLarge, read_regular
 
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
+        data = read_regular(path, MAX_FILE)
+    except NotRegular as err:
+        raise UsageError(f"{_shown(path)}: not a regular file ({_not_regular(err.mode)})") from None
+    except TooLarge:
+        raise UsageError(
+            f"{_shown(path)}: longer than {MAX_FILE:,} bytes; a manifest or script is a few kilobytes"
+        ) from None
     except OSError as err:
         raise UsageError(f"{_shown(path)}: cannot be read: {err.strerror}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise UsageError(f"{_shown(path)}: not a regular file ({_not_regular(mode)})")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_FILE + 1)
-    except OSError as err:
-        raise UsageError(f"{_shown(path)}: cannot be read: {err.strerror}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE:
-        raise UsageError(f"{_shown(path)}: longer than {MAX_FILE:,} bytes; a manifest or script is a few kilobytes")
     if b"\0" in data:
         raise UsageError(f"{_shown(path)}: not a text file")
     try:

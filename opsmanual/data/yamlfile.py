@@ -340,42 +340,19 @@ MAX_FILE = MAX_DATA_FILE  # bytes: far more than any data file of the manual hol
 def read_bytes(path: Path, shown: str) -> bytes:
     """The bytes of a data file: a regular file (never a FIFO or a device, which could block or never
     end) of at most MAX_FILE bytes. Raises ManualError naming ``shown``."""
-    import os
-    import stat
+    from opsmanual.text.files import NotRegular, TooLarge, read_regular
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return read_regular(path, MAX_FILE)
     except FileNotFoundError:
-        raise ManualError([Problem(shown, None, None, "the file is missing")]) from None
+        why = "the file is missing"
+    except NotRegular:
+        why = "is not a regular file (a FIFO, a device or a folder); the manual reads only files"
+    except TooLarge as err:
+        why = f"is {err.size:,} bytes; no data file of the manual is near {MAX_FILE:,}"
     except OSError as err:
-        raise ManualError([Problem(shown, None, None, f"cannot read the file: {err.strerror}")]) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ManualError(
-                [
-                    Problem(
-                        shown,
-                        None,
-                        None,
-                        "is not a regular file (a FIFO, a device or a folder); the manual reads only files",
-                    )
-                ]
-            )
-        if info.st_size > MAX_FILE:
-            raise ManualError(
-                [
-                    Problem(
-                        shown, None, None, f"is {info.st_size:,} bytes; no data file of the manual is near {MAX_FILE:,}"
-                    )
-                ]
-            )
-        with os.fdopen(os.dup(fd), "rb") as f:
-            return f.read(MAX_FILE + 1)
-    except OSError as err:
-        raise ManualError([Problem(shown, None, None, f"cannot read the file: {err.strerror}")]) from None
-    finally:
-        os.close(fd)
+        why = f"cannot read the file: {err.strerror}"
+    raise ManualError([Problem(shown, None, None, why)])
 
 
 def read_json(path: Path, shown: str) -> Any:
