@@ -30,6 +30,7 @@ import os
 
 from opsmanual.cli import common
 from opsmanual.cli.common import UsageError  # bad input: one line, exit status 2
+from opsmanual.data.exposure_words import SCAN_MAX_DEPTH as MAX_DEPTH  # folders walked below a path given
 from opsmanual.engines.exposure import (
     APPLIES,
     FAIL_ON,
@@ -117,9 +118,6 @@ def collect(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
 
 def _too_many(path: str) -> str:
     return f"{path}: more than {MAX_ENTRIES:,} files and folders; scan the deploy folder, not a whole checkout"
-
-
-MAX_DEPTH = 64  # folders below a path given: a deploy tree is a few deep; deeper ones are noted, not walked
 
 
 def _is_link(entry) -> bool:

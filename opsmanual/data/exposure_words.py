@@ -279,6 +279,10 @@ SCAN = {
     "assumed": "; its commands are checked at {version}, the release the manual describes",
 }
 
+# Folders the scan walks below a path given: a deploy tree is a few deep; deeper ones are noted, not walked
+# (the check page says how deep, through the scan_max_depth variable).
+SCAN_MAX_DEPTH = 64
+
 # How findings name each program's argument list (article, name).
 ARG_LABELS = {name: [entry["article"], entry["name"]] for name, entry in ARG_LISTS.items()}
 

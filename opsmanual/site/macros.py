@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 from opsmanual.data.diagnosis import KINDS, PROSE_SWITCH_OFF_AFTER, PROSE_SWITCH_OFF_BEFORE
 from opsmanual.data.errors import ManualError, Problem
+from opsmanual.data.exposure_words import SCAN_MAX_DEPTH
 from opsmanual.data.patterns import MAX_GENERIC_SHARE
 from opsmanual.data.site import relative_root
 from opsmanual.render import html as render
@@ -68,6 +69,7 @@ def register(env: MacroEnv, state: BuildState, page: Callable[[], PageContext]) 
     env.variables["manual_version"] = site.version
     env.variables["incident_count"] = len(state.incidents)
     env.variables["max_generic_share"] = MAX_GENERIC_SHARE
+    env.variables["scan_max_depth"] = SCAN_MAX_DEPTH
 
     def fail(message: str) -> NoReturn:
         raise ManualError([Problem(f"docs/{page().src}", None, None, message)])
