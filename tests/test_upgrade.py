@@ -53,6 +53,14 @@ def test_an_incident_fixed_in_0_5_10_ends_between_0_5_9_and_0_5_10():
     assert "sglang-19953" not in {i.get("id") for i in later}
 
 
+def test_a_build_with_a_local_label_is_its_release():
+    # pip installs 0.5.9+cu128 as a build of 0.5.9: the move is the same as from 0.5.9
+    plain, code = items("--from", "0.5.9", "--to", "0.5.22")
+    local, local_code = items("--from", "0.5.9+cu128", "--to", "v0.5.22+cu129")
+    assert local == plain and local_code == code
+    assert "sglang-19953" in {i.get("id") for i in local}
+
+
 def test_each_item_has_the_fields_the_json_promises():
     got, code = items("--from", "0.5.9", "--to", "0.5.22")
     assert got
@@ -133,6 +141,7 @@ def test_a_renamed_flag_names_what_to_write_instead(lists):
     [
         (["--from", "0.5.99", "--to", "0.5.22"], "--from 0.5.99: SGLang has no release 0.5.99"),
         (["--from", "0.5.9", "--to", "banana"], "--to banana: not a release number"),
+        (["--from", "0.5.9+", "--to", "0.5.22"], "--from 0.5.9+: not a release number"),
         (["--from", "0.5.22", "--to", "0.5.9"], "--from 0.5.22 is not older than --to 0.5.9"),
         (["--from", "0.5.9", "--to", "0.4.99"], "--to 0.4.99: SGLang has no release 0.4.99"),
         (["--from", "0.5.9"], "give both --from and --to"),

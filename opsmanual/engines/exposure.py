@@ -44,7 +44,7 @@ FAIL_ON = {"applies": (APPLIES,), "may-apply": (APPLIES, MAY_APPLY)}
 # --------------------------------------------------------------------------- versions
 
 from opsmanual.text.versions import compare as _cmp  # noqa: E402 -- release numbers are their own small module
-from opsmanual.text.versions import in_range, version_key, version_parts  # noqa: E402 -- re-exported for the engine's users
+from opsmanual.text.versions import in_range, version_key, version_parts, without_local  # noqa: E402 -- re-exported for the engine's users
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
 if TYPE_CHECKING:
@@ -1056,7 +1056,7 @@ class Engine:
             "does_not_apply": [],
             "checked": 0,
         }
-        given = version.strip() if isinstance(version, str) and version.strip() else None
+        given = without_local(version.strip()) if isinstance(version, str) and version.strip() else None
         if given is not None and version_parts(given) is None:
             out["error"] = say("not_a_version", given=given, version=self.version)
             return out

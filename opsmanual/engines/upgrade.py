@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 
 from opsmanual.data.argchanges import DEFAULT_CHANGED, DEPRECATED, REMOVED, RENAMED, affected, step
-from opsmanual.text.versions import compare, version_key, version_parts
+from opsmanual.text.versions import compare, version_key, version_parts, without_local
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the command starts fast
 if TYPE_CHECKING:
@@ -248,7 +248,7 @@ def upgrade(
     """The whole answer: {"items": incidents then flags, "program": the command's program or None,
     "error": None or one line}. ``exposure`` is an exposure Engine built on every release's lists."""
     product = "sglang"
-    a, b = a.strip().removeprefix("v"), b.strip().removeprefix("v")
+    a, b = (without_local(v.strip()).removeprefix("v") for v in (a, b))
     try:
         check_move(data["releases"], product, a, b)
     except UpgradeError as err:

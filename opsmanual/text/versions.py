@@ -81,6 +81,16 @@ def version_parts(text: str) -> tuple[str, str | None, str | None, str | None, s
     return (release, pre_kind, pre_n, post, dev) if i == len(text) else None
 
 
+def without_local(text: str) -> str:
+    """``text`` without a PEP 440 local label (``0.5.9+cu128`` -> ``0.5.9``): a build of a release, as pip
+    installs it, is that release for every range. Other text is returned as it is."""
+    head, plus, local = text.partition("+")
+    parts = local.split(".")
+    if plus and all(p and p.isascii() and p.isalnum() for p in parts):
+        return head
+    return text
+
+
 def compare(a: str, b: str) -> int:
     """-1, 0 or 1 as release ``a`` comes before, equals or follows ``b``."""
     ka, kb = version_key(a), version_key(b)

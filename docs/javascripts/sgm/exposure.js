@@ -26,6 +26,14 @@ export const APPLIES = "applies", MAY_APPLY = "may apply", DOES_NOT_APPLY = "doe
 
 const KEYS = new Map(); // a bundle names few versions; each is parsed once
 
+/* `text` without a PEP 440 local label (0.5.9+cu128 -> 0.5.9): a build of a release, as pip installs it,
+   is that release for every range (opsmanual/text/versions.py without_local). */
+export function withoutLocal(text) {
+  const at = text.indexOf("+");
+  if (at < 0) return text;
+  return text.slice(at + 1).split(".").every((p) => /^[A-Za-z0-9]+$/.test(p)) ? text.slice(0, at) : text;
+}
+
 export function versionKey(text) {
   let key = KEYS.get(text);
   if (key === undefined) {
@@ -927,7 +935,7 @@ export class Engine {
   check(command, { gpu = null, version = null, model_traits: modelTraits = null, env = null, env_opaque: envOpaque = null } = {}) {
     const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], does_not_apply: [], checked: 0 };
     const w = this.words;
-    let given = typeof version === "string" && version.trim() ? version.trim() : null;
+    let given = typeof version === "string" && version.trim() ? withoutLocal(version.trim()) : null;
     if (given !== null && !VERSION.test(given)) {
       out.error = say(w, "not_a_version", { given, version: this.version });
       return out;
