@@ -795,7 +795,7 @@ def test_the_command_opens_with_what_to_do_first():
     is not told) comes before the facts and the incidents."""
     path = str(BACKGROUND / "h200-oom-alloc.txt")
     text = _run(path).stdout.decode().splitlines()
-    assert text[1].startswith("What to do first (common error, PyTorch ran out of GPU memory):"), text[:3]
+    assert text[1].startswith("What to do first (a common error, PyTorch ran out of GPU memory):"), text[:3]
     assert text.index("Read from the report (correct it if it is wrong):") > 2
     # the OOM line tells the GPU's memory but not its name: each on its own line, as the report box's rows
     assert "  GPU: none" in text and "  GPU memory: 139.8 GiB" in text, text[:14]

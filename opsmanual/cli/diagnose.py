@@ -31,7 +31,7 @@ from pathlib import Path
 from opsmanual import ROOT
 from opsmanual.cli import common
 from opsmanual.cli.common import STDIN, UsageError
-from opsmanual.data.diagnosis import MAX_CHARS
+from opsmanual.data.diagnosis import LABELS, MAX_CHARS
 from opsmanual.render.actions import terminal_line
 
 MAX_BYTES = 4 * MAX_CHARS  # a report of MAX_CHARS characters is at most this many bytes of UTF-8
@@ -138,7 +138,13 @@ def load_bundles(project: str, repo_url: str | None) -> tuple[dict, dict]:
     return from_manual(manual, site, load_data(project)["stories"]), load_bundle(project)
 
 
-_FIRST = {"workaround": "its workaround", "fix": "its fix", "incident": "the incident", "guidance": "common error"}
+# the kind of "What to do first", in the report box's words
+_FIRST = {
+    "workaround": LABELS["firstWorkaround"],
+    "fix": LABELS["firstFix"],
+    "incident": LABELS["firstIncident"],
+    "guidance": LABELS["firstGuidance"],
+}
 
 
 def _first_text(first: dict | None, base: str, actions: dict) -> list[str]:
