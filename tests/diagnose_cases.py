@@ -40,6 +40,17 @@ EDGE = {
     "utils.cuh:21:10: 致命错误： cuda_fp8.h：没有那个文件或目录\ncompilation terminated.\n",
     "cited-threads": "Same failure as #37707 and sgl-project/sglang#15626, see also"
     " https://github.com/sgl-project/sglang/pull/15626 and radixark/miles#860; item #12 and a#37707\n",
+    # a thread the reporter rules out names nothing (the sentence denies it); one in the next sentence does
+    "cited-denied": "Server crashed at start-up. I saw #8463 mentioned in Slack but I don't think it's the same.\n"
+    "RuntimeError: NCCL error: unhandled system error\n",
+    # an incident's own line with the release read outside its range: related, not a match; the other
+    # incident that prints the line, in range, matches
+    "own-line-outside": "sglang 0.5.22 on an M3 Max, 32 concurrent requests:\n"
+    "RuntimeError: [METAL] Command buffer execution failed: Insufficient Memory "
+    "(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory).\n",
+    # a model's own context length exceeded (not a draft's): no draft-model incident matches
+    "context-length-not-draft": "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 65536\n"
+    "User-specified context_length (65536) is greater than the derived context_length (32768)\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

@@ -1671,6 +1671,77 @@ def test_a_bare_number_in_a_report_of_miles_cites_miles_thread(engine):
     )
 
 
+def test_a_thread_the_sentence_denies_names_nothing(engine):
+    """A citation in a sentence that rules it out ("I don't think it's the same", "not #N", "unlike #N")
+    names nothing; the same number in a sentence of its own still names the incident."""
+    threads = {}
+    for n, inc in enumerate(engine.incidents):
+        for t in inc["threads"]:
+            threads.setdefault(t, []).append(n)
+    own = next(t for t, ns in threads.items() if len(ns) == 1 and t.startswith("sgl-project/sglang#"))
+    number = own.split("#")[1]
+    for text in (
+        f"The server crashed at start-up. I saw #{number} mentioned, but I don't think it's the same.\n",
+        f"The server crashed at start-up, and this is not #{number}\n",
+        f"The server crashed at start-up, unlike sgl-project/sglang#{number} it never recovered\n",
+    ):
+        out = engine.diagnose(text + "RuntimeError: NCCL error: unhandled system error\n")
+        assert not any("cites" in y for r in out["results"] for y in r["why"]), (text, out["results"][:2])
+        assert out["answer"] == "not a known incident", text
+    out = engine.diagnose(f"The server crashed at start-up. Not sure why. It looks like #{number}.\n")
+    first = out["results"][0]
+    assert first["id"] == engine.incidents[threads[own][0]]["id"] and first["verdict"] == "matches", first
+
+
+def test_an_own_line_names_no_incident_whose_range_the_release_is_outside(engine):
+    """A line only some incidents print names each of them, unless the release the report states is outside
+    its affected range: then it is related, with that reason, and an incident in range that prints the line
+    matches alone."""
+    own = {}
+    for p in engine.bundle["patterns"]:
+        if not p.get("generic") and p.get("literal"):
+            own.setdefault(p["literal"], []).append(p["i"])
+    pairs = []
+    for literal, ns in own.items():
+        for n in ns:
+            ranges = [
+                r
+                for r in (engine.exposure_by_id.get(engine.incidents[n]["id"]) or {}).get("versions") or []
+                if r.get("product") == "sglang" and r.get("fixed")
+            ]
+            if ranges:
+                pairs.append((literal, n, ranges[0]["fixed"]))
+    assert pairs, "no incident with its own line has a release that fixed it"
+    literal, n, fixed = pairs[0]
+    inside = engine.diagnose(f"The server failed.\n{literal}\n")
+    assert any(r["id"] == engine.incidents[n]["id"] and r["verdict"] == "matches" for r in inside["results"])
+    out = engine.diagnose(f"sglang {fixed}: the server failed.\n{literal}\n")
+    mine = next(r for r in out["results"] if r["id"] == engine.incidents[n]["id"])
+    assert mine["verdict"] == "related", mine
+    assert any("is outside the affected range" in y for y in mine["why"]), mine["why"]
+
+
+def test_lines_that_many_failures_print_name_no_incident(engine):
+    """Lines printed whatever failed (vLLM's wrapper of every failed engine start, NCCL's bootstrap size
+    warning, FlashAttention 3's GPU check, the context-length check of a model that is not a draft) relate
+    incidents at most; the draft's own wording of the context-length check names the draft incident."""
+    for text in (
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n",
+        "bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead of 4\n",
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend fa3\n"
+        "AssertionError: FlashAttention v3 Backend requires SM>=80 and SM<=90. Please use --attention-backend flashinfer.\n",
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 65536\n"
+        "User-specified context_length (65536) is greater than the derived context_length (32768)\n",
+    ):
+        out = engine.diagnose(text)
+        assert out["answer"] == "not a known incident", (text, out["results"][:1])
+    out = engine.diagnose(
+        "ValueError: Target model's context_length (262144) is greater than the derived context_length (2048).\n"
+    )
+    assert out["results"][0]["id"] == "capture-eagle3-qwen3-30b-a3b-draft", out["results"][:1]
+    assert out["results"][0]["verdict"] == "matches"
+
+
 def test_a_component_the_report_names_counts_for_its_incidents(engine):
     """The components of data/incidents.yaml, named in a report's opening by any term of their synonym group
     (`HiCache` or `hierarchical cache`), lend their incidents points and a reason, and none to the others."""

@@ -512,6 +512,9 @@ CITATION = {
     "re": r"\b(sgl-project/sglang|radixark/miles|sglang|miles)(?:/(?:issues|pull)/|#)([0-9]{1,6})\b"
     r"|(?:^|[ \t(\[,;:])#([0-9]{3,6})\b",
 }
+# A citation in a sentence that denies it ("I saw #8463 but I don't think it's the same", "not #123") names
+# nothing: the sentence (up to . ! ? or a line break on each side), in ASCII lower case, holds one of these.
+CITED_NOT = {"flags": "", "re": r"\b(?:not|never|unlike|unrelated)\b|n't\b|\bdifferent (?:from|than)\b"}
 CITED_REPOSITORIES = {
     "sgl-project/sglang": "sgl-project/sglang",
     "sglang": "sgl-project/sglang",

@@ -153,7 +153,9 @@ class _Evidence:
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.cited = [False] * count  # the report cites a thread of it
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
-        self.outside = [False] * count  # the reported release is outside the affected range
+        self.outside = [
+            False
+        ] * count  # the reported release is outside the affected range, or its GPU outside its needs
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
         self.components: list[str] = []  # the components the report's opening names
 
@@ -206,6 +208,7 @@ class Diagnoser:
         self.url = _rx(r["url"])
         self.citation = _rx(r["citation"], True)
         self.cited_miles = _rx(r["citedMiles"])
+        self.cited_not = _rx(r["citedNot"])
         # a thread (owner/name#N) -> the incidents whose failure it is
         self.threads: dict[str, list[int]] = {}
         for n, inc in enumerate(self.incidents):
@@ -763,6 +766,8 @@ class Diagnoser:
         seen: set[str] = set()
         miles = self.cited_miles.search(body) is not None
         for m in self.citation.finditer(body):
+            if self._denied(body, m.start(), m.end()):
+                continue
             repo = r["citedRepositories"].get((m.group(1) or "").lower(), r["citedDefault"])
             thread = f"{repo}#{int(m.group(2) or m.group(3))}"
             if m.group(3) and miles and thread not in self.threads:
@@ -775,6 +780,13 @@ class Diagnoser:
                     ev.cited[n] = ev.other[n] = True
                     ev.score[n] += self.w["cited"]
                     ev.why[n].append(fill(self.msg["cited"], thread=thread.split("/", 1)[1]))
+
+    def _denied(self, body: str, start: int, end: int) -> bool:
+        """Whether the sentence that holds body[start:end] denies it ("I don't think it's the same")."""
+        left = max(body.rfind(c, 0, start) for c in ".!?\n")
+        rights = [i for i in (body.find(c, end) for c in ".!?\n") if i >= 0]
+        sentence = body[left + 1 : min(rights) if rights else len(body)]
+        return self.cited_not.search(sentence.translate(_ASCII_LOWER)) is not None
 
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:
         """2. The launch command's conditions, the GPU and the versions. A launch condition the report states
@@ -933,6 +945,8 @@ class Diagnoser:
         # a thread that the report cites, of one incident only
         cited = [n for n in range(len(self.incidents)) if ev.cited[n]]
         for n in range(len(self.incidents)):
+            # its own line names it unless its release or GPU rules it out
+            own = ev.own[n] and not ev.outside[n]
             # a mechanism names the incident only when no other has as much evidence (before the finder's rank)
             best = top[0] == n and (len(top) < 2 or lead[n] > lead[top[1]])
             mechanism = (shown == [n] and best) or (cited == [n] and not ev.outside[n])
@@ -944,7 +958,7 @@ class Diagnoser:
                 and ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
                 and not ev.outside[n]
             )
-            if (ev.own[n] or mechanism or ahead) and ev.score[n] > 0:
+            if (own or mechanism or ahead) and ev.score[n] > 0:
                 verdict = "matches"
             elif (ev.few[n] and ev.score[n] > 0) or (
                 ev.score[n] >= w["related"]

@@ -253,6 +253,7 @@ def diagnose_bundle(
             "citation": rules.CITATION,
             "citedRepositories": rules.CITED_REPOSITORIES,
             "citedDefault": rules.CITED_DEFAULT,
+            "citedNot": rules.CITED_NOT,
             "firstKinds": rules.FIRST_KINDS,
             "firstOther": rules.FIRST_OTHER,
             "citedMiles": rules.CITED_MILES,

@@ -28,6 +28,7 @@ const isTerm = (token, stop) => !stop.has(token) && token.length >= 2 && LETTER.
 const forms = (token) => [token, ...stems(token)];
 const escapeRx = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+const asciiLower = (text) => text.replace(/[A-Z]+/g, (c) => c.toLowerCase());  // as diagnose.py _ASCII_LOWER
 
 /* A message template with each {name} replaced by its value (as diagnose.py fill()). */
 export function fill(template, values) {
@@ -193,7 +194,7 @@ class Evidence {
     this.other = new Array(count).fill(false);  // evidence besides words and the GPU
     this.cited = new Array(count).fill(false);  // the report cites a thread of it
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
-    this.outside = new Array(count).fill(false);  // the reported release is outside the affected range
+    this.outside = new Array(count).fill(false);  // the reported release is outside the affected range, or its GPU outside its needs
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
     this.components = [];  // the components the report's opening names
   }
@@ -247,6 +248,7 @@ export class Diagnoser {
     this.url = rx(r.url, false, true);
     this.citation = rx(r.citation, true, true);
     this.citedMiles = rx(r.citedMiles);
+    this.citedNot = rx(r.citedNot);
     /* a thread (owner/name#N) -> the incidents whose failure it is */
     this.threads = new Map();
     this.incidents.forEach((inc, n) => {
@@ -713,6 +715,7 @@ export class Diagnoser {
     const seen = new Set();
     const miles = this.citedMiles.test(body);
     for (const m of body.matchAll(this.citation)) {
+      if (this.denied(body, m.index, m.index + m[0].length)) continue;
       const repo = r.citedRepositories[(m[1] || "").toLowerCase()] || r.citedDefault;
       let thread = `${repo}#${Number(m[2] || m[3])}`;
       if (m[3] && miles && !this.threads.has(thread)) thread = `${r.citedMilesRepository}#${Number(m[3])}`;
@@ -725,6 +728,14 @@ export class Diagnoser {
         ev.why[n].push(fill(this.msg.cited, { thread: thread.slice(thread.indexOf("/") + 1) }));
       }
     }
+  }
+
+  /* Whether the sentence that holds body[start, end) denies it ("I don't think it's the same"). */
+  denied(body, start, end) {
+    const left = Math.max(...[".", "!", "?", "\n"].map((c) => body.lastIndexOf(c, start - 1)));
+    const rights = [".", "!", "?", "\n"].map((c) => body.indexOf(c, end)).filter((i) => i >= 0);
+    const sentence = body.slice(left + 1, rights.length ? Math.min(...rights) : body.length);
+    return this.citedNot.test(asciiLower(sentence));
   }
 
   /* 5. The finder's first incidents for the report's own words: its first counts most. */
@@ -914,6 +925,8 @@ export class Diagnoser {
     /* a thread that the report cites, of one incident only */
     const cited = [...Array(count).keys()].filter((n) => ev.cited[n]);
     for (let n = 0; n < count; n++) {
+      /* its own line names it unless its release or GPU rules it out */
+      const own = ev.own[n] && !ev.outside[n];
       /* a mechanism names the incident only when no other has as much evidence (before the finder's rank) */
       const best = top[0] === n && (top.length < 2 || lead[n] > lead[top[1]]);
       const mechanism = (shown.length === 1 && shown[0] === n && best) || (cited.length === 1 && cited[0] === n && !ev.outside[n]);
@@ -921,7 +934,7 @@ export class Diagnoser {
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
         && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
       let verdict;
-      if ((ev.own[n] || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
+      if ((own || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
         /* the finder's rank is words too: with one word of the incident (and not its GPU) it relates nothing */
         || ((ev.found[n] || points[n] >= w.relatedWords) && words[n].length >= w.relatedWordsMin)
@@ -1020,7 +1033,7 @@ export class Diagnoser {
       if (this.conditionFlags.has(flag)) found.push([m.index + m[0].indexOf(m[1]), flag]);
     }
     for (const m of text.matchAll(this.proseFlag)) found.push([m.index + m[0].length - m[1].length, m[1]]);
-    const lower = text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+    const lower = asciiLower(text);
     for (const [flag, re] of this.switches) {
       for (const m of lower.matchAll(re)) {
         const at = m.index + m[0].indexOf(m[1]);
