@@ -51,6 +51,19 @@ EDGE = {
     # a model's own context length exceeded (not a draft's): no draft-model incident matches
     "context-length-not-draft": "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 65536\n"
     "User-specified context_length (65536) is greater than the derived context_length (32768)\n",
+    # a move between releases: the release it runs is the one it moved to; an image named by its release
+    "upgrade-versions": "We upgraded sglang from 0.5.9 to 0.5.22 last week and decode throughput dropped by half\n"
+    "torch from 2.7.0 to 2.8.0 too\n",
+    "image-version": "Deployed with the sglang official v0.5.10 image on two nodes; health check failed\n",
+    # numbers that are values, not GPUs (`#token: 4090`, `--port 5090`); a GPU named by its number in prose
+    "gpu-number-values": "[2026-01-02 10:00:00 TP0] Decode batch, #running-req: 3, #token: 4090, token usage: 0.50\n"
+    "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 5090\n",
+    "gpu-number-prose": "It crashes on my 4090 at start-up\nRuntimeError: CUDA error: out of memory\n",
+    # a coloured log behind Ray's prefix reads as the plain log
+    "ansi-ray-prefix": '\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m   File "/x/sglang/srt/distributed/pynccl.py", '
+    "line 108, in __init__\n"
+    '\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m     raise RuntimeError(f"NCCL error: {error_str}")\n'
+    "\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m \x1b[31mRuntimeError: NCCL error: unhandled system error\x1b[0m\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

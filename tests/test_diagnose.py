@@ -235,6 +235,8 @@ def test_command_json_agrees_with_the_engine(engine, finder, tmp_path):
         (b"", "the report is empty"),
         (b"abc\n\xff\xfe\n", ":2: bytes that are not UTF-8"),
         (b"abc\ndef\0", ":2: binary data"),
+        (b"\xff\xfe" + "abc\n".encode("utf-16-le") + b"\x00\xd8", "bytes that are not UTF-16"),
+        (b"\xff\xfe" + "abc\nd\0".encode("utf-16-le"), ":2: binary data"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(data, message):
@@ -244,13 +246,27 @@ def test_bad_input_is_one_line_and_exit_2(data, message):
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_oversized_report_is_refused(tmp_path):
+def test_oversized_report_is_refused_with_one_limit(tmp_path):
+    """Too many characters, or more bytes than that many characters can take: the same limit, in characters."""
     from opsmanual.cli.diagnose import MAX_BYTES
+    from opsmanual.data.diagnosis import MAX_CHARS
 
-    path = tmp_path / "big.txt"
-    path.write_bytes(b"x" * (MAX_BYTES + 1))
-    done = _run(str(path))
-    assert done.returncode == 2 and "longer than" in done.stderr.decode()
+    for size in (MAX_CHARS + 1, MAX_BYTES + 1):
+        path = tmp_path / "big.txt"
+        path.write_bytes(b"x" * size)
+        done = _run(str(path))
+        assert done.returncode == 2 and f"longer than {MAX_CHARS:,} characters" in done.stderr.decode(), size
+
+
+def test_a_report_saved_as_utf_16_reads_as_its_text(tmp_path):
+    """PowerShell's `>` writes UTF-16 with a byte-order mark: the report reads as the same text in UTF-8."""
+    text = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    utf16, utf8 = tmp_path / "utf16.txt", tmp_path / "utf8.txt"
+    utf16.write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    utf8.write_text(text, "utf-8")
+    a, b = _run(str(utf16)), _run(str(utf8))
+    assert a.returncode == b.returncode and a.returncode in (0, 1), a.stderr
+    assert a.stdout.replace(b"utf16.txt", b"utf8.txt") == b.stdout
 
 
 def test_directory_and_usage_errors(tmp_path):
@@ -609,7 +625,10 @@ def test_the_draft_entry_is_yaml_for_any_error_line(tmp_path, bundle_files, line
     assert done.returncode == 1, done.stderr
     answer = json.loads(done.stdout)[-1]
     error = answer["facts"]["errors"][0]["text"]
-    assert error.strip("\x85") in line, (error, line)
+    from opsmanual.engines.diagnose import normalise
+
+    # as read: without its terminal escape sequences
+    assert error.strip("\x85") in normalise(line), (error, line)
     entry = yaml.safe_load(answer["report"]["draft"])[0]
     assert entry["symptom"] == error
     assert entry["log_examples"] == [error]
@@ -1740,6 +1759,48 @@ def test_lines_that_many_failures_print_name_no_incident(engine):
     )
     assert out["results"][0]["id"] == "capture-eagle3-qwen3-30b-a3b-draft", out["results"][:1]
     assert out["results"][0]["verdict"] == "matches"
+
+
+def test_the_release_a_report_moved_to_is_the_one_it_runs(engine):
+    """A report that says "upgraded sglang from A to B" or "from sglang A to B" runs B; "sglang official vX
+    image" runs X."""
+    for text, want in (
+        ("We upgraded sglang from 0.5.9 to 0.5.22 and throughput halved\n", "0.5.22"),
+        ("After moving from sglang 0.5.9 -> v0.5.23 the server hangs\n", "0.5.23"),
+        ("Deployed with the sglang official v0.5.10 image; health check failed\n", "0.5.10"),
+        ("sglang 0.5.9, torch upgraded from 2.7.0 to 2.8.0\n", "0.5.9"),
+    ):
+        assert engine.read(text)["versions"].get("sglang") == want, text
+
+
+def test_a_number_that_is_a_value_names_no_gpu(engine):
+    """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
+    `#token: 4090`, `--port 5090`, `rank=3090`."""
+    for text in (
+        "[2026-01-02 10:00:00 TP0] Decode batch, #running-req: 3, #token: 4090, token usage: 0.50\n",
+        "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 5090\n",
+        "the server listens on port 3090\n",
+        "rank=3090 failed\n",
+    ):
+        assert engine.read(text)["gpu"] is None, text
+    assert engine.read("It crashes on my 4090 at start-up\n")["gpu"]["name"] == "NVIDIA GeForce RTX 4090"
+    assert engine.read("#token: 4090 on an RTX 5090\n")["gpu"]["name"] == "NVIDIA GeForce RTX 5090"
+
+
+def test_a_coloured_log_behind_rays_prefix_reads_as_the_plain_log(engine):
+    """Terminal colour sequences are taken off, and Ray's `(WorkerDict pid=N, ip=...) ` prefix takes one
+    space, not the traceback's indentation: the same facts and incidents as the plain traceback."""
+    plain = (
+        'Traceback (most recent call last):\n  File "/x/sglang/srt/model_executor/model_runner.py", line 9, in '
+        'init_torch_distributed\n    raise RuntimeError(f"NCCL error: {error_str}")\n'
+        "RuntimeError: NCCL error: unhandled system error\n"
+    )
+    prefixed = "".join(f"\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m {line}\n" for line in plain.splitlines())
+    a, b = engine.diagnose(plain), engine.diagnose(prefixed)
+    assert "\x1b" not in json.dumps(b)
+    assert a["facts"]["phase"] == b["facts"]["phase"]
+    assert [e["text"] for e in a["facts"]["errors"]] == [e["text"] for e in b["facts"]["errors"]]
+    assert [(r["id"], r["verdict"]) for r in a["results"]] == [(r["id"], r["verdict"]) for r in b["results"]]
 
 
 def test_a_component_the_report_names_counts_for_its_incidents(engine):

@@ -99,7 +99,8 @@ def _options(argv: list[str]) -> tuple[dict, list[str]]:
 
 
 def read_report(name: str) -> str:
-    """The report's text, bounded: at most MAX_BYTES bytes of UTF-8 without NUL bytes."""
+    """The report's text, bounded: at most MAX_BYTES bytes of UTF-8 (or of UTF-16 with its byte-order mark)
+    without NUL characters."""
     label = STDIN if name == "-" else name
     data = common.read_input(name, MAX_BYTES, "report")
 
@@ -109,15 +110,27 @@ def read_report(name: str) -> str:
             "(the triage command reads whole logs)"
         )
 
+    # more bytes than MAX_CHARS characters of UTF-8 can take is more than MAX_CHARS characters
     if len(data) > MAX_BYTES:
-        raise too_long(f"{MAX_BYTES:,} bytes")
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise UsageError(f"{label}:{data.count(NL, 0, nul) + 1}: binary data (a NUL byte); a report is text")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise UsageError(f"{label}:{data.count(NL, 0, err.start) + 1}: bytes that are not UTF-8") from None
+        raise too_long(f"{MAX_CHARS:,} characters")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte-order mark (PowerShell's `>`)
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise UsageError(f"{label}: bytes that are not UTF-16, after a UTF-16 byte-order mark") from None
+        nul = text.find("\0")
+        if nul >= 0:
+            raise UsageError(
+                f"{label}:{text.count(chr(10), 0, nul) + 1}: binary data (a NUL character); a report is text"
+            )
+    else:
+        nul = data.find(b"\0")
+        if nul >= 0:
+            raise UsageError(f"{label}:{data.count(NL, 0, nul) + 1}: binary data (a NUL byte); a report is text")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise UsageError(f"{label}:{data.count(NL, 0, err.start) + 1}: bytes that are not UTF-8") from None
     if len(text) > MAX_CHARS:
         raise too_long(f"{MAX_CHARS:,} characters")
     if not text.strip():

@@ -27,6 +27,7 @@ from opsmanual.data.exposure_words import CUT_MARKS
 FORMAT = "sgm-diagnose/1"
 
 _V = r"v?(\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?)"  # a release number as it is written
+_V_FROM = r"v?\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?"  # the same, not kept
 
 # Versions: (product, regex with the version as group 1, flags). The first rule that finds a
 # product's version wins; rules are listed from the most to the least explicit.
@@ -48,6 +49,20 @@ VERSIONS: list[dict[str, Any]] = [
         "re": r"sglang[-_ ]router(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?" + _V,
     },
     {"product": "sglang", "re": r"lmsysorg/sglang:" + _V, "flags": "i"},
+    # a move between releases: the release it runs is the one it moved to ("upgraded sglang from 0.5.9 to
+    # 0.5.22", "from sglang 0.5.9 to 0.5.22")
+    {
+        "product": "sglang",
+        "re": r"\bsglang[ \t]+from[ \t]+" + _V_FROM + r"[ \t]+(?:to|->)[ \t]+(?:sglang[ \t]+)?" + _V,
+        "flags": "i",
+    },
+    {
+        "product": "sglang",
+        "re": r"\bfrom[ \t]+sglang[ \t]+" + _V_FROM + r"[ \t]+(?:to|->)[ \t]+(?:sglang[ \t]+)?" + _V,
+        "flags": "i",
+    },
+    # an image named by its release ("sglang official v0.5.10 image")
+    {"product": "sglang", "re": r"\bsglang\b[^\n]{0,40}?[ \t]" + _V + r"[ \t]+(?:docker[ \t]+)?image\b", "flags": "i"},
     # (with pip's extras: pip install "sglang[all]==0.4.6.post4")
     {
         "product": "sglang",
@@ -73,6 +88,14 @@ GPU_LINES: list[dict[str, Any]] = [
     {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},  # nvidia-smi -L
 ]
 # The memory of one GPU, in GiB (group 1), in the order tried.
+# A GPU named by a number alone ("4090") is no GPU where the text before it makes the number a value: after
+# `:`, `=`, `#`, `/`, `.`, `-` or `_`, or after a word that numbers follow in logs and commands (`#token: 4090`,
+# `--port 5090`, `rank 3090`); tried on the 24 characters before the number, in ASCII lower case.
+GPU_NUMBER_NOT = {
+    "flags": "",
+    "re": r"(?:[:=#/._-]|\b(?:port|tokens?|bs|batch|size|len|length|steps?|ids?|pid|rank|seed|max|min|top)\b)[ \t]*$",
+}
+GPU_NUMBER_REACH = 24
 GPU_MEMORY: list[dict[str, Any]] = [
     {"re": r"total capacity of ([\d.]+) GiB", "flags": ""},
     {"re": r"\|[ \t]*\d+MiB[ \t]*/[ \t]*(\d+)MiB[ \t]*\|", "flags": "", "mib": True},
@@ -258,7 +281,7 @@ TRACEBACK = {"re": r"^Traceback \(most recent call last\):", "flags": ""}
 # SGLang's own prefix (``[2026-01-02 10:00:00 TP0] ``) stays.
 PROCESS_PREFIX = {
     "flags": "",
-    "re": r"^(?:\[rank[0-9]{1,5}\]:[ \t]?|\([A-Za-z_][A-Za-z0-9_.]{0,60}(?:[ ,]{1,2}[a-z_]{1,20}=[^)\n ,]{1,40}){1,6}\)[ \t]+"
+    "re": r"^(?:\[rank[0-9]{1,5}\]:[ \t]?|\([A-Za-z_][A-Za-z0-9_.]{0,60}(?:[ ,]{1,2}[a-z_]{1,20}=[^)\n ,]{1,40}){1,6}\)[ \t]?"
     r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) [0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})? \[?[A-Za-z0-9_.-]{1,80}:[0-9]{1,6}\][ \t]?){1,2}",
 }
 # A traceback's frames say where the code ran, not what went wrong: Python's frame line (its source line, the

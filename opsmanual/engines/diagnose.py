@@ -122,15 +122,20 @@ def _uri(text: str) -> str:
 # What diagnose.js's trim() takes off a line's ends (str.strip() takes others: U+001C-U+001F, NEL).
 SPACE = " \t\n\v\f\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python str, half a pair (as JSON "\\ud800" reads)
+# a terminal's colour or cursor sequence (ESC [ ... letter), then any ESC left: a coloured log (Ray's, a
+# logger's) reads as its text, and no pasted escape reaches the reader's terminal
+_ANSI = re.compile("\x1b\\[[0-9;:?]{0,32}[ -/]{0,4}[@-~]|\x1b")
 
 
 def normalise(text: str) -> str:
     """The report as both engines read it: no byte-order mark, \\n line breaks, the line and paragraph
-    separators as spaces, half a surrogate pair as U+FFFD (a pasted report may hold one; RE2 reads
+    separators as spaces, no terminal escape sequences, half a surrogate pair as U+FFFD (a pasted report may hold one; RE2 reads
     UTF-8), cut at the bundle's limit."""
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     return _SURROGATE.sub("\ufffd", text)
 
 
@@ -188,6 +193,7 @@ class Diagnoser:
         self._index = {inc["id"]: n for n, inc in enumerate(self.incidents)}
         self.versions = [(v["product"], _rx(v, True), _rx_lower(v, True)) for v in r["versions"]]
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
+        self.gpu_number_not = _rx(r["gpuNumberNot"])
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.arch = [_rx(a) for a in r["arch"]]
         self.arch_list_line = _rx(r["archListLine"])
@@ -431,12 +437,17 @@ class Diagnoser:
     def _gpu_in(self, text: str) -> dict | None:
         if self.gpu_any is None:
             return None
-        m = self.gpu_any.search(text.translate(_ASCII_LOWER))
-        if not m:
-            return None
-        written = text[m.start(1) : m.end(1)]
-        g = self.gpu_by_name[_norm_name(written)]
-        return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
+        lower = text.translate(_ASCII_LOWER)
+        reach = self.rules["gpuNumberReach"]
+        m = self.gpu_any.search(lower)
+        while m:
+            written = text[m.start(1) : m.end(1)]
+            # a name that is a number alone, where the text before makes it a value (`#token: 4090`)
+            if not (written.isdigit() and self.gpu_number_not.search(lower[max(0, m.start(1) - reach) : m.start(1)])):
+                g = self.gpu_by_name[_norm_name(written)]
+                return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
+            m = self.gpu_any.search(lower, m.end(1))
+        return None
 
     def _commands(self, lines: list[str], body: str, starts: list[int]) -> tuple[list[str], set[int]]:
         """The launch commands the report shows, and the lines they take (a command is no error line)."""

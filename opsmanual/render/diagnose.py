@@ -222,6 +222,8 @@ def diagnose_bundle(
             "products": rules.PRODUCTS,
             "productLabels": rules.PRODUCT_LABELS,
             "gpuLines": rules.GPU_LINES,
+            "gpuNumberNot": rules.GPU_NUMBER_NOT,
+            "gpuNumberReach": rules.GPU_NUMBER_REACH,
             "gpuMemory": rules.GPU_MEMORY,
             "arch": rules.ARCH,
             "archListLine": rules.ARCH_LIST_LINE,

@@ -71,9 +71,13 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /* The report as both engines read it: no byte-order mark, \n line breaks, the line and paragraph
    separators as spaces, half a surrogate pair as U+FFFD. */
+/* a terminal's colour or cursor sequence (ESC [ ... letter), then any ESC left (as diagnose.py _ANSI) */
+// eslint-disable-next-line no-control-regex -- the escape character is what it removes
+const ANSI = /\u001b\[[0-9;:?]{0,32}[ -/]{0,4}[@-~]|\u001b/g;
+
 export function normalise(text) {
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
-  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ").replace(LONE_SURROGATE, "\ufffd");
+  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ").replace(ANSI, "").replace(LONE_SURROGATE, "\ufffd");
 }
 
 /* What a YAML double-quoted string must escape (as diagnose.py _q()): the quote, the backslash, C0
@@ -225,6 +229,7 @@ export class Diagnoser {
     this.index = new Map(this.incidents.map((inc, n) => [inc.id, n]));  // an incident's position, by id
     this.versions = r.versions.map((v) => [v.product, rx(v, true)]);
     this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
+    this.gpuNumberNot = rx(r.gpuNumberNot);
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
     this.arch = r.arch.map((a) => rx(a, false, true));
     this.archListLine = rx(r.archListLine);
@@ -455,10 +460,16 @@ export class Diagnoser {
 
   gpuIn(text) {
     if (this.gpuAny === null) return null;
-    const m = this.gpuAny.exec(text);
-    if (!m) return null;
-    const g = this.gpuByName.get(normName(m[0]));
-    return { id: g.id, name: g.name, written: m[0], memory_gb: g.memory_gb ?? null };
+    const lower = asciiLower(text);
+    const reach = this.rules.gpuNumberReach;
+    const all = new RegExp(this.gpuAny.source, "gi");
+    for (let m = all.exec(text); m; m = all.exec(text)) {
+      /* a name that is a number alone, where the text before makes it a value (`#token: 4090`) */
+      if (/^[0-9]+$/.test(m[0]) && this.gpuNumberNot.test(lower.slice(Math.max(0, m.index - reach), m.index))) continue;
+      const g = this.gpuByName.get(normName(m[0]));
+      return { id: g.id, name: g.name, written: m[0], memory_gb: g.memory_gb ?? null };
+    }
+    return null;
   }
 
   /* The launch commands the report shows, and the lines they take (a command is no error line). */
