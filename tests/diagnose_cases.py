@@ -64,6 +64,9 @@ EDGE = {
     "line 108, in __init__\n"
     '\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m     raise RuntimeError(f"NCCL error: {error_str}")\n'
     "\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m \x1b[31mRuntimeError: NCCL error: unhandled system error\x1b[0m\n",
+    # a capture that failed because another rank went away: the peer first, not memory
+    "capture-gloo-peer": "Exception: Capture cuda graph failed: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] "
+    "Connection closed by peer <address>\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

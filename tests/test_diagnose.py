@@ -1803,6 +1803,24 @@ def test_a_coloured_log_behind_rays_prefix_reads_as_the_plain_log(engine):
     assert [(r["id"], r["verdict"]) for r in a["results"]] == [(r["id"], r["verdict"]) for r in b["results"]]
 
 
+def test_a_capture_that_failed_on_a_lost_peer_leads_with_the_peer_not_memory(engine):
+    """`Capture cuda graph failed` only tells the consequence: wrapping gloo's lost connection or timeout, the
+    first thing to do is the other rank's first error; wrapping an out-of-memory, it is memory."""
+    for wrapped in (
+        "[../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer <address>",
+        "[/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 1800000ms "
+        "for send operation to complete",
+    ):
+        out = engine.diagnose(f"Exception: Capture cuda graph failed: {wrapped}\n")
+        assert out["first"]["id"] == "gloo-peer-lost", out["first"]
+        assert [g["id"] for g in out["guidance"]][:2] == ["gloo-peer-lost", "cuda-graph-capture-failed"]
+    out = engine.diagnose(
+        "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 7 has a "
+        "total capacity of 95.00 GiB of which 2.00 MiB is free.\n"
+    )
+    assert out["first"]["id"] != "gloo-peer-lost" and "gloo-peer-lost" not in [g["id"] for g in out["guidance"]]
+
+
 def test_a_component_the_report_names_counts_for_its_incidents(engine):
     """The components of data/incidents.yaml, named in a report's opening by any term of their synonym group
     (`HiCache` or `hierarchical cache`), lend their incidents points and a reason, and none to the others."""
