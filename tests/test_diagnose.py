@@ -1773,6 +1773,17 @@ def test_the_release_a_report_moved_to_is_the_one_it_runs(engine):
         assert engine.read(text)["versions"].get("sglang") == want, text
 
 
+def test_the_command_says_what_the_report_wrote_when_the_gpu_is_read_as_one_model():
+    """A bare "H100" is read as one model of it: the command names that model and what the report wrote;
+    a full name is shown alone."""
+    done = _run("-", stdin=b"Crash on H100 at start-up\nRuntimeError: boom\n")
+    line = next(x for x in done.stdout.decode().splitlines() if x.strip().startswith("GPU:"))
+    assert line.strip().startswith("GPU: NVIDIA H100") and '(read from "H100")' in line, line
+    done = _run("-", stdin=b"GPU 0: NVIDIA H200\nRuntimeError: boom\n")
+    line = next(x for x in done.stdout.decode().splitlines() if x.strip().startswith("GPU:"))
+    assert "read from" not in line, line
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

@@ -99,6 +99,9 @@ def test_an_unknown_report_offers_the_link_and_a_draft_and_can_be_corrected(page
     draft = yaml.safe_load(page.text_content(".sgm-diagnosis__draft-text"))
     assert draft[0]["symptom"] == "ValueError: the frobnicator refused the widget configuration"
     assert draft[0]["hardware"] == [engine.diagnose(text)["facts"]["gpu"]["name"]]
+    # the GPU as read, and what the report wrote when that is not its full name
+    gpu = engine.diagnose(text)["facts"]["gpu"]
+    assert f'{gpu["name"]} (read from "NVIDIA H100 80GB HBM3")' in page.text_content(".sgm-diagnosis__facts")
     # the reader corrects what was read: the version in the report
     page.click(".sgm-diagnosis__edit summary")
     page.fill(".sgm-diagnosis__text", text.replace("0.5.18", "0.5.4"))

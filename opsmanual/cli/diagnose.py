@@ -175,6 +175,19 @@ def _first_text(first: dict | None, base: str, actions: dict) -> list[str]:
     return lines
 
 
+def _gpu_shown(gpu: dict | None) -> str:
+    """The GPU read, with what the report wrote when that is not its full name ("H100" read as one model)."""
+    if not gpu:
+        return "none"
+
+    def folded(name: str) -> str:  # as the names are compared: lower case, runs of spaces, - and _ as one space
+        return " ".join(name.lower().replace("-", " ").replace("_", " ").split())
+
+    if folded(gpu["written"]) == folded(gpu["name"]):
+        return gpu["name"]
+    return f"{gpu['name']} ({LABELS['gpuWritten'].replace('{written}', gpu['written'])})"
+
+
 def _text(out: dict, base: str) -> str:
     f = out["facts"]
     actions = {r["id"]: r["action"] for r in out["results"] if r.get("action")}
@@ -183,7 +196,7 @@ def _text(out: dict, base: str) -> str:
     from opsmanual.data.diagnosis import PRODUCT_LABELS as labels  # the products a report's versions name
 
     lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
-    gpu = f["gpu"]["name"] if f["gpu"] else "none"
+    gpu = _gpu_shown(f["gpu"])
     arch = f", architecture {f['arch']}" if f["arch"] else ""
     lines.append(f"  GPU: {gpu}{arch}")
     # its own line, as the report box has its own row: a size read without the GPU's name

@@ -87,7 +87,6 @@ GPU_LINES: list[dict[str, Any]] = [
     {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|\n]*?)[ \t](?:On|Off)[ \t]+\|", "flags": ""},  # nvidia-smi
     {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},  # nvidia-smi -L
 ]
-# The memory of one GPU, in GiB (group 1), in the order tried.
 # A GPU named by a number alone ("4090") is no GPU where the text before it makes the number a value: after
 # `:`, `=`, `#`, `/`, `.`, `-` or `_`, or after a word that numbers follow in logs and commands (`#token: 4090`,
 # `--port 5090`, `rank 3090`); tried on the 24 characters before the number, in ASCII lower case.
@@ -96,6 +95,7 @@ GPU_NUMBER_NOT = {
     "re": r"(?:[:=#/._-]|\b(?:port|tokens?|bs|batch|size|len|length|steps?|ids?|pid|rank|seed|max|min|top)\b)[ \t]*$",
 }
 GPU_NUMBER_REACH = 24
+# The memory of one GPU, in GiB (group 1), in the order tried.
 GPU_MEMORY: list[dict[str, Any]] = [
     {"re": r"total capacity of ([\d.]+) GiB", "flags": ""},
     {"re": r"\|[ \t]*\d+MiB[ \t]*/[ \t]*(\d+)MiB[ \t]*\|", "flags": "", "mib": True},
@@ -453,6 +453,7 @@ LABELS = {
     "facts": "Read from your report (edit the report below if something is wrong):",
     "versions": "Versions",
     "gpu": "GPU",
+    "gpuWritten": 'read from "{written}"',  # the GPU's name as the report wrote it, when it is not the full name
     "arch": "GPU architecture",
     "memory": "GPU memory",
     "model": "Model",

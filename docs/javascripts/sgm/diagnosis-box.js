@@ -61,7 +61,10 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   };
   const versions = Object.entries(f.versions).map(([p, v]) => `${labels[p] || p} ${v}`);
   row(L.versions, versions.length ? versions.join(", ") : "");
-  row(L.gpu, f.gpu ? f.gpu.name : "");
+  const folded = (name) => name.toLowerCase().replace(/[-_]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+  /* "H100" read as one model of it: say what the report wrote */
+  row(L.gpu, !f.gpu ? "" : folded(f.gpu.written) === folded(f.gpu.name) ? f.gpu.name
+    : `${f.gpu.name} (${L.gpuWritten.replace("{written}", f.gpu.written)})`);
   if (f.arch) row(L.arch, f.arch);
   row(L.memory, f.memory ? `${f.memory} GiB` : "");
   row(L.model, f.model || "");
