@@ -67,6 +67,8 @@ EDGE = {
     # a capture that failed because another rank went away: the peer first, not memory
     "capture-gloo-peer": "Exception: Capture cuda graph failed: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] "
     "Connection closed by peer <address>\n",
+    # a GPU line's GPU that the manual does not list: said, not dropped
+    "gpu-unlisted": "GPU 0: NVIDIA A40\nGPU 1: NVIDIA A40\nRuntimeError: CUDA error: out of memory\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

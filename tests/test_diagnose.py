@@ -1784,6 +1784,21 @@ def test_the_command_says_what_the_report_wrote_when_the_gpu_is_read_as_one_mode
     assert "read from" not in line, line
 
 
+def test_a_gpu_line_of_a_gpu_the_manual_does_not_list_is_said_not_dropped(engine):
+    """check_env's `GPU 0: NVIDIA A40` names no GPU of data/gpus.yaml: the facts keep the name as written,
+    and the command says it is not one the manual lists; a listed GPU leaves it empty."""
+    names = {g["name"].lower() for g in engine.exposure.gpus} | {
+        a.lower() for g in engine.exposure.gpus for a in g.get("aliases") or []
+    }
+    assert "nvidia a40" not in names and "a40" not in names
+    facts = engine.read("GPU 0: NVIDIA A40\nRuntimeError: boom\n")
+    assert facts["gpu"] is None and facts["gpuUnlisted"] == "NVIDIA A40"
+    assert engine.read("GPU 0: NVIDIA H200\nRuntimeError: boom\n")["gpuUnlisted"] is None
+    done = _run("-", stdin=b"GPU 0: NVIDIA A40\nRuntimeError: boom\n")
+    line = next(x for x in done.stdout.decode().splitlines() if x.strip().startswith("GPU:"))
+    assert "NVIDIA A40: not a GPU the manual lists" in line, line
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

@@ -175,10 +175,11 @@ def _first_text(first: dict | None, base: str, actions: dict) -> list[str]:
     return lines
 
 
-def _gpu_shown(gpu: dict | None) -> str:
-    """The GPU read, with what the report wrote when that is not its full name ("H100" read as one model)."""
+def _gpu_shown(gpu: dict | None, unlisted: str | None = None) -> str:
+    """The GPU read, with what the report wrote when that is not its full name ("H100" read as one model);
+    none, with the name a GPU line gives when the manual does not list that GPU."""
     if not gpu:
-        return "none"
+        return "none" + (f" ({LABELS['gpuUnlisted'].replace('{name}', unlisted)})" if unlisted else "")
 
     def folded(name: str) -> str:  # as the names are compared: lower case, runs of spaces, - and _ as one space
         return " ".join(name.lower().replace("-", " ").replace("_", " ").split())
@@ -196,7 +197,7 @@ def _text(out: dict, base: str) -> str:
     from opsmanual.data.diagnosis import PRODUCT_LABELS as labels  # the products a report's versions name
 
     lines.append("  versions: " + (", ".join(f"{labels.get(p, p)} {v}" for p, v in f["versions"].items()) or "none"))
-    gpu = _gpu_shown(f["gpu"])
+    gpu = _gpu_shown(f["gpu"], f.get("gpuUnlisted"))
     arch = f", architecture {f['arch']}" if f["arch"] else ""
     lines.append(f"  GPU: {gpu}{arch}")
     # its own line, as the report box has its own row: a size read without the GPU's name

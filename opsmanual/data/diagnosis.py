@@ -95,6 +95,7 @@ GPU_NUMBER_NOT = {
     "re": r"(?:[:=#/._-]|\b(?:port|tokens?|bs|batch|size|len|length|steps?|ids?|pid|rank|seed|max|min|top)\b)[ \t]*$",
 }
 GPU_NUMBER_REACH = 24
+GPU_NAME_MAX = 80  # characters of a GPU line's name shown when the manual does not list that GPU
 # The memory of one GPU, in GiB (group 1), in the order tried.
 GPU_MEMORY: list[dict[str, Any]] = [
     {"re": r"total capacity of ([\d.]+) GiB", "flags": ""},
@@ -454,6 +455,7 @@ LABELS = {
     "versions": "Versions",
     "gpu": "GPU",
     "gpuWritten": 'read from "{written}"',  # the GPU's name as the report wrote it, when it is not the full name
+    "gpuUnlisted": "{name}: not a GPU the manual lists",  # a GPU line's GPU that data/gpus.yaml does not hold
     "arch": "GPU architecture",
     "memory": "GPU memory",
     "model": "Model",

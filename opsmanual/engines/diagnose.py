@@ -328,6 +328,7 @@ class Diagnoser:
         facts: dict = {
             "versions": {},
             "gpu": None,
+            "gpuUnlisted": None,  # the GPU a GPU line names when it is none the manual lists (`GPU 0: NVIDIA A40`)
             "arch": None,
             "memory": None,
             "commands": [],
@@ -348,6 +349,8 @@ class Diagnoser:
                 )
         facts["versions"] = {p: facts["versions"][p] for p in self.rules["products"] if p in facts["versions"]}
         facts["gpu"] = self._gpu(body)
+        if facts["gpu"] is None:
+            facts["gpuUnlisted"] = self._gpu_unlisted(body)
         facts["arch"] = self._arch(body, lines, starts, facts["gpu"])
         for rx, mib in self.gpu_memory:
             m = rx.search(body)
@@ -417,6 +420,15 @@ class Diagnoser:
                 if found:
                     return found
         return self._gpu_in(body)
+
+    def _gpu_unlisted(self, body: str) -> str | None:
+        """The name the first GPU line gives (check_env's, nvidia-smi's), for a GPU the manual does not list:
+        said, not dropped; clipped to the rules' length."""
+        for rx in self.gpu_lines:
+            m = rx.search(body)
+            if m:
+                return _clip(m.group(1), self.rules["gpuNameMax"])
+        return None
 
     def _arch(self, body: str, lines: list[str], starts: list[int], gpu: dict | None) -> str | None:
         """The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone (a line

@@ -224,6 +224,7 @@ def diagnose_bundle(
             "gpuLines": rules.GPU_LINES,
             "gpuNumberNot": rules.GPU_NUMBER_NOT,
             "gpuNumberReach": rules.GPU_NUMBER_REACH,
+            "gpuNameMax": rules.GPU_NAME_MAX,
             "gpuMemory": rules.GPU_MEMORY,
             "arch": rules.ARCH,
             "archListLine": rules.ARCH_LIST_LINE,

@@ -347,7 +347,7 @@ export class Diagnoser {
 
   read(text) {
     const { body, lines, starts, notes } = this.lines(text);
-    const facts = { versions: {}, gpu: null, arch: null, memory: null, commands: [], model: null, phase: null, errors: [], notes };
+    const facts = { versions: {}, gpu: null, gpuUnlisted: null, arch: null, memory: null, commands: [], model: null, phase: null, errors: [], notes };
     const found = {};
     for (const [product, re] of this.versions) {
       if (hasOwn(found, product)) continue;
@@ -356,6 +356,7 @@ export class Diagnoser {
     }
     for (const p of this.rules.products) if (hasOwn(found, p)) facts.versions[p] = found[p];
     facts.gpu = this.gpu(body);
+    if (facts.gpu === null) facts.gpuUnlisted = this.gpuUnlisted(body);
     facts.arch = this.archOf(body, lines, starts, facts.gpu);
     for (const [re, mib] of this.gpuMemory) {
       const m = re.exec(body);
@@ -456,6 +457,16 @@ export class Diagnoser {
       }
     }
     return found.size ? [...found][0] : null;
+  }
+
+  /* The name the first GPU line gives, for a GPU the manual does not list (as diagnose.py _gpu_unlisted()). */
+  gpuUnlisted(body) {
+    for (const re of this.gpuLines) {
+      re.lastIndex = 0;
+      const m = re.exec(body);
+      if (m) return clip(m[1], this.rules.gpuNameMax);
+    }
+    return null;
   }
 
   gpuIn(text) {

@@ -63,7 +63,9 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   row(L.versions, versions.length ? versions.join(", ") : "");
   const folded = (name) => name.toLowerCase().replace(/[-_]/g, " ").split(/\s+/).filter(Boolean).join(" ");
   /* "H100" read as one model of it: say what the report wrote */
-  row(L.gpu, !f.gpu ? "" : folded(f.gpu.written) === folded(f.gpu.name) ? f.gpu.name
+  /* a GPU line's GPU that the manual does not list: said, not dropped */
+  const unlisted = f.gpuUnlisted ? `${L.none} (${L.gpuUnlisted.replace("{name}", f.gpuUnlisted)})` : "";
+  row(L.gpu, !f.gpu ? unlisted : folded(f.gpu.written) === folded(f.gpu.name) ? f.gpu.name
     : `${f.gpu.name} (${L.gpuWritten.replace("{written}", f.gpu.written)})`);
   if (f.arch) row(L.arch, f.arch);
   row(L.memory, f.memory ? `${f.memory} GiB` : "");
