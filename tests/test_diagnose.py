@@ -1799,6 +1799,13 @@ def test_a_gpu_line_of_a_gpu_the_manual_does_not_list_is_said_not_dropped(engine
     assert "NVIDIA A40: not a GPU the manual lists" in line, line
 
 
+def test_a_compute_capability_below_nvidias_is_no_architecture(engine):
+    """`Compute Capability: 3.1` (a MUSA card's check_env) names no NVIDIA architecture; 9.0 and 12.0 do."""
+    assert engine.read("Compute Capability: 3.1\nRuntimeError: boom\n")["arch"] is None
+    assert engine.read("compute capability 9.0\nRuntimeError: boom\n")["arch"] == "SM90"
+    assert engine.read("compute capability: 12.0\nRuntimeError: boom\n")["arch"] == "SM120"
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

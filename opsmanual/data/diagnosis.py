@@ -107,7 +107,8 @@ GPU_MEMORY: list[dict[str, Any]] = [
 # (a build that lists several names none).
 ARCH: list[dict[str, Any]] = [
     {"re": r"(?:^|[^A-Za-z0-9])sm[_ ]?([1-9][0-9]{1,2})[a-z]?\b", "flags": "i"},
-    {"re": r"compute capability[: =]{1,3}([1-9][0-9]?)\.([0-9])\b", "flags": "i"},
+    # (NVIDIA's 5.0 and up, the GPUs a CUDA 12 build runs on: a MUSA card's "Compute Capability: 3.1" is none)
+    {"re": r"compute capability[: =]{1,3}([5-9]|1[0-9])\.([0-9])\b", "flags": "i"},
 ]
 # A line that lists the architectures a build supports, not the GPU's own: PyTorch's warning names the
 # GPU's ("with CUDA capability sm_120 is not compatible …") and then, on its next line, every one its
