@@ -1754,6 +1754,18 @@ def test_lines_that_many_failures_print_name_no_incident(engine):
     ):
         out = engine.diagnose(text)
         assert out["answer"] == "not a known incident", (text, out["results"][:1])
+    # and the two start-up refusals lead with what to do about them
+    for text, entry in (
+        (
+            "AssertionError: FlashAttention v3 Backend requires SM>=80 and SM<=90. Please use --attention-backend flashinfer.\n",
+            "fa3-unsupported-gpu",
+        ),
+        (
+            "User-specified context_length (65536) is greater than the derived context_length (32768)\n",
+            "context-length-above-model",
+        ),
+    ):
+        assert engine.diagnose(text)["first"]["id"] == entry, text
     out = engine.diagnose(
         "ValueError: Target model's context_length (262144) is greater than the derived context_length (2048).\n"
     )
