@@ -43,6 +43,10 @@ EDGE = {
     # a thread the reporter rules out names nothing (the sentence denies it); one in the next sentence does
     "cited-denied": "Server crashed at start-up. I saw #8463 mentioned in Slack but I don't think it's the same.\n"
     "RuntimeError: NCCL error: unhandled system error\n",
+    # a denial further than the sentence's reach from the citation is not read as its sentence's
+    "cited-denied-far": "It looks like #8463 "
+    + "and the scheduler keeps retracting requests " * 8
+    + "but I don't know.\n",
     # an incident's own line with the release read outside its range: related, not a match; the other
     # incident that prints the line, in range, matches
     "own-line-outside": "sglang 0.5.22 on an M3 Max, 32 concurrent requests:\n"

@@ -541,6 +541,7 @@ CITATION = {
 }
 # A citation in a sentence that denies it ("I saw #8463 but I don't think it's the same", "not #123") names
 # nothing: the sentence (up to . ! ? or a line break on each side), in ASCII lower case, holds one of these.
+CITED_NOT_REACH = 300  # characters read each way from a citation for its sentence
 CITED_NOT = {"flags": "", "re": r"\b(?:not|never|unlike|unrelated)\b|n't\b|\bdifferent (?:from|than)\b"}
 CITED_REPOSITORIES = {
     "sgl-project/sglang": "sgl-project/sglang",

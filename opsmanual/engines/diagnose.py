@@ -129,8 +129,8 @@ _ANSI = re.compile("\x1b\\[[0-9;:?]{0,32}[ -/]{0,4}[@-~]|\x1b")
 
 def normalise(text: str) -> str:
     """The report as both engines read it: no byte-order mark, \\n line breaks, the line and paragraph
-    separators as spaces, no terminal escape sequences, half a surrogate pair as U+FFFD (a pasted report may hold one; RE2 reads
-    UTF-8), cut at the bundle's limit."""
+    separators as spaces, no terminal escape sequences, half a surrogate pair as U+FFFD (a pasted report
+    may hold one; RE2 reads UTF-8), cut at the bundle's limit."""
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", " ").replace("\u2029", " ")
@@ -158,9 +158,8 @@ class _Evidence:
         self.other = [False] * count  # evidence besides words and the GPU: a log line, a launch condition, the version
         self.cited = [False] * count  # the report cites a thread of it
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
-        self.outside = [
-            False
-        ] * count  # the reported release is outside the affected range, or its GPU outside its needs
+        # the reported release is outside the affected range, or its GPU outside what it needs
+        self.outside = [False] * count
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
         self.components: list[str] = []  # the components the report's opening names
 
@@ -805,10 +804,14 @@ class Diagnoser:
                     ev.why[n].append(fill(self.msg["cited"], thread=thread.split("/", 1)[1]))
 
     def _denied(self, body: str, start: int, end: int) -> bool:
-        """Whether the sentence that holds body[start:end] denies it ("I don't think it's the same")."""
-        left = max(body.rfind(c, 0, start) for c in ".!?\n")
-        rights = [i for i in (body.find(c, end) for c in ".!?\n") if i >= 0]
-        sentence = body[left + 1 : min(rights) if rights else len(body)]
+        """Whether the sentence that holds body[start:end] denies it ("I don't think it's the same"): the
+        sentence up to . ! ? or a line break on each side, at most citedNotReach characters each way."""
+        reach = self.rules["citedNotReach"]
+        low = max(0, start - reach)
+        left = max(body.rfind(c, low, start) for c in ".!?\n")
+        high = min(len(body), end + reach)
+        rights = [i for i in (body.find(c, end, high) for c in ".!?\n") if i >= 0]
+        sentence = body[max(left + 1, low) : min(rights) if rights else high]
         return self.cited_not.search(sentence.translate(_ASCII_LOWER)) is not None
 
     def _conditions(self, ev: _Evidence, exposure: dict, facts: dict) -> None:

@@ -257,6 +257,7 @@ def diagnose_bundle(
             "citedRepositories": rules.CITED_REPOSITORIES,
             "citedDefault": rules.CITED_DEFAULT,
             "citedNot": rules.CITED_NOT,
+            "citedNotReach": rules.CITED_NOT_REACH,
             "firstKinds": rules.FIRST_KINDS,
             "firstOther": rules.FIRST_OTHER,
             "citedMiles": rules.CITED_MILES,

@@ -752,11 +752,15 @@ export class Diagnoser {
     }
   }
 
-  /* Whether the sentence that holds body[start, end) denies it ("I don't think it's the same"). */
+  /* Whether the sentence that holds body[start, end) denies it ("I don't think it's the same"): the sentence
+     up to . ! ? or a line break on each side, at most citedNotReach characters each way (as diagnose.py). */
   denied(body, start, end) {
-    const left = Math.max(...[".", "!", "?", "\n"].map((c) => body.lastIndexOf(c, start - 1)));
-    const rights = [".", "!", "?", "\n"].map((c) => body.indexOf(c, end)).filter((i) => i >= 0);
-    const sentence = body.slice(left + 1, rights.length ? Math.min(...rights) : body.length);
+    const reach = this.rules.citedNotReach;
+    const low = Math.max(0, start - reach), high = Math.min(body.length, end + reach);
+    const before = body.slice(low, start), after = body.slice(end, high);
+    const left = Math.max(...[".", "!", "?", "\n"].map((c) => before.lastIndexOf(c)));
+    const rights = [".", "!", "?", "\n"].map((c) => after.indexOf(c)).filter((i) => i >= 0);
+    const sentence = body.slice(low + left + 1, rights.length ? end + Math.min(...rights) : high);
     return this.citedNot.test(asciiLower(sentence));
   }
 
