@@ -336,6 +336,8 @@ export class Diagnoser {
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
     this.gpuAny = alternatives.length ? new RegExp(`(?<![A-Za-z0-9])(?:${
       alternatives.map((k) => k.split(" ").map(escapeRx).join("[-_ ]+")).join("|")})(?![A-Za-z0-9])`, "i") : null;
+    /* each of them in turn (gpuIn() skips a number that is a value) */
+    this.gpuEvery = this.gpuAny === null ? null : new RegExp(this.gpuAny.source, "gi");
   }
 
   static pattern(p) {
@@ -473,7 +475,8 @@ export class Diagnoser {
     if (this.gpuAny === null) return null;
     const lower = asciiLower(text);
     const reach = this.rules.gpuNumberReach;
-    const all = new RegExp(this.gpuAny.source, "gi");
+    const all = this.gpuEvery;
+    all.lastIndex = 0;
     for (let m = all.exec(text); m; m = all.exec(text)) {
       /* a name that is a number alone, where the text before makes it a value (`#token: 4090`) */
       if (/^[0-9]+$/.test(m[0]) && this.gpuNumberNot.test(lower.slice(Math.max(0, m.index - reach), m.index))) continue;
