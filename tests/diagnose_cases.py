@@ -73,6 +73,10 @@ EDGE = {
     "Connection closed by peer <address>\n",
     # a GPU line's GPU that the manual does not list: said, not dropped
     "gpu-unlisted": "GPU 0: NVIDIA A40\nGPU 1: NVIDIA A40\nRuntimeError: CUDA error: out of memory\n",
+    # a flag the prose denies is not given ("without --enable-dp-attention", "--enable-hierarchical-cache off")
+    "prose-flag-denied": "DeepSeek-V3 with --tp 8 (without --enable-dp-attention, we removed it) and "
+    "--enable-hierarchical-cache off runs out of memory\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

@@ -1818,6 +1818,17 @@ def test_a_compute_capability_below_nvidias_is_no_architecture(engine):
     assert engine.read("compute capability: 12.0\nRuntimeError: boom\n")["arch"] == "SM120"
 
 
+def test_a_flag_the_prose_denies_is_not_given(engine):
+    """ "without --enable-dp-attention" and "--enable-hierarchical-cache off" state no flag; the same flags
+    written plainly do."""
+    denied = "We run --tp 8 without --enable-dp-attention, and --enable-hierarchical-cache off.\n"
+    plain = "We run --tp 8 with --enable-dp-attention, and --enable-hierarchical-cache on.\n"
+    assert not {"--enable-dp-attention", "--enable-hierarchical-cache"} & set(engine._prose_flags(denied))
+    assert {"--enable-dp-attention", "--enable-hierarchical-cache"} <= set(engine._prose_flags(plain))
+    out = engine.diagnose(denied + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    assert not any("`--enable-dp-attention` is given" in y for r in out["results"] for y in r["why"])
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

@@ -1129,24 +1129,27 @@ class Diagnoser:
 
     def _prose_flags(self, text: str) -> list[str]:
         """The flags ``text`` names: as flags, as the server arguments an incident's condition names, and as
-        the words of a switch it names (PROSE_SWITCH), unless the word before them turns it off."""
+        the words of a switch it names (PROSE_SWITCH), unless the word before them turns it off ("without
+        --enable-dp-attention") or the word after them does ("DP attention off")."""
+        lower = text.translate(_ASCII_LOWER)
         named = []
         for m in self.prose_name.finditer(text):
             flag = _flag_of(m.group(1))
-            if flag in self.condition_flags:
+            if flag in self.condition_flags and not self._off(lower, m.start(1), m.end(1)):
                 named.append((m.start(1), flag))
-        lower = text.translate(_ASCII_LOWER)
         for flag, rx in self.switches:
             for m in rx.finditer(lower):
-                before = lower[max(0, m.start(1) - self.switch_reach) : m.start(1)]
-                after = lower[m.end(1) : m.end(1) + self.switch_reach].split("\n", 1)[0]
-                if not self.switch_off.search(before[before.rfind("\n") + 1 :]) and not self.switch_off_after.search(
-                    after
-                ):
+                if not self._off(lower, m.start(1), m.end(1)):
                     named.append((m.start(1), flag))
                     break
-        written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text)]
+        written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text) if not self._off(lower, *m.span(1))]
         return [f for _, f in sorted(written + named)]
+
+    def _off(self, lower: str, start: int, end: int) -> bool:
+        """Whether the words around lower[start:end], within its line and the switches' reach, turn it off."""
+        before = lower[max(0, start - self.switch_reach) : start]
+        after = lower[end : end + self.switch_reach].split("\n", 1)[0]
+        return bool(self.switch_off.search(before[before.rfind("\n") + 1 :]) or self.switch_off_after.search(after))
 
     def _prose_values(self, text: str) -> dict[str, str]:
         """The value the prose gives each flag, first kept: a number for a flag whose conditions compare

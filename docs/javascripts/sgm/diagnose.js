@@ -1057,25 +1057,35 @@ export class Diagnoser {
      words of a switch it names (PROSE_SWITCH), unless the word before them turns it off. */
   proseFlags(text) {
     const found = [];
+    const lower = asciiLower(text);
     for (const m of text.matchAll(this.proseName)) {
       const flag = flagOf(m[1]);
-      if (this.conditionFlags.has(flag)) found.push([m.index + m[0].indexOf(m[1]), flag]);
+      const at = m.index + m[0].indexOf(m[1]);
+      if (this.conditionFlags.has(flag) && !this.off(lower, at, at + m[1].length)) found.push([at, flag]);
     }
-    for (const m of text.matchAll(this.proseFlag)) found.push([m.index + m[0].length - m[1].length, m[1]]);
-    const lower = asciiLower(text);
+    for (const m of text.matchAll(this.proseFlag)) {
+      const at = m.index + m[0].length - m[1].length;
+      if (!this.off(lower, at, at + m[1].length)) found.push([at, m[1]]);
+    }
     for (const [flag, re] of this.switches) {
       for (const m of lower.matchAll(re)) {
         const at = m.index + m[0].indexOf(m[1]);
-        const reach = this.rules.proseSwitchReach;
-        const before = lower.slice(Math.max(0, at - reach), at);
-        const after = lower.slice(at + m[1].length, at + m[1].length + reach).split("\n", 1)[0];
-        if (!this.switchOff.test(before.slice(before.lastIndexOf("\n") + 1)) && !this.switchOffAfter.test(after)) {
+        if (!this.off(lower, at, at + m[1].length)) {
           found.push([at, flag]);
           break;
         }
       }
     }
     return found.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1])).map((x) => x[1]);  // as diagnose.py sorts (position, flag)
+  }
+
+  /* Whether the words around lower[start, end), within its line and the switches' reach, turn it off
+     (as diagnose.py _off()). */
+  off(lower, start, end) {
+    const reach = this.rules.proseSwitchReach;
+    const before = lower.slice(Math.max(0, start - reach), start);
+    const after = lower.slice(end, end + reach).split("\n", 1)[0];
+    return this.switchOff.test(before.slice(before.lastIndexOf("\n") + 1)) || this.switchOffAfter.test(after);
   }
 
   /* The value the prose gives each flag, first kept: a number for a flag whose conditions compare numbers,
