@@ -1751,9 +1751,29 @@ def test_lines_that_many_failures_print_name_no_incident(engine):
         "AssertionError: FlashAttention v3 Backend requires SM>=80 and SM<=90. Please use --attention-backend flashinfer.\n",
         "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 65536\n"
         "User-specified context_length (65536) is greater than the derived context_length (32768)\n",
+        # any failed PD bootstrap, abort or transfer timeout; vLLM's mxfp4; a format with a length
+        "Prefill bootstrap failed for request rank=2 req.rid='d3fd' with exception KVTransferError(bootstrap_room=1):"
+        " Request 1 timed out after 300.0s in KVPoll.Bootstrapping\n",
+        "KVTransferError(bootstrap_room=1): Aborted by AbortReq.\n",
+        "Some requests fail to receive KV Cache transfer done signal after bootstrapping.\n",
+        "Value error, The quantization method mxfp4 is not supported for the current GPU. Minimum capability: 100.\n",
+        "JSON Schema at #/properties/id is not supported by xgrammar: constraints format, minLength/maxLength cannot"
+        " be enforced together\n",
     ):
         out = engine.diagnose(text)
         assert out["answer"] == "not a known incident", (text, out["results"][:1])
+    out = engine.diagnose(
+        "JSON Schema at #/properties/id is not supported by xgrammar: constraints pattern, minLength/maxLength "
+        "cannot be enforced together\n"
+    )
+    assert out["results"][0]["id"] == "sglang-37707" and out["results"][0]["verdict"] == "matches"
+    # a process the OOM killer ended, as SGLang and Kubernetes say it
+    for text in (
+        "RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), "
+        "a common cause is the OS OOM killer.\n",
+        "    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n",
+    ):
+        assert engine.diagnose(text)["first"]["id"] == "host-oom-killed", text
     # and the two start-up refusals lead with what to do about them
     for text, entry in (
         (
