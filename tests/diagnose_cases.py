@@ -77,6 +77,10 @@ EDGE = {
     "prose-flag-denied": "DeepSeek-V3 with --tp 8 (without --enable-dp-attention, we removed it) and "
     "--enable-hierarchical-cache off runs out of memory\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+    # a settings dump with log_level='error' is no error line
+    "server-args-log-level": "decode is slow on one request\n"
+    "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "
+    "log_level='error', disable_cuda_graph=True, tp_size=1)\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

@@ -1838,6 +1838,17 @@ def test_a_compute_capability_below_nvidias_is_no_architecture(engine):
     assert engine.read("compute capability: 12.0\nRuntimeError: boom\n")["arch"] == "SM120"
 
 
+def test_a_settings_dump_is_no_error_line(engine):
+    """SGLang's `server_args=ServerArgs(...)` echo holds `log_level='error'`: it is the command's settings, never
+    an error line (nor the draft entry's symptom)."""
+    dump = (
+        "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "
+        "log_level='error', disable_cuda_graph=True, tp_size=1)"
+    )
+    assert engine.read(f"decode is slow on one request\n{dump}\n")["errors"] == []
+    assert engine.read(f"{dump}\nRuntimeError: the widget failed\n")["errors"][0]["text"].startswith("RuntimeError")
+
+
 def test_a_flag_the_prose_denies_is_not_given(engine):
     """ "without --enable-dp-attention" and "--enable-hierarchical-cache off" state no flag; the same flags
     written plainly do."""

@@ -514,7 +514,8 @@ class Diagnoser:
         for n, line in enumerate(lines):
             if len(found) >= limit:
                 break
-            if n in code:
+            # a settings dump is the launch command's echo, not an error (even with `log_level='error'` in it)
+            if n in code or self.args_dump.search(line):
                 continue
             if self.env_line.search(line):
                 in_tb = False

@@ -530,7 +530,8 @@ export class Diagnoser {
     for (let n = 0; n < lines.length; n++) {
       if (found.length >= limit) break;
       const line = lines[n];
-      if (code.has(n)) continue;
+      /* a settings dump is the launch command's echo, not an error (even with `log_level='error'` in it) */
+      if (code.has(n) || this.argsDump.test(line)) continue;
       if (this.envLine.test(line)) {
         inTb = false;
         continue;
