@@ -81,6 +81,8 @@ EDGE = {
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "
     "log_level='error', disable_cuda_graph=True, tp_size=1)\n",
+    # ROCm's check_env: an AMD GPU and its gfx "compute capability", which names no SM architecture
+    "rocm-check-env": "GPU 0: AMD Instinct MI300X VF\nCompute Capability: 9.4\nRuntimeError: HIP error: out of memory\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

@@ -1831,6 +1831,13 @@ def test_a_gpu_line_of_a_gpu_the_manual_does_not_list_is_said_not_dropped(engine
     assert "NVIDIA A40: not a GPU the manual lists" in line, line
 
 
+def test_a_gpu_of_another_vendor_has_no_sm_architecture(engine):
+    """ROCm's check_env writes `Compute Capability: 9.4` for an MI300X: no SM94; an NVIDIA GPU keeps its own."""
+    facts = engine.read("GPU 0: AMD Instinct MI300X VF\nCompute Capability: 9.4\nRuntimeError: boom\n")
+    assert facts["gpu"]["name"].endswith("MI300X") and facts["arch"] is None
+    assert engine.read("GPU 0: NVIDIA H200\nCompute Capability: 9.0\nRuntimeError: boom\n")["arch"] == "SM90"
+
+
 def test_a_compute_capability_below_nvidias_is_no_architecture(engine):
     """`Compute Capability: 3.1` (a MUSA card's check_env) names no NVIDIA architecture; 9.0 and 12.0 do."""
     assert engine.read("Compute Capability: 3.1\nRuntimeError: boom\n")["arch"] is None

@@ -294,6 +294,7 @@ class Diagnoser:
                 if key and key not in names:
                     names[key] = g
         self.gpu_by_name = names
+        self.gpu_vendor = {g["id"]: g.get("vendor") for g in self.exposure.gpus}
         self.gpu_arch = {
             g["id"]: "SM" + g["compute_capability"].replace(".", "")
             for g in self.exposure.gpus
@@ -431,9 +432,12 @@ class Diagnoser:
 
     def _arch(self, body: str, lines: list[str], starts: list[int], gpu: dict | None) -> str | None:
         """The GPU's architecture ("SM120"): the named GPU's, else the one the report names alone (a line
-        that lists the architectures a build supports names none)."""
+        that lists the architectures a build supports names none); none for a GPU of another vendor (ROCm's
+        `Compute Capability: 9.4` on an MI300X is no SM94)."""
         if gpu and self.gpu_arch.get(gpu["id"]):
             return self.gpu_arch[gpu["id"]]
+        if gpu and self.gpu_vendor.get(gpu["id"]) != "nvidia":  # an AMD or Apple GPU has no SM architecture
+            return None
         found: set[str] = set()
         for rx in self.arch:
             for m in rx.finditer(body):

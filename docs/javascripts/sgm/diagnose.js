@@ -331,6 +331,7 @@ export class Diagnoser {
       }
     }
     this.gpuByName = names;
+    this.gpuVendor = new Map(this.exposure.gpus.map((g) => [g.id, g.vendor]));
     this.gpuArch = new Map(this.exposure.gpus.filter((g) => g.compute_capability)
       .map((g) => [g.id, `SM${g.compute_capability.replace(".", "")}`]));
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
@@ -449,6 +450,7 @@ export class Diagnoser {
      lists the architectures a build supports names none). */
   archOf(body, lines, starts, gpu) {
     if (gpu && this.gpuArch.has(gpu.id)) return this.gpuArch.get(gpu.id);
+    if (gpu && this.gpuVendor.get(gpu.id) !== "nvidia") return null;  // an AMD or Apple GPU has no SM architecture
     const found = new Set();
     for (const re of this.arch) {
       for (const m of body.matchAll(re)) {
