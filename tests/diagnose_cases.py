@@ -83,6 +83,8 @@ EDGE = {
     "log_level='error', disable_cuda_graph=True, tp_size=1)\n",
     # ROCm's check_env: an AMD GPU and its gfx "compute capability", which names no SM architecture
     "rocm-check-env": "GPU 0: AMD Instinct MI300X VF\nCompute Capability: 9.4\nRuntimeError: HIP error: out of memory\n",
+    # a build from source and an Ascend NPU
+    "source-build-npu": "sglang: 0.0.0.dev13972+g4f080703c.d20260615\nNPU 0: Ascend910_9382\nRuntimeError: boom\n",
     "cited-miles-bare": "Miles replays routes from other weights after a retraction\n#3277 says what goes wrong.\n",
     "server-args": "The server hangs after an hour with long prompts\n"
     "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "

@@ -132,10 +132,14 @@ def test_oom_brings_its_guidance_with_the_phase(engine):
 
 
 def test_an_own_log_line_matches(engine):
-    out = engine.diagnose(
-        "Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n"
-    )
-    assert out["answer"] == "a known incident"
+    """A line only one incident prints (a pattern not marked generic) names it, with the line as its reason."""
+    owners: dict[str, set] = {}
+    for p in engine.bundle["patterns"]:
+        if p.get("literal") and not p.get("generic"):
+            owners.setdefault(p["literal"], set()).add(p["i"])
+    line = next(literal for literal, ns in owners.items() if len(ns) == 1)
+    out = engine.diagnose(f"{line}\n")
+    assert out["answer"] == "a known incident", line
     assert out["results"][0]["verdict"] == "matches"
     assert out["results"][0]["why"][0].startswith("log line 1:")
 
@@ -729,9 +733,15 @@ def test_at_most_three_related(engine, finder):
 
 
 def test_a_match_opens_with_its_workaround_or_fix(engine):
-    out = engine.diagnose(
-        "Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.\n"
+    """A report that shows an incident's own line opens with that incident's workaround or fix."""
+    acted = {
+        n for n, i in enumerate(engine.incidents) if (i.get("action") or {}).get("kind") in ("workaround", "upgrade")
+    }
+    line = next(
+        p["literal"] for p in engine.bundle["patterns"] if p.get("literal") and not p.get("generic") and p["i"] in acted
     )
+    out = engine.diagnose(f"The server failed.\n{line}\n")
+    assert out["answer"] == "a known incident", line
     first = out["first"]
     assert first["id"] == out["results"][0]["id"] and first["text"]
     action = next(i["action"] for i in engine.incidents if i["id"] == first["id"])
@@ -1829,6 +1839,14 @@ def test_a_gpu_line_of_a_gpu_the_manual_does_not_list_is_said_not_dropped(engine
     done = _run("-", stdin=b"GPU 0: NVIDIA A40\nRuntimeError: boom\n")
     line = next(x for x in done.stdout.decode().splitlines() if x.strip().startswith("GPU:"))
     assert "NVIDIA A40: not a GPU the manual lists" in line, line
+
+
+def test_a_build_from_source_reports_no_release(engine):
+    """`sglang: 0.0.0.dev13972+g4f080703c` is a build from source: no release, so no range is read from it; an
+    Ascend build's `NPU 0: Ascend910` is named as a device the manual does not list."""
+    facts = engine.read("sglang: 0.0.0.dev13972+g4f080703c.d20260615\nNPU 0: Ascend910_9382\nRuntimeError: boom\n")
+    assert "sglang" not in facts["versions"] and facts["gpuUnlisted"] == "Ascend910_9382"
+    assert engine.read("sglang: 0.5.22\nRuntimeError: boom\n")["versions"]["sglang"] == "0.5.22"
 
 
 def test_a_gpu_of_another_vendor_has_no_sm_architecture(engine):

@@ -26,8 +26,10 @@ from opsmanual.data.exposure_words import CUT_MARKS
 
 FORMAT = "sgm-diagnose/1"
 
-_V = r"v?(\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?)"  # a release number as it is written
-_V_FROM = r"v?\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?"  # the same, not kept
+# a release number as it is written; never 0.0.x, which a build from source reports (0.0.0.dev13972+g4f08):
+# no release, so no range can be read from it
+_V = r"v?((?:[1-9]\d*\.\d+|0\.[1-9]\d*)\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?)"
+_V_FROM = r"v?\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?"  # a release number, not kept
 
 # Versions: (product, regex with the version as group 1, flags). The first rule that finds a
 # product's version wins; rules are listed from the most to the least explicit.
@@ -83,7 +85,7 @@ PRODUCT_LABELS = {**programs.PRODUCT_LABELS, "torch": "PyTorch", "cuda": "CUDA"}
 
 # The GPU: a line that names it, in the order tried (group 1 is the name).
 GPU_LINES: list[dict[str, Any]] = [
-    {"re": r"^[ \t]*GPU [\d,]+:[ \t]*([^ \t\n].*)$", "flags": ""},  # check_env
+    {"re": r"^[ \t]*[GN]PU [\d,]+:[ \t]*([^ \t\n].*)$", "flags": ""},  # check_env (an Ascend build's NPU too)
     {"re": r"^\|[ \t]*\d+[ \t]+(NVIDIA [^|\n]*?)[ \t](?:On|Off)[ \t]+\|", "flags": ""},  # nvidia-smi
     {"re": r"^[ \t]*GPU \d+: (.+?) \(UUID", "flags": ""},  # nvidia-smi -L
 ]

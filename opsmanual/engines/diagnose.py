@@ -149,6 +149,7 @@ class _Evidence:
         self.own = [False] * count  # a line only this incident prints
         self.held = [False] * count  # a launch condition of it that the report states (its mechanism)
         self.kind = [False] * count  # the report tells a kind of failure its own text tells
+        self.told = [False] * count  # ... or only lines several incidents or a common error print tell it
         self.support = [0] * count  # evidence of the same failure: its kind, a line it prints, many of its words
         self.failure = [0] * count  # of that evidence, what is not words: its kind, a line it prints
         # a release in a range that ended before the newest release, its GPU where its launch conditions name one
@@ -518,8 +519,7 @@ class Diagnoser:
         for n, line in enumerate(lines):
             if len(found) >= limit:
                 break
-            # a settings dump is the launch command's echo, not an error (even with `log_level='error'` in it)
-            if n in code or self.args_dump.search(line):
+            if n in code:
                 continue
             if self.env_line.search(line):
                 in_tb = False
@@ -539,7 +539,10 @@ class Diagnoser:
                 if lowered is not None and self.errorish_lower
                 else self.errorish.search(line)
             )
-            if self.exception_line.search(self.prefix.sub("", line, count=1).strip(SPACE)) or errorish:
+            # a settings dump is the launch command's echo, not an error (even with `log_level='error'` in it)
+            if (
+                self.exception_line.search(self.prefix.sub("", line, count=1).strip(SPACE)) or errorish
+            ) and not self.args_dump.search(line):
                 add(n, line)
             if n == last and self.exception_line.search(line.strip(SPACE)):
                 add(n, line)
@@ -919,6 +922,7 @@ class Diagnoser:
         for n, inc in enumerate(self.incidents):
             same = [k for k in told if k in inc["kinds"]]
             if same:
+                ev.told[n] = True
                 ev.score[n] += self.w["kind"]
                 ev.why[n].append(fill(self.msg["kind"], kind=", ".join(same)))
             if [k for k in own if k in inc["kinds"]]:
@@ -1000,6 +1004,8 @@ class Diagnoser:
                     # relates nothing
                     or ((ev.found[n] or text_points[n] >= w["relatedWords"]) and len(words[n]) >= w["relatedWordsMin"])
                     or (ev.found[n] and ev.hardware[n])
+                    # a condition of it (its GPU, an old release of its range) and the kind of failure it tells
+                    or (ev.condition[n] and ev.told[n])
                 )
             ):
                 verdict = "related"

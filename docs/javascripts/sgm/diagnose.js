@@ -77,7 +77,8 @@ const ANSI = /\u001b\[[0-9;:?]{0,32}[ -/]{0,4}[@-~]|\u001b/g;
 
 export function normalise(text) {
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
-  return body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ").replace(ANSI, "").replace(LONE_SURROGATE, "\ufffd");
+  const lined = body.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, " ");
+  return (lined.includes("\u001b") ? lined.replace(ANSI, "") : lined).replace(LONE_SURROGATE, "\ufffd");
 }
 
 /* What a YAML double-quoted string must escape (as diagnose.py _q()): the quote, the backslash, C0
@@ -189,6 +190,7 @@ class Evidence {
     this.own = new Array(count).fill(false);  // a line only this incident prints
     this.held = new Array(count).fill(false);  // a launch condition of it that the report states
     this.kind = new Array(count).fill(false);  // the report tells a kind of failure its own text tells
+    this.told = new Array(count).fill(false);  // ... or only lines several incidents or a common error print tell it
     this.support = new Array(count).fill(0);  // evidence of the same failure: its kind, a line, many words
     this.failure = new Array(count).fill(0);  // of that evidence, what is not words: its kind, a line
     /* a release in a range that ended before the newest release, its GPU where its launch conditions name one */
@@ -532,8 +534,7 @@ export class Diagnoser {
     for (let n = 0; n < lines.length; n++) {
       if (found.length >= limit) break;
       const line = lines[n];
-      /* a settings dump is the launch command's echo, not an error (even with `log_level='error'` in it) */
-      if (code.has(n) || this.argsDump.test(line)) continue;
+      if (code.has(n)) continue;
       if (this.envLine.test(line)) {
         inTb = false;
         continue;
@@ -550,7 +551,9 @@ export class Diagnoser {
           continue;
         }
       }
-      if (this.exceptionLine.test(line.replace(this.prefix, "").trim()) || this.errorish.test(line)) add(n, line);
+      /* a settings dump is the launch command's echo, not an error (even with `log_level='error'` in it) */
+      if ((this.exceptionLine.test(line.replace(this.prefix, "").trim()) || this.errorish.test(line))
+        && !this.argsDump.test(line)) add(n, line);
       if (n === last && this.exceptionLine.test(line.trim())) add(n, line);
     }
     return found;
@@ -901,6 +904,7 @@ export class Diagnoser {
     this.incidents.forEach((inc, n) => {
       const same = told.filter((k) => inc.kinds.includes(k));
       if (same.length) {
+        ev.told[n] = true;
         ev.score[n] += this.w.kind;
         ev.why[n].push(fill(this.msg.kind, { kind: same.join(", ") }));
       }
@@ -970,7 +974,9 @@ export class Diagnoser {
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
         /* the finder's rank is words too: with one word of the incident (and not its GPU) it relates nothing */
         || ((ev.found[n] || points[n] >= w.relatedWords) && words[n].length >= w.relatedWordsMin)
-        || (ev.found[n] && ev.hardware[n])))) verdict = "related";
+        || (ev.found[n] && ev.hardware[n])
+        /* a condition of it (its GPU, an old release of its range) and the kind of failure it tells */
+        || (ev.condition[n] && ev.told[n])))) verdict = "related";
       else continue;
       ranked.push([verdict === "matches" ? 0 : 1, -ev.score[n], n, verdict]);
     }
