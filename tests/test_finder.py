@@ -294,7 +294,7 @@ def test_a_pasted_traceback_opens_with_its_common_error_then_the_incidents_in_th
 PASTED = """[2026-10-16 12:00:01 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1
 [2026-10-16 12:00:02 TP0] Decode batch, #running-req: 5, token usage: 0.91
 [2026-10-16 12:00:03 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2
-[2026-10-16 12:00:04] Prefill bootstrap failed for request rank=0 with exception KVTransferError: Aborted by AbortReq.
+2025-08-31 07:32:08 ERROR sglang_router_rs::routers::http::pd_router: src/routers/http/pd_router.rs:1319: Stream error from decode server http://10.3.238.50:30000: error decoding response body
 """
 
 
@@ -321,9 +321,13 @@ def test_a_pasted_log_ranks_by_distinct_lines_and_typing_narrows_it(page, server
     assert set(listed) == set(rest) and set(named) <= set(expected)
     counts = [expected[i] for i in listed]
     assert counts == sorted(counts, reverse=True)  # then most lines first
-    assert page.text_content(".sgm-finder__log-summary").startswith(
-        f"3 lines of your log were kept. {len(expected)} incidents print lines found in it, and come first."
+    n = len(expected)
+    said = (
+        f"{n} incident prints lines found in it, and comes first."
+        if n == 1
+        else (f"{n} incidents print lines found in it, and come first.")
     )
+    assert page.text_content(".sgm-finder__log-summary").startswith(f"3 lines of your log were kept. {said}")
     assert page.is_hidden(".sgm-finder__guidance")  # an incident's own lines: no common error first
     page.wait_for_function("location.search.includes('log=')")
     from_log = ids(page)
