@@ -178,13 +178,11 @@ def _first_text(first: dict | None, base: str, actions: dict) -> list[str]:
 def _gpu_shown(gpu: dict | None, unlisted: str | None = None) -> str:
     """The GPU read, with what the report wrote when that is not its full name ("H100" read as one model);
     none, with the name a GPU line gives when the manual does not list that GPU."""
+    from opsmanual.engines.diagnose import norm_name
+
     if not gpu:
         return "none" + (f" ({LABELS['gpuUnlisted'].replace('{name}', unlisted)})" if unlisted else "")
-
-    def folded(name: str) -> str:  # as the names are compared: lower case, runs of spaces, - and _ as one space
-        return " ".join(name.lower().replace("-", " ").replace("_", " ").split())
-
-    if folded(gpu["written"]) == folded(gpu["name"]):
+    if norm_name(gpu["written"]) == norm_name(gpu["name"]):
         return gpu["name"]
     return f"{gpu['name']} ({LABELS['gpuWritten'].replace('{written}', gpu['written'])})"
 

@@ -28,8 +28,9 @@ FORMAT = "sgm-diagnose/1"
 
 # a release number as it is written; never 0.0.x, which a build from source reports (0.0.0.dev13972+g4f08):
 # no release, so no range can be read from it
-_V = r"v?((?:[1-9]\d*\.\d+|0\.[1-9]\d*)\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?)"
-_V_FROM = r"v?\d+\.\d+\.\d+(?:\.?post\d+|rc\d+|\.dev\d+)?"  # a release number, not kept
+_V_TAIL = r"(?:\.?post\d+|rc\d+|\.dev\d+)?"  # a post, pre or dev release's suffix
+_V = r"v?((?:[1-9]\d*\.\d+|0\.[1-9]\d*)\.\d+" + _V_TAIL + ")"
+_V_FROM = r"v?\d+\.\d+\.\d+" + _V_TAIL  # a release number, not kept
 
 # Versions: (product, regex with the version as group 1, flags). The first rule that finds a
 # product's version wins; rules are listed from the most to the least explicit.

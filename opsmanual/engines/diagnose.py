@@ -95,7 +95,8 @@ def _rx_lower(rule: dict, multiline: bool = False) -> re.Pattern | None:
     return re.compile(rule["re"], re.ASCII | (re.MULTILINE if multiline else 0))
 
 
-def _norm_name(name: str) -> str:
+def norm_name(name: str) -> str:
+    """A GPU's name as names are compared: lower case, runs of spaces, hyphens and underscores as one space."""
     return " ".join(str(name).lower().replace("_", " ").replace("-", " ").split())
 
 
@@ -291,7 +292,7 @@ class Diagnoser:
         names: dict[str, dict] = {}
         for g in self.exposure.gpus:
             for name in [g["name"], *(g.get("aliases") or [])]:
-                key = _norm_name(name)
+                key = norm_name(name)
                 if key and key not in names:
                     names[key] = g
         self.gpu_by_name = names
@@ -460,7 +461,7 @@ class Diagnoser:
             written = text[m.start(1) : m.end(1)]
             # a name that is a number alone, where the text before makes it a value (`#token: 4090`)
             if not (written.isdigit() and self.gpu_number_not.search(lower[max(0, m.start(1) - reach) : m.start(1)])):
-                g = self.gpu_by_name[_norm_name(written)]
+                g = self.gpu_by_name[norm_name(written)]
                 return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
             m = self.gpu_any.search(lower, m.end(1))
         return None
@@ -1278,10 +1279,10 @@ class Diagnoser:
     @staticmethod
     def _same_hardware(hardware: list[str], gpu: dict | None, arch: str | None = None) -> bool:
         """Whether the GPU named (by its name or its architecture, "SM120") is hardware an incident names."""
-        names = [_norm_name(gpu["name"]), _norm_name(gpu["written"]), _norm_name(gpu["id"])] if gpu else []
-        names += [_norm_name(arch)] if arch else []
+        names = [norm_name(gpu["name"]), norm_name(gpu["written"]), norm_name(gpu["id"])] if gpu else []
+        names += [norm_name(arch)] if arch else []
         for hw in hardware:
-            h = _norm_name(hw)
+            h = norm_name(hw)
             if any(n == h or f" {h} " in f" {n} " for n in names):
                 return True
         return False
@@ -1315,7 +1316,7 @@ class Diagnoser:
         parts, end, pos = [], 0, 0
         while (m := self.gpu_any.search(lower, pos)) is not None:
             pos = m.end(1)
-            if self.gpu_by_name[_norm_name(prose[m.start(1) : m.end(1)])]["id"] == gpu["id"]:
+            if self.gpu_by_name[norm_name(prose[m.start(1) : m.end(1)])]["id"] == gpu["id"]:
                 parts.append(prose[end : m.start(1)] + " ")
                 end = m.end(1)
         return "".join(parts) + prose[end:]

@@ -23,7 +23,8 @@ const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
 const rx = (rule, multiline = false, global = false) =>
   new RegExp(rule.re, `u${(rule.flags || "").includes("i") ? "i" : ""}${multiline ? "m" : ""}${global ? "g" : ""}`);
 
-const normName = (name) => String(name).toLowerCase().replace(/[_-]/g, " ").split(/\s+/).filter(Boolean).join(" ");
+/* A GPU's name as names are compared (as diagnose.py norm_name()). */
+export const normName = (name) => String(name).toLowerCase().replace(/[_-]/g, " ").split(/\s+/).filter(Boolean).join(" ");
 const isTerm = (token, stop) => !stop.has(token) && token.length >= 2 && LETTER.test(token);
 const forms = (token) => [token, ...stems(token)];
 const escapeRx = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");

@@ -6,7 +6,7 @@
    exposure.json, only when a report is pasted. Every word shown comes from the bundle. */
 import { actionLine } from "./action.js";
 import { el, inline } from "./dom.js";
-import { ANSWER_KNOWN, Diagnoser } from "./diagnose.js";
+import { ANSWER_KNOWN, Diagnoser, normName } from "./diagnose.js";
 
 let loading = null;
 
@@ -61,11 +61,10 @@ export function renderDiagnosis(box, engine, out, { root, text, edited, forget, 
   };
   const versions = Object.entries(f.versions).map(([p, v]) => `${labels[p] || p} ${v}`);
   row(L.versions, versions.length ? versions.join(", ") : "");
-  const folded = (name) => name.toLowerCase().replace(/[-_]/g, " ").split(/\s+/).filter(Boolean).join(" ");
   /* "H100" read as one model of it: say what the report wrote */
   /* a GPU line's GPU that the manual does not list: said, not dropped */
   const unlisted = f.gpuUnlisted ? `${L.none} (${L.gpuUnlisted.replace("{name}", f.gpuUnlisted)})` : "";
-  row(L.gpu, !f.gpu ? unlisted : folded(f.gpu.written) === folded(f.gpu.name) ? f.gpu.name
+  row(L.gpu, !f.gpu ? unlisted : normName(f.gpu.written) === normName(f.gpu.name) ? f.gpu.name
     : `${f.gpu.name} (${L.gpuWritten.replace("{written}", f.gpu.written)})`);
   if (f.arch) row(L.arch, f.arch);
   row(L.memory, f.memory ? `${f.memory} GiB` : "");
