@@ -77,6 +77,9 @@ EDGE = {
     "prose-flag-denied": "DeepSeek-V3 with --tp 8 (without --enable-dp-attention, we removed it) and "
     "--enable-hierarchical-cache off runs out of memory\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+    # a component the report denies ("no router", "without HiCache") is neither its component nor its words
+    "component-denied": "Decode hangs after a few minutes (no router, no PD disaggregation, without HiCache)\n"
+    "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

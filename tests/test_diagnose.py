@@ -1885,6 +1885,20 @@ def test_a_flag_the_prose_denies_is_not_given(engine):
     assert not any("`--enable-dp-attention` is given" in y for r in out["results"] for y in r["why"])
 
 
+def test_a_component_the_report_denies_is_none_of_its_failure(engine):
+    """ "no router, no PD disaggregation" names neither component, and neither counts as the report's words
+    nor reaches the finder; the same components named plainly do."""
+    tail = "We run python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 and requests stop returning.\n"
+    denied = engine.prepare(f"Decode hangs after a few minutes (no router, no PD disaggregation)\n{tail}")
+    plain = engine.prepare(f"Decode hangs after a few minutes behind the router with PD disaggregation\n{tail}")
+    assert denied["evidence"].components == []
+    assert set(plain["evidence"].components) == {"router", "PD disaggregation"}
+    said = {w for words in denied["words"] for w in words}
+    assert not {"router", "disaggregation"} & said
+    assert {"router", "disaggregation"} <= {w for words in plain["words"] for w in words}
+    assert "router" not in denied["query"] and "router" in plain["query"]
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

@@ -68,6 +68,7 @@ def fill(template: str, **values) -> str:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._+/:\-][A-Za-z0-9]+)*")  # _TOKEN on ASCII text
 _CASED = re.compile(r"\\.|[A-Z]")
+_TERM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")  # what a component's term is made of
 
 
 def _rx(rule: dict, multiline: bool = False):
@@ -682,6 +683,10 @@ class Diagnoser:
         )
         # the GPU read counts as the incidents' hardware condition, not again as words
         prose = self._without_gpu(prose, facts["gpu"])
+        # the components the opening names (not those it denies, whose words are blanked)
+        cut = _nth(prose, "\n", self.rules["kindLines"])
+        opening, ev.components = self._named(prose[:cut])
+        prose = opening + prose[cut:]
         self._kinds(ev, prose, facts, shared)
         text_points, words = self._words(prose)
         self._text_evidence(ev, text_points, words)
@@ -741,7 +746,7 @@ class Diagnoser:
                 or self.exception_line.search(core)
                 or len(self.headline_words.findall(core)) < self.rules["headlineWords"]["min"]
             ):
-                parts.append(core)
+                parts.append(self._named(core)[0])
             break
         errors = [e["text"] for e in facts["errors"] if e["line"] - 1 not in shared]
         parts.extend(e for e in errors[: self.rules["finderErrors"]] if e not in parts)
@@ -916,10 +921,9 @@ class Diagnoser:
         """3. The kind of failure, read in the report's opening prose and its error lines (a bounded text). A
         kind told only by lines several incidents print is what those lines say: it counts, but it is no
         further evidence besides them."""
-        opening = "\n".join(prose.split("\n", self.rules["kindLines"])[: self.rules["kindLines"]])
+        opening = prose[: _nth(prose, "\n", self.rules["kindLines"])]
         own = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"] if e["line"] - 1 not in shared))
         told = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"]))
-        ev.components = self._told(opening, self.components)
         for n, inc in enumerate(self.incidents):
             same = [k for k in told if k in inc["kinds"]]
             if same:
@@ -1321,6 +1325,24 @@ class Diagnoser:
                 end = m.end(1)
         return "".join(parts) + prose[end:]
 
+    def _named(self, text: str) -> tuple[str, list[str]]:
+        """``text`` with each mention of a component that the words around it turn off ("no router",
+        "without HiCache", "speculative decoding disabled") blanked, and the components it names otherwise:
+        a component the report denies is none of its failure, neither as its component nor as its words."""
+        lower = text.translate(_ASCII_LOWER)
+        named = []
+        for component, rx, rx_lower in self.components:
+            for m in (rx_lower or rx).finditer(lower if rx_lower else text):
+                said = m.group(0).translate(_ASCII_LOWER)
+                # the match holds the character on each side of the term, when there is one
+                start = m.start() + (said[:1] not in _TERM_CHARS)
+                end = m.end() - (len(said) > 1 and said[-1:] not in _TERM_CHARS)
+                if not self._off(lower, start, end):
+                    named.append(component)
+                    break
+                text = text[:start] + " " * (end - start) + text[end:]
+        return text, named
+
     def _seen_forms(self, body: str) -> dict[str, str]:
         """Each form of each word of ``body`` that can be evidence, with the word as written (first one)."""
         seen_forms: dict[str, str] = {}
@@ -1457,6 +1479,17 @@ class Diagnoser:
 # U+2029), U+FEFF, U+FFFE, U+FFFF and half a surrogate pair.
 _YAML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]')
 _YAML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _nth(text: str, sep: str, count: int) -> int:
+    """Where the ``count``-th ``sep`` of ``text`` stands (the length of its first ``count`` lines, for "\\n"),
+    or its length when it holds fewer."""
+    at = -1
+    for _ in range(count):
+        at = text.find(sep, at + 1)
+        if at < 0:
+            return len(text)
+    return at
 
 
 def filled(command: str) -> str:

@@ -28,6 +28,17 @@ export const normName = (name) => String(name).toLowerCase().replace(/[_-]/g, " 
 const isTerm = (token, stop) => !stop.has(token) && token.length >= 2 && LETTER.test(token);
 const forms = (token) => [token, ...stems(token)];
 const escapeRx = (text) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+const TERM_CHAR = /^[a-z0-9_-]$/;  // what a component's term is made of (lower case)
+/* Where the `count`-th `sep` of `text` stands (the length of its first `count` lines, for "\n"), or its
+   length when it holds fewer (as diagnose.py _nth()). */
+const nth = (text, sep, count) => {
+  let at = -1;
+  for (let k = 0; k < count; k += 1) {
+    at = text.indexOf(sep, at + 1);
+    if (at < 0) return text.length;
+  }
+  return at;
+};
 const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 const asciiLower = (text) => text.replace(/[A-Z]+/g, (c) => c.toLowerCase());  // as diagnose.py _ASCII_LOWER
 
@@ -301,7 +312,7 @@ export class Diagnoser {
       .map((flag) => [flag, new RegExp(r.argsValue.replace("NAME", flag.slice(2).replace(/-/g, "_")), "u")]);
     this.modelWord = rx(r.modelWord);
     this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
-    this.components = r.components.map((c) => [c.component, rx(c)]);
+    this.components = r.components.map((c) => [c.component, rx(c), rx(c, false, true)]);
     this.headlineWords = rx(r.headlineWords, false, true);
     this.logPrefix = rx(r.logPrefix);
     /* log patterns: [owner, needle, regex or null, generic]; owner is an incident's position, or
@@ -687,7 +698,12 @@ export class Diagnoser {
     /* a traceback's code and the lines every healthy run prints are no words of the failure */
     const routine = lines.flatMap((line, n) => (this.routineLine.test(line) ? [n] : []));
     /* the GPU read counts as the incidents' hardware condition, not again as words */
-    const prose = this.withoutGpu(this.prose(lines, new Set([...shared, ...dumps, ...code, ...routine]), written), facts.gpu);
+    const read = this.withoutGpu(this.prose(lines, new Set([...shared, ...dumps, ...code, ...routine]), written), facts.gpu);
+    /* the components the opening names (not those it denies, whose words are blanked) */
+    const cut = nth(read, "\n", this.rules.kindLines);
+    const [opening, components] = this.named(read.slice(0, cut));
+    ev.components = components;
+    const prose = opening + read.slice(cut);
     this.kindsOf(ev, prose, facts, shared);
     const { points, words } = this.words(prose);
     this.textEvidence(ev, points, words);
@@ -731,7 +747,7 @@ export class Diagnoser {
         || this.envLine.test(line) || this.commandPrompt.test(line) || this.commandStart.test(line)
         || this.traceback.test(core) || this.exceptionLine.test(core)
         || (core.match(this.headlineWords) || []).length < this.rules.headlineWords.min);
-      if (headline) parts.push(core);
+      if (headline) parts.push(this.named(core)[0]);
       break;
     }
     const errors = facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text);
@@ -898,10 +914,9 @@ export class Diagnoser {
   /* 3. The kind of failure, in the opening prose and the error lines; a kind told only by lines several
      incidents print counts, but is no further evidence besides them. */
   kindsOf(ev, prose, facts, shared) {
-    const opening = prose.split("\n", this.rules.kindLines).join("\n");
+    const opening = prose.slice(0, nth(prose, "\n", this.rules.kindLines));
     const own = this.told(`${opening}\n${facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text).join("\n")}`);
     const told = this.told(`${opening}\n${facts.errors.map((e) => e.text).join("\n")}`);
-    ev.components = this.told(opening, this.components);
     this.incidents.forEach((inc, n) => {
       const same = told.filter((k) => inc.kinds.includes(k));
       if (same.length) {
@@ -1046,6 +1061,31 @@ export class Diagnoser {
     if (!gpu || this.gpuAny === null) return prose;
     const all = new RegExp(this.gpuAny.source, "gi");
     return prose.replace(all, (m0) => (this.gpuByName.get(normName(m0)).id === gpu.id ? " " : m0));
+  }
+
+  /* `text` with each mention of a component that the words around it turn off ("no router", "without
+     HiCache") blanked, and the components it names otherwise: a component the report denies is none of its
+     failure, neither as its component nor as its words (as diagnose.py _named()). */
+  named(text) {
+    const lower = asciiLower(text);
+    const named = [];
+    let out = text;
+    for (const [component, , every] of this.components) {
+      for (const m of lower.matchAll(every)) {
+        const said = [...m[0]];
+        // the match holds the character on each side of the term, when there is one (in code units)
+        const first = TERM_CHAR.test(said[0]) ? 0 : said[0].length;
+        const last = said.length > 1 && !TERM_CHAR.test(said[said.length - 1]) ? said[said.length - 1].length : 0;
+        const start = m.index + first;
+        const end = m.index + m[0].length - last;
+        if (!this.off(lower, start, end)) {
+          named.push(component);
+          break;
+        }
+        out = out.slice(0, start) + " ".repeat(end - start) + out.slice(end);
+      }
+    }
+    return [out, named];
   }
 
   /* A settings dump (`ServerArgs(...)`, `Engine(...)`) as a launch command of the arguments the conditions
