@@ -80,6 +80,11 @@ EDGE = {
     # a component the report denies ("no router", "without HiCache") is neither its component nor its words
     "component-denied": "Decode hangs after a few minutes (no router, no PD disaggregation, without HiCache)\n"
     "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n",
+    # a command shown whole that rules a related incident out says so, and one cut off rules nothing out
+    "command-rules-out": "Server hangs after 2 hours under load, all ranks stuck\nsglang 0.5.5\n"
+    "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --port 30000\n"
+    "python -m sglang.launch_server --model-path Qwen/Qwen3-8B \\\n  ...\n"
+    "[2025-11-02 10:00:00 TP3] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

@@ -1899,6 +1899,30 @@ def test_a_component_the_report_denies_is_none_of_its_failure(engine):
     assert "router" not in denied["query"] and "router" in plain["query"]
 
 
+def test_a_whole_command_that_rules_an_incident_out_says_so(engine):
+    """A related incident whose launch condition the command shown (whole) does not meet says so, as the
+    question that decides it, and keeps its points (the command shown is often not the one that failed);
+    a command cut off, or a flag the prose states, rules nothing out."""
+    head = "Server hangs after 2 hours under load, all ranks stuck\nsglang 0.5.5\n"
+    line = "[2025-11-02 10:00:00 TP3] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)\n"
+    command = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --port 30000"
+
+    def why(text):
+        out = engine.diagnose(text)
+        return {r["id"]: r["why"] for r in out["results"]}, out
+
+    whole, out = why(f"{head}{command}\n{line}")
+    said = [y for y in whole["sglang-30760"] if y.startswith("the launch command shown rules it out")]
+    assert said and "`--enable-hierarchical-cache` is not given" in said[0]
+    cut, _ = why(f"{head}{command} \\\n  ...\n{line}")
+    stated, _ = why(f"{head}We start it with --enable-hierarchical-cache.\n{command}\n{line}")
+    for results in (cut, stated):
+        assert not any("rules it out" in y for ys in results.values() for y in ys)
+    unruled = engine.diagnose(f"{head}{line}")
+    score = {r["id"]: r["score"] for r in unruled["results"]}
+    assert {r["id"]: r["score"] for r in out["results"]}["sglang-30760"] == score["sglang-30760"]
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

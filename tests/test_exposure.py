@@ -76,6 +76,7 @@ def check_view(o: dict) -> dict:
         "not_checkable": o["not_checkable"],
         "unconditioned": o["unconditioned"],
         "does_not_apply": o.get("does_not_apply", []),
+        "ruled_out": o.get("ruled_out", {}),
     }
 
 

@@ -398,6 +398,7 @@ MESSAGES = {
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
+    "ruledOut": "the launch command shown rules it out ({why}), unless the server that failed was started otherwise",
     "gpuOut": "your GPU, {gpu}, is outside the GPUs it needs: {wanted}",
     "spanBoth": "{min} to {max}",
     "spanMin": "{min} or higher",

@@ -853,6 +853,10 @@ class Diagnoser:
                 ev.held[n] = not any(self.condition_open.search(u) for u in result["undecided"]) and any(
                     self._states(r) and not self.model_reason.search(r) for r in specific
                 )
+            ruled = exposure["ruled"].get(inc["id"]) if result is None else None
+            if ruled:
+                # no points off: the command shown is often not the one that failed
+                ev.why[n].append(fill(self.msg["ruledOut"], why="; ".join(ruled)))
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
                 ev.score[n] += w["versionIn"]
@@ -1093,11 +1097,12 @@ class Diagnoser:
         names the flag elsewhere (a flag stated in prose counts as given). The environment variables the
         prose sets are set for each command, before its own; ``dump``, SGLang's settings dump (the first
         ``ServerArgs(...)`` line), is checked as a command too."""
-        out: dict = {"results": {}, "notes": []}
+        out: dict = {"results": {}, "notes": [], "ruled": {}}
         outside = body
         for command in facts["commands"]:
             outside = outside.replace(command, "")
         env = self._prose_env(outside)
+        written = self._prose_flags(outside)
         for command in facts["commands"]:
             checked = self._check(env + command, facts)
             if checked["error"]:
@@ -1105,15 +1110,19 @@ class Diagnoser:
                 continue
             cut = bool(self.cut_command.search(command)) or len(command.split("\n")) >= self.rules["maxCommandLines"]
             self._merge(out, checked, cut, command, body)
+            if not cut:
+                self._ruled(out, checked, frozenset(written))
         # SGLang's echo of its settings: a command of the arguments the conditions name
         if dump is not None:
             command, cut = self._dumped(dump, facts, env)
             checked = self._check(command, facts)
             if not checked["error"]:
                 self._merge(out, checked, cut, command, body)
+                if not cut:
+                    self._ruled(out, checked, frozenset(written))
         # the flags stated in the prose (outside every command read), with the model the report names: what
         # they leave out proves nothing; a model of another family rules an incident out
-        flags = list(dict.fromkeys(self._prose_flags(outside)))[: self.rules["maxProseFlags"]]
+        flags = list(dict.fromkeys(written))[: self.rules["maxProseFlags"]]
         values = self._prose_values(outside)
         prose = " ".join(
             f + (" " + values[f] if f in values else "") for f in flags if f not in ("--model-path", "--model")
@@ -1222,6 +1231,19 @@ class Diagnoser:
             kept = out["results"].get(r["id"])
             if kept is None or (kept["result"] != "applies" and r["result"] == "applies"):
                 out["results"][r["id"]] = r
+
+    def _ruled(self, out: dict, checked: dict, written: frozenset[str]) -> None:
+        """The incidents a command shown whole rules out (a flag it needs not given), with the reasons; the
+        first command's kept. A reason on a flag that the report names outside the commands
+        (``written``) proves nothing."""
+        for incident_id, reasons in checked["ruled_out"].items():
+            why = [y for y in reasons if not self.generic_reason.search(y)]
+            if (
+                why
+                and incident_id not in out["ruled"]
+                and not any(self._unproven(y, False, lambda: written) for y in why)
+            ):
+                out["ruled"][incident_id] = why
 
     def _unproven(self, reason: str, cut: bool, stated) -> bool:
         """Whether ``reason`` rests on a flag being absent that the command cannot prove: it is cut off, or

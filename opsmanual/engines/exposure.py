@@ -1054,6 +1054,7 @@ class Engine:
             "not_checkable": [],
             "unconditioned": [],
             "does_not_apply": [],
+            "ruled_out": {},
             "checked": 0,
         }
         given = without_local(version.strip()) if isinstance(version, str) and version.strip() else None
@@ -1179,9 +1180,13 @@ class Engine:
                 out["not_checkable"].append(inc["id"])
                 continue
             out["checked"] += 1
-            value, reasons, undecided = _all([_versions(exp["versions"], ctx), evaluate(exp["when"], ctx)])
+            when = evaluate(exp["when"], ctx)
+            value, reasons, undecided = _all([_versions(exp["versions"], ctx), when])
             if value is F:
                 out["does_not_apply"].append(inc["id"])
+                if when[0] is F:
+                    # what of the command rules it out (a flag it needs not given), apart from the release
+                    out["ruled_out"][inc["id"]] = _dedupe(when[1])
                 continue
             item = {
                 "id": inc["id"],

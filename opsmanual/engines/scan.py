@@ -885,4 +885,9 @@ def check_releases(engine, command: str, releases: list[str], question: str, **k
             may.append(dict(newest, result=MAY_APPLY, undecided=[*newest["undecided"], question], add=add))
     may.sort(key=lambda r: (-len(r["why"]), len(r["undecided"])))
     never = set.intersection(*(set(out["does_not_apply"]) for out in outs))
-    return dict(base, results=applies + may, does_not_apply=[i for i in base["does_not_apply"] if i in never])
+    return dict(
+        base,
+        results=applies + may,
+        does_not_apply=[i for i in base["does_not_apply"] if i in never],
+        ruled_out={i: why for i, why in base["ruled_out"].items() if i in never},
+    )

@@ -32,5 +32,6 @@ export function checkView(o) {
     findings: o.findings.map((f) => f.message), finding_codes: o.findings.map((f) => f.code),
     notes: o.notes, not_checkable: o.not_checkable, unconditioned: o.unconditioned,
     does_not_apply: o.does_not_apply ?? [],
+    ruled_out: o.ruled_out ?? {},
   };
 }

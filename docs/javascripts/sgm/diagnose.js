@@ -883,6 +883,9 @@ export class Diagnoser {
         ev.held[n] = !result.undecided.some((u) => this.conditionOpen.test(u))
           && specific.some((r) => this.states(r) && !this.modelReason.test(r));
       }
+      const ruled = result === undefined ? exposure.ruled.get(inc.id) : undefined;
+      /* no points off: the command shown is often not the one that failed */
+      if (ruled) ev.why[n].push(fill(this.msg.ruledOut, { why: ruled.join("; ") }));
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
         ev.score[n] += w.versionIn;
@@ -1177,10 +1180,11 @@ export class Diagnoser {
   /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
      SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
   exposureOf(facts, body, dump = null) {
-    const out = { results: new Map(), notes: [] };
+    const out = { results: new Map(), notes: [], ruled: new Map() };
     let outside = body;
     for (const command of facts.commands) outside = outside.split(command).join("");
     const env = this.proseEnv(outside);
+    const writtenSet = new Set(this.proseFlags(outside));  // the flags the prose names, outside every command
     for (const command of facts.commands) {
       const checked = this.check(env + command, facts);
       if (checked.error) {
@@ -1189,15 +1193,19 @@ export class Diagnoser {
       }
       const cut = this.cutCommand.test(command) || command.split("\n").length >= this.rules.maxCommandLines;
       this.merge(out, checked, cut, command, body);
+      if (!cut) this.ruled(out, checked, writtenSet);
     }
     /* SGLang's echo of its settings: a command of the arguments the conditions name */
     if (dump !== null) {
       const [command, cut] = this.dumped(dump, facts, env);
       const checked = this.check(command, facts);
-      if (!checked.error) this.merge(out, checked, cut, command, body);
+      if (!checked.error) {
+        this.merge(out, checked, cut, command, body);
+        if (!cut) this.ruled(out, checked, writtenSet);
+      }
     }
     /* the flags stated in the prose, with the model the report names: what they leave out proves nothing */
-    const flags = [...new Set(this.proseFlags(outside))].slice(0, this.rules.maxProseFlags);
+    const flags = [...writtenSet].slice(0, this.rules.maxProseFlags);
     const values = this.proseValues(outside);
     const prose = flags.filter((f) => f !== "--model-path" && f !== "--model")
       .map((f) => (values.has(f) ? `${f} ${values.get(f)}` : f)).join(" ");
@@ -1223,6 +1231,18 @@ export class Diagnoser {
     let checked = this.exposure.check(command, { gpu, version });
     if (checked.error && version) checked = this.exposure.check(command, { gpu, version: null });
     return checked;
+  }
+
+  /* The incidents a command shown whole rules out (a flag it needs not given), with the reasons; the first
+     command's kept. A reason on a flag that the report names outside the commands (`written`) proves
+     nothing (as diagnose.py _ruled()). */
+  ruled(out, checked, written) {
+    for (const [incidentId, reasons] of Object.entries(checked.ruled_out)) {
+      const why = reasons.filter((y) => !this.genericReason.test(y));
+      if (why.length && !out.ruled.has(incidentId) && !why.some((y) => this.unproven(y, false, () => written))) {
+        out.ruled.set(incidentId, why);
+      }
+    }
   }
 
   merge(out, checked, cut, command, body) {

@@ -933,7 +933,7 @@ export class Engine {
   /* `env` and `env_opaque`: the environment the command runs in that its text does not show, as
      addEnvironment() takes them. */
   check(command, { gpu = null, version = null, model_traits: modelTraits = null, env = null, env_opaque: envOpaque = null } = {}) {
-    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], does_not_apply: [], checked: 0 };
+    const out = { error: null, program: null, results: [], findings: [], notes: [], not_checkable: [], unconditioned: [], does_not_apply: [], ruled_out: {}, checked: 0 };
     const w = this.words;
     let given = typeof version === "string" && version.trim() ? withoutLocal(version.trim()) : null;
     if (given !== null && !VERSION.test(given)) {
@@ -1010,9 +1010,12 @@ export class Engine {
         continue;
       }
       out.checked++;
-      const [value, reasons, undecidedReasons] = all([versionsNode(exp.versions, ctx), evaluate(exp.when, ctx)]);
+      const when = evaluate(exp.when, ctx);
+      const [value, reasons, undecidedReasons] = all([versionsNode(exp.versions, ctx), when]);
       if (value === F) {
         out.does_not_apply.push(inc.id);
+        // what of the command rules it out (a flag it needs not given), apart from the release
+        if (when[0] === F) out.ruled_out[inc.id] = dedupe(when[1]);
         continue;
       }
       const item = {
