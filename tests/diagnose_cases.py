@@ -85,6 +85,12 @@ EDGE = {
     "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --port 30000\n"
     "python -m sglang.launch_server --model-path Qwen/Qwen3-8B \\\n  ...\n"
     "[2025-11-02 10:00:00 TP3] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)\n",
+    # one allocation larger than the whole GPU: no memory-flag advice; one in MiB that fits keeps it
+    "allocation-above-gpu": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 372.53 GiB. GPU 0 has a "
+    "total capacity of 139.80 GiB of which 139.29 GiB is free.\n",
+    "allocation-fits": "[2026-01-02 10:00:00 TP0] Decode batch, #running-req: 3, #token: 4090\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1536.00 MiB. GPU 0 has a total capacity of "
+    "79.11 GiB of which 13.00 MiB is free.\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

@@ -1923,6 +1923,20 @@ def test_a_whole_command_that_rules_an_incident_out_says_so(engine):
     assert {r["id"]: r["score"] for r in out["results"]}["sglang-30760"] == score["sglang-30760"]
 
 
+def test_one_allocation_larger_than_the_gpu_gets_no_memory_flag_advice(engine):
+    """An out-of-memory error whose one allocation is larger than the whole GPU leads with that, not with
+    lowering a memory flag; one that fits the GPU keeps the usual advice."""
+    tail = " GPU 0 has a total capacity of 139.80 GiB of which 139.29 GiB is free.\n"
+    big = engine.diagnose(f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 372.53 GiB.{tail}")
+    assert big["facts"]["allocation"] == 372.53 and big["facts"]["memory"] == 139.8
+    assert big["first"]["id"] == "cuda-out-of-memory"
+    assert big["first"]["text"].startswith("One allocation asked for 372.53 GiB, more than the 139.8 GiB")
+    assert not any("mem-fraction-static` or" in y or "lower `--mem" in y for y in big["first"]["steps"])
+    small = engine.diagnose(f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.{tail}")
+    assert small["facts"]["allocation"] == 0.5
+    assert not small["first"]["text"].startswith("One allocation")
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

@@ -105,6 +105,9 @@ GPU_MEMORY: list[dict[str, Any]] = [
     {"re": r"\|[ \t]*\d+MiB[ \t]*/[ \t]*(\d+)MiB[ \t]*\|", "flags": "", "mib": True},
 ]
 
+# The size of the allocation PyTorch's out-of-memory message says failed (group 1, in group 2's unit).
+ALLOCATION = {"re": r"Tried to allocate ([\d.]+) (GiB|MiB)", "flags": ""}
+
 # The GPU's architecture as a report writes it (``sm_120``, ``SM90a``, ``compute capability 12.0``): "SM" and
 # the groups. Read from the GPU the report names, else from these when they name one architecture only
 # (a build that lists several names none).
@@ -398,6 +401,10 @@ MESSAGES = {
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
+    "allocationAboveGpu": "One allocation asked for {allocation} GiB, more than the {memory} GiB of the whole GPU: "
+    "no memory setting makes room for it, and a lower `--mem-fraction-static` cannot help. Find the operation "
+    "that asked for it in the traceback's last frames; a tensor that grows with the tokens of one forward pass "
+    "shrinks with a smaller `--chunked-prefill-size` or shorter prompts.",
     "ruledOut": "the launch command shown rules it out ({why}), unless the server that failed was started otherwise",
     "gpuOut": "your GPU, {gpu}, is outside the GPUs it needs: {wanted}",
     "spanBoth": "{min} to {max}",

@@ -197,6 +197,7 @@ class Diagnoser:
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
         self.gpu_number_not = _rx(r["gpuNumberNot"])
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
+        self.allocation = _rx(r["allocation"])
         self.arch = [_rx(a) for a in r["arch"]]
         self.arch_list_line = _rx(r["archListLine"])
         self.command_start = _rx(r["commandStart"])
@@ -334,6 +335,7 @@ class Diagnoser:
             "gpuUnlisted": None,  # the GPU a GPU line names when it is none the manual lists (`GPU 0: NVIDIA A40`)
             "arch": None,
             "memory": None,
+            "allocation": None,  # GiB that the out-of-memory message says one allocation asked for
             "commands": [],
             "model": None,
             "phase": None,
@@ -377,6 +379,13 @@ class Diagnoser:
             facts["model"] = self.model_of(body)
         code = self._code(lines)
         facts["errors"] = self._errors(lines, lower, code | command_lines)
+        # the allocation the first out-of-memory error line says failed, in GiB
+        for e in facts["errors"]:
+            m = self.allocation.search(e["text"])
+            if m:
+                value = float(m.group(1))
+                facts["allocation"] = math.floor(value / 1024 * 100 + 0.5) / 100 if m.group(2) == "MiB" else value
+                break
         facts["phase"] = self._phase(body, lines, starts, facts["errors"], code)
         return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code}
 
@@ -717,7 +726,7 @@ class Diagnoser:
         facts["commandNotes"] = prepared["notes"]
         out = {
             "answer": ANSWER_KNOWN if known else ANSWER_UNKNOWN,
-            "first": self._first(results, guidance, known),
+            "first": self._first(results, guidance, known, facts),
             "facts": facts,
             "results": results,
             "guidance": guidance,
@@ -1050,7 +1059,7 @@ class Diagnoser:
             for _, _, n, verdict in ranked[: w["shown"]]
         ]
 
-    def _first(self, results: list[dict], guidance: list[dict], known: bool) -> dict | None:
+    def _first(self, results: list[dict], guidance: list[dict], known: bool, facts: dict) -> dict | None:
         """What to do first: the matching incident's workaround or fix, else the advice of the first common
         error for the phase read (its summary when the phase is not told, with the advice of each phase, or
         its first check when its advice is not by phase), led by the check the report's lines make the
@@ -1075,6 +1084,21 @@ class Diagnoser:
             g = guidance[0]
             # the check the report's lines make the first thing to do, else (below) the entry's first check
             steps = [g["lead"]] if g["lead"] else []
+            # one allocation larger than the whole GPU: no memory flag helps, so no advice that lowers one
+            if facts["allocation"] and facts["memory"] and facts["allocation"] > facts["memory"]:
+                return {
+                    "kind": "guidance",
+                    "id": g["id"],
+                    "title": g["title"],
+                    "path": g["path"],
+                    "text": fill(
+                        self.msg["allocationAboveGpu"],
+                        allocation=_number(facts["allocation"]),
+                        memory=_number(facts["memory"]),
+                    ),
+                    "fixedIn": [],
+                    "steps": steps,
+                }
             if not g["advice"]:  # the phase is not told: the advice of each phase, or the entry's first check
                 entry = next(e for e in self.bundle["guidance"] if e["id"] == g["id"])
                 steps += [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]

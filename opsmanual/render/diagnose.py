@@ -226,6 +226,7 @@ def diagnose_bundle(
             "gpuNumberReach": rules.GPU_NUMBER_REACH,
             "gpuNameMax": rules.GPU_NAME_MAX,
             "gpuMemory": rules.GPU_MEMORY,
+            "allocation": rules.ALLOCATION,
             "arch": rules.ARCH,
             "archListLine": rules.ARCH_LIST_LINE,
             "commandStart": rules.COMMAND_START,

@@ -245,6 +245,7 @@ export class Diagnoser {
     this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
     this.gpuNumberNot = rx(r.gpuNumberNot);
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
+    this.allocation = rx(r.allocation);
     this.arch = r.arch.map((a) => rx(a, false, true));
     this.archListLine = rx(r.archListLine);
     this.commandStart = rx(r.commandStart);
@@ -364,7 +365,7 @@ export class Diagnoser {
 
   read(text) {
     const { body, lines, starts, notes } = this.lines(text);
-    const facts = { versions: {}, gpu: null, gpuUnlisted: null, arch: null, memory: null, commands: [], model: null, phase: null, errors: [], notes };
+    const facts = { versions: {}, gpu: null, gpuUnlisted: null, arch: null, memory: null, allocation: null, commands: [], model: null, phase: null, errors: [], notes };
     const found = {};
     for (const [product, re] of this.versions) {
       if (hasOwn(found, product)) continue;
@@ -402,6 +403,15 @@ export class Diagnoser {
     if (!facts.model) facts.model = this.modelOf(body);
     const code = this.code(lines);
     facts.errors = this.errors(lines, new Set([...code, ...commandLines]));
+    /* the allocation the first out-of-memory error line says failed, in GiB */
+    for (const e of facts.errors) {
+      const m = this.allocation.exec(e.text);
+      if (m) {
+        const value = parseFloat(m[1]);
+        facts.allocation = m[2] === "MiB" ? Math.floor((value / 1024) * 100 + 0.5) / 100 : value;
+        break;
+      }
+    }
     facts.phase = this.phase(body, lines, starts, facts.errors, code);
     return { facts, body, lines, starts, code };
   }
@@ -728,7 +738,7 @@ export class Diagnoser {
     }
     facts.symptoms = symptoms;
     facts.commandNotes = notes;
-    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, first: this.first(results, guidance, known), facts, results, guidance };
+    const out = { answer: known ? ANSWER_KNOWN : ANSWER_UNKNOWN, first: this.first(results, guidance, known, facts), facts, results, guidance };
     if (!known) out.report = this.report(facts, guidance);
     return out;
   }
@@ -1024,7 +1034,7 @@ export class Diagnoser {
      error for the phase read (its summary when the phase is not told, with the advice of each phase, or its
      first check when its advice is not by phase), led by the check the report's lines make the first thing
      to do; null when there is neither. */
-  first(results, guidance, known) {
+  first(results, guidance, known, facts) {
     const inc = known ? this.incidents.find((i) => i.id === results[0].id) : null;
     const action = inc ? inc.action : null;
     // An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
@@ -1037,6 +1047,11 @@ export class Diagnoser {
       const g = guidance[0];
       // the check the report's lines make the first thing to do, else (below) the entry's first check
       let steps = g.lead ? [g.lead] : [];
+      // one allocation larger than the whole GPU: no memory flag helps, so no advice that lowers one
+      if (facts.allocation && facts.memory && facts.allocation > facts.memory) {
+        const text = fill(this.msg.allocationAboveGpu, { allocation: String(facts.allocation), memory: String(facts.memory) });
+        return { kind: "guidance", id: g.id, title: g.title, path: g.path, text, fixedIn: [], steps };
+      }
       if (!g.advice) {  // the phase is not told: the advice of each phase, or the entry's first check
         const entry = this.bundle.guidance.find((e) => e.id === g.id);
         steps = steps.concat(entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice })));
