@@ -820,8 +820,8 @@ def test_the_words_every_bug_report_holds_are_no_reason(engine):
 
 
 def test_the_command_opens_with_what_to_do_first():
-    """Text and JSON: the action (here the out-of-memory guidance, with each phase's advice when the phase
-    is not told) comes before the facts and the incidents."""
+    """Text and JSON: the action (here the out-of-memory guidance: one allocation larger than the whole
+    GPU, which no memory flag fixes) comes before the facts and the incidents."""
     path = str(BACKGROUND / "h200-oom-alloc.txt")
     text = _run(path).stdout.decode().splitlines()
     assert text[1].startswith("What to do first (a common error, PyTorch ran out of GPU memory):"), text[:3]
@@ -829,7 +829,8 @@ def test_the_command_opens_with_what_to_do_first():
     # the OOM line tells the GPU's memory but not its name: each on its own line, as the report box's rows
     assert "  GPU: none" in text and "  GPU memory: 139.8 GiB" in text, text[:14]
     items = json.loads(_run("--json", path).stdout)
-    assert items[0]["kind"] == "action" and items[0]["id"] == "cuda-out-of-memory" and items[0]["steps"]
+    assert items[0]["kind"] == "action" and items[0]["id"] == "cuda-out-of-memory"
+    assert items[0]["why"][0].startswith("One allocation asked for 372.53 GiB, more than the 139.8 GiB"), items[0]
 
 
 def test_the_held_out_reports_are_well_formed(engine):
