@@ -91,6 +91,11 @@ EDGE = {
     "allocation-fits": "[2026-01-02 10:00:00 TP0] Decode batch, #running-req: 3, #token: 4090\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1536.00 MiB. GPU 0 has a total capacity of "
     "79.11 GiB of which 13.00 MiB is free.\n",
+    # a GPU alone is no mechanism: any failure on an RTX 5090 is no failure of an SM120 incident
+    "gpu-alone-no-mechanism": "[Bug] GPT OSS not supported on SM120 / RTX 50 Series GPU\n"
+    "python3 -m sglang.launch_server --model-path openai/gpt-oss-20b --port 30000\n"
+    "GPU: NVIDIA GeForce RTX 5090 (compute capability 12.0)\n"
+    "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

@@ -1938,6 +1938,21 @@ def test_one_allocation_larger_than_the_gpu_gets_no_memory_flag_advice(engine):
     assert not small["first"]["text"].startswith("One allocation")
 
 
+def test_a_gpu_alone_is_no_mechanism(engine):
+    """The GPU the report names, like the model's family, is an incident's mechanism only with a flag or a
+    variable the report states: an SM120 card alone is no launch condition held of an SM120 incident."""
+    text = (
+        "[Bug] GPT OSS not supported on SM120 / RTX 50 Series GPU\n"
+        "python3 -m sglang.launch_server --model-path openai/gpt-oss-20b --port 30000\n"
+        "GPU: NVIDIA GeForce RTX 5090 (compute capability 12.0)\n"
+        "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
+    )
+    ev = engine.prepare(text)["evidence"]
+    n = [i["id"] for i in engine.incidents].index("report-joshua8-ai-2026-01")
+    assert "GPU NVIDIA GeForce RTX 5090: compute capability 12.0" in ev.why[n] and not ev.held[n]
+    assert engine.diagnose(text)["first"]["id"] in ("triton-kernel-failed", "report-joshua8-ai-2026-01")
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

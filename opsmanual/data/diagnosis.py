@@ -599,10 +599,11 @@ CONDITION_OPEN = {
     "flags": "",
     "re": r" is not in the manual's model list$|^`--[^`]{1,80}`.{0,200} is not a literal value$",
 }
-# A reason of the exposure check that places the model (or the draft model) in a family or a trait: a
-# condition of the incident, but no launch condition the report states on its own; with a flag, the GPU or
-# a variable it is (the mechanism is the flag and the family, not the model many unrelated reports run).
-MODEL_REASON = {"flags": "", "re": r"^(?:model|draft model) \S{1,400}: "}
+# A reason of the exposure check that places the model (or the draft model) in a family or a trait, or that
+# names the GPU: a condition of the incident, but no launch condition the report states on its own; with a
+# flag or a variable it is (the mechanism is the flag and the family or the GPU, not the model or the GPU
+# that many unrelated reports run: every failure on an RTX 5090 is no failure of an SM120 incident).
+MODEL_REASON = {"flags": "", "re": r"^(?:model|draft model) \S{1,400}: |^GPU "}
 
 
 # A command cut off: its last line ends with a backslash, three dots or an ellipsis (the marks the
