@@ -96,6 +96,12 @@ EDGE = {
     "python3 -m sglang.launch_server --model-path openai/gpt-oss-20b --port 30000\n"
     "GPU: NVIDIA GeForce RTX 5090 (compute capability 12.0)\n"
     "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n",
+    # what the report says it does not use ("do not use DP attention", "no --enable-dp-attention") rules out
+    # the incidents that need it; a word right after "no" is no evidence
+    "prose-denied-use": "DeepSeek-V3 on 16x H20. We do not use DP attention (no --enable-dp-attention), there is "
+    "no pattern and we don't use the router.\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.81 GiB. GPU 3 has a total capacity of 95.00 GiB"
+    " of which 5.12 GiB is free.\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

@@ -1545,12 +1545,22 @@ def test_the_check_page_names_the_common_flags_of_the_data(built):
 
     kinds = re.search(r"the kind of failure \(([^)]*)\)", text)
     assert kinds and kinds.group(1).split(", ") == [k["kind"] for k in KINDS], kinds
-    from opsmanual.data.diagnosis import PROSE_SWITCH_OFF_AFTER, PROSE_SWITCH_OFF_BEFORE
+    from opsmanual.data.diagnosis import (
+        PROSE_SWITCH_OFF_AFTER,
+        PROSE_SWITCH_OFF_ARTICLES,
+        PROSE_SWITCH_OFF_BEFORE,
+        PROSE_SWITCH_OFF_VERBS,
+    )
 
-    off = re.search(r"unless (.*?) right before them, or (.*?) right after\)", text)
+    off = re.search(
+        r"unless (.*?) right before them, or (.*?) right after; a word before them may be followed by (.*?), "
+        r"and then (.*?), as in",
+        text,
+    )
     words = lambda said: re.findall(r'"([^"]+)"', said)
     assert off and words(off.group(1)) == PROSE_SWITCH_OFF_BEFORE, off
     assert words(off.group(2)) == PROSE_SWITCH_OFF_AFTER, off
+    assert words(off.group(3)) == PROSE_SWITCH_OFF_VERBS and words(off.group(4)) == PROSE_SWITCH_OFF_ARTICLES
 
 
 def test_the_list_of_architectures_a_build_supports_names_no_gpu(engine):
@@ -1951,6 +1961,29 @@ def test_a_gpu_alone_is_no_mechanism(engine):
     n = [i["id"] for i in engine.incidents].index("report-joshua8-ai-2026-01")
     assert "GPU NVIDIA GeForce RTX 5090: compute capability 12.0" in ev.why[n] and not ev.held[n]
     assert engine.diagnose(text)["first"]["id"] in ("triton-kernel-failed", "report-joshua8-ai-2026-01")
+
+
+def test_what_the_report_says_it_does_not_use_rules_an_incident_out(engine):
+    """ "We do not use DP attention (no --enable-dp-attention)" states no flag, and an incident whose
+    condition needs it is never named (its reasons say why); the same report without the denial names it."""
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.81 GiB. GPU 3 has a total capacity of 95.00 GiB of which 5.12 GiB is free.\n"
+    head = "DeepSeek-V3 on 16x H20, TP16 across two nodes. A 64K-token prompt now fails:\n"
+    for denial in ("We do not use DP attention (no --enable-dp-attention).", "We don't use DP attention."):
+        out = engine.diagnose(f"{head}{denial}\n{oom}")
+        ours = {r["id"]: r for r in out["results"]}
+        assert out["answer"] == "not a known incident", denial
+        assert "your report says it does not use `--enable-dp-attention`, which it needs" in ours["sglang-6027"]["why"]
+    stated = engine.diagnose(f"{head}We run it with --enable-dp-attention.\n{oom}")
+    assert stated["results"][0]["id"] == "sglang-6027" and stated["answer"] == "a known incident"
+
+
+def test_a_word_the_report_denies_is_no_evidence(engine):
+    """The word right after "no", "without" or "never" is not the report's word ("there is no pattern"); the
+    same word written elsewhere is."""
+    denied = engine.prepare("our schema has format and minLength; there is no pattern\n")
+    plain = engine.prepare("our schema has format and minLength and a pattern\n")
+    assert "pattern" not in {w for words in denied["words"] for w in words}
+    assert "pattern" in {w for words in plain["words"] for w in words}
 
 
 def test_a_number_that_is_a_value_names_no_gpu(engine):

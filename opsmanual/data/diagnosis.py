@@ -406,6 +406,7 @@ MESSAGES = {
     "that asked for it in the traceback's last frames; a tensor that grows with the tokens of one forward pass "
     "shrinks with a smaller `--chunked-prefill-size` or shorter prompts.",
     "ruledOut": "the launch command shown rules it out ({why}), unless the server that failed was started otherwise",
+    "deniedFlags": "your report says it does not use {flags}, which it needs",
     "gpuOut": "your GPU, {gpu}, is outside the GPUs it needs: {wanted}",
     "spanBoth": "{min} to {max}",
     "spanMin": "{min} or higher",
@@ -644,12 +645,31 @@ PROSE_NAME = {
 # switch's pattern from its flag; the character before and after the words is read (no lookaround).
 PROSE_SWITCH = "--enable-"
 PROSE_SWITCH_WORDS = 2
-PROSE_SWITCH_OFF_BEFORE = ["no", "not", "without", "disable", "disabled", "disabling"]
+# A word right after one of these (with only spaces between) is no evidence of the failure: the report
+# says it is absent ("there is no pattern", "without LoRA"); the same word written elsewhere still counts.
+NEGATED_BY = ["no", "without", "never"]
+PROSE_SWITCH_OFF_BEFORE = [
+    "no",
+    "not",
+    "never",
+    "without",
+    "disable",
+    "disabled",
+    "disabling",
+    "don't",
+    "didn't",
+    "doesn't",
+]
+# ... also with one of these between ("do not use DP attention", "without using the router")
+PROSE_SWITCH_OFF_VERBS = ["use", "using", "used", "enable", "enabling", "enabled", "run", "running", "need", "have"]
+PROSE_SWITCH_OFF_ARTICLES = ["the", "a", "any"]
 PROSE_SWITCH_OFF_AFTER = ["off", "disabled"]
-PROSE_SWITCH_REACH = 20
+PROSE_SWITCH_REACH = 24
+_OFF_BEFORE = "|".join(w.replace("'", "['’]") for w in PROSE_SWITCH_OFF_BEFORE)
 PROSE_SWITCH_OFF_BEFORE_RX = {
     "flags": "",
-    "re": rf"(?:^|[^a-z])(?:{'|'.join(PROSE_SWITCH_OFF_BEFORE)})[^a-z0-9\n]{{1,3}}$",
+    "re": rf"(?:^|[^a-z])(?:{_OFF_BEFORE})(?:[^a-z0-9\n]{{1,3}}(?:{'|'.join(PROSE_SWITCH_OFF_VERBS)}))?"
+    rf"(?:[^a-z0-9\n]{{1,3}}(?:{'|'.join(PROSE_SWITCH_OFF_ARTICLES)}))?[^a-z0-9\n]{{1,3}}$",
 }
 PROSE_SWITCH_OFF_AFTER_RX = {
     "flags": "",

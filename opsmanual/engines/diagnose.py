@@ -163,6 +163,7 @@ class _Evidence:
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
         # the reported release is outside the affected range, or its GPU outside what it needs
         self.outside = [False] * count
+        self.denied = [False] * count  # the report says it does not use a flag its condition needs
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
         self.components: list[str] = []  # the components the report's opening names
 
@@ -198,6 +199,7 @@ class Diagnoser:
         self.gpu_number_not = _rx(r["gpuNumberNot"])
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.allocation = _rx(r["allocation"])
+        self.negated_by = frozenset(r["negatedBy"])
         self.arch = [_rx(a) for a in r["arch"]]
         self.arch_list_line = _rx(r["archListLine"])
         self.command_start = _rx(r["commandStart"])
@@ -862,7 +864,12 @@ class Diagnoser:
                 ev.held[n] = not any(self.condition_open.search(u) for u in result["undecided"]) and any(
                     self._states(r) and not self.model_reason.search(r) for r in specific
                 )
-            ruled = exposure["ruled"].get(inc["id"]) if result is None else None
+            said = exposure["denied"].get(inc["id"]) if result is None else None
+            if said:
+                # the report says it does not use what it needs: no mechanism, and never far ahead
+                ev.denied[n] = True
+                ev.why[n].append(fill(self.msg["deniedFlags"], flags=", ".join(f"`{f}`" for f in said)))
+            ruled = exposure["ruled"].get(inc["id"]) if result is None and not said else None
             if ruled:
                 # no points off: the command shown is often not the one that failed
                 ev.why[n].append(fill(self.msg["ruledOut"], why="; ".join(ruled)))
@@ -1002,7 +1009,7 @@ class Diagnoser:
             own = ev.own[n] and not ev.outside[n]
             # a mechanism names the incident only when no other has as much evidence (before the finder's rank)
             best = top[0] == n and (len(top) < 2 or lead[n] > lead[top[1]])
-            mechanism = (shown == [n] and best) or (cited == [n] and not ev.outside[n])
+            mechanism = (shown == [n] and best) or (cited == [n] and not ev.outside[n] and not ev.denied[n])
             # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
             second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (
@@ -1010,6 +1017,7 @@ class Diagnoser:
                 and lead[n] * 100 >= w["lead"] * max(second, 0)
                 and ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
                 and not ev.outside[n]
+                and not ev.denied[n]
             )
             if (own or mechanism or ahead) and ev.score[n] > 0:
                 verdict = "matches"
@@ -1121,12 +1129,12 @@ class Diagnoser:
         names the flag elsewhere (a flag stated in prose counts as given). The environment variables the
         prose sets are set for each command, before its own; ``dump``, SGLang's settings dump (the first
         ``ServerArgs(...)`` line), is checked as a command too."""
-        out: dict = {"results": {}, "notes": [], "ruled": {}}
+        out: dict = {"results": {}, "notes": [], "ruled": {}, "denied": {}}
         outside = body
         for command in facts["commands"]:
             outside = outside.replace(command, "")
         env = self._prose_env(outside)
-        written = self._prose_flags(outside)
+        written, denied = self._prose_flags_said(outside)
         for command in facts["commands"]:
             checked = self._check(env + command, facts)
             if checked["error"]:
@@ -1161,6 +1169,21 @@ class Diagnoser:
             if not checked["error"]:
                 self._merge(out, checked, True, command, body)
                 break
+        # the flags the report says it does not use ("no --enable-dp-attention", "we do not use DP attention")
+        # rule out each incident whose condition needs one of them
+        if denied:
+            model = (
+                f" --model-path {facts['model']}" if facts["model"] and self.model_word.search(facts["model"]) else ""
+            )
+            checked = self._check(f"{env}{self.rules['proseCommand']}{model} {prose}", facts)
+            for incident_id, reasons in [] if checked["error"] else checked["ruled_out"].items():
+                flags = [
+                    m.group(1).strip("`")
+                    for m in (self.absent_reason.search(y) for y in reasons)
+                    if m and m.group(1).strip("`") in denied
+                ]
+                if flags:
+                    out["denied"][incident_id] = list(dict.fromkeys(flags))
         return out
 
     def _dumped(self, line: str, facts: dict, env: str) -> tuple[str, bool]:
@@ -1180,19 +1203,34 @@ class Diagnoser:
         """The flags ``text`` names: as flags, as the server arguments an incident's condition names, and as
         the words of a switch it names (PROSE_SWITCH), unless the word before them turns it off ("without
         --enable-dp-attention") or the word after them does ("DP attention off")."""
+        return self._prose_flags_said(text)[0]
+
+    def _prose_flags_said(self, text: str) -> tuple[list[str], set[str]]:
+        """:meth:`_prose_flags`, and the flags ``text`` names only where the words around them turn them off
+        (the flags the report says it does not use)."""
         lower = text.translate(_ASCII_LOWER)
-        named = []
+        named, off = [], set()
         for m in self.prose_name.finditer(text):
             flag = _flag_of(m.group(1))
-            if flag in self.condition_flags and not self._off(lower, m.start(1), m.end(1)):
-                named.append((m.start(1), flag))
+            if flag in self.condition_flags:
+                if self._off(lower, m.start(1), m.end(1)):
+                    off.add(flag)
+                else:
+                    named.append((m.start(1), flag))
         for flag, rx in self.switches:
             for m in rx.finditer(lower):
                 if not self._off(lower, m.start(1), m.end(1)):
                     named.append((m.start(1), flag))
                     break
-        written = [(m.start(1), m.group(1)) for m in self.prose_flag.finditer(text) if not self._off(lower, *m.span(1))]
-        return [f for _, f in sorted(written + named)]
+                off.add(flag)
+        written = []
+        for m in self.prose_flag.finditer(text):
+            if self._off(lower, *m.span(1)):
+                off.add(m.group(1))
+            else:
+                written.append((m.start(1), m.group(1)))
+        given = [f for _, f in sorted(written + named)]
+        return given, off.difference(given)
 
     def _off(self, lower: str, start: int, end: int) -> bool:
         """Whether the words around lower[start:end], within its line and the switches' reach, turn it off."""
@@ -1393,8 +1431,15 @@ class Diagnoser:
         """Each form of each word of ``body`` that can be evidence, with the word as written (first one)."""
         seen_forms: dict[str, str] = {}
         folded = fold(body)
-        # each word once, in the order written
-        for token in dict.fromkeys((_ASCII_TOKEN if folded.isascii() else _TOKEN).findall(folded)):
+        # each word once, in the order written; not where the word before it denies it ("no pattern")
+        kept: dict[str, None] = {}
+        before, end = "", 0
+        for m in (_ASCII_TOKEN if folded.isascii() else _TOKEN).finditer(folded):
+            token = m.group(0)
+            if not (before in self.negated_by and not folded[end : m.start()].strip(" \t")):
+                kept.setdefault(token)
+            before, end = token, m.end()
+        for token in kept:
             if "/" in token:  # a path: its parts are where a file lies, not what went wrong
                 continue
             tokens = [token] + ([p for p in _JOINER.split(token) if p] if _JOINER.search(token) else [])

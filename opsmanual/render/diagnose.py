@@ -227,6 +227,7 @@ def diagnose_bundle(
             "gpuNameMax": rules.GPU_NAME_MAX,
             "gpuMemory": rules.GPU_MEMORY,
             "allocation": rules.ALLOCATION,
+            "negatedBy": rules.NEGATED_BY,
             "arch": rules.ARCH,
             "archListLine": rules.ARCH_LIST_LINE,
             "commandStart": rules.COMMAND_START,

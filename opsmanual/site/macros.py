@@ -13,7 +13,14 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
-from opsmanual.data.diagnosis import KINDS, PROSE_SWITCH_OFF_AFTER, PROSE_SWITCH_OFF_BEFORE
+from opsmanual.data.diagnosis import (
+    KINDS,
+    NEGATED_BY,
+    PROSE_SWITCH_OFF_AFTER,
+    PROSE_SWITCH_OFF_ARTICLES,
+    PROSE_SWITCH_OFF_BEFORE,
+    PROSE_SWITCH_OFF_VERBS,
+)
 from opsmanual.data.errors import ManualError, Problem
 from opsmanual.data.exposure_words import SCAN_MAX_DEPTH
 from opsmanual.data.patterns import MAX_GENERIC_SHARE
@@ -240,13 +247,17 @@ def _example_macros(
 
     def switch_off_words() -> str:
         """The words that, right before or after a switch's words in a report, turn it off for the diagnosis
-        (opsmanual/data/diagnosis.py PROSE_SWITCH_OFF_BEFORE and _AFTER)."""
+        (opsmanual/data/diagnosis.py PROSE_SWITCH_OFF_BEFORE, _VERBS, _ARTICLES and _AFTER)."""
 
         def listed(words: list[str]) -> str:
             quoted = [f'"{w}"' for w in words]
             return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
-        return f"{listed(PROSE_SWITCH_OFF_BEFORE)} right before them, or {listed(PROSE_SWITCH_OFF_AFTER)} right after"
+        return (
+            f"{listed(PROSE_SWITCH_OFF_BEFORE)} right before them, or {listed(PROSE_SWITCH_OFF_AFTER)} right after; "
+            f"a word before them may be followed by {listed(PROSE_SWITCH_OFF_VERBS)}, and then "
+            f'{listed(PROSE_SWITCH_OFF_ARTICLES)}, as in "do not use the"'
+        )
 
     def synonym_example(term: str) -> str:
         """The group of data/synonyms.yaml that holds ``term``, as it is written there."""
@@ -260,7 +271,21 @@ def _example_macros(
             fail(f"vocabulary({field!r}): use one of {', '.join(repr(f) for f in render.VOCABULARIES)}")
         return block(render.vocabulary(field))
 
-    return [chat_example, checker, common_flags, failure_kinds, switch_off_words, synonym_example, vocabulary]
+    def negated_words() -> str:
+        """The words after which a report's word is no evidence (opsmanual/data/diagnosis.py NEGATED_BY)."""
+        quoted = [f'"{w}"' for w in NEGATED_BY]
+        return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+    return [
+        chat_example,
+        checker,
+        common_flags,
+        failure_kinds,
+        negated_words,
+        switch_off_words,
+        synonym_example,
+        vocabulary,
+    ]
 
 
 def _release_macros(

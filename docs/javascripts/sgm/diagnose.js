@@ -213,6 +213,7 @@ class Evidence {
     this.cited = new Array(count).fill(false);  // the report cites a thread of it
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range, or its GPU outside its needs
+    this.denied = new Array(count).fill(false);  // the report says it does not use a flag its condition needs
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
     this.components = [];  // the components the report's opening names
   }
@@ -246,6 +247,7 @@ export class Diagnoser {
     this.gpuNumberNot = rx(r.gpuNumberNot);
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
     this.allocation = rx(r.allocation);
+    this.negatedBy = new Set(r.negatedBy);
     this.arch = r.arch.map((a) => rx(a, false, true));
     this.archListLine = rx(r.archListLine);
     this.commandStart = rx(r.commandStart);
@@ -893,7 +895,13 @@ export class Diagnoser {
         ev.held[n] = !result.undecided.some((u) => this.conditionOpen.test(u))
           && specific.some((r) => this.states(r) && !this.modelReason.test(r));
       }
-      const ruled = result === undefined ? exposure.ruled.get(inc.id) : undefined;
+      const said = result === undefined ? exposure.denied.get(inc.id) : undefined;
+      if (said) {
+        /* the report says it does not use what it needs: no mechanism, and never far ahead */
+        ev.denied[n] = true;
+        ev.why[n].push(fill(this.msg.deniedFlags, { flags: said.map((f) => `\`${f}\``).join(", ") }));
+      }
+      const ruled = result === undefined && !said ? exposure.ruled.get(inc.id) : undefined;
       /* no points off: the command shown is often not the one that failed */
       if (ruled) ev.why[n].push(fill(this.msg.ruledOut, { why: ruled.join("; ") }));
       const [verdict, reason] = this.version(inc.id, versions);
@@ -994,10 +1002,11 @@ export class Diagnoser {
       const own = ev.own[n] && !ev.outside[n];
       /* a mechanism names the incident only when no other has as much evidence (before the finder's rank) */
       const best = top[0] === n && (top.length < 2 || lead[n] > lead[top[1]]);
-      const mechanism = (shown.length === 1 && shown[0] === n && best) || (cited.length === 1 && cited[0] === n && !ev.outside[n]);
+      const mechanism = (shown.length === 1 && shown[0] === n && best)
+        || (cited.length === 1 && cited[0] === n && !ev.outside[n] && !ev.denied[n]);
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
-        && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n];
+        && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n] && !ev.denied[n];
       let verdict;
       if ((own || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
@@ -1124,16 +1133,28 @@ export class Diagnoser {
   /* The flags `text` names: as flags, as the server arguments an incident's condition names, and as the
      words of a switch it names (PROSE_SWITCH), unless the word before them turns it off. */
   proseFlags(text) {
+    return this.proseFlagsSaid(text)[0];
+  }
+
+  /* proseFlags(), and the flags `text` names only where the words around them turn them off (the flags the
+     report says it does not use), as diagnose.py _prose_flags_said(). */
+  /** @returns {[string[], Set<string>]} */
+  proseFlagsSaid(text) {
     const found = [];
+    const off = new Set();
     const lower = asciiLower(text);
     for (const m of text.matchAll(this.proseName)) {
       const flag = flagOf(m[1]);
       const at = m.index + m[0].indexOf(m[1]);
-      if (this.conditionFlags.has(flag) && !this.off(lower, at, at + m[1].length)) found.push([at, flag]);
+      if (this.conditionFlags.has(flag)) {
+        if (this.off(lower, at, at + m[1].length)) off.add(flag);
+        else found.push([at, flag]);
+      }
     }
     for (const m of text.matchAll(this.proseFlag)) {
       const at = m.index + m[0].length - m[1].length;
-      if (!this.off(lower, at, at + m[1].length)) found.push([at, m[1]]);
+      if (this.off(lower, at, at + m[1].length)) off.add(m[1]);
+      else found.push([at, m[1]]);
     }
     for (const [flag, re] of this.switches) {
       for (const m of lower.matchAll(re)) {
@@ -1142,9 +1163,12 @@ export class Diagnoser {
           found.push([at, flag]);
           break;
         }
+        off.add(flag);
       }
     }
-    return found.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1])).map((x) => x[1]);  // as diagnose.py sorts (position, flag)
+    const given = found.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1])).map((x) => x[1]);  // as diagnose.py sorts (position, flag)
+    for (const f of given) off.delete(f);
+    return [given, off];
   }
 
   /* Whether the words around lower[start, end), within its line and the switches' reach, turn it off
@@ -1195,11 +1219,12 @@ export class Diagnoser {
   /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
      SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
   exposureOf(facts, body, dump = null) {
-    const out = { results: new Map(), notes: [], ruled: new Map() };
+    const out = { results: new Map(), notes: [], ruled: new Map(), denied: new Map() };
     let outside = body;
     for (const command of facts.commands) outside = outside.split(command).join("");
     const env = this.proseEnv(outside);
-    const writtenSet = new Set(this.proseFlags(outside));  // the flags the prose names, outside every command
+    const [given, denied] = this.proseFlagsSaid(outside);
+    const writtenSet = new Set(given);  // the flags the prose names, outside every command
     for (const command of facts.commands) {
       const checked = this.check(env + command, facts);
       if (checked.error) {
@@ -1232,6 +1257,21 @@ export class Diagnoser {
       if (!checked.error) {
         this.merge(out, checked, true, command, body);
         break;
+      }
+    }
+    /* the flags the report says it does not use ("no --enable-dp-attention", "we do not use DP attention")
+       rule out each incident whose condition needs one of them */
+    if (denied.size) {
+      const model = facts.model && this.modelWord.test(facts.model) ? ` --model-path ${facts.model}` : "";
+      const checked = this.check(`${env}${this.rules.proseCommand}${model} ${prose}`, facts);
+      for (const [incidentId, reasons] of checked.error ? [] : Object.entries(checked.ruled_out)) {
+        const flags = [];
+        for (const y of reasons) {
+          const m = this.absentReason.exec(y);
+          const flag = m ? m[1].replace(/^`+|`+$/g, "") : null;
+          if (flag !== null && denied.has(flag) && !flags.includes(flag)) flags.push(flag);
+        }
+        if (flags.length) out.denied.set(incidentId, flags);
       }
     }
     return out;
@@ -1327,7 +1367,15 @@ export class Diagnoser {
     const sums = new Array(count).fill(0);
     const hits = Array.from({ length: count }, () => []);
     const seenForms = new Map();
-    const tokens = new Set(fold(body).match(TOKEN) || []);  // each word once, in the order written
+    /* each word once, in the order written; not where the word before it denies it ("no pattern") */
+    const folded = fold(body);
+    const tokens = new Set();
+    let before = "", end = 0;
+    for (const m of folded.matchAll(TOKEN)) {
+      if (!(this.negatedBy.has(before) && !folded.slice(end, m.index).replace(/[ \t]/g, ""))) tokens.add(m[0]);
+      before = m[0];
+      end = m.index + m[0].length;
+    }
     for (const token of tokens) {
       if (token.includes("/")) continue;  // a path: its parts are where a file lies, not what went wrong
       const parts = JOINER.test(token) ? [token, ...token.split(JOINER).filter(Boolean)] : [token];
