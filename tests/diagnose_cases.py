@@ -102,6 +102,11 @@ EDGE = {
     "no pattern and we don't use the router.\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.81 GiB. GPU 3 has a total capacity of 95.00 GiB"
     " of which 5.12 GiB is free.\n",
+    # a line several incidents print and the kind of failure it tells are one kind of evidence: no match
+    "shared-line-and-kind": "PD kv transfer failed with Mooncake\n"
+    "[2025-11-05 16:39:09 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='78fd' "
+    "decode_req.req.bootstrap_room=4793981895866140836 with exception KVTransferError(bootstrap_room=4793981895866140836): "
+    "Aborted by AbortReq.\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

@@ -1986,6 +1986,18 @@ def test_a_word_the_report_denies_is_no_evidence(engine):
     assert "pattern" in {w for words in plain["words"] for w in words}
 
 
+def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):
+    """A PD transfer failure told by a line other incidents print too and by the kind of failure that line
+    tells is one kind of evidence: no incident is named for it, however far ahead."""
+    out = engine.diagnose(
+        "PD kv transfer failed with Mooncake\n"
+        "[2025-11-05 16:39:09 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='78fd' "
+        "decode_req.req.bootstrap_room=4793981895866140836 with exception "
+        "KVTransferError(bootstrap_room=4793981895866140836): Aborted by AbortReq.\n"
+    )
+    assert out["answer"] == "not a known incident", [(r["id"], r["verdict"], r["why"]) for r in out["results"]]
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

@@ -163,6 +163,7 @@ class _Evidence:
         self.found = [False] * count  # among the finder's first for the report's own words (words too)
         # the reported release is outside the affected range, or its GPU outside what it needs
         self.outside = [False] * count
+        self.line = [False] * count  # a line it prints that other incidents (or a common error) print too
         self.denied = [False] * count  # the report says it does not use a flag its condition needs
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
         self.components: list[str] = []  # the components the report's opening names
@@ -801,6 +802,7 @@ class Diagnoser:
             ev.other[n] = True
             ev.support[n] += 1
             ev.failure[n] += 1
+            ev.line[n] = True
             ev.few[n] = printers[line] <= w["relatedMax"]  # a line so few print relates each of them
             ev.why[n].append(fill(self.msg["possibleLine"], line=line + 1, text=_clip(lines[line])))
 
@@ -990,7 +992,8 @@ class Diagnoser:
         report states, in a release not outside its range, with evidence of the same failure besides words
         (its kind, a line it prints), when it is the only incident that shows one and no other has as much
         evidence; or far ahead of every other on two kinds of evidence (of the failure, or one of its
-        conditions: a flag, its release, its GPU). Others are *related* with evidence besides words, or with
+        conditions: a flag, its release, its GPU; a line other incidents print and the kind of failure count
+        once together, since the line tells the kind). Others are *related* with evidence besides words, or with
         several rare words (the finder's rank among them); at most relatedMax of them."""
         w = self.w
         ranked = []
@@ -1015,7 +1018,8 @@ class Diagnoser:
             ahead = (
                 second is not None
                 and lead[n] * 100 >= w["lead"] * max(second, 0)
-                and ev.support[n] + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
+                # a shared line and the kind of failure it tells are one kind of evidence
+                and ev.support[n] - (ev.line[n] and ev.kind[n]) + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]
                 and not ev.outside[n]
                 and not ev.denied[n]
             )

@@ -213,6 +213,7 @@ class Evidence {
     this.cited = new Array(count).fill(false);  // the report cites a thread of it
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range, or its GPU outside its needs
+    this.line = new Array(count).fill(false);  // a line it prints that other incidents (or a common error) print too
     this.denied = new Array(count).fill(false);  // the report says it does not use a flag its condition needs
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
     this.components = [];  // the components the report's opening names
@@ -840,6 +841,7 @@ export class Diagnoser {
       ev.other[n] = true;
       ev.support[n] += 1;
       ev.failure[n] += 1;
+      ev.line[n] = true;
       ev.few[n] = printers.get(line) <= w.relatedMax;  // a line so few print relates each of them
       ev.why[n].push(fill(msg.possibleLine, { line: line + 1, text: clip(lines[line]) }));
     }
@@ -1006,7 +1008,9 @@ export class Diagnoser {
         || (cited.length === 1 && cited[0] === n && !ev.outside[n] && !ev.denied[n]);
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
       const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
-        && ev.support[n] + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds && !ev.outside[n] && !ev.denied[n];
+        /* a shared line and the kind of failure it tells are one kind of evidence */
+        && ev.support[n] - (ev.line[n] && ev.kind[n] ? 1 : 0) + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds
+        && !ev.outside[n] && !ev.denied[n];
       let verdict;
       if ((own || mechanism || ahead) && ev.score[n] > 0) verdict = "matches";
       else if ((ev.few[n] && ev.score[n] > 0) || (ev.score[n] >= w.related && (ev.other[n] || (ev.kind[n] && points[n] > 0)
