@@ -107,6 +107,18 @@ EDGE = {
     "[2025-11-05 16:39:09 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='78fd' "
     "decode_req.req.bootstrap_room=4793981895866140836 with exception KVTransferError(bootstrap_room=4793981895866140836): "
     "Aborted by AbortReq.\n",
+    # an error line and SGLang's advice after it name no flag and set no variable the report gives
+    "error-advice-not-given": "sglang 0.5.22\n"
+    "python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --speculative-algorithm EAGLE3 "
+    "--speculative-draft-model-path lmsys/SGLang-EAGLE3-Qwen3-30B-A3B --tp 4\n"
+    "ValueError: Warning: Target model's context_length (262144) is greater than the derived context_length (2048). "
+    "To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n"
+    "Exception: Capture cuda graph failed: CUDA out of memory.\nPossible solutions:\n"
+    "1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)\n"
+    "3. disable decode CUDA graph by --cuda-graph-backend-decode=disabled.\n",
+    # a match on its own line keeps no "rules it out" reason from the command shown
+    "own-line-ruled-command": "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000\n"
+    "RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

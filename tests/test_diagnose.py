@@ -1929,6 +1929,16 @@ def test_a_whole_command_that_rules_an_incident_out_says_so(engine):
     stated, _ = why(f"{head}We start it with --enable-hierarchical-cache.\n{command}\n{line}")
     for results in (cut, stated):
         assert not any("rules it out" in y for ys in results.values() for y in ys)
+    # a match on its own line shows the command shown is not the one that failed: no such reason
+    own = engine.diagnose(
+        "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000\n"
+        "RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.\n"
+    )
+    assert own["results"][0]["verdict"] == "matches" and own["results"][0]["id"] == "capture-l4-tp2-shared-gpu"
+    assert not any("rules it out" in y for y in own["results"][0]["why"]), own["results"][0]["why"]
+    assert engine.prepare(own["facts"]["commands"][0] + "\nRuntimeError: The memory capacity is unbalanced.\n")[
+        "evidence"
+    ].ruled[[i["id"] for i in engine.incidents].index("capture-l4-tp2-shared-gpu")]
     unruled = engine.diagnose(f"{head}{line}")
     score = {r["id"]: r["score"] for r in unruled["results"]}
     assert {r["id"]: r["score"] for r in out["results"]}["sglang-30760"] == score["sglang-30760"]
@@ -1996,6 +2006,34 @@ def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):
         "KVTransferError(bootstrap_room=4793981895866140836): Aborted by AbortReq.\n"
     )
     assert out["answer"] == "not a known incident", [(r["id"], r["verdict"], r["why"]) for r in out["results"]]
+
+
+def test_an_error_line_and_its_advice_give_no_flag(engine):
+    """SGLang's own words, an error line and the advice that continues it ("set the env var ...=1",
+    "1. set --mem-fraction-static to a smaller value"), give no flag and set no variable; the same written
+    by the reporter do."""
+    command = (
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --speculative-algorithm EAGLE3 "
+        "--speculative-draft-model-path lmsys/SGLang-EAGLE3-Qwen3-30B-A3B\n"
+    )
+    advice = (
+        "ValueError: Target model's context_length (262144) is greater than the derived context_length (2048). "
+        "To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n"
+        "Exception: Capture cuda graph failed: CUDA out of memory.\nPossible solutions:\n"
+        "1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)\n"
+        "4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)\n"
+    )
+
+    def said(text):
+        prepared = engine.prepare(text)
+        exposure = engine._exposure(prepared["facts"], text, None, prepared["lines"])
+        reasons = [y for r in exposure["results"].values() for y in r["why"]]
+        return reasons + [y for ys in exposure["ruled"].values() for y in ys]
+
+    theirs = said(command + advice)
+    assert not any("--disable-cuda-graph" in y or "--mem-fraction-static" in y or "is set" in y for y in theirs)
+    mine = said("We set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.\n" + command + advice)
+    assert any("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1` is set" in y for y in mine), mine
 
 
 def test_a_number_that_is_a_value_names_no_gpu(engine):

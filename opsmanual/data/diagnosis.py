@@ -322,6 +322,11 @@ LINE_PREFIX = {
     ),
 }
 MAX_ERROR_LINES = 8
+# The lines after an error line that continue its message with advice ("Possible solutions:", "1. set
+# --mem-fraction-static to a smaller value"): SGLang's words, like the error line itself, so the flags and
+# variables they name are no flags the report gives (at most ERROR_ADVICE_LINES of them after each).
+ERROR_ADVICE = {"flags": "", "re": r"^[ \t]*(?:Possible (?:solutions|suggestions):|\d{1,2}\.[ \t])"}
+ERROR_ADVICE_LINES = 8
 
 MAX_CHARS = 1_000_000  # characters of a report that are read
 # Fewer non-empty lines than this, with no log line, command, version or GPU in them, are words typed
@@ -680,7 +685,8 @@ PROSE_SWITCH_OFF_AFTER_RX = {
 # value, without quotes)
 PROSE_ENV = {
     "flags": "",
-    "re": r"(?:^|[^A-Za-z0-9_$.-])([A-Z][A-Z0-9_]{2,60})=[\x22\x27]?([A-Za-z0-9_.:/,-]{1,100})",
+    # the value ends where a sentence does: "=1." is 1
+    "re": r"(?:^|[^A-Za-z0-9_$.-])([A-Z][A-Z0-9_]{2,60})=[\x22\x27]?([A-Za-z0-9_.:/,-]{0,99}[A-Za-z0-9_/])",
 }
 MAX_PROSE_ENV = 20
 # SGLang's echo of its settings at start-up (``server_args=ServerArgs(model_path='...', tp_size=8, ...)``) or an

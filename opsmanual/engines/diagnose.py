@@ -165,6 +165,7 @@ class _Evidence:
         self.outside = [False] * count
         self.line = [False] * count  # a line it prints that other incidents (or a common error) print too
         self.denied = [False] * count  # the report says it does not use a flag its condition needs
+        self.ruled: list[str | None] = [None] * count  # why a launch command shown whole rules it out
         self.lead = self.score  # the points that decide who is far ahead: those before the finder's rank
         self.components: list[str] = []  # the components the report's opening names
 
@@ -201,6 +202,7 @@ class Diagnoser:
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.allocation = _rx(r["allocation"])
         self.negated_by = frozenset(r["negatedBy"])
+        self.error_advice = _rx(r["errorAdvice"])
         self.arch = [_rx(a) for a in r["arch"]]
         self.arch_list_line = _rx(r["archListLine"])
         self.command_start = _rx(r["commandStart"])
@@ -681,7 +683,7 @@ class Diagnoser:
         self._citations(ev, body)
         # a settings dump (ServerArgs(...)) is the launch command's, not words of the failure
         dumps = [n for n, line in enumerate(lines) if self.args_dump.search(line)]
-        exposure = self._exposure(facts, body, lines[dumps[0]] if dumps else None)
+        exposure = self._exposure(facts, body, lines[dumps[0]] if dumps else None, lines)
         self._conditions(ev, exposure, facts)
         # lines several incidents or a common error print count as lines, not again as words; the flags
         # the launch conditions name count as conditions, not again as words
@@ -874,7 +876,8 @@ class Diagnoser:
             ruled = exposure["ruled"].get(inc["id"]) if result is None and not said else None
             if ruled:
                 # no points off: the command shown is often not the one that failed
-                ev.why[n].append(fill(self.msg["ruledOut"], why="; ".join(ruled)))
+                ev.ruled[n] = fill(self.msg["ruledOut"], why="; ".join(ruled))
+                ev.why[n].append(ev.ruled[n])
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
                 ev.score[n] += w["versionIn"]
@@ -1063,7 +1066,8 @@ class Diagnoser:
                 "id": self.incidents[n]["id"],
                 "verdict": verdict,
                 "score": ev.score[n],
-                "why": ev.why[n],
+                # its own line shows it happened: the command shown is not the one that failed
+                "why": [y for y in ev.why[n] if verdict != "matches" or y != ev.ruled[n]],
                 "title": self.incidents[n]["title"],
                 "name": self.incidents[n]["name"],
                 "path": self.incidents[n]["path"],
@@ -1127,7 +1131,7 @@ class Diagnoser:
             }
         return None
 
-    def _exposure(self, facts: dict, body: str, dump: str | None = None) -> dict:
+    def _exposure(self, facts: dict, body: str, dump: str | None = None, lines: list[str] | None = None) -> dict:
         """The exposure check of each command read, merged: an incident's best result with its reasons.
         A reason that rests on a flag being absent is dropped when the command is cut off or the report
         names the flag elsewhere (a flag stated in prose counts as given). The environment variables the
@@ -1137,6 +1141,10 @@ class Diagnoser:
         outside = body
         for command in facts["commands"]:
             outside = outside.replace(command, "")
+        # an error line and the advice that continues it are SGLang's words ("set the env var
+        # SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "1. set --mem-fraction-static to a smaller value")
+        for line in self._error_lines(facts, lines or []):
+            outside = outside.replace(line, "")
         env = self._prose_env(outside)
         written, denied = self._prose_flags_said(outside)
         for command in facts["commands"]:
@@ -1189,6 +1197,20 @@ class Diagnoser:
                 if flags:
                     out["denied"][incident_id] = list(dict.fromkeys(flags))
         return out
+
+    def _error_lines(self, facts: dict, lines: list[str]) -> list[str]:
+        """The error lines read, each with the lines after it that continue its message with advice."""
+        out = []
+        for e in facts["errors"]:
+            n = e["line"] - 1
+            if n >= len(lines):
+                continue
+            out.append(lines[n])
+            for after in lines[n + 1 : n + 1 + self.rules["errorAdviceLines"]]:
+                if not self.error_advice.search(after):
+                    break
+                out.append(after)
+        return [line for line in out if line.strip(SPACE)]
 
     def _dumped(self, line: str, facts: dict, env: str) -> tuple[str, bool]:
         """A settings dump (``ServerArgs(...)``, ``Engine(...)``) as a launch command of the arguments the

@@ -248,6 +248,8 @@ def diagnose_bundle(
             "exceptionLine": rules.EXCEPTION_LINE,
             "linePrefix": rules.LINE_PREFIX,
             "maxErrorLines": rules.MAX_ERROR_LINES,
+            "errorAdvice": rules.ERROR_ADVICE,
+            "errorAdviceLines": rules.ERROR_ADVICE_LINES,
             "maxChars": rules.MAX_CHARS,
             "maxLine": rules.MAX_LINE,
             "stopWords": sorted(STOP_WORDS),

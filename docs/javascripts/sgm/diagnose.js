@@ -214,7 +214,8 @@ class Evidence {
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range, or its GPU outside its needs
     this.line = new Array(count).fill(false);  // a line it prints that other incidents (or a common error) print too
-    this.denied = new Array(count).fill(false);  // the report says it does not use a flag its condition needs
+    this.denied = new Array(count).fill(false);
+    this.ruled = new Array(count).fill(null);  // why a launch command shown whole rules it out  // the report says it does not use a flag its condition needs
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
     this.components = [];  // the components the report's opening names
   }
@@ -249,6 +250,7 @@ export class Diagnoser {
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
     this.allocation = rx(r.allocation);
     this.negatedBy = new Set(r.negatedBy);
+    this.errorAdvice = rx(r.errorAdvice);
     this.arch = r.arch.map((a) => rx(a, false, true));
     this.archListLine = rx(r.archListLine);
     this.commandStart = rx(r.commandStart);
@@ -699,7 +701,7 @@ export class Diagnoser {
     this.citations(ev, body);
     /* a settings dump (ServerArgs(...)) is the launch command's, not words of the failure */
     const dumps = lines.flatMap((line, n) => (this.argsDump.test(line) ? [n] : []));
-    const exposure = this.exposureOf(facts, body, dumps.length ? lines[dumps[0]] : null);
+    const exposure = this.exposureOf(facts, body, dumps.length ? lines[dumps[0]] : null, lines);
     this.conditions(ev, exposure, facts);
     /* lines several incidents or a common error print count as lines, not again as words; the flags the
        launch conditions name count as conditions, not again as words */
@@ -905,7 +907,10 @@ export class Diagnoser {
       }
       const ruled = result === undefined && !said ? exposure.ruled.get(inc.id) : undefined;
       /* no points off: the command shown is often not the one that failed */
-      if (ruled) ev.why[n].push(fill(this.msg.ruledOut, { why: ruled.join("; ") }));
+      if (ruled) {
+        ev.ruled[n] = fill(this.msg.ruledOut, { why: ruled.join("; ") });
+        ev.why[n].push(ev.ruled[n]);
+      }
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
         ev.score[n] += w.versionIn;
@@ -1039,7 +1044,9 @@ export class Diagnoser {
     const kept = [...ranked.filter((x) => x[3] === "matches"), ...related];
     return kept.slice(0, w.shown).map(([, , n, verdict]) => {
       const inc = this.incidents[n];
-      return { id: inc.id, verdict, score: ev.score[n], why: ev.why[n], title: inc.title, name: inc.name, path: inc.path };
+      /* its own line shows it happened: the command shown is not the one that failed */
+      const why = ev.why[n].filter((y) => verdict !== "matches" || y !== ev.ruled[n]);
+      return { id: inc.id, verdict, score: ev.score[n], why, title: inc.title, name: inc.name, path: inc.path };
     });
   }
 
@@ -1222,10 +1229,29 @@ export class Diagnoser {
 
   /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
      SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
-  exposureOf(facts, body, dump = null) {
+  /* The error lines read, each with the lines after it that continue its message with advice (as
+     diagnose.py _error_lines()). */
+  errorLines(facts, lines) {
+    const out = [];
+    for (const e of facts.errors) {
+      const n = e.line - 1;
+      if (n >= lines.length) continue;
+      out.push(lines[n]);
+      for (const after of lines.slice(n + 1, n + 1 + this.rules.errorAdviceLines)) {
+        if (!this.errorAdvice.test(after)) break;
+        out.push(after);
+      }
+    }
+    return out.filter((line) => line.trim());
+  }
+
+  exposureOf(facts, body, dump = null, lines = []) {
     const out = { results: new Map(), notes: [], ruled: new Map(), denied: new Map() };
     let outside = body;
     for (const command of facts.commands) outside = outside.split(command).join("");
+    /* an error line and the advice that continues it are SGLang's words ("set the env var
+       SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "1. set --mem-fraction-static to a smaller value") */
+    for (const line of this.errorLines(facts, lines)) outside = outside.split(line).join("");
     const env = this.proseEnv(outside);
     const [given, denied] = this.proseFlagsSaid(outside);
     const writtenSet = new Set(given);  // the flags the prose names, outside every command
