@@ -1184,18 +1184,7 @@ class Diagnoser:
         # the flags the report says it does not use ("no --enable-dp-attention", "we do not use DP attention")
         # rule out each incident whose condition needs one of them
         if denied:
-            model = (
-                f" --model-path {facts['model']}" if facts["model"] and self.model_word.search(facts["model"]) else ""
-            )
-            checked = self._check(f"{env}{self.rules['proseCommand']}{model} {prose}", facts)
-            for incident_id, reasons in [] if checked["error"] else checked["ruled_out"].items():
-                flags = [
-                    m.group(1).strip("`")
-                    for m in (self.absent_reason.search(y) for y in reasons)
-                    if m and m.group(1).strip("`") in denied
-                ]
-                if flags:
-                    out["denied"][incident_id] = list(dict.fromkeys(flags))
+            out["denied"] = self._denied_flags(facts, f"{env}{self.rules['proseCommand']}", prose, denied)
         return out
 
     def _error_lines(self, facts: dict, lines: list[str]) -> list[str]:
@@ -1211,6 +1200,22 @@ class Diagnoser:
                     break
                 out.append(after)
         return [line for line in out if line.strip(SPACE)]
+
+    def _denied_flags(self, facts: dict, start: str, prose: str, denied: set[str]) -> dict[str, list[str]]:
+        """The flags the report says it does not use that each incident's condition needs, each incident's
+        in the order its reasons name them; checked on a command of the model and the flags it states."""
+        model = f" --model-path {facts['model']}" if facts["model"] and self.model_word.search(facts["model"]) else ""
+        checked = self._check(f"{start}{model} {prose}", facts)
+        out: dict[str, list[str]] = {}
+        for incident_id, reasons in [] if checked["error"] else checked["ruled_out"].items():
+            flags = [
+                m.group(1).strip("`")
+                for m in (self.absent_reason.search(y) for y in reasons)
+                if m and m.group(1).strip("`") in denied
+            ]
+            if flags:
+                out[incident_id] = list(dict.fromkeys(flags))
+        return out
 
     def _dumped(self, line: str, facts: dict, env: str) -> tuple[str, bool]:
         """A settings dump (``ServerArgs(...)``, ``Engine(...)``) as a launch command of the arguments the
