@@ -876,8 +876,9 @@ class Diagnoser:
             ruled = exposure["ruled"].get(inc["id"]) if result is None and not said else None
             if ruled:
                 # no points off: the command shown is often not the one that failed
-                ev.ruled[n] = fill(self.msg["ruledOut"], why="; ".join(ruled))
-                ev.why[n].append(ev.ruled[n])
+                said_out = fill(self.msg["ruledOut"], why="; ".join(ruled))
+                ev.ruled[n] = said_out
+                ev.why[n].append(said_out)
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
                 ev.score[n] += w["versionIn"]
