@@ -99,7 +99,7 @@ EDGE = {
     # what the report says it does not use ("do not use DP attention", "no --enable-dp-attention") rules out
     # the incidents that need it; a word right after "no" is no evidence
     "prose-denied-use": "DeepSeek-V3 on 16x H20. We do not use DP attention (no --enable-dp-attention), there is "
-    "no pattern and we don't use the router.\n"
+    "no pattern, this is not a benchmark and we don't use the router.\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.81 GiB. GPU 3 has a total capacity of 95.00 GiB"
     " of which 5.12 GiB is free.\n",
     # a line several incidents print and the kind of failure it tells are one kind of evidence: no match

@@ -652,7 +652,8 @@ PROSE_SWITCH = "--enable-"
 PROSE_SWITCH_WORDS = 2
 # A word right after one of these (with only spaces between) is no evidence of the failure: the report
 # says it is absent ("there is no pattern", "without LoRA"); the same word written elsewhere still counts.
-NEGATED_BY = ["no", "without", "never"]
+NEGATED_BY = ["no", "not", "without", "never"]
+NEGATED_ARTICLES = ["a", "an", "the", "any"]  # ... also with one of these between ("not a benchmark")
 PROSE_SWITCH_OFF_BEFORE = [
     "no",
     "not",

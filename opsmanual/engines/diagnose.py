@@ -202,6 +202,7 @@ class Diagnoser:
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.allocation = _rx(r["allocation"])
         self.negated_by = frozenset(r["negatedBy"])
+        self.negated_articles = frozenset(r["negatedArticles"])
         self.error_advice = _rx(r["errorAdvice"])
         self.arch = [_rx(a) for a in r["arch"]]
         self.arch_list_line = _rx(r["archListLine"])
@@ -1465,12 +1466,14 @@ class Diagnoser:
         folded = fold(body)
         # each word once, in the order written; not where the word before it denies it ("no pattern")
         kept: dict[str, None] = {}
-        before, end = "", 0
+        denying, end = False, 0  # the words just before, with only spaces between, deny ("no", "not a")
         for m in (_ASCII_TOKEN if folded.isascii() else _TOKEN).finditer(folded):
             token = m.group(0)
-            if not (before in self.negated_by and not folded[end : m.start()].strip(" \t")):
+            denied = denying and not folded[end : m.start()].strip(" \t")
+            if not denied or token in self.negated_articles:
                 kept.setdefault(token)
-            before, end = token, m.end()
+            denying = token in self.negated_by or (denied and token in self.negated_articles)
+            end = m.end()
         for token in kept:
             if "/" in token:  # a path: its parts are where a file lies, not what went wrong
                 continue

@@ -228,6 +228,7 @@ def diagnose_bundle(
             "gpuMemory": rules.GPU_MEMORY,
             "allocation": rules.ALLOCATION,
             "negatedBy": rules.NEGATED_BY,
+            "negatedArticles": rules.NEGATED_ARTICLES,
             "arch": rules.ARCH,
             "archListLine": rules.ARCH_LIST_LINE,
             "commandStart": rules.COMMAND_START,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 from opsmanual.data.diagnosis import (
     KINDS,
+    NEGATED_ARTICLES,
     NEGATED_BY,
     PROSE_SWITCH_OFF_AFTER,
     PROSE_SWITCH_OFF_ARTICLES,
@@ -208,6 +209,12 @@ def _listing_macros(
     return [incident_table, finder, home_search, contents, guidance, alert_rules, bench_results]
 
 
+def _listed(words: list[str]) -> str:
+    """Words quoted and listed as a sentence says them: "a", "b" or "c"."""
+    quoted = [f'"{w}"' for w in words]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
 def _example_macros(
     state: BuildState, page: Callable[[], PageContext], fail: Callable[[str], NoReturn]
 ) -> list[Callable[..., str]]:
@@ -248,15 +255,10 @@ def _example_macros(
     def switch_off_words() -> str:
         """The words that, right before or after a switch's words in a report, turn it off for the diagnosis
         (opsmanual/data/diagnosis.py PROSE_SWITCH_OFF_BEFORE, _VERBS, _ARTICLES and _AFTER)."""
-
-        def listed(words: list[str]) -> str:
-            quoted = [f'"{w}"' for w in words]
-            return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
-
         return (
-            f"{listed(PROSE_SWITCH_OFF_BEFORE)} right before them, or {listed(PROSE_SWITCH_OFF_AFTER)} right after; "
-            f"a word before them may be followed by {listed(PROSE_SWITCH_OFF_VERBS)}, and then "
-            f'{listed(PROSE_SWITCH_OFF_ARTICLES)}, as in "do not use the"'
+            f"{_listed(PROSE_SWITCH_OFF_BEFORE)} right before them, or {_listed(PROSE_SWITCH_OFF_AFTER)} right after; "
+            f"a word before them may be followed by {_listed(PROSE_SWITCH_OFF_VERBS)}, and then "
+            f'{_listed(PROSE_SWITCH_OFF_ARTICLES)}, as in "do not use the"'
         )
 
     def synonym_example(term: str) -> str:
@@ -272,9 +274,10 @@ def _example_macros(
         return block(render.vocabulary(field))
 
     def negated_words() -> str:
-        """The words after which a report's word is no evidence (opsmanual/data/diagnosis.py NEGATED_BY)."""
-        quoted = [f'"{w}"' for w in NEGATED_BY]
-        return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+        """The words after which a report's word is no evidence (opsmanual/data/diagnosis.py NEGATED_BY and
+        NEGATED_ARTICLES)."""
+
+        return f"{_listed(NEGATED_BY)} (also with {_listed(NEGATED_ARTICLES)} between)"
 
     return [
         chat_example,

@@ -250,6 +250,7 @@ export class Diagnoser {
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
     this.allocation = rx(r.allocation);
     this.negatedBy = new Set(r.negatedBy);
+    this.negatedArticles = new Set(r.negatedArticles);
     this.errorAdvice = rx(r.errorAdvice);
     this.arch = r.arch.map((a) => rx(a, false, true));
     this.archListLine = rx(r.archListLine);
@@ -1397,14 +1398,17 @@ export class Diagnoser {
     const sums = new Array(count).fill(0);
     const hits = Array.from({ length: count }, () => []);
     const seenForms = new Map();
-    /* each word once, in the order written; not where the word before it denies it ("no pattern") */
+    /* each word once, in the order written; not where the words before it deny it ("no pattern", "not a
+       benchmark"), with only spaces between */
     const folded = fold(body);
     const tokens = new Set();
-    let before = "", end = 0;
+    let denying = false, end = 0;
     for (const m of folded.matchAll(TOKEN)) {
-      if (!(this.negatedBy.has(before) && !folded.slice(end, m.index).replace(/[ \t]/g, ""))) tokens.add(m[0]);
-      before = m[0];
-      end = m.index + m[0].length;
+      const token = m[0];
+      const denied = denying && !folded.slice(end, m.index).replace(/[ \t]/g, "");
+      if (!denied || this.negatedArticles.has(token)) tokens.add(token);
+      denying = this.negatedBy.has(token) || (denied && this.negatedArticles.has(token));
+      end = m.index + token.length;
     }
     for (const token of tokens) {
       if (token.includes("/")) continue;  // a path: its parts are where a file lies, not what went wrong
