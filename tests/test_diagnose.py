@@ -1277,6 +1277,16 @@ def test_the_kind_of_failure_as_reports_word_it(engine, text, kind):
     assert kind in engine._told(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("HF3FS HiCache hits ZeroDivisionError with the logical KV anchor", "cache miss"),
+    ],
+)
+def test_words_that_only_look_like_a_kind_tell_none(engine, text, kind):
+    assert kind not in engine._told(text)
+
+
 def test_the_gpu_architecture_a_report_names_is_its_hardware(engine, finder):
     """`sm_120` (or compute capability 12.0, or a GPU of that architecture) is the hardware of the incident
     whose GPU is SM120; a build that lists several architectures names none. (With the finder, as the

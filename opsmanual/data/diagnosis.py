@@ -761,7 +761,8 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "cache miss",
         "flags": "i",
-        "re": r"hit rate|cache (?:hits?|miss(?:es)?) |prefix (?:cache )?(?:reuse|hits?)|reused? (?:no|nothing|none)"
+        # "cache hits", not "HiCache hits ZeroDivisionError"
+        "re": r"hit rate|(?:^|[^a-z])cache (?:hits?|miss(?:es)?) |prefix (?:cache )?(?:reuse|hits?)|reused? (?:no|nothing|none)"
         r"|(?:computed|recomputed|prefilled) again|no (?:prefix |cache )?hits?",
     },
     {
