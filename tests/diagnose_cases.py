@@ -119,6 +119,9 @@ EDGE = {
     # a match on its own line keeps no "rules it out" reason from the command shown
     "own-line-ruled-command": "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000\n"
     "RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes.\n",
+    # facts as reports write them: a count glued to the GPU, a bold release, Rust's panic line
+    "facts-as-written": "sglang **v0.5.17** on 8xH100, the router dies:\n"
+    "thread 'tokio-runtime-worker' panicked at src/routers/http/router.rs:123:45:\n",
     # a settings dump with log_level='error' is no error line
     "server-args-log-level": "decode is slow on one request\n"
     "[2026-05-01 10:00:00] engine.py:177: server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', "

@@ -2047,6 +2047,16 @@ def test_an_error_line_and_its_advice_give_no_flag(engine):
     assert any("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1` is set" in y for y in mine), mine
 
 
+def test_facts_as_reports_write_them(engine):
+    """A GPU with its count glued on (`8xH100`), a release in bold (`**v0.5.17**`), and Rust's panic line
+    (the router's) as an error line."""
+    assert engine.read("Running on 8xH100 nodes\n")["gpu"]["name"] == "NVIDIA H100 SXM 80GB"
+    assert engine.read("sglang **v0.5.17** on two nodes\n")["versions"] == {"sglang": "0.5.17"}
+    assert engine.read("sglang version: **0.5.17**\n")["versions"] == {"sglang": "0.5.17"}
+    panic = engine.read("thread 'tokio-runtime-worker' panicked at src/routers/http/router.rs:123:45:\n")
+    assert panic["errors"] and panic["errors"][0]["line"] == 1
+
+
 def test_a_number_that_is_a_value_names_no_gpu(engine):
     """A GPU named by its number alone ("4090") is read in prose, not where the number is a value: a log's
     `#token: 4090`, `--port 5090`, `rank=3090`."""

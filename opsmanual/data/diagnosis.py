@@ -66,13 +66,13 @@ VERSIONS: list[dict[str, Any]] = [
     },
     # an image named by its release ("sglang official v0.5.10 image")
     {"product": "sglang", "re": r"\bsglang\b[^\n]{0,40}?[ \t]" + _V + r"[ \t]+(?:docker[ \t]+)?image\b", "flags": "i"},
-    # (with pip's extras: pip install "sglang[all]==0.4.6.post4")
+    # (with pip's extras: pip install "sglang[all]==0.4.6.post4"; in code or bold: `0.5.9`, **v0.5.17**)
     {
         "product": "sglang",
-        "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V,
+        "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?[`*]{0,2}" + _V,
         "flags": "i",
     },
-    {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?" + _V, "flags": "i"},
+    {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?[`*]{0,2}" + _V, "flags": "i"},
     {
         "product": "torch",
         "flags": "i",
@@ -265,6 +265,7 @@ ERRORISH = {
             "aborted",
             "oom",
             "panic",
+            "panicked",  # Rust's "thread 'main' panicked at src/main.rs:10:5:" (the router)
             "crash",
             "crashed",
             "assert",

@@ -315,7 +315,8 @@ class Diagnoser:
         # its neighbours are not letters or digits
         self.gpu_any = (
             compile_pattern(
-                r"(?:^|[^a-z0-9])("
+                # a count before it with "x" (8xH100) is no part of another word
+                r"(?:^|[^a-z0-9]|[0-9]x)("
                 + "|".join("[-_ ]+".join(re.escape(p) for p in k.split(" ")) for k in alternatives)
                 + r")(?:[^a-z0-9]|$)"
             )

@@ -356,7 +356,8 @@ export class Diagnoser {
     this.gpuArch = new Map(this.exposure.gpus.filter((g) => g.compute_capability)
       .map((g) => [g.id, `SM${g.compute_capability.replace(".", "")}`]));
     const alternatives = [...names.keys()].sort((a, b) => b.length - a.length || cmp(a, b));
-    this.gpuAny = alternatives.length ? new RegExp(`(?<![A-Za-z0-9])(?:${
+    /* a count before it with "x" (8xH100) is no part of another word */
+    this.gpuAny = alternatives.length ? new RegExp(`(?:(?<![A-Za-z0-9])|(?<=[0-9][xX]))(?:${
       alternatives.map((k) => k.split(" ").map(escapeRx).join("[-_ ]+")).join("|")})(?![A-Za-z0-9])`, "i") : null;
     /* each of them in turn (gpuIn() skips a number that is a value) */
     this.gpuEvery = this.gpuAny === null ? null : new RegExp(this.gpuAny.source, "gi");
