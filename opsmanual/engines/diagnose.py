@@ -1191,11 +1191,19 @@ class Diagnoser:
         return out
 
     def _error_lines(self, facts: dict, lines: list[str]) -> list[str]:
-        """The error lines read, each with the lines after it that continue its message with advice."""
+        """The error lines read that a program printed (an exception's line, a log line; not the report's
+        own sentences about the failure), each with the lines after it that continue its message with
+        advice."""
         out = []
         for e in facts["errors"]:
             n = e["line"] - 1
             if n >= len(lines):
+                continue
+            rest = self.prefix.sub("", lines[n], count=1)
+            if not (
+                self.log_prefix.search(lines[n][: len(lines[n]) - len(rest)])
+                or self.exception_line.search(rest.strip(SPACE))
+            ):
                 continue
             out.append(lines[n])
             for after in lines[n + 1 : n + 1 + self.rules["errorAdviceLines"]]:

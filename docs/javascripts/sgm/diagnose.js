@@ -1231,13 +1231,16 @@ export class Diagnoser {
 
   /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
      SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
-  /* The error lines read, each with the lines after it that continue its message with advice (as
+  /* The error lines read that a program printed (an exception's line, a log line; not the report's own
+     sentences about the failure), each with the lines after it that continue its message with advice (as
      diagnose.py _error_lines()). */
   errorLines(facts, lines) {
     const out = [];
     for (const e of facts.errors) {
       const n = e.line - 1;
       if (n >= lines.length) continue;
+      const rest = lines[n].replace(this.prefix, "");
+      if (!(this.logPrefix.test(lines[n].slice(0, lines[n].length - rest.length)) || this.exceptionLine.test(rest.trim()))) continue;
       out.push(lines[n]);
       for (const after of lines.slice(n + 1, n + 1 + this.rules.errorAdviceLines)) {
         if (!this.errorAdvice.test(after)) break;
