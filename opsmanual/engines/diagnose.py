@@ -1082,7 +1082,8 @@ class Diagnoser:
         """What to do first: the matching incident's workaround or fix, else the advice of the first common
         error for the phase read (its summary when the phase is not told, with the advice of each phase, or
         its first check when its advice is not by phase), led by the check the report's lines make the
-        first thing to do; None when there is neither."""
+        first thing to do; for one allocation larger than the whole GPU, that, with no memory flag's advice;
+        None when there is neither."""
         inc = self.incidents[self._index[results[0]["id"]]] if known else None
         action = inc.get("action") if inc else None
         # An incident with nothing to do yet (no fix, no workaround) gives way to a common error's advice.
