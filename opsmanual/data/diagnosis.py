@@ -655,21 +655,10 @@ PROSE_SWITCH_WORDS = 2
 # says it is absent ("there is no pattern", "without LoRA"); the same word written elsewhere still counts.
 NEGATED_BY = ["no", "not", "without", "never"]
 NEGATED_ARTICLES = ["a", "an", "the", "any"]  # ... also with one of these between ("not a benchmark")
-PROSE_SWITCH_OFF_BEFORE = [
-    "no",
-    "not",
-    "never",
-    "without",
-    "disable",
-    "disabled",
-    "disabling",
-    "don't",
-    "didn't",
-    "doesn't",
-]
+PROSE_SWITCH_OFF_BEFORE = [*NEGATED_BY, "disable", "disabled", "disabling", "don't", "didn't", "doesn't"]
 # ... also with one of these between ("do not use DP attention", "without using the router")
 PROSE_SWITCH_OFF_VERBS = ["use", "using", "used", "enable", "enabling", "enabled", "run", "running", "need", "have"]
-PROSE_SWITCH_OFF_ARTICLES = ["the", "a", "any"]
+PROSE_SWITCH_OFF_ARTICLES = NEGATED_ARTICLES
 PROSE_SWITCH_OFF_AFTER = ["off", "disabled"]
 PROSE_SWITCH_REACH = 24
 _OFF_BEFORE = "|".join(w.replace("'", "['’]") for w in PROSE_SWITCH_OFF_BEFORE)

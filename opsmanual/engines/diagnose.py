@@ -368,7 +368,7 @@ class Diagnoser:
             m = rx.search(body)
             if m:
                 value = float(m.group(1))
-                facts["memory"] = math.floor(value / 1024 * 100 + 0.5) / 100 if mib else value
+                facts["memory"] = _gib(value, mib)
                 break
         if facts["memory"] is None and facts["gpu"] and facts["gpu"].get("memory_gb"):
             facts["memory"] = facts["gpu"]["memory_gb"]
@@ -391,7 +391,7 @@ class Diagnoser:
             m = self.allocation.search(e["text"])
             if m:
                 value = float(m.group(1))
-                facts["allocation"] = math.floor(value / 1024 * 100 + 0.5) / 100 if m.group(2) == "MiB" else value
+                facts["allocation"] = _gib(value, m.group(2) == "MiB")
                 break
         facts["phase"] = self._phase(body, lines, starts, facts["errors"], code)
         return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code}
@@ -1220,11 +1220,7 @@ class Diagnoser:
         checked = self._check(f"{start}{model} {prose}", facts)
         out: dict[str, list[str]] = {}
         for incident_id, reasons in [] if checked["error"] else checked["ruled_out"].items():
-            flags = [
-                m.group(1).strip("`")
-                for m in (self.absent_reason.search(y) for y in reasons)
-                if m and m.group(1).strip("`") in denied
-            ]
+            flags = [f for f in (self._absent_flag(y) for y in reasons) if f in denied]
             if flags:
                 out[incident_id] = list(dict.fromkeys(flags))
         return out
@@ -1353,13 +1349,18 @@ class Diagnoser:
     def _unproven(self, reason: str, cut: bool, stated) -> bool:
         """Whether ``reason`` rests on a flag being absent that the command cannot prove: it is cut off, or
         the report names the flag elsewhere (``stated()``: the flags it names outside the command)."""
-        m = self.absent_reason.search(reason)
-        if not m:
+        flag = self._absent_flag(reason)
+        if flag is None:
             return False
         if cut:
             return True
-        flag = m.group(1).strip("`")
         return flag.startswith("--") and flag in stated()
+
+    def _absent_flag(self, reason: str) -> str | None:
+        """The flag (or variable) a reason of the exposure check says is absent ("`--tp-size` is not given"),
+        or None for a reason of another kind."""
+        m = self.absent_reason.search(reason)
+        return m.group(1).strip("`") if m else None
 
     def _version(self, incident_id: str, versions: dict):
         exp = self.exposure_by_id.get(incident_id)
@@ -1626,6 +1627,11 @@ def _nth(text: str, sep: str, count: int) -> int:
         if at < 0:
             return len(text)
     return at
+
+
+def _gib(value: float, mib: bool) -> float:
+    """A size in GiB, from MiB to two decimals (as diagnose.js gib())."""
+    return math.floor(value / 1024 * 100 + 0.5) / 100 if mib else value
 
 
 def filled(command: str) -> str:

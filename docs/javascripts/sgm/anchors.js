@@ -61,7 +61,7 @@ export function mountAnchors(signal) {
     target.classList.add("sgm-landed");
     target.scrollIntoView();
   };
-  /* On the incident table the finder puts the rows in after the page loads: wait for them. */
+  /* On the incidents page the finder puts the rows in after the page loads: wait for them. */
   if (document.querySelector(".sgm-finder") && !document.documentElement.dataset.sgmRows) {
     document.addEventListener("sgm:rows", follow, { signal, once: true });
   } else {

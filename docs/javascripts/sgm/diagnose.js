@@ -39,6 +39,8 @@ const nth = (text, sep, count) => {
   }
   return at;
 };
+/* A size in GiB, from MiB to two decimals (as diagnose.py _gib()). */
+const gib = (value, mib) => (mib ? Math.floor((value / 1024) * 100 + 0.5) / 100 : value);
 const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 const asciiLower = (text) => text.replace(/[A-Z]+/g, (c) => c.toLowerCase());  // as diagnose.py _ASCII_LOWER
 
@@ -214,8 +216,8 @@ class Evidence {
     this.found = new Array(count).fill(false);  // among the finder's first for the report's own words (words too)
     this.outside = new Array(count).fill(false);  // the reported release is outside the affected range, or its GPU outside its needs
     this.line = new Array(count).fill(false);  // a line it prints that other incidents (or a common error) print too
-    this.denied = new Array(count).fill(false);
-    this.ruled = new Array(count).fill(null);  // why a launch command shown whole rules it out  // the report says it does not use a flag its condition needs
+    this.denied = new Array(count).fill(false);  // the report says it does not use a flag its condition needs
+    this.ruled = new Array(count).fill(null);  // why a launch command shown whole rules it out
     this.lead = this.score;  // the points that decide who is far ahead: those before the finder's rank
     this.components = [];  // the components the report's opening names
   }
@@ -387,7 +389,7 @@ export class Diagnoser {
       const m = re.exec(body);
       if (m) {
         const value = parseFloat(m[1]);
-        facts.memory = mib ? Math.floor((value / 1024) * 100 + 0.5) / 100 : value;
+        facts.memory = gib(value, mib);
         break;
       }
     }
@@ -415,7 +417,7 @@ export class Diagnoser {
       const m = this.allocation.exec(e.text);
       if (m) {
         const value = parseFloat(m[1]);
-        facts.allocation = m[2] === "MiB" ? Math.floor((value / 1024) * 100 + 0.5) / 100 : value;
+        facts.allocation = gib(value, m[2] === "MiB");
         break;
       }
     }
@@ -1222,15 +1224,19 @@ export class Diagnoser {
   /* A reason that rests on a flag being absent proves nothing when the command is cut off or the report
      names the flag elsewhere (a flag stated in prose counts as given). */
   unproven(reason, cut, stated) {
-    const m = this.absentReason.exec(reason);
-    if (!m) return false;
+    const flag = this.absentFlag(reason);
+    if (flag === null) return false;
     if (cut) return true;
-    const flag = m[1].replace(/^`+|`+$/g, "");
     return flag.startsWith("--") && stated().has(flag);
   }
 
-  /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
-     SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
+  /* The flag (or variable) a reason of the exposure check says is absent, or null (as diagnose.py
+     _absent_flag()). */
+  absentFlag(reason) {
+    const m = this.absentReason.exec(reason);
+    return m ? m[1].replace(/^`+|`+$/g, "") : null;
+  }
+
   /* The error lines read that a program printed (an exception's line, a log line; not the report's own
      sentences about the failure), each with the lines after it that continue its message with advice (as
      diagnose.py _error_lines()). */
@@ -1250,6 +1256,8 @@ export class Diagnoser {
     return out.filter((line) => line.trim());
   }
 
+  /* The exposure check of each command read, merged: an incident's best result with its reasons; `dump`,
+     SGLang's settings dump (the first ServerArgs(...) line), is checked as a command too. */
   exposureOf(facts, body, dump = null, lines = []) {
     const out = { results: new Map(), notes: [], ruled: new Map(), denied: new Map() };
     let outside = body;
@@ -1300,12 +1308,7 @@ export class Diagnoser {
       const model = facts.model && this.modelWord.test(facts.model) ? ` --model-path ${facts.model}` : "";
       const checked = this.check(`${env}${this.rules.proseCommand}${model} ${prose}`, facts);
       for (const [incidentId, reasons] of checked.error ? [] : Object.entries(checked.ruled_out)) {
-        const flags = [];
-        for (const y of reasons) {
-          const m = this.absentReason.exec(y);
-          const flag = m ? m[1].replace(/^`+|`+$/g, "") : null;
-          if (flag !== null && denied.has(flag) && !flags.includes(flag)) flags.push(flag);
-        }
+        const flags = [...new Set(reasons.map((y) => this.absentFlag(y)).filter((f) => f !== null && denied.has(f)))];
         if (flags.length) out.denied.set(incidentId, flags);
       }
     }
