@@ -202,7 +202,7 @@ def test_the_404_page_survives_malformed_percent_encoding_and_points_to_the_find
     page = new_page(browser, errors)
     response = page.goto(server + "incidents/%E0%A4%A/")
     assert response.status == 404
-    link = page.get_by_role("link", name="search the incident table for it")
+    link = page.get_by_role("link", name="search the incidents page for it")
     assert link.evaluate("a => a.pathname") == "/incidents/"
     assert "filter=" in link.evaluate("a => a.search")
     assert page.inner_text(".sgm-notfound code") == "%E0%A4%A"

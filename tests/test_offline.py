@@ -64,7 +64,7 @@ def test_an_unknown_incident_address_points_to_the_finder(browser, server):
     page = browser.new_page()
     response = page.goto(server + "incidents/sglang-999999/")
     assert response.status == 404
-    link = page.get_by_role("link", name="search the incident table for it")
+    link = page.get_by_role("link", name="search the incidents page for it")
     assert link.evaluate("a => a.pathname + a.search") == "/incidents/?filter=sglang-999999"
     link.click()
     page.wait_for_selector(".sgm-finder[data-ready]")

@@ -47,7 +47,7 @@ def test_card_shows_the_facts_status_and_sources(incidents, site):
     # its page, its row, and the other section that tells it (6.4), but not this one (3.4)
     assert links == {
         "Incident page": "../../incidents/report-jarvislabs-2026-08/",
-        "Its row in the incident table": "../../incidents/#report-jarvislabs-2026-08",
+        "Its row on the incidents page": "../../incidents/#report-jarvislabs-2026-08",
         "6.4": "../../part-6/6-4-routing/#report-jarvislabs-2026-08",
     }
 
