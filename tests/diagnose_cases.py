@@ -233,6 +233,14 @@ EDGE = {
     "- failed to load the widget configuration\n"
     "\x1cValueError: the widget failed to load at its ends\x85\n"
     "\u3000ValueError: the gadget failed to load at its ends\ufeff\x1f\n",
+    # a launch command's option names and program are no words of the failure: only its values are
+    "command-options": "Structured output hangs on GLM-4.5-Air, the request never returns\n"
+    "python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --tp 4 --tool-call-parser glm45 "
+    "--reasoning-parser=glm45 --host 0.0.0.0 --port 8000\n",
+    # a kind of failure the words before it deny is not told; the architecture read is no word
+    "denied-kind": "It is **not an OOM** and it didn't hang: the scheduler exits after a long prompt.\n"
+    "TypeError: 'NoneType' object cannot be interpreted as an integer\n",
+    "architecture-words": "sglang 0.5.19 on 2x RTX 5070 (sm_120): CUDA graphs captured, prefill stalls at long context\n",
     "padded": "".join(
         line + " " * 1500 + "\n"
         for line in [

@@ -693,7 +693,7 @@ def test_paths_urls_and_hex_are_no_evidence(engine):
         "see https://github.com/sgl-project/sglang/issues/hicache-deterministic-inference\n"
         "request 9f2c1e7a0b5d4c3e8f1a2b3c4d5e6f70 at 0x7f3ab2c4\n"
     )
-    _points, words = engine._words(engine._prose(noise.split("\n")))
+    _points, words, _bare = engine._words(engine._prose(noise.split("\n")))
     shown = {w for ws in words for w in ws}
     assert not shown & {"hicache", "deterministic", "inference", "storage", "9f2c1e7a0b5d4c3e8f1a2b3c4d5e6f70"}, shown
 
@@ -2005,6 +2005,60 @@ def test_a_word_the_report_denies_is_no_evidence(engine):
     said = {w for words in denied["words"] for w in words}
     assert not {"pattern", "benchmark"} & said, said
     assert {"pattern", "benchmark"} <= {w for words in plain["words"] for w in words}
+
+
+def test_a_launch_commands_option_names_are_no_words(engine):
+    """The program and the option names of a launch command (``--tool-call-parser``, ``--reasoning-parser``) are
+    its settings, decided as launch conditions, not words of the failure; its values are, and so are the
+    same words in the report's sentences."""
+    command = (
+        "python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --tool-call-parser glm45 "
+        "--reasoning-parser=glm45 --grammar-backend xgrammar --host 0.0.0.0 --port 8000\n"
+    )
+    said = {w for words in engine.prepare("The request hangs.\n" + command)["words"] for w in words}
+    assert not {"tool", "reasoning", "launch", "host", "port"} & said, said
+    assert "xgrammar" in said, said
+    prose = "The request hangs with the tool parser and reasoning on.\n"
+    assert {"tool", "reasoning"} <= {w for words in engine.prepare(prose + command)["words"] for w in words}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("It is **not an OOM**: the scheduler exits after a long prompt.\n", "out of memory"),
+        ("The server didn't hang; requests fail after a long prompt.\n", "hang"),
+    ],
+)
+def test_a_kind_of_failure_the_report_denies_is_not_told(engine, text, kind):
+    """A kind of failure right after "not", "no", "didn't" (as a switched-off flag is) is not the report's:
+    its incidents get no "the kind of failure" reason for it; the same words without the denial are."""
+
+    def told(said: str) -> bool:
+        why = [y for r in engine.diagnose(said, lambda _w: [])["results"] for y in r["why"]]
+        return f"the kind of failure: {kind}" in " | ".join(why)
+
+    assert not told(text)
+    assert told(text.replace("not an OOM", "an OOM").replace("didn't hang", "hung"))
+
+
+def test_the_architecture_read_counts_once(engine):
+    """``sm_120`` is read as the GPU's architecture, which counts as hardware (and as a GPU condition). Its
+    words still rank the incidents of SM120, but they are no second kind of evidence: the words that make an
+    incident far ahead are counted without it."""
+    text = "The server runs only in eager mode on sm_120 cards.\n"
+    assert engine.prepare(text)["facts"]["arch"] == "SM120"
+    n = [i["id"] for i in engine.incidents].index("report-joshua8-ai-2026-01")
+    points, words, bare = engine._words(text, "SM120")
+    assert "sm_120" in words[n] and bare[n] < points[n]
+    points_alone, _, bare_alone = engine._words(text, None)
+    assert points_alone == points and bare_alone == points_alone
+    from opsmanual.engines.diagnose import _Evidence
+
+    count = len(engine.incidents)
+    for without, kinds in ((0, 0), (engine.w["strongText"], 1)):
+        ev = _Evidence(count)
+        engine._text_evidence(ev, [engine.w["strongText"]] * count, words, [without] * count)
+        assert ev.support[n] == kinds
 
 
 def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):

@@ -57,6 +57,7 @@ ANSWER_KNOWN = "a known incident"
 ANSWER_UNKNOWN = "not a known incident"
 _TOKEN = re.compile(r"[^\W_]+(?:[._+/:\-][^\W_]+)*")  # as opsmanual/text/words.py
 _JOINER = re.compile(r"[._+/:\-]")
+_OPTION = re.compile(r"(?<![^ \t])--?[A-Za-z][A-Za-z0-9_.-]*")  # an option's name in a command: --tp-size, -m
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
@@ -394,7 +395,7 @@ class Diagnoser:
                 facts["allocation"] = _gib(value, m.group(2) == "MiB")
                 break
         facts["phase"] = self._phase(body, lines, starts, facts["errors"], code)
-        return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code}
+        return facts | {"_body": body, "_lines": lines, "_starts": starts, "_code": code, "_command": command_lines}
 
     def _code(self, lines: list[str]) -> set[int]:
         """The lines of a traceback that are code, not words of the failure: the source line under a Python
@@ -679,6 +680,7 @@ class Diagnoser:
         for the finder ("" when it has none). Pass it to :meth:`finish` with the finder's ids."""
         facts = self.read(text)
         body, lines, starts, code = facts.pop("_body"), facts.pop("_lines"), facts.pop("_starts"), facts.pop("_code")
+        command_lines = facts.pop("_command")
         ev = _Evidence(len(self.incidents))
         certain, possible, _, (guidance_hits, causes, leads), markers = self._log(body, lines, starts)
         self._lines_evidence(ev, certain, possible, lines)
@@ -694,8 +696,10 @@ class Diagnoser:
         written = {f for r in exposure["results"].values() for y in r["why"] for f in self.prose_flag.findall(y)}
         # a traceback's code and the lines every healthy run prints are no words of the failure
         routine = {n for n, line in enumerate(lines) if self.routine_line.search(line)}
+        # a launch command's program and option names are its settings (conditions), not words of the failure
+        worded = [self._unflagged(line) if n in command_lines else line for n, line in enumerate(lines)]
         prose = self._prose(
-            lines, shared.union(dumps, code, routine), self.condition_flags | self.condition_env | written
+            worded, shared.union(dumps, code, routine), self.condition_flags | self.condition_env | written
         )
         # the GPU read counts as the incidents' hardware condition, not again as words
         prose = self._without_gpu(prose, facts["gpu"])
@@ -704,8 +708,8 @@ class Diagnoser:
         opening, ev.components = self._named(prose[:cut])
         prose = opening + prose[cut:]
         self._kinds(ev, prose, facts, shared)
-        text_points, words = self._words(prose)
-        self._text_evidence(ev, text_points, words)
+        text_points, words, bare = self._words(prose, facts["arch"])
+        self._text_evidence(ev, text_points, words, bare)
         facts["query"] = self._finder_query(lines, facts, shared)
         return {
             "query": facts["query"],
@@ -963,14 +967,17 @@ class Diagnoser:
                 ev.failure[n] += 1
                 ev.kind[n] = True
 
-    def _told(self, text: str, kinds: list | None = None) -> list[str]:
-        """The kinds of failure (or, given ``kinds``, the components) ``text`` names."""
+    def _told(self, text: str) -> list[str]:
+        """The kinds of failure ``text`` names, each where the words around it do not deny it ("not an OOM",
+        "it didn't hang")."""
         lower = text.translate(_ASCII_LOWER)
-        return [
-            kind
-            for kind, rx, rx_lower in (self.kinds if kinds is None else kinds)
-            if (rx_lower.search(lower) if rx_lower else rx.search(text))
-        ]
+        out = []
+        for kind, rx, rx_lower in self.kinds:
+            for m in rx_lower.finditer(lower) if rx_lower else rx.finditer(text):
+                if not self._off(lower, *m.span()):
+                    out.append(kind)
+                    break
+        return out
 
     def _component_evidence(self, ev: _Evidence) -> None:
         """6. The components the report's opening names (HiCache, speculative decoding, the router) that the
@@ -981,13 +988,14 @@ class Diagnoser:
                 ev.score[n] += self.w["component"] * min(len(same), self.w["components"])
                 ev.why[n].append(fill(self.msg["component"], components=", ".join(same)))
 
-    def _text_evidence(self, ev: _Evidence, text_points: list[int], words: list[list[str]]) -> None:
-        """4. The words: as much as they are rare among the incidents; many of them corroborate a condition."""
+    def _text_evidence(self, ev: _Evidence, text_points: list[int], words: list[list[str]], bare: list[int]) -> None:
+        """4. The words: as much as they are rare among the incidents; many of them (besides the architecture
+        read, ``bare``, which is the GPU's evidence) corroborate a condition."""
         for n in range(len(self.incidents)):
             if text_points[n]:
                 ev.score[n] += text_points[n]
                 ev.why[n].append(fill(self.msg["words"], words=", ".join(words[n][: self.w["words"]])))
-                if text_points[n] >= self.w["strongText"]:
+                if bare[n] >= self.w["strongText"]:
                     ev.support[n] += 1
 
     def _ranked(
@@ -1440,6 +1448,14 @@ class Diagnoser:
             lambda m: m.group(0).replace(m.group(1), " ", 1) if m.group(1) in flags else m.group(0), prose
         )
 
+    def _unflagged(self, line: str) -> str:
+        """A line of a launch command without its program (``python -m sglang.launch_server``) and its option
+        names (``--tool-call-parser``): the values stay."""
+        m = self.command_start.search(line)
+        if m:
+            line = line[: m.start()] + " " + line[m.end() :]
+        return _OPTION.sub(" ", line)
+
     def _without_gpu(self, prose: str, gpu: dict | None) -> str:
         """``prose`` without each name of ``gpu`` (the GPU the report names), in any of its spellings."""
         if gpu is None or self.gpu_any is None:
@@ -1497,11 +1513,16 @@ class Diagnoser:
                         seen_forms[f] = t
         return seen_forms
 
-    def _words(self, body: str):
+    def _words(self, body: str, arch: str | None = None):
+        """Each incident's text points for the words of ``body``, those words, and its points without the
+        architecture read (``arch``, "SM120", written ``sm_120``): they rank the incidents of that
+        architecture, but as evidence of a kind it is the GPU's, which counts once (:meth:`_text_evidence`)."""
         count = len(self.incidents)
         sums = [0] * count
+        gpu = [0] * count
         hits: list[list[tuple[int, str]]] = [[] for _ in range(count)]
         seen_forms = self._seen_forms(body)
+        spelled = {arch.lower(), f"sm_{arch[2:]}", "sm"} if arch else set()
         matched: dict[str, str] = {}
         for f, written in seen_forms.items():
             for word in self.forms.get(f, ()):
@@ -1510,19 +1531,24 @@ class Diagnoser:
         for word in sorted(matched):
             for n, weight in self.terms[word]:
                 sums[n] += weight
+                if matched[word] in spelled:
+                    gpu[n] += weight
                 hits[n].append((weight, matched[word]))
         points = [0] * count
+        bare = [0] * count
         words: list[list[str]] = [[] for _ in range(count)]
         for n in range(count):
             if not sums[n] or not self.total[n]:
                 continue
-            points[n] = min(self.w["textMax"], math.floor(self.w["textScale"] * sums[n] / math.sqrt(self.total[n])))
+            root = math.sqrt(self.total[n])
+            points[n] = min(self.w["textMax"], math.floor(self.w["textScale"] * sums[n] / root))
+            bare[n] = min(self.w["textMax"], math.floor(self.w["textScale"] * (sums[n] - gpu[n]) / root))
             shown: list[str] = []
             for _, written in sorted(hits[n], key=lambda h: (-h[0], h[1])):
                 if written not in shown:
                     shown.append(written)
             words[n] = shown
-        return points, words
+        return points, words, bare
 
     def _guidance(
         self, hits: dict, markers: dict, causes: set, lines: list[str], facts: dict, leads: dict | None = None

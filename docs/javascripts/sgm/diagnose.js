@@ -15,6 +15,7 @@ export const ANSWER_KNOWN = "a known incident";
 export const ANSWER_UNKNOWN = "not a known incident";
 const TOKEN = /[\p{L}\p{N}]+(?:[._+/:-][\p{L}\p{N}]+)*/gu;  // as opsmanual/text/words.py
 const JOINER = /[._+/:-]/;
+const OPTION = /(?<![^ \t])--?[A-Za-z][A-Za-z0-9_.-]*/g;  // an option's name in a command: --tp-size, -m
 const LETTER = /\p{L}/u;
 const ASSIGNMENTS = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*$/;
 const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
@@ -320,7 +321,7 @@ export class Diagnoser {
     this.argValues = [...this.conditionFlags].sort(cmp)
       .map((flag) => [flag, new RegExp(r.argsValue.replace("NAME", flag.slice(2).replace(/-/g, "_")), "u")]);
     this.modelWord = rx(r.modelWord);
-    this.kinds = r.kinds.map((k) => [k.kind, rx(k)]);
+    this.kinds = r.kinds.map((k) => [k.kind, rx(k, false, true)]);
     this.components = r.components.map((c) => [c.component, rx(c), rx(c, false, true)]);
     this.headlineWords = rx(r.headlineWords, false, true);
     this.logPrefix = rx(r.logPrefix);
@@ -422,7 +423,7 @@ export class Diagnoser {
       }
     }
     facts.phase = this.phase(body, lines, starts, facts.errors, code);
-    return { facts, body, lines, starts, code };
+    return { facts, body, lines, starts, code, commandLines };
   }
 
   /* The lines of a traceback that are code, not words of the failure: the source line under a Python frame
@@ -698,7 +699,7 @@ export class Diagnoser {
   /* Everything read from `text` before the finder is asked, and `query`: the report's own words for the
      finder ("" when it has none). Pass it to finish() with the finder's ids. */
   prepare(text) {
-    const { facts, body, lines, starts, code } = this.read(text);
+    const { facts, body, lines, starts, code, commandLines } = this.read(text);
     const ev = new Evidence(this.incidents.length);
     const { certain, possible, guidance: guidanceHits, causes, markers, leads } = this.log(body, lines, starts);
     this.linesEvidence(ev, certain, possible, lines);
@@ -717,15 +718,17 @@ export class Diagnoser {
     /* a traceback's code and the lines every healthy run prints are no words of the failure */
     const routine = lines.flatMap((line, n) => (this.routineLine.test(line) ? [n] : []));
     /* the GPU read counts as the incidents' hardware condition, not again as words */
-    const read = this.withoutGpu(this.prose(lines, new Set([...shared, ...dumps, ...code, ...routine]), written), facts.gpu);
+    /* a launch command's program and option names are its settings (conditions), not words of the failure */
+    const worded = lines.map((line, n) => (commandLines.has(n) ? this.unflagged(line) : line));
+    const read = this.withoutGpu(this.prose(worded, new Set([...shared, ...dumps, ...code, ...routine]), written), facts.gpu);
     /* the components the opening names (not those it denies, whose words are blanked) */
     const cut = nth(read, "\n", this.rules.kindLines);
     const [opening, components] = this.named(read.slice(0, cut));
     ev.components = components;
     const prose = opening + read.slice(cut);
     this.kindsOf(ev, prose, facts, shared);
-    const { points, words } = this.words(prose);
-    this.textEvidence(ev, points, words);
+    const { points, words, bare } = this.words(prose, facts.arch);
+    this.textEvidence(ev, points, words, bare);
     facts.query = this.finderQuery(lines, facts, shared);
     return { query: facts.query, facts, lines, ev, points, words, guidanceHits, causes, markers, leads, notes: exposure.notes };
   }
@@ -964,9 +967,15 @@ export class Diagnoser {
     });
   }
 
-  /* The kinds of failure (or, given `kinds`, the components) `text` names. */
-  told(text, kinds = this.kinds) {
-    return kinds.filter(([, re]) => re.test(text)).map(([kind]) => kind);
+  /* The kinds of failure `text` names, each where the words around it do not deny it ("not an OOM", "it
+     didn't hang"), as diagnose.py _told(). */
+  told(text) {
+    const lower = asciiLower(text);
+    const said = ([, every]) => {
+      for (const m of text.matchAll(every)) if (!this.off(lower, m.index, m.index + m[0].length)) return true;
+      return false;
+    };
+    return this.kinds.filter(said).map(([kind]) => kind);
   }
 
   /* 6. The components the report's opening names that the incident is about: more than shared words, but
@@ -982,12 +991,12 @@ export class Diagnoser {
   }
 
   /* 4. The words: as much as they are rare; many of them corroborate a condition. */
-  textEvidence(ev, points, words) {
+  textEvidence(ev, points, words, bare) {
     for (let n = 0; n < this.incidents.length; n++) {
       if (!points[n]) continue;
       ev.score[n] += points[n];
       ev.why[n].push(fill(this.msg.words, { words: words[n].slice(0, this.w.words).join(", ") }));
-      if (points[n] >= this.w.strongText) ev.support[n] += 1;
+      if (bare[n] >= this.w.strongText) ev.support[n] += 1;
     }
   }
 
@@ -1096,6 +1105,14 @@ export class Diagnoser {
       .replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0))
       .replace(this.proseName, (m0, name) => (flags.has(flagOf(name)) ? m0.replace(name, " ") : m0))
       .replace(this.proseEnvRx, (m0, name) => (flags.has(name) ? m0.replace(name, " ") : m0));
+  }
+
+  /* A line of a launch command without its program (`python -m sglang.launch_server`) and its option names
+     (`--tool-call-parser`): the values stay (as diagnose.py _unflagged()). */
+  unflagged(line) {
+    const m = this.commandStart.exec(line);
+    const rest = m ? `${line.slice(0, m.index)} ${line.slice(m.index + m[0].length)}` : line;
+    return rest.replace(OPTION, " ");
   }
 
   /* `prose` without each name of `gpu` (the GPU the report names), in any of its spellings. */
@@ -1400,7 +1417,10 @@ export class Diagnoser {
     });
   }
 
-  words(body) {
+  /* Each incident's text points for the words of `body`, those words, and its points without the
+     architecture read (`arch`, "SM120", written `sm_120`): they rank the incidents of that architecture,
+     but as evidence of a kind it is the GPU's, which counts once (textEvidence), as diagnose.py _words(). */
+  words(body, arch = null) {
     const count = this.incidents.length;
     const sums = new Array(count).fill(0);
     const hits = Array.from({ length: count }, () => []);
@@ -1429,24 +1449,30 @@ export class Diagnoser {
     for (const [f, written] of seenForms) {
       for (const word of this.forms.get(f) || []) if (!matched.has(word)) matched.set(word, written);
     }
+    const spelled = new Set(arch ? [arch.toLowerCase(), `sm_${arch.slice(2)}`, "sm"] : []);
+    const gpu = new Array(count).fill(0);
     for (const word of [...matched.keys()].sort(cmp)) {
       for (const [n, weight] of this.terms[word]) {
         sums[n] += weight;
+        if (spelled.has(matched.get(word))) gpu[n] += weight;
         hits[n].push([weight, matched.get(word)]);
       }
     }
     const points = new Array(count).fill(0);
+    const bare = new Array(count).fill(0);
     const words = Array.from({ length: count }, () => []);
     for (let n = 0; n < count; n++) {
       if (!sums[n] || !this.total[n]) continue;
-      points[n] = Math.min(this.w.textMax, Math.floor((this.w.textScale * sums[n]) / Math.sqrt(this.total[n])));
+      const root = Math.sqrt(this.total[n]);
+      points[n] = Math.min(this.w.textMax, Math.floor((this.w.textScale * sums[n]) / root));
+      bare[n] = Math.min(this.w.textMax, Math.floor((this.w.textScale * (sums[n] - gpu[n])) / root));
       const shown = [];
       for (const [, written] of hits[n].sort((a, b) => b[0] - a[0] || cmp(a[1], b[1]))) {
         if (!shown.includes(written)) shown.push(written);
       }
       words[n] = shown;
     }
-    return { points, words };
+    return { points, words, bare };
   }
 
   /* The common errors found, as every front end orders them: one found by a line of its own before one
