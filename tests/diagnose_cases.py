@@ -241,6 +241,9 @@ EDGE = {
     "denied-kind": "It is **not an OOM** and it didn't hang: the scheduler exits after a long prompt.\n"
     "TypeError: 'NoneType' object cannot be interpreted as an integer\n",
     "architecture-words": "sglang 0.5.19 on 2x RTX 5070 (sm_120): CUDA graphs captured, prefill stalls at long context\n",
+    # a GPU an incident must not have ({not: {gpu: ...}}) rules it out
+    "gpu-it-must-not-be": "GPU 0: NVIDIA H100 80GB HBM3\nmiles rollout with --true-on-policy-mode: the SGLang engine died\n"
+    "retrying... (attempt 3/60)\n",
     "padded": "".join(
         line + " " * 1500 + "\n"
         for line in [

@@ -2061,6 +2061,21 @@ def test_the_architecture_read_counts_once(engine):
         assert ev.support[n] == kinds
 
 
+def test_a_gpu_an_incident_must_not_have_rules_it_out(engine):
+    """An incident whose launch condition says what its GPU must not be (``not: {gpu: {compute_capability:
+    8.0 to 9.0}}``, the GB10's FA3 refusal) is outside for an H100, and says so; a GB10 stays inside."""
+    text = "miles rollout with --true-on-policy-mode: the SGLang engine died\nretrying... (attempt 3/60)\n"
+
+    def why(gpu: str) -> list[str]:
+        out = engine.diagnose(f"GPU 0: {gpu}\n" + text, lambda _w: [])
+        return next((r["why"] for r in out["results"] if r["id"] == "capture-miles-gb10-on-policy"), [])
+
+    assert any(
+        "outside the GPUs it needs: compute capability other than 8.0 to 9.0" in y for y in why("NVIDIA H100 80GB HBM3")
+    )
+    assert not any("outside the GPUs it needs" in y for y in why("NVIDIA GB10"))
+
+
 def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):
     """A PD transfer failure told by a line other incidents print too and by the kind of failure that line
     tells is one kind of evidence: no incident is named for it, however far ahead."""

@@ -417,6 +417,7 @@ MESSAGES = {
     "spanBoth": "{min} to {max}",
     "spanMin": "{min} or higher",
     "spanMax": "{max} or lower",
+    "spanNot": "other than {value}",
     "or": " or ",
     "versionShown": "{product} {version}",
     "cut": "Only the first {limit} characters were read.",

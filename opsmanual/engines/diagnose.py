@@ -929,12 +929,17 @@ class Diagnoser:
             return None
         for need in needs:
             for key, label in self.rules["gpuNeeds"].items():
-                # a need the GPU's record tells, decided as the launch check decides it
-                if key in need and gpu.get(key) and self.exposure.gpu_meets({key: need[key]}, gpu) is False:
+                # a need the GPU's record tells, decided as the launch check decides it (one it must not meet
+                # rules out the GPU that meets it)
+                if (
+                    key in need
+                    and gpu.get(key)
+                    and self.exposure.gpu_meets({key: need[key]}, gpu) is bool(need.get("not"))
+                ):
                     wanted = (
                         _span(need[key], self.msg) if key == "compute_capability" else self.msg["or"].join(need[key])
                     )
-                    return fill(label, value=wanted)
+                    return fill(label, value=fill(self.msg["spanNot"], value=wanted) if need.get("not") else wanted)
         return None
 
     def _gpu_shown(self, facts: dict) -> str:
@@ -1732,11 +1737,18 @@ def _gpu_needs(node, keys) -> list[dict]:
     when = node.get("when") if isinstance(node, dict) else None
     if not isinstance(when, dict) or not isinstance(when.get("all"), list):
         return []
-    return [
-        c["gpu"]
-        for c in when["all"]
-        if isinstance(c, dict) and isinstance(c.get("gpu"), dict) and any(k in c["gpu"] for k in keys)
-    ]
+    out = []
+    for c in when["all"]:
+        if not isinstance(c, dict):
+            continue
+        if isinstance(c.get("gpu"), dict) and any(k in c["gpu"] for k in keys):
+            out.append(c["gpu"])
+        # a GPU it must not be ({not: {gpu: ...}}): one test of one key, so that meeting it rules the GPU out
+        denied = c.get("not")
+        test = denied.get("gpu") if isinstance(denied, dict) and len(denied) == 1 else None
+        if isinstance(test, dict) and len(test) == 1 and next(iter(test)) in keys:
+            out.append({**test, "not": True})
+    return out
 
 
 def _span(span: dict, msg: dict) -> str:

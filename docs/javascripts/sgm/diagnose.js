@@ -142,8 +142,17 @@ function namesGpu(node) {
 function gpuNeeds(node, keys) {
   const when = node !== null && typeof node === "object" ? node.when : undefined;
   if (when === null || typeof when !== "object" || !Array.isArray(when.all)) return [];
-  return when.all.filter((c) => c !== null && typeof c === "object" && c.gpu !== null && typeof c.gpu === "object"
-    && keys.some((k) => k in c.gpu)).map((c) => c.gpu);
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const out = [];
+  for (const c of when.all) {
+    if (!isObject(c)) continue;
+    if (isObject(c.gpu) && keys.some((k) => k in c.gpu)) out.push(c.gpu);
+    /* a GPU it must not be ({not: {gpu: ...}}): one test of one key, so that meeting it rules the GPU out */
+    const denied = c.not;
+    const test = isObject(denied) && Object.keys(denied).length === 1 ? denied.gpu : undefined;
+    if (isObject(test) && Object.keys(test).length === 1 && keys.includes(Object.keys(test)[0])) out.push({ ...test, not: true });
+  }
+  return out;
 }
 
 /* A compute capability range in words ("9.0 or lower"). */
@@ -870,10 +879,11 @@ export class Diagnoser {
     } else return null;
     for (const need of needs) {
       for (const [key, label] of Object.entries(this.rules.gpuNeeds)) {
-        /* a need the GPU's record tells, decided as the launch check decides it */
-        if (key in need && gpu[key] && this.exposure.gpuMeets({ [key]: need[key] }, gpu) === false) {
+        /* a need the GPU's record tells, decided as the launch check decides it (one it must not meet rules
+           out the GPU that meets it) */
+        if (key in need && gpu[key] && this.exposure.gpuMeets({ [key]: need[key] }, gpu) === Boolean(need.not)) {
           const wanted = key === "compute_capability" ? spanWords(need[key], this.msg) : need[key].join(this.msg.or);
-          return fill(label, { value: wanted });
+          return fill(label, { value: need.not ? fill(this.msg.spanNot, { value: wanted }) : wanted });
         }
       }
     }
