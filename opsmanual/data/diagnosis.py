@@ -810,7 +810,8 @@ KINDS: list[dict[str, Any]] = [
     {
         "kind": "slow",
         "flags": "i",
-        "re": r"\bslow|throughput (?:drop|fell|collapse)|(?:lower(?:ed)?|cost|costs) throughput"
+        # a title tagged [Perf] (SGLang's issue and pull request titles), a cost quadratic in the tokens
+        "re": r"\bslow|\[perf(?:ormance)?\]|\bo\(n(?:\^2|²|\*\*2)\)|throughput (?:drop|fell|collapse)|(?:lower(?:ed)?|cost|costs) throughput"
         r"|(?:latency|throughput|perf(?:ormance)?|speed|ttft|itl|tpot) (?:spike|grew|regress)|(?:tail|p99) latency|cold start|square of"
         r"|regress\w* (?:in|of) (?:throughput|latency|perf|speed|ttft|itl|tpot)|(?:[0-9.]+ ?x|times) (?:throughput )?regression"
         r"|perf(?:ormance)? (?:drop|degradation)|(?:increase|higher) (?:in )?(?:ttft|itl|tpot|latency)"
