@@ -2076,6 +2076,18 @@ def test_a_gpu_an_incident_must_not_have_rules_it_out(engine):
     assert not any("outside the GPUs it needs" in y for y in why("NVIDIA GB10"))
 
 
+def test_a_range_every_current_report_is_in_relates_nothing(engine):
+    """A release inside a range that reaches the newest release (0.1.17 to 0.5.23: every current report) is said
+    but is no evidence besides words; one inside a range that has ended (the release before the fix) is."""
+    ids = [i["id"] for i in engine.incidents]
+    current = engine.prepare("sglang 0.5.22\n")["evidence"]
+    n = ids.index("capture-l4-tp2-shared-gpu")
+    assert any("is in the affected range" in y for y in current.why[n]) and not current.other[n]
+    dated = engine.prepare("sglang 0.5.9\n")["evidence"]
+    k = ids.index("sglang-19953")
+    assert any("is in the affected range" in y for y in dated.why[k]) and dated.other[k]
+
+
 def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):
     """A PD transfer failure told by a line other incidents print too and by the kind of failure that line
     tells is one kind of evidence: no incident is named for it, however far ahead."""

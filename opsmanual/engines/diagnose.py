@@ -888,9 +888,9 @@ class Diagnoser:
             verdict, reason = self._version(inc["id"], versions)
             if verdict is True:
                 ev.score[n] += w["versionIn"]
-                ev.other[n] = True
+                # a range that reaches the newest release holds every current report: no evidence besides words
                 if self._dated(inc["id"], versions):
-                    ev.condition[n] = True
+                    ev.other[n] = ev.condition[n] = True
                 ev.why[n].append(reason)
             elif verdict is False:
                 ev.score[n] += w["versionOut"]

@@ -931,8 +931,8 @@ export class Diagnoser {
       const [verdict, reason] = this.version(inc.id, versions);
       if (verdict === true) {
         ev.score[n] += w.versionIn;
-        ev.other[n] = true;
-        if (this.dated(inc.id, versions)) ev.condition[n] = true;
+        /* a range that reaches the newest release holds every current report: no evidence besides words */
+        if (this.dated(inc.id, versions)) ev.other[n] = ev.condition[n] = true;
         ev.why[n].push(reason);
       } else if (verdict === false) {
         ev.score[n] += w.versionOut;
