@@ -244,6 +244,9 @@ EDGE = {
     # a GPU an incident must not have ({not: {gpu: ...}}) rules it out
     "gpu-it-must-not-be": "GPU 0: NVIDIA H100 80GB HBM3\nmiles rollout with --true-on-policy-mode: the SGLang engine died\n"
     "retrying... (attempt 3/60)\n",
+    # a line that tells another cause than the phase's advice fixes: its check stands alone
+    "capture-not-memory": "[2026-05-02 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes.\n"
+    "RuntimeError: HIP error: operation not permitted when stream is capturing\n",
     "padded": "".join(
         line + " " * 1500 + "\n"
         for line in [

@@ -2088,6 +2088,19 @@ def test_a_range_every_current_report_is_in_relates_nothing(engine):
     assert any("is in the affected range" in y for y in dated.why[k]) and dated.other[k]
 
 
+@pytest.mark.parametrize("phase", ["[2026-05-02 10:00:00 TP0] Capture cuda graph begin.\n", ""])
+def test_a_line_of_another_cause_gets_no_memory_advice(engine, phase):
+    """A capture that failed because a kernel synchronised inside it (``operation not permitted when stream is
+    capturing``) leads with that check, and no advice to lower a memory flag, whether the phase is told or not;
+    ``CUBLAS_STATUS_NOT_INITIALIZED``, which is most often memory, keeps the advice."""
+    other = engine.diagnose(phase + "RuntimeError: operation not permitted when stream is capturing\n")["first"]
+    assert other["id"] == "cuda-graph-capture-failed"
+    assert "not permitted when stream is capturing" in other["steps"][0]
+    assert "--mem-fraction-static" not in other["text"] + " ".join(other["steps"])
+    memory = engine.diagnose(phase + "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n")["first"]
+    assert "--mem-fraction-static" in memory["text"] + " ".join(memory["steps"])
+
+
 def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):
     """A PD transfer failure told by a line other incidents print too and by the kind of failure that line
     tells is one kind of evidence: no incident is named for it, however far ahead."""

@@ -200,6 +200,8 @@ class Guidance:
     line: int = field(default=0, compare=False)
     # (a check's position in checks, a line for which that check is the first thing to do)
     leads: tuple[tuple[int, LogPattern], ...] = ()
+    # the positions of the checks that, when they lead, stand instead of the phase's advice (another cause)
+    alone: frozenset[int] = frozenset()
 
     @property
     def log_patterns(self) -> tuple[LogPattern, ...]:
@@ -236,4 +238,5 @@ def build_guidance(raw: Mapping[str, Any], line: int) -> Guidance:
             for k, c in enumerate(raw["checks"])
             for w in c.get("first_when") or ()
         ),
+        alone=frozenset(k for k, c in enumerate(raw["checks"]) if c.get("instead_of_advice")),
     )

@@ -1132,7 +1132,7 @@ class Diagnoser:
                     "fixedIn": [],
                     "steps": steps,
                 }
-            if not g["advice"]:  # the phase is not told: the advice of each phase, or the entry's first check
+            if not g["advice"] and not g["leadAlone"]:  # the phase is not told: the advice of each phase, or the first check
                 entry = next(e for e in self.bundle["guidance"] if e["id"] == g["id"])
                 steps += [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]
                 if not steps and entry.get("check"):
@@ -1573,6 +1573,11 @@ class Diagnoser:
             if phase is None:
                 phase = facts["phase"] if any(p["phase"] == facts["phase"] for p in g["phases"]) else None
             advice = next((p for p in g["phases"] if p["phase"] == phase), None)
+            lead = g["leads"][min(leads[n])] if leads and n in leads else None
+            # a lead whose line tells another cause stands instead of the phase's advice
+            alone = bool(lead and lead["alone"])
+            if alone:
+                advice = None
             out.append(
                 {
                     "id": g["id"],
@@ -1584,7 +1589,8 @@ class Diagnoser:
                     "phase": phase,
                     "phaseLabel": advice["label"] if advice else None,
                     "advice": advice["advice"] if advice else None,
-                    "lead": g["leads"][min(leads[n])]["check"] if leads and n in leads else None,
+                    "lead": lead["check"] if lead else None,
+                    "leadAlone": alone,
                     "related": g["related"],
                 }
             )

@@ -212,7 +212,8 @@ def diagnose_bundle(
                 # what to do first for an entry whose advice is not by phase: its first check
                 "check": g.checks[0][0] if g.checks and not g.phases else None,
                 # a check that is the first thing to do when the report shows one of its lines
-                "leads": [{"check": g.checks[k][0], "when": _pattern(p)} for k, p in g.leads],
+                # (alone: it stands instead of the phase's advice, whose cause its line rules out)
+                "leads": [{"check": g.checks[k][0], "when": _pattern(p), "alone": k in g.alone} for k, p in g.leads],
             }
             for g in guidance
         ],

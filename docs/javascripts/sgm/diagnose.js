@@ -1095,7 +1095,7 @@ export class Diagnoser {
         const text = fill(this.msg.allocationAboveGpu, { allocation: String(facts.allocation), memory: String(facts.memory) });
         return { kind: "guidance", id: g.id, title: g.title, path: g.path, text, fixedIn: [], steps };
       }
-      if (!g.advice) {  // the phase is not told: the advice of each phase, or the entry's first check
+      if (!g.advice && !g.leadAlone) {  // the phase is not told: the advice of each phase, or the first check
         const entry = this.bundle.guidance.find((e) => e.id === g.id);
         steps = steps.concat(entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice })));
         if (!steps.length && entry.check) steps = [entry.check];
@@ -1505,10 +1505,13 @@ export class Diagnoser {
         }
       }
       if (phase === null) phase = g.phases.some((p) => p.phase === facts.phase) ? facts.phase : null;
-      const advice = g.phases.find((p) => p.phase === phase) || null;
+      const lead = leads.has(n) ? g.leads[Math.min(...leads.get(n))] : null;
+      /* a lead whose line tells another cause stands instead of the phase's advice */
+      const alone = Boolean(lead && lead.alone);
+      const advice = alone ? null : g.phases.find((p) => p.phase === phase) || null;
       out.push({ id: g.id, title: g.title, summary: g.summary, path: g.path, line: line + 1, text: clip(lines[line]),
         phase, phaseLabel: advice ? advice.label : null, advice: advice ? advice.advice : null,
-        lead: leads.has(n) ? g.leads[Math.min(...leads.get(n))].check : null, related: g.related });
+        lead: lead ? lead.check : null, leadAlone: alone, related: g.related });
     }
     return out;
   }
