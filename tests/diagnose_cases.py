@@ -247,6 +247,9 @@ EDGE = {
     # a line that tells another cause than the phase's advice fixes: its check stands alone
     "capture-not-memory": "[2026-05-02 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes.\n"
     "RuntimeError: HIP error: operation not permitted when stream is capturing\n",
+    # a model path left out in a sentence: the next option is no model
+    "model-path-left-out": "When serving with python -m sglang.launch_server --model-path --tp 4 the embedding request fails\n"
+    "AttributeError: 'EmbeddingReqInput' object has no attribute 'image_data'\n",
     "padded": "".join(
         line + " " * 1500 + "\n"
         for line in [

@@ -2101,6 +2101,14 @@ def test_a_line_of_another_cause_gets_no_memory_advice(engine, phase):
     assert "--mem-fraction-static" in memory["text"] + " ".join(memory["steps"])
 
 
+def test_a_model_path_left_out_names_no_model(engine):
+    """``--model-path --tp 4`` (the path left out in a sentence) names no model; ``--model-path`` with a path does."""
+    left = "When serving with python -m sglang.launch_server --model-path --tp 4 the request fails\n"
+    assert engine.prepare(left)["facts"]["model"] is None
+    given = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 4\n"
+    assert engine.prepare(given)["facts"]["model"] == "Qwen/Qwen3-8B"
+
+
 def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):
     """A PD transfer failure told by a line other incidents print too and by the kind of failure that line
     tells is one kind of evidence: no incident is named for it, however far ahead."""

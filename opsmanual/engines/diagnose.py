@@ -380,7 +380,8 @@ class Diagnoser:
             except Exception:  # noqa: S112 (a command the parser cannot read names no model; diagnose.js alike)
                 continue
             entry = (parsed.get("flags") or {}).get("--model-path")
-            if entry and entry.get("raw") and not entry.get("dynamic"):
+            # (`--model-path --tp 4` written in a sentence gives the next option, no model)
+            if entry and entry.get("raw") and not entry.get("dynamic") and not str(entry["raw"]).startswith("-"):
                 facts["model"] = str(entry["raw"])
                 break
         if not facts["model"]:
@@ -1132,7 +1133,8 @@ class Diagnoser:
                     "fixedIn": [],
                     "steps": steps,
                 }
-            if not g["advice"] and not g["leadAlone"]:  # the phase is not told: the advice of each phase, or the first check
+            # the phase is not told: the advice of each phase, or the entry's first check
+            if not g["advice"] and not g["leadAlone"]:
                 entry = next(e for e in self.bundle["guidance"] if e["id"] == g["id"])
                 steps += [fill(self.msg["phaseAdvice"], label=p["label"], advice=p["advice"]) for p in entry["phases"]]
                 if not steps and entry.get("check"):

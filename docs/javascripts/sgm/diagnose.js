@@ -414,7 +414,8 @@ export class Diagnoser {
         continue;
       }
       const entry = (parsed.flags || {})["--model-path"];
-      if (entry && entry.raw && !entry.dynamic) {
+      /* (`--model-path --tp 4` written in a sentence gives the next option, no model) */
+      if (entry && entry.raw && !entry.dynamic && !String(entry.raw).startsWith("-")) {
         facts.model = String(entry.raw);
         break;
       }
@@ -1095,7 +1096,7 @@ export class Diagnoser {
         const text = fill(this.msg.allocationAboveGpu, { allocation: String(facts.allocation), memory: String(facts.memory) });
         return { kind: "guidance", id: g.id, title: g.title, path: g.path, text, fixedIn: [], steps };
       }
-      if (!g.advice && !g.leadAlone) {  // the phase is not told: the advice of each phase, or the first check
+      if (!g.advice && !g.leadAlone) {  // the phase is not told: the advice of each phase, or the entry's first check
         const entry = this.bundle.guidance.find((e) => e.id === g.id);
         steps = steps.concat(entry.phases.map((p) => fill(this.msg.phaseAdvice, { label: p.label, advice: p.advice })));
         if (!steps.length && entry.check) steps = [entry.check];
