@@ -252,9 +252,11 @@ def test_a_name_that_stops_leading_to_a_regular_file_is_said_once_and_the_others
     def b_goes_on(times: int = 2) -> None:
         """Lines written to b.log, each waited for: the watch has looked at a.log again meanwhile."""
         for _ in range(times):
+            # counted before the line is written: a follower quicker than this thread may emit it at once
+            with follower.lock:
+                count = len(follower.out) + 1
             with b.open("a", encoding="utf-8") as handle:
                 handle.write(hit + "\n")
-            count = len(follower.out) + 1
             follower.wait_for(
                 "b.log's next line", lambda f, count=count: len(f.out) >= count and f.out[-1]["file"] == str(b)
             )

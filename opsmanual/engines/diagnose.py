@@ -1740,8 +1740,9 @@ def _names_gpu(node) -> bool:
 
 def _gpu_needs(node, keys) -> list[dict]:
     """The GPU tests among an exposure condition's ``all`` (every launch meets them) on what a GPU is (``keys``:
-    its vendor, architecture, compute capability; as diagnose.js gpuNeeds()). Its memory or its name is where
-    the failure was seen, no need of it."""
+    its vendor, architecture, compute capability; as diagnose.js gpuNeeds()), and those it must not meet
+    (``{not: {gpu: ...}}`` of one key, marked ``not``). Its memory or its name is where the failure was seen,
+    no need of it."""
     when = node.get("when") if isinstance(node, dict) else None
     if not isinstance(when, dict) or not isinstance(when.get("all"), list):
         return []

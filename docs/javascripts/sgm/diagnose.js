@@ -137,8 +137,9 @@ function namesGpu(node) {
 }
 
 /* The GPU tests among an exposure condition's `all` (every launch meets them) on what a GPU is (`keys`: its
-   vendor, architecture, compute capability; as diagnose.py _gpu_needs()). Its memory or its name is where the
-   failure was seen, no need of it. */
+   vendor, architecture, compute capability; as diagnose.py _gpu_needs()), and those it must not meet
+   (`{not: {gpu: ...}}` of one key, marked `not`). Its memory or its name is where the failure was seen, no
+   need of it. */
 function gpuNeeds(node, keys) {
   const when = node !== null && typeof node === "object" ? node.when : undefined;
   if (when === null || typeof when !== "object" || !Array.isArray(when.all)) return [];
