@@ -380,8 +380,7 @@ class Diagnoser:
             except Exception:  # noqa: S112 (a command the parser cannot read names no model; diagnose.js alike)
                 continue
             entry = (parsed.get("flags") or {}).get("--model-path")
-            # (`--model-path --tp 4` written in a sentence gives the next option, no model)
-            if entry and entry.get("raw") and not entry.get("dynamic") and not str(entry["raw"]).startswith("-"):
+            if entry and entry.get("raw") and not entry.get("dynamic"):
                 facts["model"] = str(entry["raw"])
                 break
         if not facts["model"]:

@@ -415,8 +415,7 @@ export class Diagnoser {
         continue;
       }
       const entry = (parsed.flags || {})["--model-path"];
-      /* (`--model-path --tp 4` written in a sentence gives the next option, no model) */
-      if (entry && entry.raw && !entry.dynamic && !String(entry.raw).startsWith("-")) {
+      if (entry && entry.raw && !entry.dynamic) {
         facts.model = String(entry.raw);
         break;
       }
@@ -1002,7 +1001,8 @@ export class Diagnoser {
     });
   }
 
-  /* 4. The words: as much as they are rare; many of them corroborate a condition. */
+  /* 4. The words: as much as they are rare; many of them (besides the architecture read, `bare`, which is the
+     GPU's evidence) corroborate a condition. */
   textEvidence(ev, points, words, bare) {
     for (let n = 0; n < this.incidents.length; n++) {
       if (!points[n]) continue;
