@@ -63,6 +63,9 @@ EDGE = {
     "gpu-number-values": "[2026-01-02 10:00:00 TP0] Decode batch, #running-req: 3, #token: 4090, token usage: 0.50\n"
     "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 5090\n",
     "gpu-number-prose": "It crashes on my 4090 at start-up\nRuntimeError: CUDA error: out of memory\n",
+    # a link to lines of a file names no GPU (`#L20-L40`); the GPU the prose names after it still counts
+    "gpu-link-fragment": "The check at https://github.com/sgl-project/sglang/blob/v0.5.22/python/sglang/srt/x.py#L20-L40 "
+    "fails on an H800\nRuntimeError: CUDA error: out of memory\n",
     # a coloured log behind Ray's prefix reads as the plain log
     "ansi-ray-prefix": '\x1b[36m(WorkerDict pid=616, ip=10.0.0.1)\x1b[0m   File "/x/sglang/srt/distributed/pynccl.py", '
     "line 108, in __init__\n"
@@ -72,7 +75,7 @@ EDGE = {
     "capture-gloo-peer": "Exception: Capture cuda graph failed: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] "
     "Connection closed by peer <address>\n",
     # a GPU line's GPU that the manual does not list: said, not dropped
-    "gpu-unlisted": "GPU 0: NVIDIA A40\nGPU 1: NVIDIA A40\nRuntimeError: CUDA error: out of memory\n",
+    "gpu-unlisted": "GPU 0: NVIDIA A16\nGPU 1: NVIDIA A16\nRuntimeError: CUDA error: out of memory\n",
     # a flag the prose denies is not given ("without --enable-dp-attention", "--enable-hierarchical-cache off")
     "prose-flag-denied": "DeepSeek-V3 with --tp 8 (without --enable-dp-attention, we removed it) and "
     "--enable-hierarchical-cache off runs out of memory\n"

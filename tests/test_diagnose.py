@@ -1847,19 +1847,32 @@ def test_the_command_says_what_the_report_wrote_when_the_gpu_is_read_as_one_mode
     assert "read from" not in line, line
 
 
+def test_a_link_to_lines_of_a_file_names_no_gpu(engine):
+    """`x.py#L20-L40` is a GitHub link to lines 20 to 40, not an L20 or an L40 (both GPUs of data/gpus.yaml),
+    nor is `#L4` an L4; the GPU the prose names after such a link is read."""
+    names = {a.lower() for g in engine.exposure.gpus for a in [g["name"], *(g.get("aliases") or [])]}
+    assert {"l4", "l20", "l40"} <= names
+    link = "https://github.com/sgl-project/sglang/blob/v0.5.22/python/sglang/srt/x.py"
+    for fragment in ("#L20-L40", "#L40", "#L4"):
+        assert engine.read(f"See {link}{fragment}\nRuntimeError: boom\n")["gpu"] is None, fragment
+    facts = engine.read(f"See {link}#L20-L40, it fails on an H800\nRuntimeError: boom\n")
+    assert facts["gpu"]["id"] == "h800"
+    assert engine.read("It fails on an L20\nRuntimeError: boom\n")["gpu"]["id"] == "l20"
+
+
 def test_a_gpu_line_of_a_gpu_the_manual_does_not_list_is_said_not_dropped(engine):
-    """check_env's `GPU 0: NVIDIA A40` names no GPU of data/gpus.yaml: the facts keep the name as written,
+    """check_env's `GPU 0: NVIDIA A16` names no GPU of data/gpus.yaml: the facts keep the name as written,
     and the command says it is not one the manual lists; a listed GPU leaves it empty."""
     names = {g["name"].lower() for g in engine.exposure.gpus} | {
         a.lower() for g in engine.exposure.gpus for a in g.get("aliases") or []
     }
-    assert "nvidia a40" not in names and "a40" not in names
-    facts = engine.read("GPU 0: NVIDIA A40\nRuntimeError: boom\n")
-    assert facts["gpu"] is None and facts["gpuUnlisted"] == "NVIDIA A40"
+    assert "nvidia a16" not in names and "a16" not in names
+    facts = engine.read("GPU 0: NVIDIA A16\nRuntimeError: boom\n")
+    assert facts["gpu"] is None and facts["gpuUnlisted"] == "NVIDIA A16"
     assert engine.read("GPU 0: NVIDIA H200\nRuntimeError: boom\n")["gpuUnlisted"] is None
-    done = _run("-", stdin=b"GPU 0: NVIDIA A40\nRuntimeError: boom\n")
+    done = _run("-", stdin=b"GPU 0: NVIDIA A16\nRuntimeError: boom\n")
     line = next(x for x in done.stdout.decode().splitlines() if x.strip().startswith("GPU:"))
-    assert "NVIDIA A40: not a GPU the manual lists" in line, line
+    assert "NVIDIA A16: not a GPU the manual lists" in line, line
 
 
 def test_a_build_from_source_reports_no_release(engine):

@@ -98,6 +98,9 @@ GPU_NUMBER_NOT = {
     "re": r"(?:[:=#/._-]|\b(?:port|tokens?|bs|batch|size|len|length|steps?|ids?|pid|rank|seed|max|min|top)\b)[ \t]*$",
 }
 GPU_NUMBER_REACH = 24
+# Any GPU name is no GPU right after `#`, or after `#L<n>-`: a URL's fragment, as a GitHub link to lines of
+# a file writes them (`x.py#L20-L40` names no L20 and no L40); tried on the same characters before the name.
+GPU_NAME_NOT = {"flags": "", "re": r"#(?:l[0-9]+-)?$"}
 GPU_NAME_MAX = 80  # characters of a GPU line's name shown when the manual does not list that GPU
 # The memory of one GPU, in GiB (group 1), in the order tried.
 GPU_MEMORY: list[dict[str, Any]] = [

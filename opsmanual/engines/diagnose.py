@@ -200,6 +200,7 @@ class Diagnoser:
         self.versions = [(v["product"], _rx(v, True), _rx_lower(v, True)) for v in r["versions"]]
         self.gpu_lines = [_rx(g, True) for g in r["gpuLines"]]
         self.gpu_number_not = _rx(r["gpuNumberNot"])
+        self.gpu_name_not = _rx(r["gpuNameNot"])
         self.gpu_memory = [(_rx(g, True), bool(g.get("mib"))) for g in r["gpuMemory"]]
         self.allocation = _rx(r["allocation"])
         self.negated_by = frozenset(r["negatedBy"])
@@ -477,8 +478,10 @@ class Diagnoser:
         m = self.gpu_any.search(lower)
         while m:
             written = text[m.start(1) : m.end(1)]
-            # a name that is a number alone, where the text before makes it a value (`#token: 4090`)
-            if not (written.isdigit() and self.gpu_number_not.search(lower[max(0, m.start(1) - reach) : m.start(1)])):
+            before = lower[max(0, m.start(1) - reach) : m.start(1)]
+            # a name that is a number alone, where the text before makes it a value (`#token: 4090`); any name
+            # in a link's fragment (`x.py#L20-L40`)
+            if not ((written.isdigit() and self.gpu_number_not.search(before)) or self.gpu_name_not.search(before)):
                 g = self.gpu_by_name[norm_name(written)]
                 return {"id": g["id"], "name": g["name"], "written": written, "memory_gb": g.get("memory_gb")}
             m = self.gpu_any.search(lower, m.end(1))

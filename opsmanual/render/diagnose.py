@@ -224,6 +224,7 @@ def diagnose_bundle(
             "productLabels": rules.PRODUCT_LABELS,
             "gpuLines": rules.GPU_LINES,
             "gpuNumberNot": rules.GPU_NUMBER_NOT,
+            "gpuNameNot": rules.GPU_NAME_NOT,
             "gpuNumberReach": rules.GPU_NUMBER_REACH,
             "gpuNameMax": rules.GPU_NAME_MAX,
             "gpuMemory": rules.GPU_MEMORY,

@@ -260,6 +260,7 @@ export class Diagnoser {
     this.versions = r.versions.map((v) => [v.product, rx(v, true)]);
     this.gpuLines = r.gpuLines.map((g) => rx(g, true, true));
     this.gpuNumberNot = rx(r.gpuNumberNot);
+    this.gpuNameNot = rx(r.gpuNameNot);
     this.gpuMemory = r.gpuMemory.map((g) => [rx(g, true), !!g.mib]);
     this.allocation = rx(r.allocation);
     this.negatedBy = new Set(r.negatedBy);
@@ -524,8 +525,10 @@ export class Diagnoser {
     const all = this.gpuEvery;
     all.lastIndex = 0;
     for (let m = all.exec(text); m; m = all.exec(text)) {
-      /* a name that is a number alone, where the text before makes it a value (`#token: 4090`) */
-      if (/^[0-9]+$/.test(m[0]) && this.gpuNumberNot.test(lower.slice(Math.max(0, m.index - reach), m.index))) continue;
+      const before = lower.slice(Math.max(0, m.index - reach), m.index);
+      /* a name that is a number alone, where the text before makes it a value (`#token: 4090`); any name in a
+         link's fragment (`x.py#L20-L40`) */
+      if ((/^[0-9]+$/.test(m[0]) && this.gpuNumberNot.test(before)) || this.gpuNameNot.test(before)) continue;
       const g = this.gpuByName.get(normName(m[0]));
       return { id: g.id, name: g.name, written: m[0], memory_gb: g.memory_gb ?? null };
     }
