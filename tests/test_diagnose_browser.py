@@ -141,6 +141,24 @@ def test_the_box_opens_with_what_to_do_first(page, server, engine):
         assert names.index("sgm-diagnosis__guidance") < names.index("sgm-diagnosis__related-head")
 
 
+def test_one_pasted_line_of_a_common_error_opens_with_what_to_do_first(page, server, engine):
+    """One line, as an operator copies it from a log: a line the manual knows is read as a log, so the box
+    opens with its common error's first action (the same answer the engine gives), not a word search; one
+    line it does not know stays words in the field."""
+    line = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    out = engine.diagnose(line)
+    assert out["guidance"] and out["first"], out
+    open_finder(page, server)
+    paste(page, ".sgm-finder__q", line)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    assert out["first"]["title"] in page.text_content(".sgm-diagnosis__first")
+    assert page.input_value(".sgm-finder__q") == ""
+    open_finder(page, server)
+    paste(page, ".sgm-finder__q", "requests slow after upgrade")
+    page.wait_for_function("() => document.querySelector('.sgm-finder__q').value !== ''")
+    assert page.is_hidden(".sgm-diagnosis")
+
+
 def test_a_match_with_nothing_to_do_yet_opens_with_its_thread(page, server, engine):
     """A report that cites the thread of an incident with no workaround and no release that fixes it: the
     box's first block calls it the incident (not "its fix") and links the thread to follow, as the command's

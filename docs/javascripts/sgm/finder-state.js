@@ -137,10 +137,13 @@ export function guidanceFor(analysis, guidanceById) {
 
 /* What a paste into the query field becomes: a log ({log}: the lines kept of it, for the address),
    a query cut to what is searched ({q}), or null (the browser pastes it as usual). `read(text)`
-   analyses a log (sgm/logmatch.js analyseLog with the finder's patterns). */
+   analyses a log (sgm/logmatch.js analyseLog with the finder's patterns). One line is a log too when
+   it is a line the manual knows (an incident's, or a common error's such as an illegal memory access):
+   the common error and the diagnosis then come first, as for the same line among others. */
 export function pasted(text, read) {
-  if (looksLikeLog(text)) {
-    const analysis = read(text);
+  const many = looksLikeLog(text);
+  const analysis = many || (text.trim() && text.length <= MAX_QUERY) ? read(text) : null;
+  if (many || (analysis && (analysis.hits.length || analysis.guidance.length))) {
     return { log: analysis.kept.join("\n") || logLines(text).filter((l) => l.trim()).slice(-3).join("\n") };
   }
   if (text.length > MAX_QUERY) return { q: text.slice(0, MAX_QUERY * 2).replace(/\s+/g, " ") };
