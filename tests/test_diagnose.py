@@ -1120,6 +1120,21 @@ def test_typed_words_get_the_finder_s_incidents_in_its_order(tmp_path):
     assert not any("for these words" in w for i in items if i["kind"] == "incident" for w in i["why"]), items
 
 
+def test_one_line_copied_from_a_log_is_a_report_not_typed_words():
+    """One line copied from a log (a log prefix, an error line) is a report: its words (`exit`, `code`, a
+    number) are no evidence, so the command does not list the finder's first three for them, as it does for
+    words typed. SGLang prints `Exit code: N` when a scheduler died before it was ready (0.4.6 to 0.5.2
+    entrypoints/engine.py, 0.5.22 multimodal_gen/runtime/launch_server.py): a start-up failure, not the
+    shutdown phase."""
+    for line in ("[12-16 14:27:10] Exit code: -9", "importlib.metadata.PackageNotFoundError: flashinfer"):
+        items = json.loads(_run("--json", "-", stdin=line.encode()).stdout)
+        assert not any("for these words" in w for i in items if i["kind"] == "incident" for w in i["why"]), items
+        assert items[-1]["facts"]["phase"] is None, items[-1]
+    words = "requests stuck in queue while GPU is idle"
+    items = json.loads(_run("--json", "-", stdin=words.encode()).stdout)
+    assert any("for these words" in w for i in items if i["kind"] == "incident" for w in i["why"]), items
+
+
 def test_the_lines_every_cuda_error_carries_are_no_evidence(engine):
     """PyTorch appends the same advice to every CUDA or HIP error, and Python writes the same line between
     chained tracebacks (here a real capture failure, tests/guidance_logs/capture-cublas.txt): none of

@@ -235,17 +235,21 @@ def _text(out: dict, base: str) -> str:
     return "\n".join(lines)
 
 
-def typed(out: dict, text: str) -> bool:
+def typed(out: dict, text: str, log_line=None) -> bool:
     """Are these words typed into a search box rather than a report? Fewer than TYPED_LINES lines, and
     nothing read from them but words and the kind of failure: no line an incident or a common error
-    prints, no command, no incident that matches (the release or the GPU they name can make one). The finder searches such words; the
-    diagnosis then lists its incidents in that order."""
+    prints, no error line, no command, no incident that matches (the release or the GPU they name can make
+    one), and, with ``log_line`` (the engine's :meth:`log_line`), no line that reads as a log's. The
+    finder searches such words; the diagnosis then lists its incidents in that order. One line copied
+    from a log is a report: its words (a number, `failed`) are no evidence of an incident."""
     from opsmanual.data.diagnosis import TYPED_LINES
 
     f = out["facts"]
+    lines = [line for line in text.splitlines() if line.strip()]
     return (
-        sum(1 for line in text.splitlines() if line.strip()) < TYPED_LINES
-        and not (f["commands"] or out["guidance"])
+        len(lines) < TYPED_LINES
+        and not (f["commands"] or f["errors"] or out["guidance"])
+        and not (log_line is not None and any(log_line(line) for line in lines))
         and not any(r["verdict"] == "matches" or not _by_words(r) for r in out["results"])
     )
 
@@ -327,7 +331,7 @@ def answer(diagnoser, text: str, finder=None) -> dict:
     rather than a report get the incidents in its order, as the finder and the home page's box show; a
     report's own words (its headline and error lines) are evidence by the finder's first three."""
     out = diagnoser.diagnose(text, ids_of(finder) if finder is not None else None)
-    if finder is not None and typed(out, text):
+    if finder is not None and typed(out, text, diagnoser.log_line):
         names = {i["id"]: i["name"] for i in diagnoser.bundle["incidents"]}
         in_finder_order(out, finder(text.strip()), diagnoser.w["relatedMax"], names)
         return out

@@ -205,7 +205,6 @@ PHASES: list[dict[str, Any]] = [
                 r"[Ss]hutting down",
                 r"[Rr]eceived signal",
                 r"Killing process",
-                r"Exit code",
             ]
         ),
     },

@@ -749,6 +749,18 @@ class Diagnoser:
             out["report"] = self._report(facts, guidance)
         return out
 
+    def log_line(self, line: str) -> bool:
+        """Does ``line`` read as a line of a log rather than words typed: a prefix with a time, a number or
+        a level (`[2026-01-02 10:00:00 TP0]`, `[rank3]:`, `ERROR`), a traceback's first line, or an
+        exception's (`ValueError: …`)?"""
+        rest = self.prefix.sub("", line, count=1)
+        core = rest.strip(SPACE)
+        return bool(
+            self.log_prefix.search(line[: len(line) - len(rest)])
+            or self.traceback.search(core)
+            or self.exception_line.search(core)
+        )
+
     def _finder_query(self, lines: list[str], facts: dict, shared: set[int]) -> str:
         """The report's own words for the finder: its headline (the first line, when it is a sentence
         rather than a log line, a command, a traceback or an environment dump's line) and its first error
