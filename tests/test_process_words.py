@@ -28,8 +28,10 @@ def prose(text: str) -> str:
 def data_text(text: str) -> str:
     """A data file without the `index:` text of declared corrections (the incident table's own words),
     without the log lines it quotes (`literal:` and `regex:` patterns, `log_examples` items), which are a
-    program's words, as code is, and without the words data/diagnose-background.yaml learned from real
-    text (`words:`, a list of others' words); line numbers kept."""
+    program's words, as code is, without the words data/diagnose-background.yaml learned from real
+    text (`words:`, a list of others' words), and without addresses (a source's host, `apetops-us.com`,
+    is its name, not the manual speaking); line numbers kept."""
+    text = re.sub(r"https?://[^\s\"'<>)]+", "", text)
     text = re.sub(r"(?m)^(\s*(?:-\s*)?(?:\{\s*field:[^}\n]*?)?\bindex:).*$", r"\1", text)
     text = re.sub(r"(?m)^(\s*-?\s*(?:literal|regex):).*$", r"\1", text)
     text = re.sub(r"(?m)^words:\n(?:- .*\n)+", lambda m: "words:\n" + "\n" * (m.group().count("\n") - 1), text)
