@@ -63,6 +63,8 @@ EDGE = {
     "gpu-number-values": "[2026-01-02 10:00:00 TP0] Decode batch, #running-req: 3, #token: 4090, token usage: 0.50\n"
     "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 5090\n",
     "gpu-number-prose": "It crashes on my 4090 at start-up\nRuntimeError: CUDA error: out of memory\n",
+    # a shell variable names no model (`--model-path $MODEL_PATH` in a line the command reader does not take)
+    "model-shell-variable": "./run.sh: line 19: 867080 Killed   python -m sglang.launch_server --model-path $MODEL_PATH --tp-size 8\n",
     # `Exit code: N` after a dead scheduler is a start-up failure (not the shutdown phase)
     "scheduler-dead-exit-code": "[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.\n"
     "[12-16 14:27:10] Exit code: -9\n",

@@ -2135,6 +2135,9 @@ def test_a_model_path_left_out_names_no_model(engine):
     assert engine.prepare(left)["facts"]["model"] is None
     given = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 4\n"
     assert engine.prepare(given)["facts"]["model"] == "Qwen/Qwen3-8B"
+    # a shell variable in a line the command reader does not take (a shell's `Killed` report) names none
+    killed = "./run.sh: line 19: 867080 Killed   python -m sglang.launch_server --model-path $MODEL_PATH --tp 8\n"
+    assert engine.prepare(killed)["facts"]["model"] is None
 
 
 def test_a_shared_line_and_the_kind_it_tells_name_nothing(engine):

@@ -140,8 +140,9 @@ MAX_COMMAND_LINES = 200
 # The model when no command names it: SGLang's server_args line, or a "model:" line.
 MODEL_LINES: list[dict[str, Any]] = [
     {"re": r"model_path='([^'\n]{1,400})'", "flags": ""},
-    # (not the next option: `--model-path --tp 4` in a sentence names no model)
-    {"re": r"--model(?:-path)?[= ]{1,16}([^ \t\\=\n-][^ \t\\\n]{0,400})", "flags": ""},
+    # (not the next option: `--model-path --tp 4` in a sentence names no model; nor a shell variable,
+    # `--model-path $MODEL_PATH`)
+    {"re": r"--model(?:-path)?[= ]{1,16}([^ \t\\=\n$-][^ \t\\\n]{0,400})", "flags": ""},
     {
         "flags": "i",
         "re": r"^[ \t]*(?:model|model name|model path)[ \t]*[:=][ \t]*`?([A-Za-z0-9_./-]+/[A-Za-z0-9_.-]+)`?[ \t]*$",
