@@ -209,6 +209,27 @@ def test_the_first_result_of_a_paste_is_on_the_first_screen(browser, server, eng
     context.close()
 
 
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+def test_what_to_do_first_for_one_pasted_line_is_on_the_first_screen(browser, server, engine, screen):
+    """One common error's line pasted into the finder, on a phone and a desktop: the answer has no incident,
+    and its first block (what to do first) shows without the reader scrolling."""
+    line = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert engine.diagnose(line)["first"] is not None
+    phone = screen == "phone"
+    size = SCREENS[screen]
+    context = browser.new_context(
+        viewport=size, is_mobile=phone, has_touch=phone, permissions=["clipboard-read", "clipboard-write"]
+    )
+    page = context.new_page()
+    page.goto(f"{server}incidents/")
+    page.wait_for_selector(".sgm-finder[data-ready]")
+    paste(page, ".sgm-finder__q", line)
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    first = page.locator(".sgm-diagnosis__first").first.bounding_box()
+    assert first is not None and 0 <= first["y"] and first["y"] + 24 <= size["height"], first
+    context.close()
+
+
 def rows(page) -> list[str]:
     return page.eval_on_selector_all(".sgm-table:not([hidden]) tbody tr", "rows => rows.map(r => r.id)")
 

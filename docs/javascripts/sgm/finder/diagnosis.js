@@ -48,7 +48,9 @@ export function mountDiagnosis(form, {
         forget: () => onForget(),
       });
       performance.measure("sgm-diagnose-shown", { start: began });
-      const first = box.querySelector(".sgm-diagnosis__result");
+      /* what to do first, else the first incident: an answer with no incident (one common error's line)
+         comes up too */
+      const first = box.querySelector(".sgm-diagnosis__first, .sgm-diagnosis__result");
       if (reveal && first && first.getBoundingClientRect().bottom > window.innerHeight) {
         box.scrollIntoView({ block: "start" });
       }
