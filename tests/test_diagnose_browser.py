@@ -159,6 +159,24 @@ def test_one_pasted_line_of_a_common_error_opens_with_what_to_do_first(page, ser
     assert page.is_hidden(".sgm-diagnosis")
 
 
+def test_one_log_line_pasted_on_the_home_page_is_diagnosed_as_in_the_finder(page, server, engine):
+    """One line as a log prints it (a time prefix), pasted into the home page's box: the finder gets it as
+    a log and the box opens with the same first action as the engine's; words typed stay words."""
+    line = "[2025-03-10 14:17:52 TP0] RuntimeError: CUDA error: an illegal memory access was encountered"
+    out = engine.diagnose(line)
+    assert out["first"] is not None
+    page.goto(server)
+    page.wait_for_selector(".sgm-home-search__form[data-ready]")
+    paste(page, "#sgm-home-q", line)
+    page.wait_for_url("**/incidents/?log=*")
+    page.wait_for_selector(".sgm-finder[data-diagnosed]")
+    assert out["first"]["title"] in page.text_content(".sgm-diagnosis__first")
+    page.goto(server)
+    page.wait_for_selector(".sgm-home-search__form[data-ready]")
+    paste(page, "#sgm-home-q", "server hangs after a while")
+    assert page.input_value("#sgm-home-q") == "server hangs after a while" and "/incidents/" not in page.url
+
+
 def test_a_match_with_nothing_to_do_yet_opens_with_its_thread(page, server, engine):
     """A report that cites the thread of an incident with no workaround and no release that fixes it: the
     box's first block calls it the incident (not "its fix") and links the thread to follow, as the command's

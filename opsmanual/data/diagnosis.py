@@ -336,7 +336,8 @@ ERROR_ADVICE_LINES = 8
 MAX_CHARS = 1_000_000  # characters of a report that are read
 # Fewer non-empty lines than this, with no log line, command, version or GPU in them, are words typed
 # (or one line pasted) into a search box: the finder searches them (sgm/logmatch.js looksLikeLog reads
-# two lines or more as a log), so the diagnosis lists the incidents in the finder's order.
+# two lines or more as a log, or one line as a log prints it), so the diagnosis lists the incidents in
+# the finder's order.
 TYPED_LINES = 2
 MAX_LINE = 4000  # characters of a line that the line rules read
 

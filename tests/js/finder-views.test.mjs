@@ -130,10 +130,12 @@ test("a paste becomes a log, a query cut to what is searched, or stays a paste",
   assert.deepEqual(pasted("INFO start\nKV cache pool is full\nINFO end\n", logs.read), { log: "KV cache pool is full" });
   assert.deepEqual(pasted("one\n\ntwo\nthree\nfour\n", logs.read), { log: "two\nthree\nfour" });  // nothing known: the last lines
   assert.equal(pasted("server hangs", logs.read), null);
-  /* one line the manual knows (an incident's, a common error's) is a log; words it does not know stay a paste */
+  /* one line the manual knows (an incident's, a common error's) is a log, and so is one line as a log prints
+     it; words it does not know stay a paste */
   assert.deepEqual(pasted("KV cache pool is full", logs.read), { log: "KV cache pool is full" });
   assert.deepEqual(pasted("RuntimeError: CUDA out of memory\n", logs.read), { log: "RuntimeError: CUDA out of memory" });
-  assert.equal(pasted("RuntimeError: something else", logs.read), null);
+  assert.deepEqual(pasted("RuntimeError: something else", logs.read), { log: "RuntimeError: something else" });
+  assert.equal(pasted("something else went wrong", logs.read), null);
   const long = `${"word ".repeat(MAX_QUERY)}`;
   const taken = pasted(long.replace(/ /g, "\t "), logs.read);
   assert.ok(taken.q.length <= MAX_QUERY * 2);

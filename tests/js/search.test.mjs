@@ -179,6 +179,10 @@ test("a pasted log counts distinct lines, not pattern hits, and no trailing empt
   assert.deepEqual(found.hits.map((h) => [h.id, h.lines, h.possible]), [["x", 2, false], ["y", 0, true], ["z", 0, true]]);
   assert.ok(found.errorLines.some((l) => l.includes("OutOfMemoryError")));
   assert.ok(looksLikeLog(log) && !looksLikeLog("one line only\n"));
+  /* one line as a log prints it is a log; a title's `[Bug]` or words typed are not */
+  assert.ok(looksLikeLog("[2025-07-29 15:06:51 TP0] Exit code: -9\n") && looksLikeLog("ValueError: bad value"));
+  assert.ok(looksLikeLog("ERROR: something broke") && !looksLikeLog("[Bug] server hangs after a while"));
+  assert.ok(!looksLikeLog("CUDA error when loading") && !looksLikeLog("Error: typed words"));
 });
 
 test("generic short lines never count as errors", () => {

@@ -1,7 +1,8 @@
 // @ts-check
 /* The home page's search box. Typing and Enter need no script: the form asks the incident finder
-   for ?filter=. A pasted log (two lines or more) goes to the finder as ?log=, which reads it line by
-   line, instead of being squashed onto one line of the field. */
+   for ?filter=. A pasted log (two lines or more, or one line as a log prints it) goes to the finder as
+   ?log=, which reads it line by line and diagnoses it, instead of being squashed onto one line of the
+   field. */
 import { looksLikeLog } from "./logmatch.js";
 import { MAX_LOG } from "./urlstate.js";
 

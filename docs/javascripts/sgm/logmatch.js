@@ -37,10 +37,18 @@ export function logLines(text) {
   return lines.slice(0, MAX_LINES).map((line) => line.slice(0, MAX_LINE));
 }
 
-/* Is `text` a pasted log rather than a query? Two lines or more with something on them. */
+/* Is `text` a pasted log rather than a query? Two lines or more with something on them, or one line as
+   a log prints it: after a prefix that holds a number or a level (`[2026-01-02 10:00:00 TP0]`, not
+   `[Bug]`), or an exception's line (`ValueError: …`), as diagnose.py log_line() reads one. */
 export function looksLikeLog(text) {
-  return logLines(text).filter((line) => line.trim()).length >= 2;
+  const lines = logLines(text).filter((line) => line.trim());
+  if (lines.length !== 1) return lines.length >= 2;
+  const line = lines[0].trim();
+  const prefix = (line.match(PREFIX) || [""])[0];
+  return LEVEL_OR_NUMBER.test(prefix) || EXCEPTION_SAID.test(line.slice(prefix.length));
 }
+const LEVEL_OR_NUMBER = /[0-9]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b/;
+const EXCEPTION_SAID = /^[A-Za-z_][\w.]*(?:Error|Exception)\b:/;
 
 /* A line worth a text search: it reads like an error and has words, not just `)` or `ok`. */
 function meaningful(line) {
