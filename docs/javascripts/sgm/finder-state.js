@@ -137,9 +137,10 @@ export function guidanceFor(analysis, guidanceById) {
 
 /* What a paste into the query field becomes: a log ({log}: the lines kept of it, for the address),
    a query cut to what is searched ({q}), or null (the browser pastes it as usual). `read(text)`
-   analyses a log (sgm/logmatch.js analyseLog with the finder's patterns). One line is a log too when
-   it is a line the manual knows (an incident's, or a common error's such as an illegal memory access):
-   the common error and the diagnosis then come first, as for the same line among others. */
+   analyses a log (sgm/logmatch.js analyseLog with the finder's patterns). A log is two lines or more,
+   one line as a log prints it (looksLikeLog), or one line the manual knows (an incident's, or a common
+   error's such as `CUDA out of memory`): the common error and the diagnosis then come first, as for the
+   same line among others. */
 export function pasted(text, read) {
   const many = looksLikeLog(text);
   const analysis = many || (text.trim() && text.length <= MAX_QUERY) ? read(text) : null;
