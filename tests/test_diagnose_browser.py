@@ -199,6 +199,21 @@ def test_a_match_with_nothing_to_do_yet_opens_with_its_thread(page, server, engi
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 
+def on_a_screen(browser, screen: str):
+    """A new context and page of SCREENS[screen] (a phone is mobile and touch), allowed the clipboard."""
+    phone = screen == "phone"
+    context = browser.new_context(
+        viewport=SCREENS[screen], is_mobile=phone, has_touch=phone, permissions=["clipboard-read", "clipboard-write"]
+    )
+    return context, context.new_page()
+
+
+def on_the_first_screen(page, selector: str, screen: str) -> None:
+    """The first element of ``selector`` shows without the reader scrolling (24 px of it at least)."""
+    first = page.locator(selector).first.bounding_box()
+    assert first is not None and 0 <= first["y"] and first["y"] + 24 <= SCREENS[screen]["height"], first
+
+
 @pytest.mark.parametrize("screen", sorted(SCREENS))
 @pytest.mark.parametrize("where", ["home", "incidents"])
 def test_the_first_result_of_a_paste_is_on_the_first_screen(browser, server, engine, where, screen):
@@ -206,12 +221,7 @@ def test_the_first_result_of_a_paste_is_on_the_first_screen(browser, server, eng
     desktop (1280 x 800): the first result the page gives for it (the diagnosis's first incident)
     shows without the reader scrolling."""
     text, _ = known_report(engine)
-    phone = screen == "phone"
-    size = SCREENS[screen]
-    context = browser.new_context(
-        viewport=size, is_mobile=phone, has_touch=phone, permissions=["clipboard-read", "clipboard-write"]
-    )
-    page = context.new_page()
+    context, page = on_a_screen(browser, screen)
     if where == "home":
         page.goto(server)
         page.wait_for_selector(".sgm-home-search__form[data-ready]")  # home.js listens for the paste
@@ -222,8 +232,7 @@ def test_the_first_result_of_a_paste_is_on_the_first_screen(browser, server, eng
         page.wait_for_selector(".sgm-finder[data-ready]")
         paste(page, ".sgm-finder__q", text)
     page.wait_for_selector(".sgm-finder[data-diagnosed]")
-    first = page.locator(".sgm-diagnosis__result").first.bounding_box()
-    assert first is not None and 0 <= first["y"] and first["y"] + 24 <= size["height"], first
+    on_the_first_screen(page, ".sgm-diagnosis__result", screen)
     context.close()
 
 
@@ -233,18 +242,12 @@ def test_what_to_do_first_for_one_pasted_line_is_on_the_first_screen(browser, se
     and its first block (what to do first) shows without the reader scrolling."""
     line = "RuntimeError: CUDA error: an illegal memory access was encountered"
     assert engine.diagnose(line)["first"] is not None
-    phone = screen == "phone"
-    size = SCREENS[screen]
-    context = browser.new_context(
-        viewport=size, is_mobile=phone, has_touch=phone, permissions=["clipboard-read", "clipboard-write"]
-    )
-    page = context.new_page()
+    context, page = on_a_screen(browser, screen)
     page.goto(f"{server}incidents/")
     page.wait_for_selector(".sgm-finder[data-ready]")
     paste(page, ".sgm-finder__q", line)
     page.wait_for_selector(".sgm-finder[data-diagnosed]")
-    first = page.locator(".sgm-diagnosis__first").first.bounding_box()
-    assert first is not None and 0 <= first["y"] and first["y"] + 24 <= size["height"], first
+    on_the_first_screen(page, ".sgm-diagnosis__first", screen)
     context.close()
 
 

@@ -143,7 +143,7 @@ export function guidanceFor(analysis, guidanceById) {
    same line among others. */
 export function pasted(text, read) {
   const many = looksLikeLog(text);
-  const analysis = many || (text.trim() && text.length <= MAX_QUERY) ? read(text) : null;
+  const analysis = (many || (text.trim() && text.length <= MAX_QUERY)) ? read(text) : null;
   if (many || (analysis && (analysis.hits.length || analysis.guidance.length))) {
     return { log: analysis.kept.join("\n") || logLines(text).filter((l) => l.trim()).slice(-3).join("\n") };
   }
