@@ -159,10 +159,18 @@ def test_one_pasted_line_of_a_common_error_opens_with_what_to_do_first(page, ser
     assert page.is_hidden(".sgm-diagnosis")
 
 
-def test_one_log_line_pasted_on_the_home_page_is_diagnosed_as_in_the_finder(page, server, engine):
-    """One line as a log prints it (a time prefix), pasted into the home page's box: the finder gets it as
-    a log and the box opens with the same first action as the engine's; words typed stay words."""
-    line = "[2025-03-10 14:17:52 TP0] RuntimeError: CUDA error: an illegal memory access was encountered"
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[2025-03-10 14:17:52 TP0] RuntimeError: CUDA error: an illegal memory access was encountered",
+        # no prefix and no exception: only the finder's patterns know it is a log line
+        "CUDA out of memory. Tried to allocate 2.00 GiB",
+    ],
+)
+def test_one_log_line_pasted_on_the_home_page_is_diagnosed_as_in_the_finder(page, server, engine, line):
+    """One line as a log prints it (a time prefix), or one plain line the manual knows, pasted into the home
+    page's box: the finder gets it as a log and the box opens with the same first action as the engine's, as
+    when it is pasted in the finder's own field; words stay words."""
     out = engine.diagnose(line)
     assert out["first"] is not None
     page.goto(server)
@@ -174,6 +182,7 @@ def test_one_log_line_pasted_on_the_home_page_is_diagnosed_as_in_the_finder(page
     page.goto(server)
     page.wait_for_selector(".sgm-home-search__form[data-ready]")
     paste(page, "#sgm-home-q", "server hangs after a while")
+    page.wait_for_selector(".sgm-home-search__form[data-pastes-read]")  # read with the patterns, and left
     assert page.input_value("#sgm-home-q") == "server hangs after a while" and "/incidents/" not in page.url
 
 

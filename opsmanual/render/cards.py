@@ -12,6 +12,7 @@ from markupsafe import Markup
 from opsmanual.data.model import Incident
 from opsmanual.data.site import Site
 from opsmanual.render.pieces import Links, inline
+from opsmanual.render.table import FINDER_DATA
 from opsmanual.render.templating import render
 
 
@@ -63,8 +64,9 @@ def contents(incidents: Iterable[Incident], site: Site, base: str) -> str:
 
 
 def home_search(site: Site, base: str) -> str:
-    """The home page's search box: it opens the incident finder with the query (or a pasted log)."""
-    return render("home_search.html", action=f"{base}{site.table_url}")
+    """The home page's search box: it opens the incident finder with the query (or a pasted log). A paste
+    is read with the finder's own data (its log patterns), so the two boxes take the same paste alike."""
+    return render("home_search.html", action=f"{base}{site.table_url}", index=f"{base}{site.table_url}{FINDER_DATA}")
 
 
 def redirect_page(old_id: str, incident: Incident, site: Site) -> str:

@@ -14,6 +14,7 @@ import {
 import {
   guidanceFor, landingId, nearestText, nextAddress, pasted, reportToDiagnose, wantsField,
 } from "../../docs/javascripts/sgm/finder-state.js";
+import { oneLineToRead } from "../../docs/javascripts/sgm/home.js";
 import { MAX_QUERY } from "../../docs/javascripts/sgm/urlstate.js";
 
 // The finder's words as finder.json carries them (opsmanual/data/finder_words.py).
@@ -140,6 +141,14 @@ test("a paste becomes a log, a query cut to what is searched, or stays a paste",
   const taken = pasted(long.replace(/ /g, "\t "), logs.read);
   assert.ok(taken.q.length <= MAX_QUERY * 2);
   assert.ok(!/\s\s|\t/.test(taken.q));
+});
+
+test("the home page reads one plain pasted line with the patterns; a log it knows without them", () => {
+  // one line only the patterns can tell from words: the home page loads them for it (sgm/home.js)
+  assert.ok(oneLineToRead("KV cache pool is full") && oneLineToRead("server hangs\n"));
+  // a log by its look (two lines, a prefix, an exception), nothing, or a paste too long for words: no need
+  assert.ok(!oneLineToRead("a\nb") && !oneLineToRead("[2025-03-10 14:17:52 TP0] boom") && !oneLineToRead("ValueError: x"));
+  assert.ok(!oneLineToRead("  \n") && !oneLineToRead("word ".repeat(MAX_QUERY)));
 });
 
 test("the report handed over is diagnosed only when it holds the address's log", () => {
