@@ -279,6 +279,14 @@ def test_directory_and_usage_errors(tmp_path):
     assert _run("--bogus", "x").returncode == 2
 
 
+def test_one_line_reads_as_a_log_line_as_in_the_browser(engine):
+    """One line pasted alone is a log line or words typed as tests/log_lines.json says; the browser's
+    looksLikeLog() answers the same cases (tests/js/search.test.mjs)."""
+    cases = json.loads((ROOT / "tests" / "log_lines.json").read_text("utf-8"))["cases"]
+    assert {c["log"] for c in cases} == {True, False}
+    assert [(c["line"], engine.log_line(c["line"])) for c in cases] == [(c["line"], c["log"]) for c in cases]
+
+
 # --------------------------------------------------------------------------- the browser's engine
 
 

@@ -323,7 +323,10 @@ LINE_PREFIX = {
     "flags": "",
     "re": (
         r"^(?:\[[^\]\n]{0,80}\][ \t]*|\d{4}-\d\d-\d\d[T ][\d:.,][^ \t\n]*[ \t]*"
-        r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*){1,8}"
+        r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?[ \t]*"
+        # glog's, as Mooncake's transfer engine writes it: E0612 14:05:26.176716 1192408 tcp_transport.cpp:136]
+        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,9}[ \t]{1,8}[^ \t\]\n]{1,100}:[0-9]{1,6}\][ \t]*"
+        r"){1,8}"
     ),
 }
 MAX_ERROR_LINES = 8

@@ -752,7 +752,9 @@ class Diagnoser:
     def log_line(self, line: str) -> bool:
         """Does ``line`` read as a line of a log rather than words typed: a prefix with a time, a number or
         a level (`[2026-01-02 10:00:00 TP0]`, `[rank3]:`, `ERROR`), a traceback's first line, or an
-        exception's (`ValueError: …`)?"""
+        exception's (`ValueError: …`)? As sgm/logmatch.js looksLikeLog() reads one line
+        (tests/log_lines.json holds the cases both answer alike)."""
+        line = line.lstrip(SPACE)
         rest = self.prefix.sub("", line, count=1)
         core = rest.strip(SPACE)
         return bool(

@@ -185,6 +185,12 @@ test("a pasted log counts distinct lines, not pattern hits, and no trailing empt
   assert.ok(!looksLikeLog("CUDA error when loading") && !looksLikeLog("Error: typed words"));
 });
 
+test("one line reads as a log line here as in the command (tests/log_lines.json)", () => {
+  const { cases } = JSON.parse(readFileSync(new URL("../log_lines.json", import.meta.url), "utf8"));
+  assert.ok(cases.some((c) => c.log) && cases.some((c) => !c.log));
+  for (const c of cases) assert.equal(looksLikeLog(c.line), c.log, c.line);
+});
+
 test("generic short lines never count as errors", () => {
   const found = analyseLog("Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n)\nok\nValueError: the thing failed to load\n", []);
   assert.deepEqual(found.errorLines, ["ValueError: the thing failed to load"]);

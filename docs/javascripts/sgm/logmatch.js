@@ -11,7 +11,9 @@ export const MAX_KEPT = 24;        // lines kept (in the address) to show the sa
 const ERRORISH = /\b(?:error|errors|exception|traceback|fail|failed|failure|fatal|killed|timed out|timeout|abort|aborted|oom|panic|crash|crashed|assert|assertion|refused|unable|cannot|invalid|denied|unsupported|not supported|out of memory)\b/i;
 const TRACEBACK = /^Traceback \(most recent call last\):/;
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b.*/;
-const PREFIX = /^(?:\[[^\]]{0,80}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\s*|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?\s*)+/;
+/* A log line's prefix, as diagnose.py's LINE_PREFIX (opsmanual/data/diagnosis.py) reads it: SGLang's
+   `[2026-01-02 10:00:00 TP0]`, a date, a level, glog's `E0612 14:05:26.176716 1192408 tcp_transport.cpp:136]`. */
+const PREFIX = /^(?:\[[^\]]{0,80}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\s*|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b:?\s*|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9}[ \t]{1,8}\d{1,9}[ \t]{1,8}[^ \t\]]{1,100}:\d{1,6}\]\s*)+/;
 
 /* Each pattern as a test of one line. A regex follows the subset the loader allows, so it
    means here what it means in Python. */
@@ -39,16 +41,17 @@ export function logLines(text) {
 
 /* Is `text` a pasted log rather than a query? Two lines or more with something on them, or one line as
    a log prints it: after a prefix that holds a number or a level (`[2026-01-02 10:00:00 TP0]`, not
-   `[Bug]`), or an exception's line (`ValueError: …`), as diagnose.py log_line() reads one. */
+   `[Bug]`), a traceback's first line, or an exception's (`ValueError: …`, `KeyboardInterrupt`), as
+   diagnose.py log_line() reads one (tests/log_lines.json holds the cases both answer alike). */
 export function looksLikeLog(text) {
   const lines = logLines(text).filter((line) => line.trim());
   if (lines.length !== 1) return lines.length >= 2;
   const line = lines[0].trim();
   const prefix = (line.match(PREFIX) || [""])[0];
-  return LEVEL_OR_NUMBER.test(prefix) || EXCEPTION_SAID.test(line.slice(prefix.length));
+  const core = line.slice(prefix.length).trim();
+  return LEVEL_OR_NUMBER.test(prefix) || TRACEBACK.test(core) || EXCEPTION_LINE.test(core);
 }
 const LEVEL_OR_NUMBER = /[0-9]|\b(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b/;
-const EXCEPTION_SAID = /^[A-Za-z_][\w.]*(?:Error|Exception)\b:/;
 
 /* A line worth a text search: it reads like an error and has words, not just `)` or `ok`. */
 function meaningful(line) {
