@@ -29,6 +29,7 @@ FIXTURES = {
     "nan-sampling.txt": "sampling-nan-inf",
     "triton.txt": "triton-kernel-failed",
     "port-in-use.txt": "port-in-use",
+    "port-in-use-tcpstore-dp.txt": "port-in-use",
     "model-download.txt": "model-download-failed",
     "nccl-socket.txt": "nccl-system-error",
     "hub-timeout.txt": "model-download-failed",
