@@ -68,6 +68,10 @@ EDGE = {
     # `Exit code: N` after a dead scheduler is a start-up failure (not the shutdown phase)
     "scheduler-dead-exit-code": "[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.\n"
     "[12-16 14:27:10] Exit code: -9\n",
+    # SGLang's own guess at a cause ("a common cause is the OS OOM killer", for any exit code) tells no kind of
+    # failure and no words of it
+    "sglang-hint-not-a-kind": "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code "
+    "is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.\n",
     # a link to lines of a file names no GPU (`#L20-L40`); the GPU the prose names after it still counts
     "gpu-link-fragment": "The check at https://github.com/sgl-project/sglang/blob/v0.5.22/python/sglang/srt/x.py#L20-L40 "
     "fails on an H800\nRuntimeError: CUDA error: out of memory\n",

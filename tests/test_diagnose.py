@@ -279,6 +279,25 @@ def test_directory_and_usage_errors(tmp_path):
     assert _run("--bogus", "x").returncode == 2
 
 
+def test_sglangs_own_guess_at_a_cause_tells_no_kind_of_failure(engine):
+    """SGLang's scheduler-died error names the OOM killer whatever the exit code: that hint is no out-of-memory
+    failure and no words of the report, so nothing is related by it; the same line with the report's own
+    words of memory is."""
+    line = (
+        "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), "
+        "a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check."
+    )
+    kind = engine.bundle["messages"]["kind"].split("{")[0]
+    # the error as sglang#25118 reports it, with its GPU and release (an assertion failed at start-up)
+    line += "\nGPU 0,1,2,3: AMD Instinct MI300X VF\nsglang: 0.5.11"
+    out = engine.diagnose(line)
+    assert out["first"] is not None and out["first"]["kind"] == "guidance"
+    assert not [y for r in out["results"] for y in r["why"] if y.startswith(kind)], out["results"]
+    assert not {"oom", "killer", "dmesg"} & set(out["facts"]["symptoms"])
+    said = engine.diagnose(line + "\nThe server ran out of memory while loading the weights.")
+    assert any(y.startswith(kind) for r in said["results"] for y in r["why"]), said["results"]
+
+
 def test_one_line_reads_as_a_log_line_as_in_the_browser(engine):
     """One line pasted alone is a log line or words typed as tests/log_lines.json says; the browser's
     looksLikeLog() answers the same cases (tests/js/search.test.mjs)."""

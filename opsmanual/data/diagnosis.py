@@ -587,6 +587,14 @@ CITED_MILES = {"flags": "i", "re": r"\bmiles\b"}
 CITED_MILES_REPOSITORY = "radixark/miles"
 # Text that is an address, not words: URLs (a path's tokens are left out as whole tokens).
 URL = {"flags": "", "re": r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^ \t\n)\]>\x22\x27]{0,1000}"}
+# What SGLang's own messages say a failure *may* be, whatever it was: the scheduler-died error names the OOM
+# killer for any exit code, the load barrier's error guesses "(e.g., OOM)" (0.5.22's engine.py and
+# load_model_utils.py). They are SGLang's words, not the report's: no kind of failure and no words of it.
+HINT = {
+    "flags": "",
+    "re": r"If exit code is -9 \(SIGKILL\), a common cause is the OS OOM killer\.(?:[ \t]*Run `dmesg -T \| grep -i oom` to check\.)?"
+    r"|It is likely due to unexpected failures \(e\.g\., OOM\) or a slow node\.",
+}
 # A token that is a number written in hex (an address, a request id, a hash).
 # (0x..., or six or more hex digits with at least one digit; no lookaround, so RE2 reads it too)
 HEX = {

@@ -223,6 +223,8 @@ class Diagnoser:
         self.env_line = _rx(r["envLine"])
         self.newest = _newest_releases(self.exposure.releases)
         self.url = _rx(r["url"])
+        self.hint = _rx(r["hint"])
+        self.url_or_hint = _rx({"re": f"{r['url']['re']}|{r['hint']['re']}", "flags": ""})  # one pass over each line
         self.citation = _rx(r["citation"], True)
         self.cited_miles = _rx(r["citedMiles"])
         self.cited_not = _rx(r["citedNot"])
@@ -976,8 +978,10 @@ class Diagnoser:
         kind told only by lines several incidents print is what those lines say: it counts, but it is no
         further evidence besides them."""
         opening = prose[: _nth(prose, "\n", self.rules["kindLines"])]
-        own = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"] if e["line"] - 1 not in shared))
-        told = self._told(opening + "\n" + "\n".join(e["text"] for e in facts["errors"]))
+        # the error lines without SGLang's own guess at a cause (the opening, prose, has none)
+        said = [(e["line"] - 1, self.hint.sub(" ", e["text"])) for e in facts["errors"]]
+        own = self._told(opening + "\n" + "\n".join(t for n, t in said if n not in shared))
+        told = self._told(opening + "\n" + "\n".join(t for _, t in said))
         for n, inc in enumerate(self.incidents):
             same = [k for k in told if k in inc["kinds"]]
             if same:
@@ -1451,11 +1455,14 @@ class Diagnoser:
         return False
 
     def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset(), flags=frozenset()) -> str:
-        """The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the
+        """The report's text whose words can be evidence: no environment dump's lines, no URLs, no hint of
+        SGLang's own messages (what a failure may be), none of the
         lines in ``skip``, none of the ``flags`` (a flag or a variable set that counts as a launch condition
         counts not again as words)."""
         kept = [
-            self.url.sub(" ", line) for n, line in enumerate(lines) if n not in skip and not self.env_line.search(line)
+            self.url_or_hint.sub(" ", line)
+            for n, line in enumerate(lines)
+            if n not in skip and not self.env_line.search(line)
         ]
         prose = "\n".join(kept)
         if not flags:

@@ -260,6 +260,7 @@ def diagnose_bundle(
             "exposureGeneric": rules.EXPOSURE_GENERIC,
             "envLine": rules.ENV_LINE,
             "url": rules.URL,
+            "hint": rules.HINT,
             "citation": rules.CITATION,
             "citedRepositories": rules.CITED_REPOSITORIES,
             "citedDefault": rules.CITED_DEFAULT,

@@ -286,6 +286,8 @@ export class Diagnoser {
       if (final.length) this.newest.set(product, final.reduce((a, b) => (cmpVersion(b, a) > 0 ? b : a)));
     }
     this.url = rx(r.url, false, true);
+    this.hint = rx(r.hint, false, true);
+    this.urlOrHint = rx({ re: `${r.url.re}|${r.hint.re}`, flags: "" }, false, true);  // one pass over each line
     this.citation = rx(r.citation, true, true);
     this.citedMiles = rx(r.citedMiles);
     this.citedNot = rx(r.citedNot);
@@ -964,8 +966,10 @@ export class Diagnoser {
      incidents print counts, but is no further evidence besides them. */
   kindsOf(ev, prose, facts, shared) {
     const opening = prose.slice(0, nth(prose, "\n", this.rules.kindLines));
-    const own = this.told(`${opening}\n${facts.errors.filter((e) => !shared.has(e.line - 1)).map((e) => e.text).join("\n")}`);
-    const told = this.told(`${opening}\n${facts.errors.map((e) => e.text).join("\n")}`);
+    // the error lines without SGLang's own guess at a cause (the opening, prose, has none)
+    const said = (e) => e.text.replace(this.hint, " ");
+    const own = this.told(`${opening}\n${facts.errors.filter((e) => !shared.has(e.line - 1)).map(said).join("\n")}`);
+    const told = this.told(`${opening}\n${facts.errors.map(said).join("\n")}`);
     this.incidents.forEach((inc, n) => {
       const same = told.filter((k) => inc.kinds.includes(k));
       if (same.length) {
@@ -1110,11 +1114,12 @@ export class Diagnoser {
     return null;
   }
 
-  /* The report's text whose words can be evidence: no environment dump's lines, no URLs, none of the lines
-     in `skip`, none of the `flags` (a flag that counts as a launch condition counts not again as words). */
+  /* The report's text whose words can be evidence: no environment dump's lines, no URLs, no hint of SGLang's
+     own messages (what a failure may be), none of the lines in `skip`, none of the `flags` (a flag that counts
+     as a launch condition counts not again as words). */
   prose(lines, skip = new Set(), flags = new Set()) {
     const prose = lines.filter((line, n) => !skip.has(n) && !this.envLine.test(line))
-      .map((line) => line.replace(this.url, " ")).join("\n");
+      .map((line) => line.replace(this.urlOrHint, " ")).join("\n");
     if (!flags.size) return prose;
     return prose
       .replace(this.proseFlag, (m0, flag) => (flags.has(flag) ? `${m0.slice(0, m0.length - flag.length)} ` : m0))
