@@ -72,6 +72,15 @@ EDGE = {
     # failure and no words of it
     "sglang-hint-not-a-kind": "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code "
     "is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.\n",
+    # a common error tells the failure (an architecture SGLang does not implement): an incident that only shares
+    # words and a kind with the report is not far ahead of the others (sglang#12835, trimmed)
+    "common-error-not-ahead": "[Bug] Qwen3NextForCausalLM has no SGlang implementation\n"
+    "INFO 11-07 12:20:09 [importing.py:53] Triton module has been replaced with a placeholder.\n"
+    "INFO 11-07 12:20:09 [__init__.py:243] No platform detected, vLLM is running on UnspecifiedPlatform\n"
+    "WARNING 11-07 12:20:11 [_custom_ops.py:21] Failed to import from vllm._C with ModuleNotFoundError"
+    "(\"No module named 'vllm._C'\")\n"
+    "[2025-11-07 12:20:13] WARNING server_args.py:1082: At this moment Ascend attention backend only supports a "
+    "page_size of 128, change page_size to 128.\n",
     # a link to lines of a file names no GPU (`#L20-L40`); the GPU the prose names after it still counts
     "gpu-link-fragment": "The check at https://github.com/sgl-project/sglang/blob/v0.5.22/python/sglang/srt/x.py#L20-L40 "
     "fails on an H800\nRuntimeError: CUDA error: out of memory\n",

@@ -279,6 +279,19 @@ def test_directory_and_usage_errors(tmp_path):
     assert _run("--bogus", "x").returncode == 2
 
 
+def test_a_common_error_that_tells_the_failure_leaves_no_incident_far_ahead_by_words(engine):
+    """sglang#12835: the architecture has no SGLang implementation (a common error), and an unrelated incident
+    shares the report's words (`triton`, `backend`, from vLLM's start-up lines) and a kind of failure (from a
+    warning). The common error comes first and nothing is named by words and a kind of failure alone."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from diagnose_cases import EDGE
+
+    text = EDGE["common-error-not-ahead"]
+    out = engine.diagnose(text)
+    assert out["answer"] == "not a known incident", out["results"][:1]
+    assert out["first"]["kind"] == "guidance" and out["first"]["id"] == "model-architecture-unsupported"
+
+
 def test_sglangs_own_guess_at_a_cause_tells_no_kind_of_failure(engine):
     """SGLang's scheduler-died error names the OOM killer whatever the exit code: that hint is no out-of-memory
     failure and no words of the report, so nothing is related by it; the same line with the report's own

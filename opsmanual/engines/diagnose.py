@@ -21,10 +21,11 @@ issue among its own sources, or the pull request that fixed it), when no other i
 its mechanism (a launch condition the report states, a release not outside its range, and evidence of
 the same failure: its kind, a line it prints), when no other incident shows the same; or when it is far
 ahead of every other incident on evidence of two kinds (at most one of them a condition: a flag, its
-release, its GPU). Others with some evidence are *related* (at most three, after those that match). When
-none matches the answer is "not a known incident", with the related ones, a prefilled link to report a
-new incident and a draft entry for data/incidents.yaml. Errors many incidents share bring their entry of
-data/guidance.yaml, with the phase (start-up, capture, serving, shutdown) the error came in.
+release, its GPU; one a launch condition stated when a common error tells the failure). Others with
+some evidence are *related* (at most three, after those that match). When none matches the answer is
+"not a known incident", with the related ones, a prefilled link to report a new incident and a draft
+entry for data/incidents.yaml. Errors many incidents share bring their entry of data/guidance.yaml, with
+the phase (start-up, capture, serving, shutdown) the error came in.
 
 Everything comes from two JSON bundles: the diagnosis bundle (opsmanual/render/diagnose.py) and the
 exposure bundle (opsmanual/render/bundle.py). The browser's engine (docs/javascripts/sgm/diagnose.js)
@@ -1033,8 +1034,10 @@ class Diagnoser:
         (its kind, a line it prints), when it is the only incident that shows one and no other has as much
         evidence; or far ahead of every other on two kinds of evidence (of the failure, or one of its
         conditions: a flag, its release, its GPU; a line other incidents print and the kind of failure count
-        once together, since the line tells the kind). Others are *related* with evidence besides words, or with
-        several rare words (the finder's rank among them); at most relatedMax of them."""
+        once together, since the line tells the kind), with a launch condition stated when a common error
+        tells the failure. Others are
+        *related* with evidence besides words, or with several rare words (the finder's rank among them); at
+        most relatedMax of them."""
         w = self.w
         ranked = []
         lead = ev.lead
@@ -1053,10 +1056,13 @@ class Diagnoser:
             # a mechanism names the incident only when no other has as much evidence (before the finder's rank)
             best = top[0] == n and (len(top) < 2 or lead[n] > lead[top[1]])
             mechanism = (shown == [n] and best) or (cited == [n] and not ev.outside[n] and not ev.denied[n])
-            # or one incident far ahead of every other, on evidence of two kinds (at most one a condition)
+            # or one incident far ahead of every other, on evidence of two kinds (at most one a condition); when a
+            # common error tells the failure, only with a launch condition of it stated: words and a kind of
+            # failure besides that error's line are no more than what many reports of the error hold
             second = lead[top[1]] if len(top) > 1 and top[0] == n else None
             ahead = (
-                second is not None
+                (not common or ev.held[n])
+                and second is not None
                 and lead[n] * 100 >= w["lead"] * max(second, 0)
                 # a shared line and the kind of failure it tells are one kind of evidence
                 and ev.support[n] - (ev.line[n] and ev.kind[n]) + (ev.held[n] or ev.condition[n]) >= w["leadKinds"]

@@ -1021,7 +1021,8 @@ export class Diagnoser {
 
   /* The verdicts: *matches* on an own log line, on a cited thread of it alone, on the mechanism (a stated
      launch condition, a release not outside its range and evidence of the same failure besides words), or
-     far ahead of every other incident on evidence of two kinds (at most one a condition); *related*
+     far ahead of every other incident on evidence of two kinds (at most one a condition; one a launch
+     condition stated when a common error tells the failure); *related*
      otherwise, at most relatedMax of them. */
   ranked(ev, points, words, common = false) {
     const w = this.w;
@@ -1044,7 +1045,9 @@ export class Diagnoser {
       const mechanism = (shown.length === 1 && shown[0] === n && best)
         || (cited.length === 1 && cited[0] === n && !ev.outside[n] && !ev.denied[n]);
       const second = top.length > 1 && top[0] === n ? lead[top[1]] : null;
-      const ahead = second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
+      /* ... with a launch condition of it stated when a common error tells the failure (words and a kind of
+         failure besides that error's line are no more than what many reports of the error hold) */
+      const ahead = (!common || ev.held[n]) && second !== null && lead[n] * 100 >= w.lead * Math.max(second, 0)
         /* a shared line and the kind of failure it tells are one kind of evidence */
         && ev.support[n] - (ev.line[n] && ev.kind[n] ? 1 : 0) + (ev.held[n] || ev.condition[n] ? 1 : 0) >= w.leadKinds
         && !ev.outside[n] && !ev.denied[n];
