@@ -81,6 +81,9 @@ EDGE = {
     "(\"No module named 'vllm._C'\")\n"
     "[2025-11-07 12:20:13] WARNING server_args.py:1082: At this moment Ascend attention backend only supports a "
     "page_size of 128, change page_size to 128.\n",
+    # a report pasted from an incident's own thread, title first, cites that thread (its tag and case aside)
+    "thread-title": "[bug]: high concurrency with Prefill/Decode disaggregation and sgl-router causes many KV cache "
+    "transmission failures\nThe decode side logs errors under load.\n",
     # a link to lines of a file names no GPU (`#L20-L40`); the GPU the prose names after it still counts
     "gpu-link-fragment": "The check at https://github.com/sgl-project/sglang/blob/v0.5.22/python/sglang/srt/x.py#L20-L40 "
     "fails on an H800\nRuntimeError: CUDA error: out of memory\n",

@@ -279,6 +279,33 @@ def test_directory_and_usage_errors(tmp_path):
     assert _run("--bogus", "x").returncode == 2
 
 
+def test_a_report_titled_as_an_incidents_thread_is_that_thread(engine):
+    """A report pasted from one of an incident's own threads opens with the thread's title: it names the
+    incident as a citation of the thread would, whatever the title's tag or case; a thread only related to
+    the incident, a title cut short, or the title further down the report names nothing."""
+    own = next((i, t) for i in engine.bundle["incidents"] for t in i["titles"] if len(t[1].split()) >= 8)
+    inc, (thread, title) = own
+    body = "The server logs errors under load and the next requests fail.\n"
+    out = engine.diagnose(f"{title}\n{body}")
+    first = out["results"][0]
+    assert (out["answer"], first["id"], first["verdict"]) == ("a known incident", inc["id"], "matches")
+    said = engine.bundle["messages"]["citedTitle"].replace("{thread}", thread.split("/", 1)[1])
+    assert said in first["why"]
+    bare = title.split("]", 1)[-1] if title.startswith("[") else title
+    assert engine.diagnose(f"[BUG]:  {bare.upper()}\n{body}")["results"][0]["id"] == inc["id"]
+    for text in (" ".join(bare.split()[:3]) + "\n" + body, f"{body}{title}\n"):
+        assert all(said not in r["why"] for r in engine.diagnose(text)["results"]), text
+    # a thread marked related to an incident is not its thread (a title it shares with an own thread aside)
+    owned = {engine._title_key(t) for i in engine.bundle["incidents"] for _, t in i["titles"]}
+    related = next(
+        s["title"]
+        for i in yaml.safe_load((ROOT / "data" / "incidents.yaml").read_text("utf-8"))
+        for s in i["sources"]
+        if s.get("related") and s.get("title") and engine._title_key(s["title"]) not in owned
+    )
+    assert not [r for r in engine.diagnose(related)["results"] if "title of" in " ".join(r["why"])]
+
+
 def test_a_common_error_that_tells_the_failure_leaves_no_incident_far_ahead_by_words(engine):
     """sglang#12835: the architecture has no SGLang implementation (a common error), and an unrelated incident
     shares the report's words (`triton`, `backend`, from vLLM's start-up lines) and a kind of failure (from a

@@ -412,6 +412,7 @@ MESSAGES = {
     "kind": "the kind of failure: {kind}",
     "component": "your report names its component: {components}",
     "cited": "your report cites {thread}, a thread of this incident",
+    "citedTitle": "your report has the title of {thread}, a thread of this incident",
     "versionSeen": "{version} is a version where it was seen",
     "versionIn": "{version} is in the affected range {range}",
     "versionOut": "{version} is outside the affected range {range}",
@@ -577,6 +578,11 @@ CITED_REPOSITORIES = {
     "miles": "radixark/miles",
 }
 CITED_DEFAULT = "sgl-project/sglang"
+# A report that is one of an incident's own threads, pasted with its title first, cites that thread: its first
+# line, without the tags a title opens with ("[Bug]", "[Bug]:"), in ASCII lower case with every run of other
+# characters one space, is that thread's title read the same way, of at least TITLE_WORDS words.
+TITLE_TAGS = {"flags": "", "re": r"^(?:[ \t]*\[[^\]\n]{1,30}\][ \t]*:?)+"}
+TITLE_WORDS = 4
 # What to do first, for a matching incident: its action's kind (opsmanual/render/actions.py) -> the kind of
 # the answer's first block; any other action (what to do, unsupported, its state and thread) is the incident's.
 FIRST_KINDS = {"workaround": "workaround", "upgrade": "fix"}

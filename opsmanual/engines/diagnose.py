@@ -58,6 +58,7 @@ ANSWER_KNOWN = "a known incident"
 ANSWER_UNKNOWN = "not a known incident"
 _TOKEN = re.compile(r"[^\W_]+(?:[._+/:\-][^\W_]+)*")  # as opsmanual/text/words.py
 _JOINER = re.compile(r"[._+/:\-]")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")  # what separates the words of a title (_title_key)
 _OPTION = re.compile(r"(?<![^ \t])--?[A-Za-z][A-Za-z0-9_.-]*")  # an option's name in a command: --tp-size, -m
 _FIELD = re.compile(r"\{(\w+)\}")
 
@@ -234,6 +235,8 @@ class Diagnoser:
         for n, inc in enumerate(self.incidents):
             for thread in inc["threads"]:
                 self.threads.setdefault(thread, []).append(n)
+        self.title_tags = _rx(r["titleTags"])
+        self.titles = self._titles()
         self.hex = _rx(r["hex"])
         self.absent_reason = _rx(r["absentReason"])
         self.frame_line = _rx(r["frameLine"])
@@ -838,9 +841,18 @@ class Diagnoser:
         """1b. The threads the report cites (an issue it follows, the pull request that fixes it): a thread
         of one incident's failure names it, as its own line does; each cited thread counts once. A bare #N is
         SGLang's thread, or Miles' when the report names Miles and SGLang's thread of that number is no
-        incident's."""
+        incident's. A report whose first line is the title of one of an incident's threads is that thread.
+        """
         r = self.rules
         seen: set[str] = set()
+        # the report is the thread: its first line is the thread's title
+        first = next((line for line in body.split("\n", 8)[:8] if line.strip(SPACE)), "")
+        for n, thread in self.titles.get(self._title_key(first), ()):
+            seen.add(thread)
+            if not ev.cited[n]:
+                ev.cited[n] = ev.other[n] = True
+                ev.score[n] += self.w["cited"]
+                ev.why[n].append(fill(self.msg["citedTitle"], thread=thread.split("/", 1)[1]))
         miles = self.cited_miles.search(body) is not None
         for m in self.citation.finditer(body):
             if self._denied(body, m.start(), m.end()):
@@ -857,6 +869,23 @@ class Diagnoser:
                     ev.cited[n] = ev.other[n] = True
                     ev.score[n] += self.w["cited"]
                     ev.why[n].append(fill(self.msg["cited"], thread=thread.split("/", 1)[1]))
+
+    def _titles(self) -> dict[str, list[tuple[int, str]]]:
+        """A thread's title, read as a report's first line is read (:meth:`_title_key`) -> (incident, thread)."""
+        titles: dict[str, list[tuple[int, str]]] = {}
+        for n, inc in enumerate(self.incidents):
+            for thread, title in inc["titles"]:
+                key = self._title_key(title)
+                if key:
+                    titles.setdefault(key, []).append((n, thread))
+        return titles
+
+    def _title_key(self, line: str) -> str:
+        """A title as titles are compared: without the tags it opens with ("[Bug]"), in ASCII lower case, each
+        run of other characters than ASCII letters and digits one space; "" when it has fewer than
+        titleWords words."""
+        words = _NOT_ALNUM.sub(" ", self.title_tags.sub("", line[:1000], count=1).translate(_ASCII_LOWER)).split()
+        return " ".join(words) if len(words) >= self.rules["titleWords"] else ""
 
     def _denied(self, body: str, start: int, end: int) -> bool:
         """Whether the sentence that holds body[start:end] denies it ("I don't think it's the same"): the

@@ -104,6 +104,20 @@ def _threads(inc: Incident) -> list[str]:
     return list(dict.fromkeys(threads))
 
 
+def _titles(inc: Incident) -> list[list[str]]:
+    """``[owner/name#N, title]`` for each of the incident's threads (:func:`_threads`) whose source gives its
+    title: a report pasted from that thread, title first, is that thread."""
+    threads = set(_threads(inc))
+    out = []
+    for src in inc.sources:
+        match = GITHUB.match(src.url or "")
+        if match and src.title and not src.related:
+            thread = f"{match.group(1)}#{match.group(3)}"
+            if thread in threads:
+                out.append([thread, src.title])
+    return out
+
+
 def _action(inc: Incident) -> dict[str, Any]:
     """What to do about an incident, as every answer says it (opsmanual/render/actions.py), with the
     releases that fix it for the diagnosis' "What to do first"."""
@@ -188,6 +202,7 @@ def diagnose_bundle(
                 "kinds": _kinds(i),
                 "components": list(i.components),
                 "threads": _threads(i),  # the GitHub threads of its failure, which a report may cite
+                "titles": _titles(i),  # [thread, its title] for those threads whose title the data gives
             }
             for i in ordered
         ],
@@ -266,6 +281,8 @@ def diagnose_bundle(
             "citedDefault": rules.CITED_DEFAULT,
             "citedNot": rules.CITED_NOT,
             "citedNotReach": rules.CITED_NOT_REACH,
+            "titleTags": rules.TITLE_TAGS,
+            "titleWords": rules.TITLE_WORDS,
             "firstKinds": rules.FIRST_KINDS,
             "firstOther": rules.FIRST_OTHER,
             "citedMiles": rules.CITED_MILES,

@@ -299,6 +299,17 @@ export class Diagnoser {
         this.threads.get(thread).push(n);
       }
     });
+    /* a thread's title, read as a report's first line is read (titleKey) -> [incident, thread] */
+    this.titleTags = rx(r.titleTags);
+    this.titles = new Map();
+    this.incidents.forEach((inc, n) => {
+      for (const [thread, title] of inc.titles) {
+        const key = this.titleKey(title);
+        if (!key) continue;
+        if (!this.titles.has(key)) this.titles.set(key, []);
+        this.titles.get(key).push([n, thread]);
+      }
+    });
     this.hex = rx(r.hex);
     this.absentReason = rx(r.absentReason);
     this.frameLine = rx(r.frameLine);
@@ -798,6 +809,15 @@ export class Diagnoser {
   citations(ev, body) {
     const r = this.rules;
     const seen = new Set();
+    /* the report is the thread: its first line is the thread's title */
+    const first = body.split("\n", 8).find((line) => line.trim()) || "";
+    for (const [n, thread] of this.titles.get(this.titleKey(first)) || []) {
+      seen.add(thread);
+      if (ev.cited[n]) continue;
+      ev.cited[n] = ev.other[n] = true;
+      ev.score[n] += this.w.cited;
+      ev.why[n].push(fill(this.msg.citedTitle, { thread: thread.slice(thread.indexOf("/") + 1) }));
+    }
     const miles = this.citedMiles.test(body);
     for (const m of body.matchAll(this.citation)) {
       if (this.denied(body, m.index, m.index + m[0].length)) continue;
@@ -813,6 +833,14 @@ export class Diagnoser {
         ev.why[n].push(fill(this.msg.cited, { thread: thread.slice(thread.indexOf("/") + 1) }));
       }
     }
+  }
+
+  /* A title as titles are compared: without the tags it opens with ("[Bug]"), in ASCII lower case, each run of
+     other characters than ASCII letters and digits one space; "" when it has fewer than titleWords words (as
+     diagnose.py _title_key()). */
+  titleKey(line) {
+    const words = asciiLower(line.slice(0, 1000).replace(this.titleTags, "")).split(/[^a-z0-9]+/).filter(Boolean);
+    return words.length >= this.rules.titleWords ? words.join(" ") : "";
   }
 
   /* Whether the sentence that holds body[start, end) denies it ("I don't think it's the same"): the sentence
