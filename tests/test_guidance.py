@@ -30,6 +30,7 @@ FIXTURES = {
     "triton.txt": "triton-kernel-failed",
     "port-in-use.txt": "port-in-use",
     "port-in-use-tcpstore-dp.txt": "port-in-use",
+    "kernel-undefined-symbol-title.txt": "kernel-package-mismatch",
     "model-download.txt": "model-download-failed",
     "nccl-socket.txt": "nccl-system-error",
     "hub-timeout.txt": "model-download-failed",
