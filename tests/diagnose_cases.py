@@ -84,6 +84,8 @@ EDGE = {
     # a report pasted from an incident's own thread, title first, cites that thread (its tag and case aside)
     "thread-title": "[bug]: high concurrency with Prefill/Decode disaggregation and sgl-router causes many KV cache "
     "transmission failures\nThe decode side logs errors under load.\n",
+    # an environment written as a Markdown list, the names in bold (sglang#21132's form)
+    "markdown-versions": "Decode crashes after a few hours\n- **SGLang**: 0.5.9\n- **PyTorch**: 2.9.1\n- **CUDA**: 13.0\n",
     # a link to lines of a file names no GPU (`#L20-L40`); the GPU the prose names after it still counts
     "gpu-link-fragment": "The check at https://github.com/sgl-project/sglang/blob/v0.5.22/python/sglang/srt/x.py#L20-L40 "
     "fails on an H800\nRuntimeError: CUDA error: out of memory\n",

@@ -279,6 +279,13 @@ def test_directory_and_usage_errors(tmp_path):
     assert _run("--bogus", "x").returncode == 2
 
 
+def test_versions_written_as_a_markdown_list_are_read(engine):
+    """Reports often give their environment as a Markdown list with the names in bold or code; the versions
+    are read as from `sglang: 0.5.9` lines (a star that opens a list item is no bold)."""
+    text = "Decode crashes\n- **SGLang**: 0.5.9\n- **PyTorch**: 2.9.1\n* `CUDA`: 13.0\n"
+    assert engine.diagnose(text)["facts"]["versions"] == {"sglang": "0.5.9", "torch": "2.9.1", "cuda": "13.0"}
+
+
 def test_a_report_titled_as_an_incidents_thread_is_that_thread(engine):
     """A report pasted from one of an incident's own threads opens with the thread's title: it names the
     incident as a citation of the thread would, whatever the title's tag or case; a thread only related to

@@ -45,7 +45,12 @@ VERSIONS: list[dict[str, Any]] = [
     },
     {"product": "cuda", "re": r"cuda version:?[ \t]*(\d+\.\d+)", "flags": "i"},
     {"product": "cuda", "re": r"cuda compilation tools, release (\d+\.\d+)", "flags": "i"},
-    {"product": "cuda", "re": r"^[ \t]*cuda(?: runtime| toolkit)?[ \t]*(?::|==)[ \t]*(\d+\.\d+)", "flags": "i"},
+    {
+        "product": "cuda",
+        # a list's item and a bold or code name too: "- **CUDA**: 13.0"
+        "re": r"^[ \t]*(?:[-*+][ \t]+)?[`*]{0,2}cuda(?: runtime| toolkit)?[`*]{0,2}[ \t]*(?::|==)[ \t]*[`*]{0,2}(\d+\.\d+)",
+        "flags": "i",
+    },
     {
         "product": "sglang-router",
         "flags": "i",
@@ -66,17 +71,22 @@ VERSIONS: list[dict[str, Any]] = [
     },
     # an image named by its release ("sglang official v0.5.10 image")
     {"product": "sglang", "re": r"\bsglang\b[^\n]{0,40}?[ \t]" + _V + r"[ \t]+(?:docker[ \t]+)?image\b", "flags": "i"},
-    # (with pip's extras: pip install "sglang[all]==0.4.6.post4"; in code or bold: `0.5.9`, **v0.5.17**)
+    # (with pip's extras: pip install "sglang[all]==0.4.6.post4"; in code or bold, the name or the number:
+    # `0.5.9`, **v0.5.17**, **SGLang**: 0.5.9)
     {
         "product": "sglang",
-        "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?[`*]{0,2}" + _V,
+        "re": r"\bsglang(?:\[[a-z0-9_,-]{1,40}\])?(?:[ \t]+version)?[`*]{0,2}[ \t]*(?:(?::|==|=)[ \t]*)?[`*]{0,2}" + _V,
         "flags": "i",
     },
-    {"product": "miles", "re": r"\bmiles(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?[`*]{0,2}" + _V, "flags": "i"},
+    {
+        "product": "miles",
+        "re": r"\bmiles(?:[ \t]+version)?[`*]{0,2}[ \t]*(?:(?::|==|=)[ \t]*)?[`*]{0,2}" + _V,
+        "flags": "i",
+    },
     {
         "product": "torch",
         "flags": "i",
-        "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?`?(\d+\.\d+\.\d+(?:\+[a-z0-9]{1,40})?)",
+        "re": r"\b(?:pytorch|torch)(?:[ \t]+version)?[`*]{0,2}[ \t]*(?:(?::|==|=)[ \t]*)?`?(\d+\.\d+\.\d+(?:\+[a-z0-9]{1,40})?)",
     },
     {"product": "cuda", "re": r"\bcuda(?:[ \t]+version)?[ \t]*(?:(?::|==|=)[ \t]*)?(1\d\.\d)\b", "flags": "i"},
     {"product": "cuda", "re": r"\+cu(1\d)(\d)\b", "flags": "i"},
