@@ -1609,6 +1609,20 @@ def test_a_common_error_relates_few_incidents_by_words_alone(engine):
     assert len([r for r in engine.diagnose(MANY_WORDS)["results"] if _words_alone(r)]) == 3
 
 
+def test_a_common_error_relates_few_incidents_by_words_and_the_kind_it_tells(engine, finder):
+    """sglang#12835 (trimmed): the common error tells the failure, and so the kind of failure (a refused
+    start); incidents that share only that kind and the report's words are at most two."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from diagnose_cases import EDGE
+
+    msg = engine.bundle["messages"]
+    said = (msg["kind"].split("{")[0], msg["finderReport"].split("{")[0])  # the finder's rank is words too
+    out = engine.diagnose(EDGE["common-error-not-ahead"], finder)
+    assert out["guidance"]
+    shared = [r for r in out["results"] if all(_words_alone({"why": [y]}) or y.startswith(said) for y in r["why"])]
+    assert shared and len(shared) <= engine.w["wordsAloneMax"], shared
+
+
 def test_the_background_tool_rewrites_a_malformed_file(tmp_path):
     """The tool counts the flags with the diagnosis, which loads the manual: a malformed
     data/diagnose-background.yaml is out of date for --check and rewritten whole, not a traceback."""

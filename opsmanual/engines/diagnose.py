@@ -1120,14 +1120,15 @@ class Diagnoser:
         ranked.sort()
         matching = [x for x in ranked if x[3] == "matches"]
         # at most relatedMax related; when a common error tells the failure, fewer by words alone (their
-        # words and the finder's rank): the error's own words are what they share
+        # words and the finder's rank) or with the kind of failure besides: the error's own words, and the kind
+        # it tells, are what they share
         related: list[tuple] = []
         alone = 0
         for x in ranked:
             n = x[2]
             if x[3] == "matches" or len(related) >= w["relatedMax"]:
                 continue
-            if common and not (ev.other[n] or ev.kind[n] or ev.hardware[n] or ev.few[n]):
+            if common and not (ev.other[n] or ev.hardware[n] or ev.few[n]):
                 if alone >= w["wordsAloneMax"]:
                     continue
                 alone += 1

@@ -1092,13 +1092,14 @@ export class Diagnoser {
     }
     ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
     /* at most relatedMax related; when a common error tells the failure, fewer by words alone (their words
-       and the finder's rank): the error's own words are what they share */
+       and the finder's rank) or with the kind of failure besides: the error's own words, and the kind it
+       tells, are what they share */
     const related = [];
     let alone = 0;
     for (const x of ranked) {
       const n = x[2];
       if (x[3] === "matches" || related.length >= w.relatedMax) continue;
-      if (common && !(ev.other[n] || ev.kind[n] || ev.hardware[n] || ev.few[n])) {
+      if (common && !(ev.other[n] || ev.hardware[n] || ev.few[n])) {
         if (alone >= w.wordsAloneMax) continue;
         alone += 1;
       }
