@@ -841,18 +841,14 @@ class Diagnoser:
         """1b. The threads the report cites (an issue it follows, the pull request that fixes it): a thread
         of one incident's failure names it, as its own line does; each cited thread counts once. A bare #N is
         SGLang's thread, or Miles' when the report names Miles and SGLang's thread of that number is no
-        incident's. A report whose first line is the title of one of an incident's threads is that thread.
-        """
+        incident's. A report whose first line is the title of one of an incident's threads is that thread."""
         r = self.rules
         seen: set[str] = set()
         # the report is the thread: its first line is the thread's title
         first = next((line for line in body.split("\n", 8)[:8] if line.strip(SPACE)), "")
         for n, thread in self.titles.get(self._title_key(first), ()):
             seen.add(thread)
-            if not ev.cited[n]:
-                ev.cited[n] = ev.other[n] = True
-                ev.score[n] += self.w["cited"]
-                ev.why[n].append(fill(self.msg["citedTitle"], thread=thread.split("/", 1)[1]))
+            self._cite(ev, n, "citedTitle", thread)
         miles = self.cited_miles.search(body) is not None
         for m in self.citation.finditer(body):
             if self._denied(body, m.start(), m.end()):
@@ -865,10 +861,14 @@ class Diagnoser:
                 continue
             seen.add(thread)
             for n in self.threads.get(thread, ()):
-                if not ev.cited[n]:
-                    ev.cited[n] = ev.other[n] = True
-                    ev.score[n] += self.w["cited"]
-                    ev.why[n].append(fill(self.msg["cited"], thread=thread.split("/", 1)[1]))
+                self._cite(ev, n, "cited", thread)
+
+    def _cite(self, ev: _Evidence, n: int, message: str, thread: str) -> None:
+        """Incident ``n`` is cited by ``thread`` (said with ``message``), once whatever cites it again."""
+        if not ev.cited[n]:
+            ev.cited[n] = ev.other[n] = True
+            ev.score[n] += self.w["cited"]
+            ev.why[n].append(fill(self.msg[message], thread=thread.split("/", 1)[1]))
 
     def _titles(self) -> dict[str, list[tuple[int, str]]]:
         """A thread's title, read as a report's first line is read (:meth:`_title_key`) -> (incident, thread)."""
@@ -1064,9 +1064,8 @@ class Diagnoser:
         evidence; or far ahead of every other on two kinds of evidence (of the failure, or one of its
         conditions: a flag, its release, its GPU; a line other incidents print and the kind of failure count
         once together, since the line tells the kind), with a launch condition stated when a common error
-        tells the failure. Others are
-        *related* with evidence besides words, or with several rare words (the finder's rank among them); at
-        most relatedMax of them."""
+        tells the failure. Others are *related* with evidence besides words, or with several rare words (the
+        finder's rank among them); at most relatedMax of them."""
         w = self.w
         ranked = []
         lead = ev.lead
@@ -1492,9 +1491,8 @@ class Diagnoser:
 
     def _prose(self, lines: list[str], skip: set[int] | frozenset[int] = frozenset(), flags=frozenset()) -> str:
         """The report's text whose words can be evidence: no environment dump's lines, no URLs, no hint of
-        SGLang's own messages (what a failure may be), none of the
-        lines in ``skip``, none of the ``flags`` (a flag or a variable set that counts as a launch condition
-        counts not again as words)."""
+        SGLang's own messages (what a failure may be), none of the lines in ``skip``, none of the ``flags`` (a
+        flag or a variable set that counts as a launch condition counts not again as words)."""
         kept = [
             self.url_or_hint.sub(" ", line)
             for n, line in enumerate(lines)

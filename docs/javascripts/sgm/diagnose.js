@@ -813,10 +813,7 @@ export class Diagnoser {
     const first = body.split("\n", 8).find((line) => line.trim()) || "";
     for (const [n, thread] of this.titles.get(this.titleKey(first)) || []) {
       seen.add(thread);
-      if (ev.cited[n]) continue;
-      ev.cited[n] = ev.other[n] = true;
-      ev.score[n] += this.w.cited;
-      ev.why[n].push(fill(this.msg.citedTitle, { thread: thread.slice(thread.indexOf("/") + 1) }));
+      this.cite(ev, n, "citedTitle", thread);
     }
     const miles = this.citedMiles.test(body);
     for (const m of body.matchAll(this.citation)) {
@@ -826,13 +823,16 @@ export class Diagnoser {
       if (m[3] && miles && !this.threads.has(thread)) thread = `${r.citedMilesRepository}#${Number(m[3])}`;
       if (seen.has(thread)) continue;
       seen.add(thread);
-      for (const n of this.threads.get(thread) || []) {
-        if (ev.cited[n]) continue;
-        ev.cited[n] = ev.other[n] = true;
-        ev.score[n] += this.w.cited;
-        ev.why[n].push(fill(this.msg.cited, { thread: thread.slice(thread.indexOf("/") + 1) }));
-      }
+      for (const n of this.threads.get(thread) || []) this.cite(ev, n, "cited", thread);
     }
+  }
+
+  /* Incident `n` is cited by `thread` (said with `message`), once whatever cites it again (as diagnose.py). */
+  cite(ev, n, message, thread) {
+    if (ev.cited[n]) return;
+    ev.cited[n] = ev.other[n] = true;
+    ev.score[n] += this.w.cited;
+    ev.why[n].push(fill(this.msg[message], { thread: thread.slice(thread.indexOf("/") + 1) }));
   }
 
   /* A title as titles are compared: without the tags it opens with ("[Bug]"), in ASCII lower case, each run of
@@ -1050,8 +1050,8 @@ export class Diagnoser {
   /* The verdicts: *matches* on an own log line, on a cited thread of it alone, on the mechanism (a stated
      launch condition, a release not outside its range and evidence of the same failure besides words), or
      far ahead of every other incident on evidence of two kinds (at most one a condition; one a launch
-     condition stated when a common error tells the failure); *related*
-     otherwise, at most relatedMax of them. */
+     condition stated when a common error tells the failure); *related* otherwise, at most relatedMax of
+     them. */
   ranked(ev, points, words, common = false) {
     const w = this.w;
     const count = this.incidents.length;

@@ -8,7 +8,7 @@
    on the first such paste: that line lands in the field first, and the page moves on once it is read. */
 import { pasted } from "./finder-state.js";
 import { logReader } from "./finder-ask.js";
-import { logLines, looksLikeLog } from "./logmatch.js";
+import { looksLikeLog } from "./logmatch.js";
 import { MAX_LOG, MAX_QUERY } from "./urlstate.js";
 
 export function logAddress(action, text) {
@@ -19,7 +19,8 @@ export function logAddress(action, text) {
 
 /* Is `text` one plain line that only the log patterns can tell from words typed? */
 export function oneLineToRead(text) {
-  return !looksLikeLog(text) && text.trim() !== "" && text.length <= MAX_QUERY && logLines(text).filter((l) => l.trim()).length === 1;
+  // not a log by its look: at most one line with something on it
+  return !looksLikeLog(text) && text.trim() !== "" && text.length <= MAX_QUERY;
 }
 
 export function mountHome(form, signal) {
